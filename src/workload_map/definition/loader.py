@@ -1,0 +1,152 @@
+"""Turning documents into Karta definitions, with located, actionable errors.
+
+Loading is strict: an unknown field is reported with the fields allowed at that place (and the
+closest one when it looks misspelt) instead of being dropped.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, get_args
+
+from pydantic import BaseModel, ValidationError
+
+from workload_map.definition.model import API_VERSION, KIND, Karta
+from workload_map.errors import DocumentError, Finding, Location
+from workload_map.sources.documents import Document, read_source
+
+
+@dataclass(frozen=True)
+class LoadedDefinition:
+    karta: Karta
+    location: Location
+    origin: str = "file"  # builtin | file | cluster
+
+    @property
+    def name(self) -> str:
+        return self.karta.name
+
+
+def _model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    """The model class that holds the field named by the last element of a pydantic error loc."""
+    model: type[BaseModel] | None = Karta
+    for part in loc[:-1]:
+        if model is None:
+            return None
+        if isinstance(part, int):
+            continue
+        field = next((f for name, f in model.model_fields.items() if part in (f.alias or name, name)), None)
+        if field is None:
+            return None
+        model = _inner_model(field.annotation)
+    return model
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _allowed_fields(loc: tuple[str | int, ...]) -> list[str]:
+    model = _model_at(loc)
+    if model is None:
+        return []
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _describe(error: Any) -> str:
+    kind = error["type"]
+    loc = tuple(error["loc"])
+    if kind == "extra_forbidden":
+        field = str(loc[-1]) if loc else "?"
+        allowed = _allowed_fields(loc)
+        close = difflib.get_close_matches(field, allowed, n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        listing = f" (allowed here: {', '.join(allowed)})" if allowed else ""
+        return f"unknown field '{field}'{hint}{listing}"
+    if kind == "missing":
+        return "required field is missing"
+    if kind in ("string_type", "dict_type", "list_type", "model_type", "model_attributes_type"):
+        expected = {
+            "string_type": "a string",
+            "dict_type": "a mapping",
+            "list_type": "a list",
+            "model_type": "a mapping",
+            "model_attributes_type": "a mapping",
+        }[kind]
+        got = type(error.get("input")).__name__
+        got = {"NoneType": "null", "dict": "mapping", "str": "string"}.get(got, got)
+        return f"must be {expected}, got {got}"
+    if kind == "too_short":
+        return "must not be empty"
+    message = str(error.get("msg", kind))
+    return message.removeprefix("Value error, ")
+
+
+def definition_from_dict(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
+    """Parse one object as a Karta; on failure every problem is returned, each with its field path."""
+    if not isinstance(data, dict):
+        return None, [Finding(location, f"expected a Karta object (a mapping), got {type(data).__name__}")]
+    findings: list[Finding] = []
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    if api_version != API_VERSION:
+        findings.append(
+            Finding(location.child("apiVersion"), f"apiVersion must be '{API_VERSION}', got {api_version!r}")
+        )
+    if kind != KIND:
+        findings.append(Finding(location.child("kind"), f"kind must be '{KIND}', got {kind!r}"))
+    if findings:
+        return None, findings
+    try:
+        karta = Karta.model_validate(data, by_alias=True)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        # A union reports one error per branch; keep the first per location.
+        seen: set[tuple[str | int, ...]] = set()
+        for error in errors:
+            loc = tuple(error["loc"])
+            if loc in seen:
+                continue
+            seen.add(loc)
+            findings.append(Finding(location.child(*loc), _describe(error)))
+        return None, findings
+    except RecursionError:
+        return None, [Finding(location, "definition is nested too deeply")]
+    return karta, []
+
+
+def load_documents(docs: Iterable[Document], origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
+    loaded: list[LoadedDefinition] = []
+    findings: list[Finding] = []
+    for doc in docs:
+        karta, problems = definition_from_dict(doc.data, doc.location)
+        findings.extend(problems)
+        if karta is not None:
+            loaded.append(LoadedDefinition(karta, doc.location, origin))
+    return loaded, findings
+
+
+def load_paths(paths: Iterable[str], origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
+    """Definitions from files, directories or stdin (``-``); unreadable sources become findings."""
+    loaded: list[LoadedDefinition] = []
+    findings: list[Finding] = []
+    for path in paths:
+        try:
+            docs = read_source(path)
+        except DocumentError as exc:
+            findings.append(Finding(exc.location, exc.message))
+            continue
+        if not docs:
+            findings.append(Finding(Location(path), "no documents found"))
+            continue
+        more, problems = load_documents(docs, origin)
+        loaded.extend(more)
+        findings.extend(problems)
+    return loaded, findings

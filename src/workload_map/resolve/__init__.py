@@ -1,0 +1,1 @@
+"""Resolution: components, instances, templates, status, resources, pods and writes."""

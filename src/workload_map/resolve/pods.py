@@ -1,0 +1,208 @@
+"""Placing a workload's pods on its components, instances and replicas.
+
+Ownership decides whether a pod belongs to the workload (done by the Snapshot); the definition's pod
+selectors decide where inside the workload it goes. A pod that no selector claims is kept as
+"unattributed" with the reason, never dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from workload_map.definition.model import ComponentDefinition
+from workload_map.jq import to_text
+from workload_map.resolve.components import Component
+from workload_map.resolve.evaluate import Diagnostics, run
+from workload_map.resolve.resources import PodResources, pod_resources
+from workload_map.snapshot import meta, name_of, namespace_of
+
+
+@dataclass
+class PodState:
+    phase: str
+    ready: bool
+    pending_reason: str | None
+    pending_message: str | None
+    terminating: bool
+    node: str | None
+    restarts: int
+
+    @property
+    def failed(self) -> bool:
+        return self.phase == "Failed"
+
+    @property
+    def pending(self) -> bool:
+        return self.phase == "Pending"
+
+
+def pod_state(pod: dict[str, Any]) -> PodState:
+    status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
+    assert isinstance(status, dict)
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    assert isinstance(spec, dict)
+    phase = str(status.get("phase") or "Pending")
+    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
+    by_type = {c.get("type"): c for c in conditions}
+    ready = (by_type.get("Ready") or {}).get("status") == "True"
+    reason = message = None
+    if phase == "Pending":
+        scheduled = by_type.get("PodScheduled")
+        if scheduled is not None and scheduled.get("status") == "False":
+            reason = str(scheduled.get("reason") or "NotScheduled")
+            message = scheduled.get("message")
+        else:
+            for container in status.get("containerStatuses") or []:
+                waiting = ((container or {}).get("state") or {}).get("waiting") or {}
+                if waiting.get("reason"):
+                    reason, message = str(waiting["reason"]), waiting.get("message")
+                    break
+    restarts = 0
+    for container in status.get("containerStatuses") or []:
+        count = (container or {}).get("restartCount")
+        if isinstance(count, int):
+            restarts += count
+    return PodState(
+        phase=phase,
+        ready=ready,
+        pending_reason=reason,
+        pending_message=str(message) if message else None,
+        terminating=bool(meta(pod).get("deletionTimestamp")),
+        node=spec.get("nodeName") or None,
+        restarts=restarts,
+    )
+
+
+@dataclass
+class PlacedPod:
+    obj: dict[str, Any]
+    state: PodState
+    resources: PodResources
+    component: str | None = None
+    instance: str | None = None
+    replica: str | None = None
+    unattributed_reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return name_of(self.obj)
+
+    @property
+    def namespace(self) -> str:
+        return namespace_of(self.obj)
+
+
+def _first_text(
+    expression: str, pod: Any, diagnostics: Diagnostics, path: tuple[str | int, ...]
+) -> tuple[bool, str | None]:
+    """(ok, text of the first output); ok is False when the expression failed (already reported)."""
+    outputs, error = run(expression, pod)
+    if error is not None:
+        diagnostics.warn(f"pod {name_of(pod)}: selector failed: {error}", path, expression)
+        return False, None
+    if not outputs or outputs[0] is None:
+        return True, None
+    return True, to_text(outputs[0])
+
+
+class PodPlacer:
+    def __init__(self, components: dict[str, Component], diagnostics: Diagnostics) -> None:
+        self.components = components
+        self.diagnostics = diagnostics
+        self.ordered = list(components.values())  # hierarchy order
+        catch_all = [
+            c for c in self.ordered if c.has_pods and not _has_direct_selector(c.definition) and c.error is None
+        ]
+        self.catch_all = catch_all[0] if len(catch_all) == 1 else None
+
+    def _matches(self, component: Component, pod: dict[str, Any]) -> tuple[bool, str | None]:
+        """Whether the component's own selectors claim the pod, and the instance id they give."""
+        selector = component.definition.pod_selector
+        if selector is None or not _has_direct_selector(component.definition):
+            return False, None
+        sel_path = (*component.path, "podSelector")
+        type_selector = selector.component_type_selector
+        if type_selector is not None:
+            if type_selector.match_labels:
+                labels = meta(pod).get("labels") or {}
+                if any(labels.get(k) != v for k, v in type_selector.match_labels.items()):
+                    return False, None
+            if type_selector.key_path is not None:
+                ok, text = _first_text(
+                    type_selector.key_path, pod, self.diagnostics, (*sel_path, "componentTypeSelector", "keyPath")
+                )
+                if not ok or text is None:
+                    return False, None
+                if type_selector.value is not None and text != type_selector.value:
+                    return False, None
+        instance_id = None
+        if selector.component_instance_selector is not None:
+            ok, instance_id = _first_text(
+                selector.component_instance_selector.id_path,
+                pod,
+                self.diagnostics,
+                (*sel_path, "componentInstanceSelector", "idPath"),
+            )
+            if not ok or instance_id is None or instance_id not in component.instance_ids:
+                return False, None
+        return True, instance_id
+
+    def _replica(self, component: Component, pod: dict[str, Any]) -> str | None:
+        current: Component | None = component
+        while current is not None:
+            selector = current.definition.pod_selector
+            if selector is not None and selector.replica_selector is not None:
+                _, text = _first_text(
+                    selector.replica_selector.key_path,
+                    pod,
+                    self.diagnostics,
+                    (*current.path, "podSelector", "replicaSelector", "keyPath"),
+                )
+                return text
+            current = self.components.get(current.parent) if current.parent else None
+        return None
+
+    def place(self, pod: dict[str, Any]) -> PlacedPod:
+        spec = pod.get("spec")
+        placed = PlacedPod(pod, pod_state(pod), pod_resources(spec if isinstance(spec, dict) else None))
+        candidates: list[tuple[Component, str | None]] = []
+        for component in self.ordered:
+            if component.error is not None:
+                continue
+            ok, instance_id = self._matches(component, pod)
+            if ok:
+                candidates.append((component, instance_id))
+        chosen: tuple[Component, str | None] | None = None
+        if candidates:
+            deepest = max(c.depth for c, _ in candidates)
+            at_depth = [c for c in candidates if c[0].depth == deepest]
+            chosen = at_depth[0]
+            if len(at_depth) > 1:
+                names = ", ".join(c.name for c, _ in at_depth)
+                placed.notes.append(f"selectors of {names} all match; placed on {chosen[0].name}")
+        elif self.catch_all is not None:
+            chosen = (self.catch_all, None)
+        if chosen is None:
+            placed.unattributed_reason = "no component's podSelector matches this pod"
+            return placed
+        component, instance_id = chosen
+        if instance_id is None and len(component.instances) == 1:
+            instance_id = component.instances[0].id
+        elif instance_id is None and len(component.instances) != 1:
+            placed.unattributed_reason = (
+                f"component {component.name!r} has {len(component.instances)} instances and no "
+                "componentInstanceSelector to choose one"
+            )
+            return placed
+        placed.component, placed.instance = component.name, instance_id
+        placed.replica = self._replica(component, pod)
+        return placed
+
+
+def _has_direct_selector(definition: ComponentDefinition) -> bool:
+    selector = definition.pod_selector
+    return selector is not None and (
+        selector.component_type_selector is not None or selector.component_instance_selector is not None
+    )

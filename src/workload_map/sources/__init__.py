@@ -1,0 +1,1 @@
+"""Where objects come from: files, streams and dumps."""

@@ -1,0 +1,1 @@
+"""The workload tree and how it is built."""

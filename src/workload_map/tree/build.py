@@ -1,0 +1,55 @@
+"""Building one workload's tree from its definition, the object and the pods that belong to it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from workload_map.definition.loader import LoadedDefinition
+from workload_map.resolve.components import resolve_components
+from workload_map.resolve.evaluate import Diagnostics
+from workload_map.resolve.pods import PodPlacer
+from workload_map.resolve.status import evaluate_status
+from workload_map.snapshot import key_of
+from workload_map.tree.model import ComponentView, DefinitionRef, InstanceView, WorkloadTree
+
+
+def build_tree(
+    definition: LoadedDefinition,
+    workload: dict[str, Any],
+    pods: Iterable[dict[str, Any]] = (),
+    *,
+    children: Iterable[dict[str, Any]] = (),
+    extra_warnings: Iterable[str] = (),
+) -> WorkloadTree:
+    karta = definition.karta
+    diagnostics = Diagnostics(str(key_of(workload)), definition.location)
+    components = resolve_components(karta, workload, diagnostics)
+    status = evaluate_status(karta.root.status_definition, workload)
+    views = {
+        name: ComponentView(component, [InstanceView(i) for i in component.instances])
+        for name, component in components.items()
+    }
+    placer = PodPlacer(components, diagnostics)
+    unattributed = []
+    notes: list[str] = []
+    for pod in pods:
+        placed = placer.place(pod)
+        notes.extend(f"pod {placed.name}: {n}" for n in placed.notes)
+        if placed.component is None:
+            unattributed.append(placed)
+            continue
+        view = views[placed.component]
+        target = next((iv for iv in view.instances if iv.instance.id == placed.instance), None)
+        if target is None:
+            placed.unattributed_reason = f"instance {placed.instance!r} of {placed.component!r} not found"
+            unattributed.append(placed)
+            continue
+        target.pods.append(placed)
+        for problem in placed.resources.problems:
+            notes.append(f"pod {placed.name}: {problem}")
+    warnings = [*extra_warnings, *diagnostics.messages(), *notes]
+    warnings += [f"{key_of(workload)}: status: {e}" for e in status.errors]
+    root_kind = karta.root.kind
+    ref = DefinitionRef(karta.name, definition.origin, str(definition.location), root_kind.version if root_kind else "")
+    return WorkloadTree(workload, ref, status, list(views.values()), unattributed, warnings, list(children))

@@ -1,0 +1,297 @@
+"""The workload tree: root -> components -> instances -> replica groups -> pods, and its JSON form.
+
+The JSON form (``WorkloadTree.to_json``) is a documented contract (docs/tree-json.md): field names are
+stable within a minor version, so scripts and dashboards can rely on them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from workload_map.definition.model import GroupVersionKind
+from workload_map.resolve.components import Component, Instance
+from workload_map.resolve.pods import PlacedPod
+from workload_map.resolve.resources import Requests, gpu_count, pod_resources, scale, sum_requests, to_json
+from workload_map.resolve.status import StatusResult
+from workload_map.snapshot import group_of, meta, name_of, namespace_of, version_of
+
+TREE_API_VERSION = "workload-map/v1alpha1"
+
+
+def _number(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+@dataclass
+class PodCounts:
+    desired: int = 0
+    current: int = 0
+    ready: int = 0
+    running: int = 0
+    pending: int = 0
+    succeeded: int = 0
+    failed: int = 0
+
+    def add_pod(self, pod: PlacedPod) -> None:
+        self.current += 1
+        self.ready += pod.state.ready
+        self.running += pod.state.phase == "Running"
+        self.pending += pod.state.pending
+        self.succeeded += pod.state.phase == "Succeeded"
+        self.failed += pod.state.failed
+
+    def merge(self, other: PodCounts) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def to_json(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass
+class InstanceView:
+    """One component instance with the pods that exist for it."""
+
+    instance: Instance
+    pods: list[PlacedPod] = field(default_factory=list)
+
+    @property
+    def per_pod_requests(self) -> Requests:
+        template = self.instance.template
+        spec = template.get("spec") if template else None
+        return pod_resources(spec if isinstance(spec, dict) else None).requests
+
+    @property
+    def desired_requests(self) -> Requests:
+        return scale(self.per_pod_requests, self.instance.desired_pods)
+
+    @property
+    def current_requests(self) -> Requests:
+        return sum_requests(p.resources.requests for p in self.pods if _is_active(p))
+
+    @property
+    def counts(self) -> PodCounts:
+        counts = PodCounts(desired=self.instance.desired_pods)
+        for pod in self.pods:
+            counts.add_pod(pod)
+        return counts
+
+    @property
+    def nodes(self) -> list[str]:
+        return sorted({p.state.node for p in self.pods if p.state.node})
+
+    def replica_groups(self) -> dict[str | None, list[PlacedPod]]:
+        groups: dict[str | None, list[PlacedPod]] = {}
+        for pod in sorted(self.pods, key=_pod_order):
+            groups.setdefault(pod.replica, []).append(pod)
+        return groups
+
+    def to_json(self) -> dict[str, Any]:
+        counts = self.counts
+        pending = Counter(p.state.pending_reason for p in self.pods if p.state.pending and p.state.pending_reason)
+        return {
+            "id": self.instance.id,
+            "replicas": self.instance.scale.to_json(),
+            "desiredPods": self.instance.desired_pods,
+            "podTemplate": self.instance.template,
+            "resources": {
+                "perPod": to_json(self.per_pod_requests),
+                "desired": to_json(self.desired_requests),
+                "current": to_json(self.current_requests),
+            },
+            "gpus": {
+                "perPod": _number(gpu_count(self.per_pod_requests)),
+                "desired": _number(gpu_count(self.desired_requests)),
+                "current": _number(gpu_count(self.current_requests)),
+            },
+            "pods": counts.to_json(),
+            "pendingReasons": dict(sorted(pending.items())),
+            "nodes": self.nodes,
+            "replicaGroups": [
+                {"key": key, "pods": [p.name for p in pods], "ready": sum(p.state.ready for p in pods)}
+                for key, pods in self.replica_groups().items()
+            ],
+        }
+
+
+def _is_active(pod: PlacedPod) -> bool:
+    """Pods that hold (or wait for) resources: not finished and not being deleted."""
+    return pod.state.phase not in ("Succeeded", "Failed") and not pod.state.terminating
+
+
+def _pod_order(pod: PlacedPod) -> tuple[str, str]:
+    return (pod.replica or "", pod.name)
+
+
+@dataclass
+class ComponentView:
+    component: Component
+    instances: list[InstanceView]
+
+    @property
+    def name(self) -> str:
+        return self.component.name
+
+    @property
+    def counts(self) -> PodCounts:
+        total = PodCounts()
+        for view in self.instances:
+            total.merge(view.counts)
+        return total
+
+    def to_json(self) -> dict[str, Any]:
+        kind: GroupVersionKind | None = self.component.definition.kind
+        return {
+            "name": self.name,
+            "kind": kind.model_dump(mode="json") if kind else None,
+            "parent": self.component.parent,
+            "depth": self.component.depth,
+            "producesPods": self.component.has_pods,
+            "error": self.component.error,
+            "instances": [i.to_json() for i in self.instances],
+            "pods": self.counts.to_json(),
+        }
+
+
+@dataclass
+class DefinitionRef:
+    name: str
+    origin: str  # builtin | file | cluster
+    source: str
+    version: str  # the definition's root version (may differ from the workload's)
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "origin": self.origin, "source": self.source, "version": self.version}
+
+
+@dataclass
+class WorkloadTree:
+    workload: dict[str, Any]
+    definition: DefinitionRef
+    status: StatusResult
+    components: list[ComponentView]
+    unattributed: list[PlacedPod]
+    warnings: list[str]
+    children: list[dict[str, Any]] = field(default_factory=list)  # owned workloads shown under this one
+
+    # -- identity
+    @property
+    def kind(self) -> str:
+        return str(self.workload.get("kind") or "")
+
+    @property
+    def api_version(self) -> str:
+        return str(self.workload.get("apiVersion") or "")
+
+    @property
+    def group(self) -> str:
+        return group_of(self.api_version)
+
+    @property
+    def name(self) -> str:
+        return name_of(self.workload)
+
+    @property
+    def namespace(self) -> str:
+        return namespace_of(self.workload)
+
+    # -- aggregates
+    @property
+    def pods(self) -> list[PlacedPod]:
+        return [p for c in self.components for i in c.instances for p in i.pods]
+
+    @property
+    def all_pods(self) -> list[PlacedPod]:
+        return self.pods + self.unattributed
+
+    @property
+    def counts(self) -> PodCounts:
+        total = PodCounts()
+        for component in self.components:
+            total.merge(component.counts)
+        for pod in self.unattributed:
+            total.add_pod(pod)
+        return total
+
+    @property
+    def desired_requests(self) -> Requests:
+        return sum_requests(i.desired_requests for c in self.components for i in c.instances)
+
+    @property
+    def current_requests(self) -> Requests:
+        return sum_requests(p.resources.requests for p in self.all_pods if _is_active(p))
+
+    @property
+    def gpus(self) -> Decimal:
+        return gpu_count(self.desired_requests)
+
+    def role_summary(self) -> list[tuple[str, int]]:
+        """(role, desired pods) for every pod-producing component instance: what users call roles."""
+        roles = []
+        for view in self.components:
+            if not view.component.has_pods:
+                continue
+            for instance_view in view.instances:
+                label = instance_view.instance.id if instance_view.instance.id is not None else view.name
+                roles.append((label, instance_view.instance.desired_pods))
+        return roles
+
+    def to_json(self) -> dict[str, Any]:
+        metadata = meta(self.workload)
+        counts = self.counts
+        return {
+            "apiVersion": TREE_API_VERSION,
+            "kind": "WorkloadTree",
+            "workload": {
+                "apiVersion": self.api_version,
+                "kind": self.kind,
+                "group": self.group,
+                "version": version_of(self.api_version),
+                "namespace": self.namespace,
+                "name": self.name,
+                "uid": metadata.get("uid"),
+                "creationTimestamp": metadata.get("creationTimestamp"),
+            },
+            "definition": self.definition.to_json(),
+            "status": self.status.to_json(),
+            "components": [c.to_json() for c in self.components],
+            "pods": [_pod_json(p) for p in sorted(self.pods, key=lambda p: (p.component or "", p.name))],
+            "unattributed": [
+                {**_pod_json(p), "reason": p.unattributed_reason}
+                for p in sorted(self.unattributed, key=lambda p: p.name)
+            ],
+            "children": [
+                {"apiVersion": c.get("apiVersion"), "kind": c.get("kind"), "name": name_of(c)} for c in self.children
+            ],
+            "totals": {
+                "pods": counts.to_json(),
+                "gpus": _number(self.gpus),
+                "gpusCurrent": _number(gpu_count(self.current_requests)),
+                "requests": to_json(self.desired_requests),
+                "currentRequests": to_json(self.current_requests),
+            },
+            "warnings": list(self.warnings),
+        }
+
+
+def _pod_json(pod: PlacedPod) -> dict[str, Any]:
+    return {
+        "name": pod.name,
+        "namespace": pod.namespace,
+        "component": pod.component,
+        "instance": pod.instance,
+        "replica": pod.replica,
+        "phase": pod.state.phase,
+        "ready": pod.state.ready,
+        "node": pod.state.node,
+        "restarts": pod.state.restarts,
+        "terminating": pod.state.terminating,
+        "pendingReason": pod.state.pending_reason,
+        "pendingMessage": pod.state.pending_message,
+        "requests": to_json(pod.resources.requests),
+        "gpus": _number(pod.resources.gpus),
+        "resourceClaims": pod.resources.resource_claims,
+    }
