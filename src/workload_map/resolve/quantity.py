@@ -37,7 +37,7 @@ def parse_quantity(value: object) -> Decimal:
         raise QuantityError(f"invalid quantity {value!r}") from None
     if suffix in _BINARY:
         return base * _BINARY[suffix]
-    if suffix[:1] in ("e", "E"):
+    if len(suffix) > 1 and suffix[0] in "eE":
         return base.scaleb(int(suffix[1:]))
     return base.scaleb(_DECIMAL[suffix])
 

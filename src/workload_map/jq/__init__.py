@@ -1,0 +1,26 @@
+"""jq engine for workload definitions: libjq semantics, sandboxed and bounded.
+
+See bench/JQ_ENGINE.md for the design and measurements.
+"""
+
+from __future__ import annotations
+
+from .errors import JqError, JqLimitError, JqRuntimeError, JqSandboxError, JqSyntaxError
+from .limits import LIMITS, Limits
+from .program import Program, compile_expression
+from .sandbox import check_expression
+from .text import to_text
+
+__all__ = [
+    "LIMITS",
+    "JqError",
+    "JqLimitError",
+    "JqRuntimeError",
+    "JqSandboxError",
+    "JqSyntaxError",
+    "Limits",
+    "Program",
+    "check_expression",
+    "compile_expression",
+    "to_text",
+]

@@ -1,0 +1,90 @@
+"""Child process that runs libjq on behalf of the parent (see bench/JQ_ENGINE.md).
+
+libjq is C code: a runaway evaluation cannot be interrupted from Python and can
+allocate gigabytes. Running it here, under an address-space rlimit and a parent
+side wall-clock timeout, lets the parent kill it instead of hanging or dying.
+This file is executed as a script, so it must only import third-party modules.
+"""
+
+from __future__ import annotations
+
+import resource
+import struct
+import sys
+from typing import Any
+
+import jq
+
+_HEADER = struct.Struct("!BII")
+_REPLY = struct.Struct("!BI")
+OK, ERROR, LIMIT = 0, 1, 2
+_CACHE_MAX = 2048
+
+
+def _read_exact(stream: Any, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = stream.read(n - len(buf))
+        if not chunk:
+            raise EOFError
+        buf += chunk
+    return bytes(buf)
+
+
+def main() -> None:
+    mem_limit = int(sys.argv[1])
+    max_total = int(sys.argv[2])
+    max_string = int(sys.argv[3])
+    if mem_limit > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
+    stdin = sys.stdin.buffer
+    stdout = sys.stdout.buffer
+    cache: dict[tuple[str, int], Any] = {}
+    while True:
+        try:
+            mode, elen, dlen = _HEADER.unpack(_read_exact(stdin, _HEADER.size))
+            expr = _read_exact(stdin, elen).decode()
+            data = _read_exact(stdin, dlen).decode()
+        except EOFError:
+            return
+        status, payload = _run(cache, mode, expr, data, max_total=max_total, max_string=max_string)
+        body = payload.encode()
+        stdout.write(_REPLY.pack(status, len(body)) + body)
+        stdout.flush()
+
+
+def _run(
+    cache: dict[tuple[str, int], Any], mode: int, expr: str, data: str, *, max_total: int, max_string: int
+) -> tuple[int, str]:
+    key = (expr, mode)
+    prog = cache.get(key)
+    try:
+        if prog is None:
+            # tojson makes libjq print each result itself, so number literals
+            # keep jq's spelling (1.0 stays 1.0) instead of the binding's conversion.
+            wrapped = f"path({expr}) | tojson" if mode == 2 else f"({expr}) | tojson"
+            prog = jq.compile(wrapped)
+            if len(cache) >= _CACHE_MAX:
+                cache.clear()
+            cache[key] = prog
+        outputs: list[str] = []
+        total = 0
+        for out in prog.input_text(data):
+            text = str(out)
+            total += len(text) + 1
+            if text.startswith('"') and len(text) > max_string + 2:
+                return LIMIT, f"string result exceeds {max_string} bytes"
+            if total > max_total:
+                return LIMIT, f"results exceed {max_total} bytes"
+            outputs.append(text)
+            if mode == 1:
+                break
+        return OK, "[" + ",".join(outputs) + "]"
+    except MemoryError:
+        return LIMIT, "evaluation exceeded the memory limit"
+    except Exception as exc:
+        return ERROR, str(exc)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import yaml
+
+from helpers import JOBSET_DEFINITION, LWS_DEFINITION, karta
+from workload_map.definition.loader import definition_from_dict
+from workload_map.definition.validate import validate
+from workload_map.errors import Location, Severity
+
+
+def findings_for(data: dict) -> list[str]:
+    loaded, problems = definition_from_dict(data, Location("d.yaml", 0))
+    assert loaded is not None, problems
+    return [str(f) for f in validate(loaded, Location("d.yaml", 0)) if f.severity is Severity.ERROR]
+
+
+def test_valid_definitions_have_no_findings() -> None:
+    assert validate(karta(LWS_DEFINITION)) == []
+    assert validate(karta(JOBSET_DEFINITION)) == []
+
+
+def test_every_structural_problem_is_reported_at_once() -> None:
+    data = yaml.safe_load(LWS_DEFINITION)
+    structure = data["spec"]["structureDefinition"]
+    root = structure["rootComponent"]
+    root["ownerRef"] = "group"
+    del root["statusDefinition"]
+    root["kind"]["group"] = ""
+    children = structure["childComponents"]
+    children[1]["name"] = "worker"  # duplicate
+    children[0]["ownerRef"] = "ghost"  # dangling
+    children[2]["specDefinition"]["podSpecPath"] = ".spec"  # two forms
+    children[2]["instanceIdPath"] = ".spec.x[]"  # without instance selector
+    children.append({"name": "orphan"})  # no ownerRef
+    messages = findings_for(data)
+    joined = "\n".join(messages)
+    assert "rootComponent.ownerRef" in joined and "must not have an ownerRef" in joined
+    assert "needs a statusDefinition" in joined
+    assert "only core Pod has an empty group" in joined
+    assert "duplicate component name 'worker'" in joined
+    assert "childComponents[0].ownerRef: error: ownerRef 'ghost' names no component" in joined
+    assert "more than one pod spec form" in joined
+    assert "has instanceIdPath but no podSelector.componentInstanceSelector" in joined
+    assert "childComponents[3].ownerRef: error: child component 'orphan' needs an ownerRef" in joined
+    assert len(messages) >= 8
+
+
+def test_ownership_cycle() -> None:
+    data = yaml.safe_load(LWS_DEFINITION)
+    children = data["spec"]["structureDefinition"]["childComponents"]
+    children[0]["ownerRef"] = "leader"  # group -> leader -> group
+    messages = findings_for(data)
+    assert any("ownership cycle: " in m and "group" in m and "leader" in m for m in messages)
+
+
+def test_status_rules() -> None:
+    data = yaml.safe_load(LWS_DEFINITION)
+    status = data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    del status["conditionsDefinition"]
+    status["statusMappings"]["failed"] = [{"byPhase": "Failed"}, {}]
+    status["statusMappings"]["running"][0]["byConditions"][0].pop("status")
+    messages = "\n".join(findings_for(data))
+    assert "byPhase needs statusDefinition.phaseDefinition" in messages
+    assert "byConditions needs statusDefinition.conditionsDefinition" in messages
+    assert "statusMappings.failed[1]: error: matcher has no byPhase" in messages
+    assert "expected condition 'Available' needs a status or a reason" in messages
+
+
+def test_selector_rules() -> None:
+    data = yaml.safe_load(JOBSET_DEFINITION)
+    child = data["spec"]["structureDefinition"]["childComponents"][0]
+    del child["instanceIdPath"]
+    child["podSelector"]["componentTypeSelector"] = {"value": "x"}
+    messages = "\n".join(findings_for(data))
+    assert "componentInstanceSelector but no instanceIdPath" in messages
+    assert "componentTypeSelector needs keyPath or matchLabels" in messages
+    assert "value requires keyPath" in messages
+
+
+def test_gang_members_must_name_components() -> None:
+    data = yaml.safe_load(JOBSET_DEFINITION)
+    data["spec"]["optimizationInstructions"] = {
+        "gangScheduling": {
+            "podGroups": [{"name": "g", "members": [{"componentName": "nope"}]}],
+            "podGroup": {"name": "h", "subGroups": [{"componentName": "missing"}]},
+        }
+    }
+    messages = "\n".join(findings_for(data))
+    assert "podGroups[0].members[0].componentName: error: member names unknown component 'nope'" in messages
+    assert "podGroup.subGroups[0].componentName: error: sub-group names unknown component 'missing'" in messages
+    assert "use either podGroups or podGroup, not both" in messages
+
+
+def test_expressions_are_parsed_and_sandboxed_with_their_location() -> None:
+    data = yaml.safe_load(JOBSET_DEFINITION)
+    child = data["spec"]["structureDefinition"]["childComponents"][0]
+    child["scaleDefinition"]["replicasPath"] = ".spec.replicatedJobs[] | (.replicas"
+    child["podSelector"]["componentInstanceSelector"]["idPath"] = "env.HOME"
+    data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]["running"][0][
+        "byExpression"
+    ]["expression"] = "input"
+    messages = findings_for(data)
+    by_path = {m.split(": error: ")[0]: m for m in messages}
+    assert "d.yaml, document 0, spec.structureDefinition.childComponents[0].scaleDefinition.replicasPath" in by_path
+    sandbox = by_path[
+        "d.yaml, document 0, spec.structureDefinition.childComponents[0].podSelector.componentInstanceSelector.idPath"
+    ]
+    assert "env" in sandbox
+    assert any("statusMappings.running[0].byExpression.expression" in m and "input" in m for m in messages)

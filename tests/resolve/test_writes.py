@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from test_components import FRAGMENTED
+
+from corpus import corpus_objects
+from helpers import JOBSET_DEFINITION, LWS_DEFINITION, karta
+from workload_map.resolve.writes import PodSpecChange, WriteError, merge_patch, set_suspended, update_pod_specs
+
+
+def apply_merge_patch(target: object, patch: object) -> object:
+    """RFC 7386, to prove the patch we return really turns the old object into the new one."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = apply_merge_patch(result.get(key), value)
+    return result
+
+
+def test_template_form_broadcast_and_patch_round_trip() -> None:
+    obj = corpus_objects("jobset/examples/paralleljobs.yaml")[0].obj
+    obj = {**obj, "x-unknown": {"kept": True}}
+    result = update_pod_specs(
+        karta(JOBSET_DEFINITION),
+        obj,
+        PodSpecChange(scheduler_name="kai-scheduler", labels={"kai.scheduler/queue": "team-a"}),
+    )
+    for rj in result.obj["spec"]["replicatedJobs"]:
+        template = rj["template"]["spec"]["template"]
+        assert template["spec"]["schedulerName"] == "kai-scheduler"
+        assert template["metadata"]["labels"]["kai.scheduler/queue"] == "team-a"
+    assert result.obj["x-unknown"] == {"kept": True}
+    assert obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"].get("schedulerName") is None
+    assert apply_merge_patch(obj, result.patch) == result.obj
+    assert len(result.changes) == 4
+
+
+def test_one_instance_and_named_container_resources() -> None:
+    obj = corpus_objects("jobset/examples/paralleljobs.yaml")[0].obj
+    change = PodSpecChange(resources={"limits": {"nvidia.com/gpu": "1"}}, image="trainer:2", container="sleep")
+    result = update_pod_specs(karta(JOBSET_DEFINITION), obj, change, instance="driver")
+    driver, workers = result.obj["spec"]["replicatedJobs"][1], result.obj["spec"]["replicatedJobs"][0]
+    assert driver["template"]["spec"]["template"]["spec"]["containers"][0]["image"] == "trainer:2"
+    assert workers == obj["spec"]["replicatedJobs"][0]
+
+
+def test_absent_instance_or_component_writes_nothing() -> None:
+    obj = corpus_objects("jobset/examples/paralleljobs.yaml")[0].obj
+    with pytest.raises(WriteError, match="no instance 'nope'"):
+        update_pod_specs(karta(JOBSET_DEFINITION), obj, PodSpecChange(scheduler_name="x"), instance="nope")
+    with pytest.raises(WriteError, match="no pod-producing component named 'ghost'"):
+        update_pod_specs(karta(JOBSET_DEFINITION), obj, PodSpecChange(scheduler_name="x"), component="ghost")
+
+
+def test_not_a_path_is_refused_all_or_nothing() -> None:
+    # LWS leader template is `leaderTemplate // workerTemplate`: a path; the worker one too.
+    obj = corpus_objects("leaderworkerset/examples/vllm-gpu-lws.yaml")[0].obj
+    result = update_pod_specs(karta(LWS_DEFINITION), obj, PodSpecChange(priority_class_name="high"))
+    assert result.obj["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["priorityClassName"] == "high"
+    computed = LWS_DEFINITION.replace(
+        '".spec.leaderWorkerTemplate.workerTemplate"}', '".spec.leaderWorkerTemplate.workerTemplate | tojson"}'
+    )
+    with pytest.raises(WriteError, match="does not address a writable location"):
+        update_pod_specs(karta(computed), obj, PodSpecChange(priority_class_name="high"))
+
+
+def test_identity_cannot_be_changed() -> None:
+    pod_definition = karta("""
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: pod}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: pod
+      kind: {group: "", version: v1, kind: Pod}
+      specDefinition: {podSpecPath: .spec, metadataPath: .metadata}
+      statusDefinition: {phaseDefinition: {path: .status.phase}, statusMappings: {running: [{byPhase: Running}]}}
+""")
+    obj = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"a": "1"}},
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+    }
+    result = update_pod_specs(pod_definition, obj, PodSpecChange(labels={"b": "2"}, scheduler_name="kai"))
+    assert result.patch == {"metadata": {"labels": {"b": "2"}}, "spec": {"schedulerName": "kai"}}
+    hostile = pod_definition.model_copy()
+    wire = hostile.to_dict()
+    wire["spec"]["structureDefinition"]["rootComponent"]["specDefinition"] = {
+        "fragmentedPodSpecDefinition": {"schedulerNamePath": ".metadata.name"}
+    }
+    renamer = karta(yaml.safe_dump(wire))
+    with pytest.raises(WriteError, match="identity"):
+        update_pod_specs(renamer, obj, PodSpecChange(scheduler_name="s"))
+    wire["spec"]["structureDefinition"]["rootComponent"]["specDefinition"] = {
+        "podSpecPath": ".spec",
+        "metadataPath": ".metadata.name",
+    }
+    with pytest.raises(WriteError):
+        broken_name = karta(yaml.safe_dump(wire))
+        update_pod_specs(broken_name, obj, PodSpecChange(labels={"x": "y"}))
+
+
+def test_fragmented_form_writes_each_field_through_its_path() -> None:
+    obj = yaml.safe_load("""
+spec:
+  services:
+    frontend: {image: fe:1, replicas: 2, labels: {tier: web}}
+    decode: {image: dec:1, replicas: 4}
+  sidecar: {pod: {containers: [{name: s}]}}
+""")
+    result = update_pod_specs(
+        karta(FRAGMENTED), obj, PodSpecChange(scheduler_name="kai", image="x:2", labels={"q": "a"}), component="service"
+    )
+    assert result.obj["spec"]["services"]["decode"] == {
+        "image": "x:2",
+        "replicas": 4,
+        "scheduler": "kai",
+        "labels": {"q": "a"},
+    }
+    assert result.obj["spec"]["services"]["frontend"]["labels"] == {"tier": "web", "q": "a"}
+    with pytest.raises(WriteError, match="no path to write priorityClassName"):
+        update_pod_specs(karta(FRAGMENTED), obj, PodSpecChange(priority_class_name="p"), component="service")
+    with pytest.raises(WriteError, match="labels"):
+        update_pod_specs(
+            karta(FRAGMENTED.replace('        metadataPath: ".spec.sidecar.meta"\n', "")),
+            obj,
+            PodSpecChange(labels={"a": "b"}),
+            component="sidecar",
+        )
+
+
+def test_suspend_and_resume() -> None:
+    obj = corpus_objects("jobset/examples/paralleljobs.yaml")[0].obj
+    assert set_suspended(karta(JOBSET_DEFINITION), obj, True).patch == {"spec": {"suspend": True}}
+    assert set_suspended(karta(JOBSET_DEFINITION), obj, False).patch == {"spec": {"suspend": False}}
+    with pytest.raises(WriteError, match="no suspendDefinition"):
+        set_suspended(karta(LWS_DEFINITION), obj, True)
+
+
+def test_merge_patch_removes_and_replaces() -> None:
+    assert merge_patch({"a": 1, "b": {"c": 1, "d": 2}}, {"b": {"c": 1}, "e": [1]}) == {
+        "a": None,
+        "b": {"d": None},
+        "e": [1],
+    }
