@@ -1,0 +1,39 @@
+# Fresh-machine entry points. Each target sets up what it needs (a virtual environment in .venv).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+EXAMPLE := src/workload_map/examples/ai-cluster.yaml
+
+.PHONY: example test lint unit live bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+# The main job on the built-in example cluster: every workload, then one described in full.
+example: $(BIN)/.installed
+	$(BIN)/wmap get -A --from-file $(EXAMPLE)
+	@echo
+	$(BIN)/wmap describe leaderworkerset/llama-70b-serve -n ml-serving --from-file $(EXAMPLE)
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy --strict src/workload_map
+
+# Unit and integration tests without a cluster, in parallel.
+unit: $(BIN)/.installed
+	$(BIN)/python -m pytest -q -n 2 -m "not live" tests
+
+# Tests against a genuine kube-apiserver built from the Kubernetes Go module (cached between runs).
+live: $(BIN)/.installed
+	$(BIN)/python -m pytest -q -m live tests
+
+test: lint unit live
+
+bench: $(BIN)/.installed
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,91 @@
+"""Fixtures for tests against a real kube-apiserver (marker: ``live``).
+
+The binaries come from ``tools/testcluster/build.sh`` (cached outside the repo,
+so only the first run on a machine builds) or from ``$WMAP_TESTCLUSTER_BIN``.
+Without binaries the tests are skipped locally, but fail under CI (``$CI`` set).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BUILD_SCRIPT = REPO_ROOT / "tools" / "testcluster" / "build.sh"
+LIVE_DIR = Path(__file__).resolve().parent
+
+if str(REPO_ROOT) not in sys.path:  # make `tests.cluster` importable under any import mode
+    sys.path.insert(0, str(REPO_ROOT))
+
+from tests.cluster.apiserver import TestCluster  # noqa: E402
+
+# A cold build of kube-apiserver + kubectl + etcd takes ~15 min on 2 cores.
+BUILD_TIMEOUT_S = float(os.environ.get("WMAP_TESTCLUSTER_BUILD_TIMEOUT", "2700"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "live: needs a real kube-apiserver (tests/live, binaries from tools/testcluster/build.sh)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if LIVE_DIR in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.live)
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"live test cluster unavailable under CI: {reason}", pytrace=False)
+    pytest.skip(f"live test cluster unavailable: {reason}")
+
+
+def _bin_dir() -> Path:
+    env_bin = os.environ.get("WMAP_TESTCLUSTER_BIN")
+    if env_bin:
+        path = Path(env_bin)
+        if not (path / "kube-apiserver").is_file() or not (path / "kubectl").is_file():
+            _unavailable(f"WMAP_TESTCLUSTER_BIN={env_bin} lacks kube-apiserver/kubectl")
+        return path
+    if not BUILD_SCRIPT.is_file():
+        _unavailable(f"{BUILD_SCRIPT} missing")
+    try:
+        proc = subprocess.run(
+            ["bash", str(BUILD_SCRIPT)],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        _unavailable(f"{BUILD_SCRIPT} did not finish within {BUILD_TIMEOUT_S:.0f}s")
+    if proc.returncode != 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-30:])
+        _unavailable(f"{BUILD_SCRIPT} failed (exit {proc.returncode}):\n{tail}")
+    lines = proc.stdout.strip().splitlines()
+    if not lines:
+        _unavailable(f"{BUILD_SCRIPT} printed no bin dir")
+    return Path(lines[-1])
+
+
+@pytest.fixture(scope="session")
+def test_cluster() -> Iterator[TestCluster]:
+    """A running etcd + kube-apiserver shared by the whole session."""
+    bin_dir = _bin_dir()
+    cluster = TestCluster(bin_dir)
+    try:
+        cluster.start()
+    except Exception as exc:  # binaries exist but the cluster won't come up: a real failure
+        pytest.fail(f"test cluster failed to start: {exc}", pytrace=False)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
