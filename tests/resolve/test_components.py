@@ -135,3 +135,9 @@ spec:
         "spec": {"containers": [{"name": "s", "image": "s:1"}]},
     }
     assert sidecar.desired_pods == 1
+
+
+def test_zero_instances_with_scale_and_template_paths() -> None:
+    components, diagnostics = resolve(JOBSET_DEFINITION, {"spec": {"replicatedJobs": []}})
+    assert components["replicatedjob"].instances == []
+    assert diagnostics.findings == []

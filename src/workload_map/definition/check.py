@@ -139,6 +139,7 @@ def _resolution_findings(definition: LoadedDefinition, obj: dict[str, Any], subj
             Finding(
                 status_loc,
                 f"{subject}: the object has a status but neither phase nor conditions resolve and no mapping matches",
+                Severity.WARNING,
             )
         )
     return findings

@@ -80,10 +80,14 @@ class _Reader:
         self.diagnostics = diagnostics
         self.count = count  # None: single instance
 
+    @property
+    def size(self) -> int:
+        return 1 if self.count is None else self.count
+
     def values(self, expression: str | None, *field_path: str | int) -> list[Any] | None:
         """One value per instance, or None when the expression fails or misaligns (already reported)."""
         if expression is None:
-            return [None] * (self.count or 1)
+            return [None] * self.size
         path = (*self.component.path, *field_path)
         outputs = run_checked(expression, self.workload, self.diagnostics, path, ".".join(map(str, field_path)))
         if outputs is None:
@@ -132,7 +136,7 @@ def _ids(component: Component, workload: Any, diagnostics: Diagnostics) -> list[
 
 def _scale_values(reader: _Reader, component: Component) -> list[Scale] | None:
     definition = component.definition.scale_definition
-    n = reader.count or 1
+    n = reader.size
     if definition is None:
         return [Scale()] * n
     columns = []
@@ -164,7 +168,7 @@ def _scale_values(reader: _Reader, component: Component) -> list[Scale] | None:
 
 def _templates(reader: _Reader, component: Component) -> list[dict[str, Any] | None]:
     spec = component.definition.spec_definition
-    n = reader.count or 1
+    n = reader.size
     if spec is None:
         return [None] * n
     if spec.pod_template_spec_path is not None:
