@@ -130,3 +130,11 @@ def test_validate_against_every_object_of_the_framework(stem: str) -> None:
             if finding.severity is Severity.ERROR:
                 problems[name].append(str(finding))
     assert dict(problems) == {}
+
+
+def test_unknown_version_resolves_through_group_and_kind_with_a_warning() -> None:
+    obj = copy.deepcopy(corpus_objects("jobset/examples/paralleljobs.yaml")[0].obj)
+    obj["apiVersion"] = "jobset.x-k8s.io/v1"
+    _, tree = _tree(obj)
+    assert tree.counts.desired == 5
+    assert any("served at v1" in w and "v1alpha2" in w for w in tree.warnings), tree.warnings
