@@ -33,6 +33,10 @@ SHORT_NAMES: dict[tuple[str, str], tuple[str, ...]] = {
 }
 
 
+# API groups served by kube-apiserver itself; kubectl prefers them when a short name is ambiguous.
+BUILTIN_GROUPS = frozenset({"", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "storage.k8s.io"})
+
+
 def plural_of(kind: str) -> str:
     lower = kind.lower()
     if lower.endswith("y") and lower[-2:-1] not in "aeiou":
@@ -127,5 +131,9 @@ class DefinitionRegistry:
         wanted = name.lower()
         matches = [info for info in self.kinds() if wanted in info.names()]
         if len(matches) > 1:
-            raise AmbiguousType(name, matches)
+            # kubectl resolves `job` to batch/v1 Job before any CRD named Job: built-in groups come first.
+            builtin = [info for info in matches if info.group in BUILTIN_GROUPS]
+            if len(builtin) != 1:
+                raise AmbiguousType(name, matches)
+            return builtin[0]
         return matches[0] if matches else None

@@ -138,3 +138,10 @@ def test_unknown_version_resolves_through_group_and_kind_with_a_warning() -> Non
     _, tree = _tree(obj)
     assert tree.counts.desired == 5
     assert any("served at v1" in w and "v1alpha2" in w for w in tree.warnings), tree.warnings
+
+
+def test_job_means_batch_job_like_kubectl_and_the_volcano_one_by_group() -> None:
+    assert REGISTRY.resolve_type("job").group == "batch"
+    assert REGISTRY.resolve_type("jobs").group == "batch"
+    assert REGISTRY.resolve_type("jobs.batch.volcano.sh").group == "batch.volcano.sh"
+    assert REGISTRY.resolve_type("vcjob").group == "batch.volcano.sh"

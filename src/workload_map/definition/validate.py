@@ -8,7 +8,7 @@ from collections.abc import Callable
 from workload_map.definition.expressions import iter_expressions
 from workload_map.definition.model import ComponentDefinition, Karta
 from workload_map.errors import Finding, Location, Severity
-from workload_map.jq import check_expression
+from workload_map.jq import JqError, check_expression, compile_expression
 
 
 def validate(karta: Karta, location: Location | None = None) -> list[Finding]:
@@ -232,6 +232,13 @@ def _check_gang(karta: Karta, location: Location) -> list[Finding]:
 def _check_expressions(karta: Karta, location: Location) -> list[Finding]:
     findings = []
     for ref in iter_expressions(karta):
-        for error in check_expression(ref.expression):
+        errors: list[JqError] = list(check_expression(ref.expression))
+        if not errors:
+            # check_expression only covers the sandbox; a parse error surfaces when compiling.
+            try:
+                compile_expression(ref.expression)
+            except JqError as exc:
+                errors.append(exc)
+        for error in errors:
             findings.append(Finding(location.child(*ref.path), str(error), expression=ref.expression))
     return findings

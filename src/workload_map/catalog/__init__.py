@@ -1,0 +1,72 @@
+"""The built-in catalog: every ``*.yaml`` under ``catalog/definitions/``, read as package data.
+
+A broken built-in file is a bug in this package. Library callers (and the test-suite) get it raised
+loudly by ``builtin_definitions()``; the CLI reads through ``load_builtin()`` and turns the findings
+into warnings, because one bad catalog entry must not stop a user from reading every other workload.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+
+from workload_map.definition.loader import LoadedDefinition, load_documents
+from workload_map.errors import DocumentError, Finding, Location, Severity, WorkloadMapError
+
+ORIGIN = "builtin"
+_PACKAGE = "workload_map.catalog"
+_DIRECTORY = "definitions"
+
+
+@functools.cache
+def load_builtin() -> tuple[tuple[LoadedDefinition, ...], tuple[Finding, ...]]:
+    """Every built-in definition that loads, and a finding for every file or document that does not."""
+    from workload_map.sources.documents import parse_text
+
+    loaded: list[LoadedDefinition] = []
+    findings: list[Finding] = []
+    root = resources.files(_PACKAGE).joinpath(_DIRECTORY)
+    if not root.is_dir():
+        return (), ()
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if not entry.is_file() or not entry.name.endswith(".yaml"):
+            continue
+        source = f"builtin:{entry.name}"
+        try:
+            docs = parse_text(entry.read_bytes(), source)
+        except DocumentError as exc:
+            findings.append(Finding(exc.location, exc.message))
+            continue
+        if not docs:
+            findings.append(Finding(Location(source), "no documents found"))
+            continue
+        more, problems = load_documents(docs, ORIGIN)
+        loaded.extend(more)
+        findings.extend(problems)
+    return tuple(loaded), tuple(findings)
+
+
+def builtin_definitions(*, strict: bool = True) -> list[LoadedDefinition]:
+    """The built-in definitions.
+
+    With ``strict`` (the default) a file that does not load, or a definition with a static validation
+    error, raises ``WorkloadMapError`` naming every problem.
+    """
+    loaded, findings = load_builtin()
+    if strict:
+        problems = [*findings, *_validation_errors()]
+        if problems:
+            listing = "; ".join(str(f) for f in problems)
+            raise WorkloadMapError(f"the built-in catalog is broken: {listing}", Location(f"{_PACKAGE}/{_DIRECTORY}"))
+    return list(loaded)
+
+
+@functools.cache
+def _validation_errors() -> tuple[Finding, ...]:
+    from workload_map.definition.validate import validate
+
+    loaded, _ = load_builtin()
+    out: list[Finding] = []
+    for definition in loaded:
+        out += [f for f in validate(definition.karta, definition.location) if f.severity is Severity.ERROR]
+    return tuple(out)

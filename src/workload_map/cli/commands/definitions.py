@@ -1,0 +1,100 @@
+"""``wmap definitions``: the workload definitions in effect (built-in plus ``--definitions``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from workload_map.cli.errors import EXIT_NO_DEFINITION, CliError
+from workload_map.cli.options import definitions_option
+
+if TYPE_CHECKING:
+    from workload_map.definition.loader import LoadedDefinition
+
+HEADERS = ("NAME", "KIND", "VERSION", "COMPONENTS", "GANG", "ORIGIN")
+
+
+def _row(definition: LoadedDefinition) -> list[str]:
+    karta = definition.karta
+    gvk = karta.identity
+    kind = "<none>" if gvk is None else (f"{gvk.kind}.{gvk.group}" if gvk.group else gvk.kind)
+    gang = karta.gang
+    has_gang = gang is not None and bool(gang.pod_groups or gang.pod_group)
+    return [
+        definition.name,
+        kind,
+        gvk.version if gvk else "<none>",
+        ",".join(c.name for c in karta.components),
+        "yes" if has_gang else "no",
+        definition.origin,
+    ]
+
+
+def _find(definitions: list[LoadedDefinition], name: str) -> LoadedDefinition:
+    """By metadata.name, or by any TYPE spelling of the kind it covers."""
+    for definition in definitions:
+        if definition.name == name:
+            return definition
+    from workload_map.cli.kinds import resolve_kind
+    from workload_map.registry import DefinitionRegistry
+
+    registry = DefinitionRegistry(definitions)
+    try:
+        info = resolve_kind(registry, name)
+    except CliError:
+        raise CliError(
+            f'no definition named or covering "{name}"',
+            hint="list them with: wmap definitions",
+            exit_code=EXIT_NO_DEFINITION,
+        ) from None
+
+    def covers(definition: LoadedDefinition) -> bool:
+        gvk = definition.karta.identity
+        return gvk is not None and (gvk.group, gvk.kind) == (info.group, info.kind)
+
+    matches = [d for d in definitions if covers(d)]
+    return sorted(matches, key=lambda d: d.karta.identity.version if d.karta.identity else "")[-1]
+
+
+@click.command("definitions")
+@click.argument("name", required=False)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "json", "yaml"]),
+    default=None,
+    help="Output format [default: table for the list, yaml for one definition].",
+)
+@definitions_option
+def command(name: str | None, output: str | None, definition_paths: tuple[str, ...]) -> None:
+    """List the workload definitions in effect, or show one (by name or by the TYPE it covers).
+
+    \b
+    Examples:
+      wmap definitions
+      wmap definitions jobset -o yaml
+      wmap definitions --definitions ./my-karta.yaml
+    """
+    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
+    from workload_map.cli.sources import definitions_only
+
+    definitions, warnings = definitions_only(definition_paths)
+    definitions = sorted(definitions, key=lambda d: d.name)
+    if name is not None:
+        chosen = _find(definitions, name)
+        fmt = output or "yaml"
+        if fmt == "table":
+            echo_table(HEADERS, [_row(chosen)])
+        else:
+            echo_document(chosen.karta.to_dict(), fmt)
+    else:
+        fmt = output or "table"
+        if fmt == "table":
+            if definitions:
+                echo_table(HEADERS, [_row(d) for d in definitions])
+            else:
+                click.echo("No definitions found.", err=True)
+        else:
+            echo_document(as_list([d.karta.to_dict() for d in definitions]), fmt)
+    emit_warnings(warnings)

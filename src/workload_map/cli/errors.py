@@ -1,0 +1,69 @@
+"""CLI errors: one line ``error: <what> (<where>): <why>``, an optional hint, and an exit code."""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, Any
+
+import click
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_NOT_FOUND = 3
+EXIT_NO_DEFINITION = 4
+
+
+class CliError(click.ClickException):
+    """An error already phrased for the user; never shown with a traceback."""
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        where: str = "",
+        why: str = "",
+        hint: str | None = None,
+        exit_code: int = EXIT_ERROR,
+    ) -> None:
+        self.what = what
+        self.where = where
+        self.why = why
+        self.hint = hint
+        super().__init__(self.line())
+        self.exit_code = exit_code  # type: ignore[misc]  # click declares it on the class
+
+    def line(self) -> str:
+        text = self.what
+        if self.where:
+            text += f" ({self.where})"
+        if self.why:
+            text += f": {self.why}"
+        return text
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        stream = file if file is not None else sys.stderr
+        click.echo(f"error: {self.line()}", file=stream)
+        if self.hint:
+            click.echo(f"hint: {self.hint}", file=stream)
+
+
+def not_found(type_name: str, name: str, namespace: str | None) -> CliError:
+    where = f' in namespace "{namespace}"' if namespace else " in any namespace"
+    return CliError(
+        f'{type_name} "{name}" not found{where}',
+        hint="list what exists with: wmap get " + type_name + (" -A" if namespace else ""),
+        exit_code=EXIT_NOT_FOUND,
+    )
+
+
+def from_library(exc: Exception, what: str | None = None) -> CliError:
+    """A library WorkloadMapError (or DocumentError) as a CLI error, keeping its location and hint."""
+    from workload_map.errors import WorkloadMapError
+
+    if isinstance(exc, WorkloadMapError):
+        where = str(exc.location)
+        if what is None:
+            return CliError(exc.message, where=where, hint=exc.hint)
+        return CliError(what, where=where, why=exc.message, hint=exc.hint)
+    return CliError(what or "failed", why=str(exc))

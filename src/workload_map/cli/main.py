@@ -1,0 +1,121 @@
+"""The ``wmap`` entry point: the command group, error handling, ``version`` and ``completion``.
+
+Only click is imported here at load time; see the package docstring.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import traceback
+from typing import Any
+
+import click
+
+from workload_map.cli.errors import CliError, from_library
+from workload_map.cli.options import output_option
+
+COMPLETE_VAR = "_WMAP_COMPLETE"
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+
+
+class WmapGroup(click.Group):
+    """Turns every failure into one ``error:`` line (or a traceback with ``--debug``)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        debug = bool(ctx.params.get("debug"))
+        try:
+            return super().invoke(ctx)
+        except CliError:
+            if debug:
+                traceback.print_exc()
+            raise
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise  # click's main silences a closed pipe (wmap get | head)
+            if debug:
+                raise
+            raise CliError("I/O error", where=exc.filename or "", why=exc.strerror or str(exc)) from None
+        except Exception as exc:
+            if debug:
+                raise
+            from workload_map.errors import WorkloadMapError
+
+            if isinstance(exc, WorkloadMapError):
+                raise from_library(exc) from None
+            raise CliError(
+                "internal error",
+                why=f"{type(exc).__name__}: {exc}",
+                hint="rerun with --debug for a traceback, and please report it",
+            ) from None
+
+
+@click.group(cls=WmapGroup, context_settings=CONTEXT_SETTINGS)
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+def cli(debug: bool) -> None:
+    """Read any AI workload on Kubernetes through one declarative definition (Karta run.ai/v1alpha1).
+
+    \b
+    Examples:
+      wmap get --from-file dump.yaml -A
+      wmap describe jobset/train --from-file dump.yaml
+      wmap explain lws/llama -n serving --from-file dump.yaml
+      wmap validate my-definition.yaml
+    """
+
+
+@cli.command("version")
+@output_option(("text", "json", "yaml"), "text")
+def version_cmd(output: str) -> None:
+    """Print the wmap version."""
+    from workload_map._version import __version__
+
+    if output == "text":
+        click.echo(f"wmap version {__version__}")
+        return
+    from workload_map.cli.output import echo_document
+
+    info = {"version": __version__, "python": ".".join(map(str, sys.version_info[:3]))}
+    echo_document(info, output)
+
+
+@cli.command("completion")
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion_cmd(shell: str) -> None:
+    """Print a shell completion script.
+
+    \b
+    bash:  source <(wmap completion bash)
+    zsh:   source <(wmap completion zsh)
+    fish:  wmap completion fish | source
+    """
+    from click.shell_completion import get_completion_class
+
+    completion_class = get_completion_class(shell)
+    if completion_class is None:  # pragma: no cover - Choice already restricts the shells
+        raise CliError(f"unsupported shell {shell!r}")
+    click.echo(completion_class(cli, {}, "wmap", COMPLETE_VAR).source())
+
+
+def _register() -> None:
+    # Command modules import only click at load time; their bodies import the library.
+    from workload_map.cli.commands import definitions, describe, explain, get, update, validate
+
+    for module in (get, describe, explain, update, definitions, validate):
+        cli.add_command(module.command)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "wmap"
+    prog_name = "kubectl wmap" if prog == "kubectl-wmap" else "wmap"
+    cli.main(args=argv, prog_name=prog_name, complete_var=COMPLETE_VAR)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
