@@ -16,7 +16,7 @@ $(BIN)/.installed: pyproject.toml
 example: $(BIN)/.installed
 	$(BIN)/wmap get -A --from-file $(EXAMPLE)
 	@echo
-	$(BIN)/wmap describe leaderworkerset/llama-70b-serve -n ml-serving --from-file $(EXAMPLE)
+	$(BIN)/wmap describe lws/vllm-llama-405b -n ml-serving --from-file $(EXAMPLE)
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests bench

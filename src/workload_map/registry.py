@@ -36,6 +36,12 @@ SHORT_NAMES: dict[tuple[str, str], tuple[str, ...]] = {
 # API groups served by kube-apiserver itself; kubectl prefers them when a short name is ambiguous.
 BUILTIN_GROUPS = frozenset({"", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "storage.k8s.io"})
 
+# Kinds every kubectl user reads as the built-in ones; a CRD kind with the same name is shown with its group.
+BUILTIN_KIND_NAMES = frozenset({
+    "Pod", "Service", "Job", "CronJob", "Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "ConfigMap",
+    "Secret", "Node", "Namespace", "Event", "Endpoints", "Ingress",
+})
+
 
 def plural_of(kind: str) -> str:
     lower = kind.lower()

@@ -69,7 +69,7 @@ def header_lines(tree: WorkloadTree) -> list[str]:
         ("Name", tree.name),
         ("Namespace", tree.namespace),
         ("Type", f"{tree.kind} ({tree.api_version})"),
-        ("Definition", f"{tree.definition.name} ({tree.definition.origin}: {tree.definition.source})"),
+        ("Definition", _definition_line(tree)),
         ("Status", f"{status.primary.value} (matched: {matched})"),
         ("Created", f"{created} ({age(created)} ago)" if created else "<unknown>"),
         (
@@ -380,3 +380,11 @@ def resources_lines(tree: WorkloadTree) -> list[str]:
 
 def indent(lines: Iterable[str], prefix: str = "  ") -> list[str]:
     return [prefix + line if line else line for line in lines]
+
+
+def _definition_line(tree: WorkloadTree) -> str:
+    """Name and origin; the source only when it says more than the origin (a file or cluster object)."""
+    ref = tree.definition
+    if ref.origin == "builtin":
+        return f"{ref.name} (builtin)"
+    return f"{ref.name} ({ref.origin}: {ref.source})"

@@ -29,13 +29,22 @@ def _components(tree: WorkloadTree) -> str:
     return " ".join(f"{role}({count})" for role, count in roles) if roles else "<none>"
 
 
+def type_column(tree: WorkloadTree) -> str:
+    """The kind, qualified by its group when the bare name would read as a built-in kind (Knative Service)."""
+    from workload_map.registry import BUILTIN_GROUPS, BUILTIN_KIND_NAMES
+
+    if tree.group in BUILTIN_GROUPS or tree.kind not in BUILTIN_KIND_NAMES:
+        return tree.kind
+    return f"{tree.kind}.{tree.group}"
+
+
 def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
     from workload_map.cli.output import age, number
 
     counts = tree.counts
     cells = [
         tree.name,
-        tree.kind,
+        type_column(tree),
         tree.status.primary.value,
         _components(tree),
         f"{counts.ready}/{counts.desired}",
