@@ -102,9 +102,9 @@ def completion_cmd(shell: str) -> None:
 
 def _register() -> None:
     # Command modules import only click at load time; their bodies import the library.
-    from workload_map.cli.commands import definitions, describe, explain, get, update, validate
+    from workload_map.cli.commands import definitions, describe, explain, gang, get, update, validate
 
-    for module in (get, describe, explain, update, definitions, validate):
+    for module in (get, describe, explain, gang, update, definitions, validate):
         cli.add_command(module.command)
 
 

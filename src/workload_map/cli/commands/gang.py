@@ -1,0 +1,108 @@
+"""``wmap gang``: the pod groups a workload needs for gang scheduling, and their manifests (docs/gang.md)."""
+
+from __future__ import annotations
+
+import click
+
+from workload_map.cli.options import namespace_option, object_source_options, output_option
+
+SCHEDULER_CHOICES = ("kai", "volcano", "coscheduling", "workload-api")
+
+
+@click.command("gang")
+@click.argument("target", nargs=-1, required=True, metavar="TYPE/NAME | TYPE NAME")
+@namespace_option
+@output_option(("text", "json", "yaml"), "text")
+@click.option(
+    "--for",
+    "scheduler",
+    type=click.Choice(SCHEDULER_CHOICES),
+    default=None,
+    help="Print the PodGroup manifests for this scheduler (with -o yaml|json) instead of the plan.",
+)
+@click.option("--queue", default=None, help="Queue for KAI/Volcano PodGroups (default: from labels).")
+@click.option("--schedule-timeout", type=int, default=None, help="coscheduling scheduleTimeoutSeconds.")
+@click.option(
+    "--workload-api-version",
+    type=click.Choice(("v1beta1", "v1alpha1")),
+    default="v1beta1",
+    show_default=True,
+    help="scheduling.k8s.io version for --for workload-api (v1alpha1 is Kubernetes 1.35 only).",
+)
+@object_source_options
+def command(  # noqa: PLR0917 - click passes every option by name
+    target: tuple[str, ...],
+    namespace: str | None,
+    output: str,
+    scheduler: str | None,
+    queue: str | None,
+    schedule_timeout: int | None,
+    workload_api_version: str,
+    from_file: tuple[str, ...],
+    definition_paths: tuple[str, ...],
+) -> None:
+    """Show the gang groups of a workload as KAI Scheduler's Karta grouper computes them: names, members,
+    minimum sizes, which members are missing or pending and why, and the minimum resources.
+
+    \b
+    Without pods the groups come from the spec alone and are marked "expected".
+    -o json|yaml prints the plan (docs/gang.md); with --for SCHEDULER it prints that scheduler's
+    PodGroup manifests (a List when there are several) and, on stderr, how pods attach to them.
+    \b
+    Examples:
+      wmap gang lws/llama -n serving --from-file dump.yaml
+      wmap gang pytorchjob/train -o yaml --for volcano --from-file dump.yaml
+    """
+    import json
+
+    from workload_map.cli.errors import CliError
+    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
+    from workload_map.cli.sources import cluster_view
+    from workload_map.cli.workloads import find_one
+    from workload_map.gang import plan_in_view
+    from workload_map.gang.emit import emit
+    from workload_map.gang.report import HEADERS, detail_lines, table_rows
+    from workload_map.snapshot import key_of
+
+    view = cluster_view(from_file, definition_paths)
+    workload = find_one(view, target, namespace)
+    try:
+        plan = plan_in_view(view, workload)
+    except (LookupError, ValueError, TypeError) as exc:
+        raise CliError("cannot compute gang groups", where=str(key_of(workload)), why=str(exc)) from None
+    warnings = [*view.warnings, *plan.warnings]
+
+    if scheduler is not None:
+        if output == "text":
+            raise click.UsageError("--for prints manifests: use it with -o yaml or -o json")
+        emission = emit(
+            plan,
+            scheduler,
+            queue=queue,
+            schedule_timeout_seconds=schedule_timeout,
+            workload_api_version=workload_api_version,
+        )
+        objects = emission.objects
+        echo_document(objects[0] if len(objects) == 1 else as_list(objects), output)
+        emit_warnings([*warnings, *emission.warnings])
+        for a in emission.attachments:
+            who = ", ".join(a.pods) or "(none yet)"
+            where = a.group + (f"/{a.sub_group}" if a.sub_group else "")
+            click.echo(f"Attach to {where}: pods {who} need {json.dumps(a.patch(), separators=(',', ':'))}", err=True)
+        return
+
+    if output in ("json", "yaml"):
+        echo_document(plan.to_json(), output)
+    else:
+        form = plan.form or "none"
+        source = "from its pods" if plan.mode == "pods" else "from the spec (no pods yet)"
+        click.echo(f"{workload.get('kind')}/{key_of(workload).name} in namespace {key_of(workload).namespace}")
+        click.echo(f"Definition: {plan.definition}, gang form {form}, groups computed {source}")
+        if plan.groups:
+            click.echo("")
+            echo_table(HEADERS, table_rows(plan))
+        details = detail_lines(plan)
+        if details:
+            click.echo("")
+            click.echo("\n".join(details))
+    emit_warnings(warnings)

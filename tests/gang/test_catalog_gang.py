@@ -1,0 +1,173 @@
+"""The catalog's gang sizes on the corpus examples, against what each framework really needs.
+
+Each expected size is computed here from the object with the framework's own rule (its operator or KAI
+Scheduler's native plugin), independently of the definition; the definition's arithmetic
+(docs/gang.md) must give the same number. Examples are read in place from the shared corpus.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from corpus import CORPUS, corpus_files, corpus_objects
+from workload_map.catalog import builtin_definitions
+from workload_map.gang import GangPlan, plan_gang
+from workload_map.registry import DefinitionRegistry
+
+Obj = dict[str, Any]
+
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+
+
+@pytest.fixture(scope="module")
+def registry() -> DefinitionRegistry:
+    return DefinitionRegistry(builtin_definitions())
+
+
+def _n(value: Any, default: int) -> int:
+    return default if value is None else int(value)
+
+
+# ---------------------------------------------------------------- framework rules
+def pytorchjob(obj: Obj) -> list[int]:
+    spec = obj["spec"]
+    target = (spec.get("runPolicy") or {}).get("schedulingPolicy", {}).get("minAvailable")
+    if target is None:
+        target = (spec.get("elasticPolicy") or {}).get("minReplicas")
+    if target is None:
+        target = sum(_n(r.get("replicas"), 1) for r in spec["pytorchReplicaSpecs"].values())
+    return [target]
+
+
+def mpijob(obj: Obj) -> list[int]:
+    specs = {k.lower(): v for k, v in obj["spec"]["mpiReplicaSpecs"].items()}
+    launcher = _n(specs.get("launcher", {}).get("replicas"), 1) if "launcher" in specs else 0
+    return [launcher + _n(specs.get("worker", {}).get("replicas"), 0)]
+
+
+def raycluster(obj: Obj) -> list[int]:
+    spec = obj["spec"]
+    total = 1 if spec.get("headGroupSpec") else 0
+    for group in spec.get("workerGroupSpecs") or []:
+        if group.get("suspend"):
+            continue
+        minimum = _n(group.get("minReplicas"), 0)
+        count = minimum if minimum > 0 else _n(group.get("replicas"), minimum)
+        total += count * _n(group.get("numOfHosts"), 1)
+    return [total]
+
+
+def leaderworkerset(obj: Obj) -> list[int]:
+    spec = obj["spec"]
+    return [_n(spec["leaderWorkerTemplate"].get("size"), 1)] * _n(spec.get("replicas"), 1)
+
+
+def jobset(obj: Obj) -> list[int]:
+    total = 0
+    for rjob in obj["spec"]["replicatedJobs"]:
+        job = rjob["template"].get("spec") or {}
+        parallelism = _n(job.get("parallelism"), 1)
+        completions = _n(job.get("completions"), parallelism)
+        total += _n(rjob.get("replicas"), 1) * min(parallelism, completions)
+    return [total]
+
+
+def knative(obj: Obj) -> list[int]:
+    annotations = (obj["spec"].get("template", {}).get("metadata") or {}).get("annotations") or {}
+    value = annotations.get("autoscaling.knative.dev/min-scale", annotations.get("autoscaling.knative.dev/minScale"))
+    return [max(_n(value, 1), 1)]
+
+
+def grove(obj: Obj) -> list[int]:
+    """Grove's base PodGang per PodCliqueSet replica: standalone cliques at their minAvailable (default
+    replicas), plus minAvailable (default 1) replicas of every scaling group, each with its cliques'."""
+    template = obj["spec"]["template"]
+    cliques = {c["name"]: c["spec"] for c in template["cliques"]}
+
+    def clique_min(spec: Obj) -> int:
+        return _n(spec.get("minAvailable"), _n(spec.get("replicas"), 1))
+
+    scaling = template.get("podCliqueScalingGroups") or []
+    in_groups = {name for g in scaling for name in g["cliqueNames"]}
+    total = sum(clique_min(s) for n, s in cliques.items() if n not in in_groups)
+    for group in scaling:
+        total += _n(group.get("minAvailable"), 1) * sum(clique_min(cliques[n]) for n in group["cliqueNames"])
+    return [total] * _n(obj["spec"].get("replicas"), 1)
+
+
+def dynamo(obj: Obj) -> list[int]:
+    """One gang per graph: every service at its replicas (these examples set no minimum), times nodes."""
+    spec = obj["spec"]
+    services = list((spec.get("services") or {}).values()) or list(spec.get("components") or [])
+    return [
+        sum(_n(s.get("replicas"), 1) * max(_n((s.get("multinode") or {}).get("nodeCount"), 1), 1) for s in services)
+    ]
+
+
+def job(obj: Obj) -> list[int]:
+    """KAI's Job grouper: 1, or the kai.scheduler/batch-min-member annotation."""
+    override = (obj.get("metadata", {}).get("annotations") or {}).get("kai.scheduler/batch-min-member")
+    return [_n(override, 1)]
+
+
+RULES: dict[str, tuple[str, Callable[[Obj], list[int]]]] = {
+    "pytorchjob": ("PyTorchJob", pytorchjob),
+    "mpijob": ("MPIJob", mpijob),
+    "raycluster": ("RayCluster", raycluster),
+    "leaderworkerset": ("LeaderWorkerSet", leaderworkerset),
+    "jobset": ("JobSet", jobset),
+    "knative-service": ("Service", knative),
+    "grove-podcliqueset": ("PodCliqueSet", grove),
+    "dynamo": ("DynamoGraphDeployment", dynamo),
+    "job": ("Job", job),
+}
+
+# Catalog definitions known to give the wrong size, framework -> "<file>: <fix>" (xfail while listed).
+# JobSet and Dynamo were listed (multi-instance pod component as the member) until their member became
+# the root; keep this empty unless a definition regresses.
+KNOWN_WRONG: dict[str, str] = {}
+
+
+def cases() -> list[Any]:
+    out = []
+    for framework, (kind, _) in RULES.items():
+        for relative in corpus_files(framework, "examples"):
+            for item in corpus_objects(relative):
+                if item.obj.get("kind") != kind:
+                    continue
+                marks = []
+                if framework in KNOWN_WRONG:
+                    marks.append(pytest.mark.xfail(reason=KNOWN_WRONG[framework], strict=True))
+                out.append(pytest.param(framework, item.obj, id=item.label, marks=marks))
+    return out
+
+
+def plan_for(registry: DefinitionRegistry, obj: Obj) -> GangPlan:
+    definition, _ = registry.for_object(obj)
+    assert definition is not None, f"no catalog definition covers {obj.get('kind')}"
+    obj = copy.deepcopy(obj)
+    obj.setdefault("metadata", {})["uid"] = "0f0e0d0c"
+    return plan_gang(definition, obj)
+
+
+@pytest.mark.parametrize(("framework", "obj"), cases())
+def test_catalog_gang_sizes(registry: DefinitionRegistry, framework: str, obj: Obj) -> None:
+    plan = plan_for(registry, obj)
+    assert not plan.errors, [e.message for e in plan.errors]
+    expected = RULES[framework][1](obj)
+    assert [g.min_member for g in plan.groups] == expected
+    # a catalog definition must never make members of one group disagree on its size
+    assert not [w for w in plan.warnings if "compute different minimums" in w]
+
+
+def test_leaderworkerset_groups_are_per_replica(registry: DefinitionRegistry) -> None:
+    [item] = [
+        o for o in corpus_objects("leaderworkerset/examples/vllm-gpu-lws.yaml") if o.obj["kind"] == "LeaderWorkerSet"
+    ]
+    plan = plan_for(registry, item.obj)
+    assert [g.key[-1] for g in plan.groups] == [str(i) for i in range(len(plan.groups))]
+    assert all(g.expected and g.component == "group" for g in plan.groups)
