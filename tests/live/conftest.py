@@ -80,7 +80,12 @@ def _bin_dir() -> Path:
 def test_cluster() -> Iterator[TestCluster]:
     """A running etcd + kube-apiserver shared by the whole session."""
     bin_dir = _bin_dir()
-    cluster = TestCluster(bin_dir)
+    # The gang Workload API (scheduling.k8s.io/v1beta1, GenericWorkload) is off by default in 1.37;
+    # the gang tests create Workloads and PodGroups so the real API server validates our manifests.
+    cluster = TestCluster(
+        bin_dir,
+        extra_apiserver_args=["--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true"],
+    )
     try:
         cluster.start()
     except Exception as exc:  # binaries exist but the cluster won't come up: a real failure

@@ -1,0 +1,75 @@
+"""Glue for the CLI: kubectl's connection flags and a drop-in for ``cli/sources.py:_live_snapshot``.
+
+Only click is imported at module load; the live layer is imported inside the functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from workload_map.cluster import LiveOptions
+    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.snapshot import Snapshot
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def connection_options(func: F) -> F:
+    """``--kubeconfig --context --cluster --user --request-timeout --chunk-size`` (kubectl's names)."""
+    decorators = [
+        click.option("--kubeconfig", metavar="PATH", default=None, help="Path to the kubeconfig file to use."),
+        click.option("--context", metavar="NAME", default=None, help="The kubeconfig context to use."),
+        click.option("--cluster", metavar="NAME", default=None, help="The kubeconfig cluster to use."),
+        click.option("--user", metavar="NAME", default=None, help="The kubeconfig user to use."),
+        click.option(
+            "--request-timeout",
+            metavar="DURATION",
+            default=None,
+            help='Time to wait for one request ("5s", "1m"; 0 = no timeout).',
+        ),
+        click.option(
+            "--chunk-size", type=click.IntRange(min=0), default=500, show_default=True, help="Objects per list page."
+        ),
+    ]
+    for decorate in reversed(decorators):
+        func = decorate(func)
+    return func
+
+
+def live_options(params: dict[str, Any], *, namespace: str | None, all_namespaces: bool, **extra: Any) -> LiveOptions:
+    """LiveOptions from a command's click params (the names ``connection_options`` declares)."""
+    from workload_map.cluster import LiveOptions
+
+    return LiveOptions(
+        kubeconfig=params.get("kubeconfig"),
+        context=params.get("context"),
+        cluster=params.get("cluster"),
+        user=params.get("user"),
+        request_timeout=params.get("request_timeout"),
+        chunk_size=params.get("chunk_size") or 500,
+        namespace=namespace,
+        all_namespaces=all_namespaces,
+        **extra,
+    )
+
+
+def live_snapshot(options: LiveOptions | None = None) -> tuple[Snapshot, list[LoadedDefinition], list[str]]:
+    """Same signature as ``cli/sources.py:_live_snapshot``: objects, cluster Karta definitions, warnings.
+
+    Reads the click context's params when ``options`` is None (namespace, -A, connection flags).
+    """
+    from workload_map.cluster import live_source
+
+    if options is None:
+        ctx = click.get_current_context(silent=True)
+        params = dict(ctx.params) if ctx is not None else {}
+        options = live_options(
+            params, namespace=params.get("namespace"), all_namespaces=bool(params.get("all_namespaces"))
+        )
+    source = live_source(options)
+    source.connection.close()
+    return source.snapshot, source.cluster_definitions, source.warnings

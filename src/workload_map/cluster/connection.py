@@ -1,0 +1,507 @@
+"""One authenticated connection to a kube-apiserver, used through the client's raw path.
+
+The official ``kubernetes`` client does the part that is hard to get right (kubeconfig merging,
+client certificates, exec credential plugins, OIDC refresh, ``proxy-url``, in-cluster config); every
+request then goes through its urllib3 pool as bytes decoded with orjson. The typed models are never
+built: they are an order of magnitude slower on large pod lists.
+
+The client is imported inside :func:`connect` only, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+import orjson
+
+from workload_map.errors import WorkloadMapError
+
+DEFAULT_CHUNK_SIZE = 500
+IN_CLUSTER_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+JSON = "application/json"
+MERGE_PATCH = "application/merge-patch+json"
+
+
+class ClusterError(WorkloadMapError):
+    """A request failed; ``message`` is the whole user-facing line (``<what> (<where>): <why>``)."""
+
+    def __init__(self, message: str, *, status: int = 0, reason: str = "", hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+        self.reason = reason
+
+
+class GoneError(ClusterError):
+    """410 Gone: a continue token or watch resourceVersion is too old."""
+
+
+@dataclass
+class ConnectionOptions:
+    """kubectl's connection flags, with the same names and meanings."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    cluster: str | None = None
+    user: str | None = None
+    namespace: str | None = None  # -n; None = the context's namespace (or "default")
+    request_timeout: str | float | None = None  # "0" = no timeout, "5s", "1m", "250ms", 30
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)?")
+
+
+def parse_timeout(value: str | float | None) -> float | None:
+    """kubectl's ``--request-timeout``: a bare number is seconds, units h/m/s/ms; 0 means none."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) or None
+    text = value.strip()
+    total = 0.0
+    pos = 0
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, None: 1.0}
+    while pos < len(text):
+        m = _DURATION.match(text, pos)
+        if not m or m.end() == pos:
+            raise WorkloadMapError(
+                f"invalid --request-timeout {value!r}",
+                hint='use a number of seconds or a duration such as "5s", "1m", "250ms" (0 = no timeout)',
+            )
+        if m.group(2) is None and len(text) != m.end():
+            raise WorkloadMapError(f"invalid --request-timeout {value!r}")
+        total += float(m.group(1)) * units[m.group(2)]
+        pos = m.end()
+    return total or None
+
+
+class RequestCounter:
+    """Requests by (verb, path without query): what a test asserts API economy with."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.counts: Counter[tuple[str, str]] = Counter()
+        self.log: list[tuple[str, str, str]] = []  # verb, path, query
+
+    def add(self, verb: str, path: str, query: str) -> None:
+        with self._lock:
+            self.counts[(verb, path)] += 1
+            self.log.append((verb, path, query))
+
+    def total(self, verb: str | None = None) -> int:
+        return sum(n for (v, _), n in self.counts.items() if verb is None or v == verb)
+
+    def paths(self, verb: str = "LIST") -> list[str]:
+        return sorted(p for (v, p) in self.counts if v == verb)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.counts.clear()
+            self.log.clear()
+
+
+def _verb(method: str, path: str, query: Mapping[str, Any] | None) -> str:
+    if method != "GET":
+        return method
+    if query and str(query.get("watch", "")).lower() in ("1", "true"):
+        return "WATCH"
+    # /api/v1/pods, /apis/g/v/namespaces/ns/kind: collection paths have an even number of segments
+    # after the group/version prefix (kind or namespaces/ns/kind).
+    parts = [p for p in path.split("/") if p]
+    if parts[:1] == ["api"]:
+        rest = parts[2:]
+    elif parts[:1] == ["apis"]:
+        rest = parts[3:]
+    else:
+        return "GET"
+    if not rest:
+        return "GET"  # discovery
+    if rest[0] == "namespaces" and len(rest) >= 3:
+        rest = rest[2:]
+    return "LIST" if len(rest) == 1 else "GET"
+
+
+@dataclass
+class Connection:
+    """An authenticated client: ``request`` returns decoded JSON, errors become ClusterError."""
+
+    api_client: Any
+    server: str
+    namespace: str  # the default namespace: -n, else the context's, else "default"
+    namespace_explicit: bool = False  # -n was given
+    timeout: float | None = None
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    context: str | None = None
+    user: str | None = None
+    counter: RequestCounter = field(default_factory=RequestCounter)
+
+    # -- raw requests
+    def _headers(self, method: str, path: str, accept: str, content_type: str | None) -> dict[str, str]:
+        api = self.api_client
+        headers: dict[str, str] = {"Accept": accept, "User-Agent": "wmap (workload-map)"}
+        if content_type:
+            headers["Content-Type"] = content_type
+        # Applies the bearer token; an exec plugin / OIDC token is refreshed here when expired.
+        api.update_params_for_auth(headers, [], ["BearerToken"], path, method, None)
+        return headers
+
+    def open(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None = None,
+        *,
+        body: Any = None,
+        accept: str = JSON,
+        content_type: str | None = None,
+        timeout: float | bool | None = True,
+        what: str | None = None,
+    ) -> Any:
+        """Send one request and return the open urllib3 response (status already checked)."""
+        import urllib3
+
+        clean = {k: v for k, v in (query or {}).items() if v is not None and v != ""}
+        qs = urlencode(clean)
+        url = self.server + path + (f"?{qs}" if qs else "")
+        self.counter.add(_verb(method, path, clean), path, qs)
+        headers = self._headers(method, path, accept, content_type)
+        data = orjson.dumps(body) if body is not None and not isinstance(body, (bytes, str)) else body
+        seconds = self.timeout if timeout is True else (timeout or None)
+        urllib_timeout = urllib3.Timeout(total=seconds) if seconds else urllib3.Timeout(connect=30.0, read=None)
+        try:
+            response = self.api_client.rest_client.pool_manager.request(
+                method,
+                url,
+                body=data,
+                headers=headers,
+                timeout=urllib_timeout,
+                preload_content=False,
+                retries=urllib3.Retry(total=1, connect=1, read=0, redirect=0, status=0, raise_on_status=False),
+            )
+        except Exception as exc:  # urllib3 errors: connection refused, TLS, timeouts
+            raise self._transport_error(exc) from None
+        if not 200 <= response.status <= 299:
+            try:
+                payload = response.data
+            except Exception:
+                payload = b""
+            finally:
+                response.release_conn()
+            raise self._http_error(method, path, clean, response.status, payload, what)
+        return response
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None = None,
+        *,
+        body: Any = None,
+        accept: str = JSON,
+        content_type: str | None = None,
+        what: str | None = None,
+    ) -> Any:
+        response = self.open(method, path, query, body=body, accept=accept, content_type=content_type, what=what)
+        try:
+            raw = response.data
+        except Exception as exc:
+            raise self._transport_error(exc) from None
+        finally:
+            response.release_conn()
+        try:
+            return orjson.loads(raw) if raw else None
+        except orjson.JSONDecodeError:
+            raise ClusterError(
+                f"invalid response ({self.server}{path}): not JSON ({len(raw)} bytes)", status=200
+            ) from None
+
+    def get(self, path: str, query: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+        return self.request("GET", path, query, **kwargs)
+
+    def stream_lines(
+        self, path: str, query: Mapping[str, Any], timeout: float | None, opened: list[Any] | None = None
+    ) -> Iterator[bytes]:
+        """Newline-delimited JSON of a watch; ends when the server closes the stream.
+
+        The open response is appended to ``opened`` so another thread can close it to stop the watch.
+        """
+        response = self.open("GET", path, query, timeout=timeout or False)
+        if opened is not None:
+            opened.append(response)
+        buffer = b""
+        try:
+            for chunk in response.stream(64 * 1024, decode_content=True):
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    if line.strip():
+                        yield line
+            if buffer.strip():
+                yield buffer
+        except Exception as exc:
+            if isinstance(exc, ClusterError):
+                raise
+            import urllib3
+
+            if isinstance(exc, (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError)):
+                return  # the watch timed out or the server went away: the caller relists
+            raise self._transport_error(exc) from None
+        finally:
+            response.release_conn()
+
+    def close(self) -> None:
+        try:
+            self.api_client.close()
+        except Exception:
+            pass
+
+    # -- errors
+    def _transport_error(self, exc: BaseException) -> ClusterError:
+        text = str(exc)
+        reason = getattr(exc, "reason", None)
+        if reason is not None:
+            text = str(reason)
+        low = text.lower()
+        if "refused" in low:
+            why = "connection refused"
+        elif "timed out" in low or "timeout" in low:
+            why = "request timed out"
+        elif "certificate" in low or "ssl" in low:
+            why = "TLS error: " + _short(text)
+        elif "name or service not known" in low or "nodename nor servname" in low or "resolve" in low:
+            why = "host not found"
+        elif "remote end closed" in low or "connection aborted" in low or "reset by peer" in low:
+            why = "the server closed the connection"
+        elif "proxy" in low:
+            why = "proxy error: " + _short(text)
+        else:
+            why = _short(text) or type(exc).__name__
+        return ClusterError(
+            f"cluster unreachable ({self.server}): {why}",
+            hint="check --kubeconfig/--context, or that the API server is running",
+        )
+
+    def _http_error(
+        self, method: str, path: str, query: Mapping[str, Any], status: int, payload: bytes, what: str | None
+    ) -> ClusterError:
+        message = ""
+        reason = ""
+        try:
+            doc = orjson.loads(payload) if payload else {}
+            if isinstance(doc, dict):
+                message = str(doc.get("message") or "")
+                reason = str(doc.get("reason") or "")
+        except orjson.JSONDecodeError:
+            message = payload[:200].decode(errors="replace").strip()
+        subject = what or path
+        if status == 401:
+            return ClusterError(
+                "Unauthorized: the token was rejected"
+                + (f" ({self.server})" if self.server else "")
+                + ": the credentials are invalid or expired",
+                status=status,
+                reason="Unauthorized",
+                hint="log in again or refresh the credentials of the kubeconfig user",
+            )
+        if status == 403:
+            verb = {"LIST": "list", "WATCH": "watch", "GET": "get", "PATCH": "patch"}.get(
+                _verb(method, path, query), method.lower()
+            )
+            ns = _namespace_in(path)
+            scope = f" in namespace {ns}" if ns else " at the cluster scope"
+            m = re.search(r'User "([^"]*)"', message)
+            user = f"user {m.group(1)!r}" if m else "user"
+            return ClusterError(f"Forbidden: {user} cannot {verb} {subject}{scope}", status=status, reason="Forbidden")
+        if status == 410:
+            return GoneError(
+                f"Gone ({subject}): {message or 'the resource version is too old'}", status=status, reason="Expired"
+            )
+        if status == 404:
+            return ClusterError(f"NotFound ({subject}): {message or 'not found'}", status=status, reason="NotFound")
+        text = message or reason or f"HTTP {status}"
+        return ClusterError(f"{reason or 'request failed'} ({method} {path}): {text}", status=status, reason=reason)
+
+
+def _short(text: str) -> str:
+    # urllib3 wraps errors in "HTTPSConnectionPool(host=..., port=...): Max retries exceeded ... (Caused by X(...))"
+    m = re.search(r"Caused by \w+\((.*)\)\)?$", text)
+    if m:
+        text = m.group(1)
+    text = re.sub(r"<urllib3[^>]*>:\s*", "", text)
+    return text.strip(" '\"()")[:200]
+
+
+def _namespace_in(path: str) -> str | None:
+    parts = [p for p in path.split("/") if p]
+    if "namespaces" in parts:
+        i = parts.index("namespaces")
+        if i + 1 < len(parts) and i + 2 < len(parts):
+            return parts[i + 1]
+    return None
+
+
+def resource_path(group: str, version: str, plural: str, namespace: str | None = None, name: str | None = None) -> str:
+    base = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    if namespace:
+        base += f"/namespaces/{quote(namespace, safe='')}"
+    base += f"/{plural}"
+    if name:
+        base += f"/{quote(name, safe='')}"
+    return base
+
+
+# --------------------------------------------------------------------------- kubeconfig
+
+
+def _kubeconfig_paths(explicit: str | None) -> str | None:
+    if explicit:
+        return explicit
+    env = os.environ.get("KUBECONFIG")
+    if env:
+        return env
+    default = os.path.expanduser("~/.kube/config")
+    return default if os.path.exists(default) else None
+
+
+class _CaptureLog(logging.Handler):
+    """The client's exec-plugin loader logs its failures instead of raising them; keep them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def connect(options: ConnectionOptions | None = None) -> Connection:
+    """A Connection from kubeconfig (``--kubeconfig``, ``$KUBECONFIG``, ``~/.kube/config``) or in-cluster config."""
+    options = options or ConnectionOptions()
+    from kubernetes import client as k8s_client
+    from kubernetes.config.config_exception import ConfigException
+
+    timeout = parse_timeout(options.request_timeout)
+    configuration = k8s_client.Configuration()
+    paths = _kubeconfig_paths(options.kubeconfig)
+    context_name: str | None = None
+    user_name: str | None = None
+    if paths is None:
+        if os.environ.get("KUBERNETES_SERVICE_HOST") and os.environ.get("KUBERNETES_SERVICE_PORT"):
+            from kubernetes.config import incluster_config
+
+            try:
+                incluster_config.load_incluster_config(client_configuration=configuration)
+            except ConfigException as exc:
+                raise ClusterError(f"invalid in-cluster configuration: {exc}") from None
+            default_ns = _read(IN_CLUSTER_NAMESPACE_FILE) or "default"
+            user_name = "serviceaccount"
+        else:
+            raise ClusterError(
+                "no cluster configured: no kubeconfig found ($KUBECONFIG unset, ~/.kube/config missing) "
+                "and not running in a cluster",
+                hint="pass --kubeconfig PATH, or --from-file PATH to read a dump",
+            )
+    else:
+        if options.kubeconfig and not os.path.exists(os.path.expanduser(options.kubeconfig)):
+            raise ClusterError(f"cannot read kubeconfig ({options.kubeconfig}): no such file")
+        default_ns, context_name, user_name = _load_kubeconfig(paths, options, configuration)
+    configuration.retries = 1
+    api_client = k8s_client.ApiClient(configuration)
+    namespace = options.namespace or default_ns or "default"
+    return Connection(
+        api_client=api_client,
+        server=configuration.host.rstrip("/"),
+        namespace=namespace,
+        namespace_explicit=bool(options.namespace),
+        timeout=timeout,
+        chunk_size=options.chunk_size or DEFAULT_CHUNK_SIZE,
+        context=context_name,
+        user=user_name,
+    )
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
+def _load_kubeconfig(paths: str, options: ConnectionOptions, configuration: Any) -> tuple[str | None, str, str]:
+    from kubernetes.config import kube_config
+    from kubernetes.config.config_exception import ConfigException
+
+    source = paths
+    try:
+        merger = kube_config.KubeConfigMerger(paths)
+        if merger.config is None:
+            raise ClusterError(f"invalid kubeconfig ({source}): no configuration found")
+        loader = kube_config.KubeConfigLoader(config_dict=merger.config, config_base_path=None)
+        context_name = options.context or loader._config.safe_get("current-context")
+        if not context_name:
+            raise ClusterError(
+                f"no context ({source}): the kubeconfig has no current-context",
+                hint="pass --context NAME",
+            )
+        try:
+            loader.set_active_context(context_name)
+        except (ConfigException, KeyError, TypeError) as exc:
+            raise ClusterError(f"context {context_name!r} not found ({source}): {exc}") from None
+        context = loader._current_context["context"]
+        user_name = options.user or context.safe_get("user") or ""
+        if options.cluster:
+            try:
+                loader._cluster = loader._config["clusters"].get_with_name(options.cluster)["cluster"]
+            except (ConfigException, KeyError, TypeError):
+                raise ClusterError(f"cluster {options.cluster!r} not found ({source})") from None
+        if options.user:
+            try:
+                loader._user = loader._config["users"].get_with_name(options.user)["user"]
+            except (ConfigException, KeyError, TypeError):
+                raise ClusterError(f"user {options.user!r} not found ({source})") from None
+        capture = _CaptureLog()
+        root = logging.getLogger()
+        root.addHandler(capture)
+        try:
+            loader.load_and_set(configuration)
+        finally:
+            root.removeHandler(capture)
+        user = loader._user
+        if (
+            user is not None
+            and "exec" in user
+            and not (getattr(loader, "token", None) or getattr(loader, "cert_file", None))
+        ):
+            why = capture.messages[-1] if capture.messages else "the plugin returned no credentials"
+            command = user["exec"].safe_get("command") if hasattr(user["exec"], "safe_get") else "?"
+            raise ClusterError(
+                f"exec credential plugin failed ({command}): {_short(why.splitlines()[0] if why else why)}",
+                hint="run the plugin command by hand to see its error",
+            )
+        if "expiry" in loader.__dict__ and kube_config._is_expired(loader.expiry):
+            raise ClusterError(
+                f"Unauthorized: the token was rejected ({user_name}): the exec credential expired at "
+                f"{loader.expiry.isoformat()}",
+                hint="log in again or refresh the credentials of the kubeconfig user",
+            )
+        namespace = context.safe_get("namespace")
+        return (str(namespace) if namespace else None), str(context_name), str(user_name)
+    except ClusterError:
+        raise
+    except ConfigException as exc:
+        raise ClusterError(f"invalid kubeconfig ({source}): {exc}") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ClusterError(f"invalid kubeconfig ({source}): {type(exc).__name__}: {exc}") from None
+
+
+def host_of(url: str) -> str:
+    return urlsplit(url).netloc

@@ -1,0 +1,463 @@
+"""Listing what the covered workloads need into a Snapshot, with as few requests as possible.
+
+For ``get``: one paged list per covered kind the cluster serves, one paged pod list for the namespace
+in scope (cluster-wide with -A), and one paged list per kind that sits between pods and workloads on
+an owner chain (Jobs, StatefulSets, ReplicaSets, PodCliques...), derived from the definitions. Never
+a GET per pod or per owner. For ``describe``: the named workload, the intermediate kinds of its
+definition only, and the pods narrowed by a label selector when the definition makes one obvious.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from workload_map.cluster.connection import ClusterError, Connection, GoneError, resource_path
+from workload_map.cluster.discovery import Discovery, ServedResource
+from workload_map.definition.loader import LoadedDefinition
+from workload_map.registry import DefinitionRegistry
+from workload_map.snapshot import Obj, Snapshot
+
+MAX_WORKERS = 4
+KARTA_GROUP, KARTA_VERSION, KARTA_KIND = "run.ai", "v1alpha1", "Karta"
+KARTA_RESOURCE = "kartas.run.ai"
+
+# Kinds that never own a pod (directly or through another object): an additionalChildKinds entry of
+# one of these groups/kinds is not needed to walk owner chains, so it is never listed.
+_NON_OWNER_GROUPS = {
+    "rbac.authorization.k8s.io",
+    "networking.k8s.io",
+    "gateway.networking.k8s.io",
+    "policy",
+    "autoscaling",
+    "keda.sh",
+    "monitoring.coreos.com",
+    "networking.istio.io",
+    "route.openshift.io",
+    "scheduling.volcano.sh",
+    "scheduling.x-k8s.io",
+    "scheduler.grove.io",
+    "networking.internal.knative.dev",
+    "autoscaling.internal.knative.dev",
+    "inference.networking.k8s.io",
+    "resource.nvidia.com",
+    "resource.k8s.io",
+    "discovery.k8s.io",
+    "storage.k8s.io",
+    "coordination.k8s.io",
+}
+_NON_OWNER_KINDS = {("serving.knative.dev", "Route")}
+# Built-in groups: only these kinds own pods or pod owners.
+_BUILTIN_OWNERS = {
+    "": set(),
+    "apps": {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"},
+    "batch": {"Job", "CronJob"},
+}
+
+# Labels operators put on every pod of a workload, whose value is the workload's name. Used only to
+# narrow the pod list of ``describe``; resolution never depends on them.
+WORKLOAD_NAME_LABELS: dict[tuple[str, str], str] = {
+    ("jobset.x-k8s.io", "JobSet"): "jobset.sigs.k8s.io/jobset-name",
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "leaderworkerset.sigs.k8s.io/name",
+    ("kubeflow.org", "PyTorchJob"): "training.kubeflow.org/job-name",
+    ("kubeflow.org", "TFJob"): "training.kubeflow.org/job-name",
+    ("kubeflow.org", "MPIJob"): "training.kubeflow.org/job-name",
+    ("kubeflow.org", "XGBoostJob"): "training.kubeflow.org/job-name",
+    ("kubeflow.org", "PaddleJob"): "training.kubeflow.org/job-name",
+    ("kubeflow.org", "JAXJob"): "training.kubeflow.org/job-name",
+    ("ray.io", "RayCluster"): "ray.io/cluster",
+    ("batch", "Job"): "batch.kubernetes.io/job-name",
+}
+
+
+@dataclass
+class ListResult:
+    resource: ServedResource
+    namespace: str | None
+    items: list[Obj]
+    resource_version: str
+    pages: int
+    label_selector: str | None = None
+    field_selector: str | None = None
+
+
+@dataclass
+class FetchResult:
+    snapshot: Snapshot
+    definitions: list[LoadedDefinition]  # Karta objects of the cluster that loaded and validated
+    warnings: list[str]
+    lists: list[ListResult] = field(default_factory=list)  # what was listed (for watch / snapshot)
+    karta_objects: list[Obj] = field(default_factory=list)
+    discovery: Discovery | None = None
+
+    @property
+    def objects(self) -> list[Obj]:
+        return list(self.snapshot.objects)
+
+
+# --------------------------------------------------------------------------- listing
+
+
+def list_all(
+    connection: Connection,
+    resource: ServedResource,
+    namespace: str | None,
+    *,
+    label_selector: str | None = None,
+    field_selector: str | None = None,
+    chunk_size: int | None = None,
+    warnings: list[str] | None = None,
+) -> ListResult:
+    """Every object of one resource, page by page; an expired continue token relists once."""
+    path = resource_path(resource.group, resource.version, resource.plural, namespace if resource.namespaced else None)
+    limit = chunk_size or connection.chunk_size
+    what = resource.display
+    for attempt in (1, 2):
+        items: list[Obj] = []
+        token: str | None = None
+        pages = 0
+        resource_version = ""
+        try:
+            while True:
+                query = {
+                    "limit": limit if limit and limit > 0 else None,
+                    "continue": token,
+                    "labelSelector": label_selector,
+                    "fieldSelector": field_selector,
+                }
+                doc = connection.get(path, query, what=what) or {}
+                pages += 1
+                for item in doc.get("items") or []:
+                    if isinstance(item, dict):
+                        # List items carry no apiVersion/kind on the wire; every reader needs them.
+                        item["apiVersion"] = resource.api_version
+                        item["kind"] = resource.kind
+                        # kubectl drops managedFields by default; so do we (dumps match, less memory).
+                        metadata = item.get("metadata")
+                        if isinstance(metadata, dict):
+                            metadata.pop("managedFields", None)
+                        items.append(item)
+                metadata = doc.get("metadata") or {}
+                resource_version = str(metadata.get("resourceVersion") or resource_version)
+                token = metadata.get("continue") or None
+                if not token:
+                    break
+        except GoneError:
+            if attempt == 2 or token is None:
+                raise
+            if warnings is not None:
+                where = f" in namespace {namespace}" if namespace and resource.namespaced else ""
+                warnings.append(
+                    f"listing {what}{where}: the continue token expired (410 Gone) after {pages} page(s); "
+                    "listed again from the start"
+                )
+            continue
+        return ListResult(resource, namespace, items, resource_version, pages, label_selector, field_selector)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def owner_kind_needed(group: str, kind: str) -> bool:
+    """Whether objects of this kind can sit on a pod's owner chain."""
+    if group in _BUILTIN_OWNERS:
+        return kind in _BUILTIN_OWNERS[group]
+    if group in _NON_OWNER_GROUPS or (group, kind) in _NON_OWNER_KINDS:
+        return False
+    return group != KARTA_GROUP
+
+
+def child_kinds(definitions: Iterable[LoadedDefinition]) -> set[tuple[str, str]]:
+    """Kinds between pods and workloads: component kinds and additionalChildKinds that can own pods."""
+    out: set[tuple[str, str]] = set()
+    for definition in definitions:
+        karta = definition.karta
+        candidates = [c.kind for c in karta.components[1:] if c.kind is not None]
+        candidates += list(karta.spec.structure_definition.additional_child_kinds)
+        for gvk in candidates:
+            if (gvk.group, gvk.kind) != ("", "Pod") and owner_kind_needed(gvk.group, gvk.kind):
+                out.add((gvk.group, gvk.kind))
+    return out
+
+
+@dataclass
+class Plan:
+    workloads: list[ServedResource]
+    children: list[ServedResource]
+    pods: ServedResource | None
+
+
+def _defined_versions(registry: DefinitionRegistry, group: str, kind: str) -> list[str]:
+    return [
+        d.karta.identity.version
+        for d in registry.definitions
+        if d.karta.identity is not None and (d.karta.identity.group, d.karta.identity.kind) == (group, kind)
+    ]
+
+
+def plan_lists(
+    registry: DefinitionRegistry,
+    discovery: Discovery,
+    *,
+    definitions: Iterable[LoadedDefinition] | None = None,
+    kinds: Iterable[tuple[str, str]] | None = None,
+) -> Plan:
+    """What to list: covered kinds served (or only ``kinds``), their intermediate kinds, pods."""
+    covered = {(d.karta.identity.group, d.karta.identity.kind) for d in registry.definitions if d.karta.identity}
+    wanted = set(kinds) if kinds is not None else covered
+    workload_resources: list[ServedResource] = []
+    for group, kind in sorted(wanted - {("", "Pod")}):
+        res = discovery.resource(group, kind, _defined_versions(registry, group, kind))
+        if res is not None and res.can("list"):
+            workload_resources.append(res)
+    defs = list(definitions) if definitions is not None else registry.definitions
+    children: list[ServedResource] = []
+    listed = {(r.group, r.kind) for r in workload_resources}
+    for group, kind in sorted(child_kinds(defs) - listed - {("", "Pod")}):
+        res = discovery.resource(group, kind, _defined_versions(registry, group, kind))
+        if res is not None and res.can("list"):
+            children.append(res)
+    pods = discovery.resource("", "Pod")
+    if pods is None:  # every real server serves pods; keep going with the well-known resource
+        pods = ServedResource("", "v1", "Pod", "pods", True, ("po",), ("list", "watch"), True)
+    return Plan(workload_resources, children, pods)
+
+
+# --------------------------------------------------------------------------- Karta objects
+
+
+def load_cluster_definitions(
+    connection: Connection, discovery: Discovery, warnings: list[str]
+) -> tuple[list[LoadedDefinition], list[Obj]]:
+    """Karta objects of the cluster (origin "cluster"); problems are one warning each."""
+    from workload_map.definition.loader import definition_from_dict
+    from workload_map.definition.validate import validate
+    from workload_map.errors import Location, Severity
+
+    resource = discovery.resource(KARTA_GROUP, KARTA_KIND, [KARTA_VERSION])
+    if resource is None:
+        warnings.append(
+            f"the Karta CRD ({KARTA_RESOURCE}) is not installed in the cluster: using built-in definitions only"
+        )
+        return [], []
+    try:
+        result = list_all(connection, resource, None, warnings=warnings)
+    except ClusterError as exc:
+        if exc.status == 403:
+            warnings.append(f"cannot read cluster definitions: {exc.message}; using built-in definitions only")
+            return [], []
+        raise
+    loaded: list[LoadedDefinition] = []
+    for obj in result.items:
+        name = str((obj.get("metadata") or {}).get("name") or "?")
+        location = Location(f"cluster:karta/{name}")
+        data = {k: v for k, v in obj.items() if k in ("apiVersion", "kind", "metadata", "spec", "status")}
+        if resource.version != KARTA_VERSION:
+            data["apiVersion"] = f"{KARTA_GROUP}/{KARTA_VERSION}"
+        karta, problems = definition_from_dict(data, location)
+        if karta is None:
+            first = problems[0] if problems else "cannot be read"
+            more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+            warnings.append(f"ignoring cluster definition Karta {name!r}: {first}{more}")
+            continue
+        errors = [f for f in validate(karta, location) if f.severity is Severity.ERROR]
+        if errors:
+            more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+            warnings.append(f"ignoring cluster definition Karta {name!r}: {errors[0]}{more}")
+            continue
+        loaded.append(LoadedDefinition(karta, location, "cluster"))
+    return loaded, result.items
+
+
+# --------------------------------------------------------------------------- fetching
+
+
+def _run_lists(
+    connection: Connection,
+    jobs: list[tuple[ServedResource, str | None, dict[str, Any]]],
+    warnings: list[str],
+) -> list[ListResult]:
+    """The lists in parallel; a Forbidden kind is one warning, anything else stops everything."""
+
+    def run(job: tuple[ServedResource, str | None, dict[str, Any]]) -> tuple[ListResult | None, list[str]]:
+        resource, namespace, kwargs = job
+        local: list[str] = []
+        try:
+            return list_all(connection, resource, namespace, warnings=local, **kwargs), local
+        except ClusterError as exc:
+            if exc.status == 403:
+                local.append(f"{exc.message}: its workloads are left out")
+                return None, local
+            if exc.status == 404 and resource.group:
+                local.append(f"{resource.display} is no longer served: left out")
+                return None, local
+            raise
+
+    results: list[ListResult] = []
+    if not jobs:
+        return results
+    with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(jobs))) as pool:
+        futures = [pool.submit(run, job) for job in jobs]
+        error: BaseException | None = None
+        for future in futures:
+            try:
+                result, local = future.result()
+            except BaseException as exc:  # keep the first failure, let the others finish
+                error = error or exc
+                continue
+            warnings.extend(local)
+            if result is not None:
+                results.append(result)
+        if error is not None:
+            raise error
+    return results
+
+
+def fetch_snapshot(
+    connection: Connection,
+    registry: DefinitionRegistry,
+    namespace: str | None,
+    *,
+    discovery: Discovery,
+    kinds: Iterable[tuple[str, str]] | None = None,
+    chunk_size: int | None = None,
+) -> tuple[Snapshot, list[str], list[ListResult]]:
+    """Everything ``get`` needs: ``namespace`` None lists cluster-wide (-A)."""
+    warnings: list[str] = []
+    plan = plan_lists(registry, discovery, kinds=kinds)
+    options: dict[str, Any] = {"chunk_size": chunk_size}
+    jobs = [(r, namespace, options) for r in [*plan.workloads, *plan.children]]
+    if plan.pods is not None:
+        jobs.insert(0, (plan.pods, namespace, options))  # the biggest list starts first
+    results = _run_lists(connection, jobs, warnings)
+    objects = [o for r in results for o in r.items]
+    return Snapshot(objects), warnings, results
+
+
+# --------------------------------------------------------------------------- describe
+
+
+_LABEL_PATH = re.compile(r"""^\s*\.metadata\.labels(?:\[\s*"([^"\\]+)"\s*\]|\.([A-Za-z_][A-Za-z0-9_]*))\s*$""")
+
+
+def _label_key(key_path: str | None) -> str | None:
+    if not key_path:
+        return None
+    m = _LABEL_PATH.match(key_path)
+    return (m.group(1) or m.group(2)) if m else None
+
+
+_EXISTS = object()
+
+
+def pod_label_selector(definition: LoadedDefinition, workload_name: str | None = None) -> str | None:
+    """A label selector every pod of one workload carries, or None when the definition gives none.
+
+    Each pod-producing component must have a componentTypeSelector made of matchLabels or a plain
+    ``.metadata.labels["k"]`` keyPath; the selector keeps the label keys all of them share (``k=v``
+    when they agree, ``k in (...)`` when they differ, ``k`` when any only needs the key). Operators'
+    workload-name labels (WORKLOAD_NAME_LABELS) narrow it to one workload.
+    """
+    karta = definition.karta
+    producing = [c for c in karta.components if c.spec_definition is not None]
+    common: dict[str, set[Any]] | None = None
+    for component in producing:
+        selector = component.pod_selector.component_type_selector if component.pod_selector else None
+        requirement: dict[str, Any] = {}
+        if selector is not None:
+            for key, value in (selector.match_labels or {}).items():
+                requirement[key] = value
+            key = _label_key(selector.key_path)
+            if key is not None and key not in requirement:
+                requirement[key] = selector.value if selector.value is not None else _EXISTS
+        if not requirement:
+            common = None
+            break
+        if common is None:
+            common = {k: {v} for k, v in requirement.items()}
+        else:
+            common = {k: common[k] | {requirement[k]} for k in common if k in requirement}
+    parts: list[str] = []
+    for key, values in sorted((common or {}).items()):
+        if _EXISTS in values:
+            parts.append(key)
+        elif len(values) == 1:
+            parts.append(f"{key}={next(iter(values))}")
+        else:
+            parts.append(f"{key} in ({','.join(sorted(str(v) for v in values))})")
+    identity = karta.identity
+    if workload_name and identity is not None:
+        name_label = WORKLOAD_NAME_LABELS.get((identity.group, identity.kind))
+        if name_label and _valid_label_value(workload_name):
+            parts = [p for p in parts if p.split("=")[0].split(" ")[0] != name_label]
+            parts.append(f"{name_label}={workload_name}")
+    return ",".join(parts) or None
+
+
+def _valid_label_value(value: str) -> bool:
+    return len(value) <= 63 and re.fullmatch(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?", value) is not None
+
+
+def _definition_closure(registry: DefinitionRegistry, root: LoadedDefinition) -> list[LoadedDefinition]:
+    """The definition and those of covered kinds it creates (RayJob -> RayCluster, CronJob -> Job)."""
+    out = [root]
+    seen = {id(root)}
+    queue = [root]
+    while queue:
+        current = queue.pop()
+        for group, kind in child_kinds([current]):
+            for d in registry.definitions:
+                if d.karta.identity and (d.karta.identity.group, d.karta.identity.kind) == (group, kind):
+                    if id(d) not in seen:
+                        seen.add(id(d))
+                        out.append(d)
+                        queue.append(d)
+    return out
+
+
+def fetch_for_describe(
+    connection: Connection,
+    registry: DefinitionRegistry,
+    group: str,
+    kind: str,
+    name: str,
+    namespace: str,
+    *,
+    discovery: Discovery,
+    chunk_size: int | None = None,
+) -> tuple[Snapshot, list[str], list[ListResult]]:
+    """One workload: itself (field selector on its name), its intermediate kinds, its pods."""
+    warnings: list[str] = []
+    matching = [
+        d
+        for d in registry.definitions
+        if d.karta.identity and (d.karta.identity.group, d.karta.identity.kind) == (group, kind)
+    ]
+    res = discovery.resource(group, kind, _defined_versions(registry, group, kind))
+    if res is None or not matching:
+        return Snapshot([]), warnings, []
+    options: dict[str, Any] = {"chunk_size": chunk_size}
+    if (group, kind) == ("", "Pod"):
+        jobs = [(res, namespace, {**options, "field_selector": f"metadata.name={name}"})]
+        results = _run_lists(connection, jobs, warnings)
+        return Snapshot([o for r in results for o in r.items]), warnings, results
+    definition, _ = registry.for_object({"apiVersion": res.api_version, "kind": kind})
+    definition = definition or matching[0]
+    closure = _definition_closure(registry, definition)
+    jobs = [(res, namespace, {**options, "field_selector": f"metadata.name={name}"})]
+    for group_kind in sorted(child_kinds(closure) - {(group, kind), ("", "Pod")}):
+        child = discovery.resource(*group_kind, _defined_versions(registry, *group_kind))
+        if child is not None and child.can("list"):
+            jobs.append((child, namespace, options))
+    selector = pod_label_selector(definition, name)
+    pods = discovery.resource("", "Pod") or ServedResource("", "v1", "Pod", "pods", True)
+    jobs.insert(0, (pods, namespace, {**options, "label_selector": selector}))
+    results = _run_lists(connection, jobs, warnings)
+    return Snapshot([o for r in results for o in r.items]), warnings, results
+
+
+ProgressCallback = Callable[[str], None]

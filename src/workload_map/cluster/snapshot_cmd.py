@@ -1,0 +1,74 @@
+"""``wmap snapshot``: everything the covered workloads need, in ONE file that ``--from-file`` reads.
+
+The file is a ``List`` (``{"apiVersion": "v1", "kind": "List", "items": [...]}``) holding the
+workloads, the intermediate objects (Jobs, StatefulSets, ...), the pods and the cluster's Karta
+objects, each with its apiVersion and kind. ``.json`` writes JSON, anything else YAML.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from workload_map.snapshot import Obj
+
+# Noise a dump never needs; dropping it keeps big snapshots small.
+_DROP_METADATA = ("managedFields",)
+
+
+def _clean(obj: Obj) -> Obj:
+    metadata = obj.get("metadata")
+    if isinstance(metadata, dict) and any(k in metadata for k in _DROP_METADATA):
+        obj = {**obj, "metadata": {k: v for k, v in metadata.items() if k not in _DROP_METADATA}}
+    return obj
+
+
+def snapshot_document(objects: Iterable[Obj], karta_objects: Iterable[Obj] = ()) -> dict[str, Any]:
+    items = [_clean(o) for o in karta_objects] + [_clean(o) for o in objects]
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+
+
+def write_snapshot(path: str | os.PathLike[str], objects: Iterable[Obj], karta_objects: Iterable[Obj] = ()) -> int:
+    """Write the List atomically (temp file + rename); returns the number of items."""
+    document = snapshot_document(objects, karta_objects)
+    target = Path(path)
+    if target.suffix.lower() == ".json":
+        data = orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
+    else:
+        import yaml
+
+        dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        data = yaml.dump(
+            document, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True
+        ).encode()
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return len(document["items"])
+
+
+def save_live_snapshot(options: Any, path: str | os.PathLike[str]) -> tuple[int, list[str]]:
+    """List the cluster as ``get`` does (``options`` is a LiveOptions) and write it to ``path``."""
+    from workload_map.cluster import live_source
+
+    source = live_source(options)
+    try:
+        count = write_snapshot(path, source.snapshot.objects, source.karta_objects)
+    finally:
+        if getattr(options, "connection", None) is None:
+            source.connection.close()
+    return count, source.warnings

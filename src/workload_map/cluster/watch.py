@@ -1,0 +1,198 @@
+"""``get --watch``: keep a Snapshot current with watches started at the lists' resourceVersions.
+
+One watch per list that was made (same resource, namespace and selectors), with
+``allowWatchBookmarks=true`` so the resourceVersion stays fresh; a watch that ends is reopened at
+the last resourceVersion seen; ``410 Gone`` (the version was compacted away) relists that resource
+and continues. The generator yields a new Snapshot after every batch of events and is bounded by
+``max_events`` / ``timeout`` so tests and scripts can stop it.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from workload_map.cluster.connection import ClusterError, Connection, GoneError, resource_path
+from workload_map.cluster.fetch import ListResult, list_all
+from workload_map.snapshot import Obj, Snapshot
+
+WATCH_SECONDS = 300  # server-side timeout of one watch request; it is reopened after
+
+
+@dataclass
+class WatchEvent:
+    type: str  # ADDED | MODIFIED | DELETED | RELISTED
+    object: Obj | None
+    snapshot: Snapshot
+    warnings: list[str] = field(default_factory=list)
+
+
+def _key(obj: Obj) -> tuple[str, str, str, str]:
+    metadata = obj.get("metadata") or {}
+    return (
+        str(obj.get("apiVersion")),
+        str(obj.get("kind")),
+        str(metadata.get("namespace") or ""),
+        str(metadata.get("name")),
+    )
+
+
+class _Watcher(threading.Thread):
+    def __init__(
+        self,
+        connection: Connection,
+        listed: ListResult,
+        out: queue.Queue[Any],
+        stop: threading.Event,
+        watch_seconds: int,
+    ) -> None:
+        super().__init__(daemon=True, name=f"watch {listed.resource.display}")
+        self.connection = connection
+        self.listed = listed
+        self.out = out
+        self.stop_event = stop
+        self.watch_seconds = watch_seconds
+        self.resource_version = listed.resource_version
+        self.opened: list[Any] = []
+
+    def close(self) -> None:
+        for response in self.opened:
+            try:
+                response.shutdown() if hasattr(response, "shutdown") else None
+                response.close()
+            except Exception:
+                pass
+
+    def run(self) -> None:
+        res = self.listed.resource
+        path = resource_path(res.group, res.version, res.plural, self.listed.namespace if res.namespaced else None)
+        while not self.stop_event.is_set():
+            query = {
+                "watch": "true",
+                "allowWatchBookmarks": "true",
+                "resourceVersion": self.resource_version,
+                "timeoutSeconds": self.watch_seconds,
+                "labelSelector": self.listed.label_selector,
+                "fieldSelector": self.listed.field_selector,
+            }
+            try:
+                gone = False
+                for line in self.connection.stream_lines(
+                    path, query, timeout=self.watch_seconds + 30, opened=self.opened
+                ):
+                    if self.stop_event.is_set():
+                        return
+                    event = orjson.loads(line)
+                    kind, obj = event.get("type"), event.get("object") or {}
+                    if kind == "ERROR":
+                        if obj.get("code") == 410:
+                            gone = True
+                            break
+                        raise ClusterError(
+                            f"watch {res.display}: {obj.get('message') or obj}", status=int(obj.get("code") or 0)
+                        )
+                    rv = (obj.get("metadata") or {}).get("resourceVersion")
+                    if rv:
+                        self.resource_version = str(rv)
+                    if kind == "BOOKMARK":
+                        continue
+                    obj.setdefault("apiVersion", res.api_version)
+                    obj.setdefault("kind", res.kind)
+                    self.out.put((kind, obj, None))
+                if gone:
+                    raise GoneError(f"Gone ({res.display}): the watch resource version is too old", status=410)
+            except GoneError:
+                if self.stop_event.is_set():
+                    return
+                try:
+                    fresh = list_all(
+                        self.connection,
+                        res,
+                        self.listed.namespace,
+                        label_selector=self.listed.label_selector,
+                        field_selector=self.listed.field_selector,
+                    )
+                except ClusterError as exc:
+                    self.out.put(("FAILED", None, exc))
+                    return
+                self.resource_version = fresh.resource_version
+                self.out.put(("RELISTED", fresh, f"watch of {res.display} expired (410 Gone): listed again"))
+            except ClusterError as exc:
+                if not self.stop_event.is_set():
+                    self.out.put(("FAILED", None, exc))
+                return
+            except Exception as exc:  # pragma: no cover - never let a thread die silently
+                self.out.put(("FAILED", None, ClusterError(f"watch {res.display}: {type(exc).__name__}: {exc}")))
+                return
+
+
+def watch_snapshots(
+    connection: Connection,
+    lists: list[ListResult],
+    *,
+    max_events: int | None = None,
+    timeout: float | None = None,
+    watch_seconds: int = WATCH_SECONDS,
+    settle: float = 0.1,
+) -> Iterator[WatchEvent]:
+    """Yield a WatchEvent (with the whole current Snapshot) after each change, until a bound is hit."""
+    store: dict[tuple[str, str, str, str], Obj] = {}
+    for listed in lists:
+        for obj in listed.items:
+            store[_key(obj)] = obj
+    events: queue.Queue[Any] = queue.Queue()
+    stop = threading.Event()
+    watchers = [_Watcher(connection, listed, events, stop, watch_seconds) for listed in lists]
+    for w in watchers:
+        w.start()
+    deadline = time.monotonic() + timeout if timeout else None
+    seen = 0
+    try:
+        while max_events is None or seen < max_events:
+            wait = 1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+            if deadline is not None and wait <= 0:
+                return
+            try:
+                batch = [events.get(timeout=min(wait, 1.0))]
+            except queue.Empty:
+                continue
+            time.sleep(settle)  # let a burst (a whole rollout) arrive as one batch
+            while True:
+                try:
+                    batch.append(events.get_nowait())
+                except queue.Empty:
+                    break
+            last: tuple[str, Obj | None] = ("", None)
+            warnings: list[str] = []
+            for kind, payload, extra in batch:
+                if kind == "FAILED":
+                    raise extra
+                if kind == "RELISTED":
+                    listed: ListResult = payload
+                    prefix = (listed.resource.api_version, listed.resource.kind)
+                    for key in [
+                        k for k in store if k[:2] == prefix and (not listed.namespace or k[2] == listed.namespace)
+                    ]:
+                        del store[key]
+                    for obj in listed.items:
+                        store[_key(obj)] = obj
+                    warnings.append(extra)
+                    last = ("RELISTED", None)
+                elif kind == "DELETED":
+                    store.pop(_key(payload), None)
+                    last = (kind, payload)
+                else:
+                    store[_key(payload)] = payload
+                    last = (kind, payload)
+                seen += 1
+            yield WatchEvent(last[0], last[1], Snapshot(list(store.values())), warnings)
+    finally:
+        stop.set()
+        for w in watchers:
+            w.close()

@@ -1,0 +1,59 @@
+"""``python -m workload_map.crd [--check] [--root DIR]``: write (or check) the generated CRD files.
+
+Writes ``deploy/crd/kartas.run.ai.yaml``, the chart's ``templates/crd-kartas.yaml`` and its RBAC-derived
+``templates/clusterrole.yaml`` under the
+repository root (default: the current directory). With ``--check`` nothing is written and the exit status
+is 1 when a file is missing or stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from workload_map.crd import render_chart_template, render_crd
+
+CRD_PATH = Path("deploy/crd/kartas.run.ai.yaml")
+CHART_CRD_PATH = Path("charts/workload-map/templates/crd-kartas.yaml")
+CHART_CLUSTERROLE_PATH = Path("charts/workload-map/templates/clusterrole.yaml")
+
+
+def generated_files() -> dict[Path, str]:
+    from workload_map.operator.rbac import render_clusterrole_template
+
+    return {
+        CRD_PATH: render_crd(),
+        CHART_CRD_PATH: render_chart_template(),
+        CHART_CLUSTERROLE_PATH: render_clusterrole_template(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m workload_map.crd", description=__doc__)
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root (default: .)")
+    parser.add_argument("--check", action="store_true", help="fail if a generated file is stale")
+    parser.add_argument("--stdout", action="store_true", help="print the CRD instead of writing files")
+    args = parser.parse_args(argv)
+    if args.stdout:
+        sys.stdout.write(render_crd())
+        return 0
+    stale = []
+    for rel, text in generated_files().items():
+        path = args.root / rel
+        if args.check:
+            if not path.is_file() or path.read_text() != text:
+                stale.append(str(rel))
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+            print(f"wrote {rel}", file=sys.stderr)
+    if stale:
+        print(f"stale generated files: {', '.join(stale)}; run python -m workload_map.crd", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from workload_map.operator.main import main
+
+sys.exit(main())

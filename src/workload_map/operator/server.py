@@ -1,0 +1,123 @@
+"""HTTP servers: the TLS admission webhook server and the plain health server (``/healthz``, ``/readyz``).
+
+Both are ``ThreadingHTTPServer``s on their own threads. The webhook server's certificate can be replaced
+while it runs (rotation): new TLS handshakes use the new chain.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import ssl
+import tempfile
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+log = logging.getLogger("workload_map.operator.server")
+
+Handler = Callable[[dict[str, Any]], dict[str, Any]]
+MAX_BODY = 8 * 1024 * 1024
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def _handler_class(routes: dict[str, Handler] | None, probes: dict[str, Callable[[], tuple[bool, str]]] | None) -> type:
+    class H(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            log.debug("http", extra={"request": format % args})
+
+        def _send(self, code: int, body: bytes, ctype: str = "application/json") -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            probe = (probes or {}).get(path)
+            if probe is None:
+                self._send(404, b"not found\n", "text/plain")
+                return
+            ok, detail = probe()
+            self._send(200 if ok else 503, (detail or ("ok" if ok else "not ready")).encode() + b"\n", "text/plain")
+
+        def do_POST(self) -> None:
+            path = self.path.split("?", 1)[0]
+            route = (routes or {}).get(path)
+            if route is None:
+                self._send(404, b'{"error":"no such webhook"}')
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            if length <= 0 or length > MAX_BODY:
+                self._send(400, b'{"error":"bad request body"}')
+                return
+            try:
+                request = json.loads(self.rfile.read(length))
+                result = route(request)
+            except Exception as exc:
+                log.exception("webhook failed", extra={"path": path})
+                self._send(500, json.dumps({"error": str(exc)}).encode())
+                return
+            self._send(200, json.dumps(result).encode())
+
+    return H
+
+
+class HealthServer:
+    def __init__(self, host: str, port: int, probes: dict[str, Callable[[], tuple[bool, str]]]) -> None:
+        self.httpd = _Server((host, port), _handler_class(None, probes))
+        self.port = self.httpd.server_address[1]
+
+    def start(self) -> None:
+        threading.Thread(target=self.httpd.serve_forever, name="health", daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class WebhookServer:
+    def __init__(self, host: str, port: int, routes: dict[str, Handler]) -> None:
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.minimum_version = ssl.TLSVersion.TLSv1_2
+        self.httpd = _Server((host, port), _handler_class(routes, None), bind_and_activate=True)
+        self.port = self.httpd.server_address[1]
+        self.loaded = False
+        self._orig_get_request = self.httpd.get_request
+        self.httpd.get_request = self._get_request  # type: ignore[method-assign]
+
+    def _get_request(self) -> tuple[Any, Any]:
+        sock, addr = self._orig_get_request()
+        # The handshake happens in the handler thread (do_handshake_on_connect), not in the accept loop.
+        return self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), addr
+
+    def load(self, cert_pem: bytes, key_pem: bytes) -> None:
+        """(Re)load the serving certificate; connections opened afterwards use it."""
+        fd, path = tempfile.mkstemp(prefix="wmap-tls-", suffix=".pem")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(cert_pem + b"\n" + key_pem)
+            self.context.load_cert_chain(path)
+        finally:
+            os.unlink(path)
+        self.loaded = True
+
+    def load_files(self, cert_file: str, key_file: str) -> None:
+        self.context.load_cert_chain(cert_file, key_file)
+        self.loaded = True
+
+    def start(self) -> None:
+        threading.Thread(target=self.httpd.serve_forever, name="webhooks", daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

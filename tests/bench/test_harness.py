@@ -1,0 +1,85 @@
+"""Fast correctness checks of the benchmark harness (bench/): same inputs on both sides, same answers."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import bench_dump  # noqa: E402
+import gen_cluster  # noqa: E402
+import kubectl_jq  # noqa: E402
+from bench_common import Figure  # noqa: E402
+
+from workload_map.catalog import builtin_definitions  # noqa: E402
+from workload_map.resolver import ClusterView  # noqa: E402
+from workload_map.snapshot import Snapshot  # noqa: E402
+from workload_map.sources.documents import read_sources  # noqa: E402
+
+JQ = shutil.which("jq") or "/usr/bin/jq"
+
+
+@pytest.fixture(scope="module")
+def dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("bench") / "cluster.json"
+    gen_cluster.write(gen_cluster.generate(24, 4, 3, pods_per_workload_target=6), path)
+    return path
+
+
+def _view(objects: list[dict[str, Any]]) -> ClusterView:
+    return ClusterView(Snapshot(objects), builtin_definitions())
+
+
+def test_floor_and_command_read_the_same_dump(dump: Path) -> None:
+    floor = bench_dump.parse_floor(dump)
+    documents = read_sources([str(dump)])
+    assert len(floor) == len(documents) == bench_dump.read_documents(dump)
+    assert [d.data for d in documents] == floor  # the floor parses exactly what the command reads
+    args = bench_dump.get_args(dump)
+    assert args[-1] == str(dump)
+    output = bench_dump.invoke(args)
+    view = _view(floor)
+    assert len(output.splitlines()) - 1 == len(view.workloads())  # one row per top-level workload
+
+
+def test_describe_targets_the_largest_workload(dump: Path) -> None:
+    target, namespace, pods = bench_dump.largest_workload(dump)
+    view = _view(bench_dump.parse_floor(dump))
+    assert pods == max(len(view.pods_of(w)) for w in view.workloads())
+    output = bench_dump.invoke(bench_dump.describe_args(dump, target, namespace))
+    assert target.split("/", 1)[1] in output
+
+
+@pytest.mark.skipif(not Path(JQ).exists(), reason="jq binary not installed")
+def test_jq_pipeline_computes_the_same_status_and_pod_counts(dump: Path, tmp_path: Path) -> None:
+    script = tmp_path / "workloads.jq"
+    script.write_text(kubectl_jq.builtin_script())
+    out = subprocess.run([JQ, "-r", "-f", str(script), str(dump)], capture_output=True, text=True, check=True).stdout
+    theirs = sorted(tuple(line.split("\t")) for line in out.splitlines())
+    view = _view(bench_dump.parse_floor(dump))
+    trees, problems = view.trees(view.workloads())
+    assert not problems
+    ours = sorted((t.namespace, t.kind, t.name, t.status.primary.value, f"{t.counts.ready}/{len(t.all_pods)}") for t in trees)
+    assert theirs == ours
+    assert {row[3] for row in ours} - {"Undefined"}  # statuses really computed, not all Undefined
+
+
+def test_checked_in_jq_script_is_up_to_date() -> None:
+    assert (BENCH / "workloads.jq").read_text() == kubectl_jq.builtin_script(), "run: python bench/kubectl_jq.py"
+
+
+def test_figures_report_ratios_against_their_baseline() -> None:
+    import run
+
+    fig = Figure("dump", "get -A", 3.0, "s", 1.5, "floor", target="<= 2.0x floor", met=False)
+    assert fig.ratio == 2.0
+    text = run.table([fig])
+    assert "2.00x" in text and "MISSED" in text

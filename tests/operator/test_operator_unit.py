@@ -1,0 +1,177 @@
+"""Operator pieces without a cluster: generated files, RBAC, admission, status, certificates."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+from typing import Any
+
+import pytest
+import yaml
+from tests.operator.support import REPO_ROOT, helm_template
+
+from workload_map.catalog import builtin_definitions
+from workload_map.crd import build_crd
+from workload_map.crd.__main__ import generated_files
+from workload_map.operator import admission, certs, rbac
+from workload_map.operator.reconcile import desired_conditions, due_events
+
+
+def test_generated_files_are_fresh() -> None:
+    for rel, text in generated_files().items():
+        path = REPO_ROOT / rel
+        assert path.is_file() and path.read_text() == text, f"{rel} is stale: run python -m workload_map.crd"
+
+
+def test_crd_schema_is_structural() -> None:
+    schema = build_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    text = json.dumps(schema)
+    assert "$ref" not in text and "anyOf" not in text and '"additionalProperties": false' not in text
+    spec = schema["properties"]["spec"]["properties"]["structureDefinition"]["properties"]
+    children = spec["childComponents"]
+    assert children["x-kubernetes-list-type"] == "map" and children["x-kubernetes-list-map-keys"] == ["name"]
+    root = spec["rootComponent"]
+    value = root["properties"]["suspendDefinition"]["properties"]["suspendActions"]["items"]["properties"]["value"]
+    assert value == {"x-kubernetes-preserve-unknown-fields": True}
+    assert schema["properties"]["metadata"] == {"type": "object"}
+
+
+def _chart_docs(*args: str) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all(helm_template(*args)) if d]
+
+
+def test_chart_rbac_equals_rules_derived_from_catalog() -> None:
+    docs = _chart_docs()
+    role = next(d for d in docs if d["kind"] == "ClusterRole")
+    *derived, webhooks = role["rules"]
+    assert derived == rbac.cluster_rules()
+    assert webhooks["verbs"] == ["get", "patch"] and webhooks["resourceNames"] == ["wm-workload-map"]
+    # every verb on catalog kinds is read-only
+    own = {(tuple(r["apiGroups"]), tuple(r["resources"])) for r in rbac.OWN_RULES}
+    for rule in derived:
+        if (tuple(rule["apiGroups"]), tuple(rule["resources"])) not in own:
+            assert rule["verbs"] == ["get", "list", "watch"]
+    kinds = rbac.catalog_kinds(builtin_definitions())
+    assert "pods" in kinds[""] and "leaderworkersets" in kinds["leaderworkerset.x-k8s.io"]
+    crd = next(d for d in docs if d["kind"] == "CustomResourceDefinition")
+    assert crd["metadata"]["annotations"] == {"helm.sh/resource-policy": "keep"}
+
+
+def test_chart_cert_manager_mode() -> None:
+    docs = _chart_docs("--set", "webhook.certs.mode=cert-manager")
+    kinds = [d["kind"] for d in docs]
+    assert "Certificate" in kinds and "Issuer" in kinds
+    hook = next(d for d in docs if d["kind"] == "ValidatingWebhookConfiguration")
+    assert hook["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].endswith("/wm-workload-map-webhook-tls")
+    deploy = next(d for d in docs if d["kind"] == "Deployment")
+    assert "--cert-mode=files" in deploy["spec"]["template"]["spec"]["containers"][0]["args"]
+
+
+def _karta(name: str = "x", group: str = "example.com", kind: str = "Widget", **extra: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "run.ai/v1alpha1",
+        "kind": "Karta",
+        "metadata": {"name": name, "uid": "u1", "generation": 2, **extra},
+        "spec": {
+            "structureDefinition": {
+                "rootComponent": {
+                    "name": "root",
+                    "kind": {"group": group, "version": "v1", "kind": kind},
+                    "specDefinition": {"podTemplateSpecPath": ".spec.template"},
+                    "statusDefinition": {
+                        "phaseDefinition": {"path": ".status.phase"},
+                        "statusMappings": {"running": [{"byPhase": "Running"}]},
+                    },
+                }
+            }
+        },
+    }
+
+
+def test_admission_validation_rules() -> None:
+    ok = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": _karta()}, lambda: [])
+    assert ok["allowed"]
+    bad = _karta()
+    bad["spec"]["structureDefinition"]["rootComponent"]["specDefinition"]["podTemplateSpecPath"] = "del(.a)"
+    denied = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": bad}, lambda: [])
+    assert not denied["allowed"]
+    assert "spec.structureDefinition.rootComponent.specDefinition.podTemplateSpecPath" in denied["status"]["message"]
+    dup = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": _karta("y")}, lambda: [_karta("x")])
+    assert not dup["allowed"] and "already defined by Karta 'x'" in dup["status"]["message"]
+    changed = admission.validate_karta(
+        {"uid": "1", "operation": "UPDATE", "object": _karta(kind="Gadget"), "oldObject": _karta()}, lambda: []
+    )
+    assert not changed["allowed"] and "immutable" in changed["status"]["message"]
+    wrong = admission.validate_karta(
+        {"uid": "1", "operation": "CREATE", "object": _karta(labels={"run.ai/karta-kind": "Nope"})}, lambda: []
+    )
+    assert not wrong["allowed"] and "index labels" in wrong["status"]["message"]
+
+
+def test_mutation_stamps_labels() -> None:
+    result = admission.mutate_karta({"uid": "1", "operation": "CREATE", "object": _karta(group="", kind="Pod")})
+    patch = json.loads(base64.b64decode(result["patch"]))
+    assert patch == [
+        {
+            "op": "add",
+            "path": "/metadata/labels",
+            "value": {"run.ai/karta-group": "", "run.ai/karta-version": "v1", "run.ai/karta-kind": "Pod"},
+        }
+    ]
+    result = admission.mutate_karta(
+        {"uid": "1", "operation": "CREATE", "object": _karta(labels={"a": "b", "run.ai/karta-kind": "Widget"})}
+    )
+    paths = [op["path"] for op in json.loads(base64.b64decode(result["patch"]))]
+    assert paths == ["/metadata/labels/run.ai~1karta-group", "/metadata/labels/run.ai~1karta-version"]
+
+
+def test_conditions_and_events_are_stable() -> None:
+    obj = _karta()
+    conditions = desired_conditions(obj, True, "served", "2026-01-01T00:00:00Z")
+    assert [(c["type"], c["status"], c["observedGeneration"]) for c in conditions] == [
+        ("Validated", "True", 2),
+        ("CRDExists", "True", 2),
+        ("Ready", "True", 2),
+    ]
+    events = due_events(obj, conditions)
+    assert [e.reason for e in events] == ["Valid", "Served", "Ready"]
+    # the same transition computed again (e.g. after a crash before the status write) has the same names
+    assert [e.name for e in due_events(obj, desired_conditions(obj, True, "served", "2026-01-02T00:00:00Z"))] == [
+        e.name for e in events
+    ]
+    obj["status"] = {"conditions": conditions}
+    later = desired_conditions(obj, True, "served", "2026-01-03T00:00:00Z")
+    assert due_events(obj, later) == []
+    assert later[0]["lastTransitionTime"] == "2026-01-01T00:00:00Z"
+    gone = desired_conditions(obj, False, "CRD deleted", "2026-01-04T00:00:00Z")
+    assert [e.reason for e in due_events(obj, gone)] == ["NotServed", "NotReady"]
+
+
+def test_certificates_issue_and_rotate() -> None:
+    ca, ca_key = certs.generate_ca()
+    cert, _ = certs.issue_serving(ca, ca_key, ["svc.ns.svc", "127.0.0.1"], validity=dt.timedelta(days=10))
+    assert certs.hosts_of(cert) == {"svc.ns.svc", "127.0.0.1"}
+    assert certs.needs_rotation(cert, dt.timedelta(days=30))
+    store = certs.SecretCertStore(None, "ns", "s", ["svc.ns.svc"])  # type: ignore[arg-type]
+    bundle = certs.CertBundle(ca, ca_key, cert, b"k")
+    fresh = store._fresh(bundle)
+    assert fresh.ca_pem == ca and fresh.cert_pem != cert and not certs.needs_rotation(fresh.cert_pem)
+    old_ca, old_key = certs.generate_ca(validity=dt.timedelta(days=100))
+    rotated = store._fresh(certs.CertBundle(old_ca, old_key, cert, b"k"))
+    assert rotated.ca_pem != old_ca and rotated.previous_ca_pem == old_ca
+    assert rotated.ca_bundle == rotated.ca_pem + old_ca
+
+
+@pytest.mark.parametrize(
+    ("kind", "plural"),
+    [
+        ("Pod", "pods"),
+        ("Milvus", "milvuses"),
+        ("Sandbox", "sandboxes"),
+        ("NetworkPolicy", "networkpolicies"),
+        ("Gateway", "gateways"),
+    ],
+)
+def test_plural(kind: str, plural: str) -> None:
+    assert rbac.plural(kind) == plural
