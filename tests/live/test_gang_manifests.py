@@ -3,6 +3,8 @@
 The Volcano PodGroup CRD is the corpus copy, the coscheduling one comes from the scheduler-plugins Go
 module (read in place from the module cache), and the Workload API is served by kube-apiserver itself.
 Creating the objects (not a dry run) proves the server accepts their schema, names and owner references.
+KAI's PodGroup CRD (scheduling.run.ai/v2alpha2) is not checked here: KAI Scheduler's Go modules are
+refused by the module proxy this machine reaches, and its CRD is not in the corpus.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ VOLCANO_FIELDS_MISSING_FROM_TRIMMED_CRD = ("minTaskMember", "queue", "priorityCl
 def _coscheduling_crd() -> Path:
     proc = subprocess.run(
         ["bash", str(REPO_ROOT / "tools" / "testcluster" / "scheduler-crds.sh")],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     if proc.returncode != 0:
         pytest.fail(f"cannot fetch the scheduler-plugins CRD: {proc.stderr.strip()}", pytrace=False)
@@ -89,8 +94,9 @@ def test_emitted_groups_are_accepted_by_the_api_server(
         for manifest in emission.objects:
             plural = {"PodGroup": "podgroups", "Workload": "workloads"}[manifest["kind"]]
             group = manifest["apiVersion"].split("/")[0]
-            proc = test_cluster.kubectl("get", f"{plural}.{group}", manifest["metadata"]["name"], "-n", namespace,
-                                        "-o", "json")
+            proc = test_cluster.kubectl(
+                "get", f"{plural}.{group}", manifest["metadata"]["name"], "-n", namespace, "-o", "json"
+            )
             assert proc.returncode == 0, proc.stderr
             stored = json.loads(proc.stdout)
             pruned = VOLCANO_FIELDS_MISSING_FROM_TRIMMED_CRD if scheduler == "volcano" else ()
@@ -105,14 +111,17 @@ def _sent_fields_kept(sent: Any, stored: Any, pruned: tuple[str, ...]) -> bool:
             for key, value in sent.items()
         )
     if isinstance(sent, list):
-        return (isinstance(stored, list) and len(sent) == len(stored)
-                and all(_sent_fields_kept(a, b, pruned) for a, b in zip(sent, stored, strict=True)))
+        return (
+            isinstance(stored, list)
+            and len(sent) == len(stored)
+            and all(_sent_fields_kept(a, b, pruned) for a, b in zip(sent, stored, strict=True))
+        )
     return bool(sent == stored)
 
 
 def test_pods_carry_the_attachment_the_scheduler_reads(test_cluster: TestCluster, scheduler_crds: None) -> None:
     conn = admin(test_cluster)
-    ensure_crds(test_cluster, "jobsets.jobset.x-k8s.io")
+    ensure_crds(test_cluster, "jobsets.jobset.x-k8s.io", "leaderworkersets.leaderworkerset.x-k8s.io")
     namespace = create_namespace(conn, "gang-attach")
     jobset_scenario(conn, namespace, running=False)
     view = ClusterView(Snapshot(_objects(test_cluster, namespace)), builtin_definitions())
@@ -120,18 +129,31 @@ def test_pods_carry_the_attachment_the_scheduler_reads(test_cluster: TestCluster
     plan = plan_in_view(view, workload)
     for scheduler in ("volcano", "coscheduling"):
         emission = emit(plan, scheduler)
-        [attachment] = emission.attachments
-        pod_name = attachment.pods[0]
-        patch = json.dumps(attachment.patch())
-        proc = test_cluster.kubectl("patch", "pod", pod_name, "-n", namespace, "--type=merge", "-p", patch)
-        assert proc.returncode == 0, proc.stderr
+        assert emission.attachments
+        for attachment in emission.attachments:
+            # Labels and annotations attach existing pods; spec fields (schedulerName) are immutable on a
+            # pod and belong in the template, so only metadata is patched here.
+            metadata = attachment.patch().get("metadata")
+            assert metadata, attachment
+            for pod_name in attachment.pods:
+                patch = json.dumps({"metadata": metadata})
+                proc = test_cluster.kubectl("patch", "pod", pod_name, "-n", namespace, "--type=merge", "-p", patch)
+                assert proc.returncode == 0, proc.stderr
+                stored = json.loads(test_cluster.kubectl("get", "pod", pod_name, "-n", namespace, "-o", "json").stdout)
+                for key, value in {**attachment.labels, **attachment.annotations}.items():
+                    assert {**stored["metadata"].get("labels", {}), **stored["metadata"].get("annotations", {})}[
+                        key
+                    ] == value
     # The Workload API attachment is an immutable spec field: it is set on a new pod from the template.
     emission = emit(plan, "workload-api")
     _create(test_cluster, emission.objects, namespace)
     [attachment] = emission.attachments
-    pod = {"apiVersion": "v1", "kind": "Pod",
-           "metadata": {"name": "gang-member-new", "namespace": namespace},
-           "spec": {"containers": [{"name": "c", "image": "busybox"}], **attachment.spec}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "gang-member-new", "namespace": namespace},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}], **attachment.spec},
+    }
     _create(test_cluster, [pod], namespace)
     proc = test_cluster.kubectl("get", "pod", "gang-member-new", "-n", namespace, "-o", "json")
     stored = json.loads(proc.stdout)
