@@ -84,7 +84,10 @@ def test_cluster() -> Iterator[TestCluster]:
     # the gang tests create Workloads and PodGroups so the real API server validates our manifests.
     cluster = TestCluster(
         bin_dir,
-        extra_apiserver_args=["--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true"],
+        extra_apiserver_args=[
+            "--runtime-config=scheduling.k8s.io/v1beta1=true",
+            "--feature-gates=GenericWorkload=true",
+        ],
     )
     try:
         cluster.start()
