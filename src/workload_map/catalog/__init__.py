@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-from workload_map.definition.loader import LoadedDefinition, load_documents
-from workload_map.errors import DocumentError, Finding, Location, Severity, WorkloadMapError
+from workload_map.definition.loader import LoadedDefinition, load_text
+from workload_map.errors import Finding, Location, Severity, WorkloadMapError
 
 ORIGIN = "builtin"
 _PACKAGE = "workload_map.catalog"
@@ -21,28 +21,16 @@ _DIRECTORY = "definitions"
 @functools.cache
 def load_builtin() -> tuple[tuple[LoadedDefinition, ...], tuple[Finding, ...]]:
     """Every built-in definition that loads, and a finding for every file or document that does not."""
-    from workload_map.sources.documents import parse_text
-
     loaded: list[LoadedDefinition] = []
     findings: list[Finding] = []
     root = resources.files(_PACKAGE).joinpath(_DIRECTORY)
     if not root.is_dir():
         return (), ()
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
-        if not entry.is_file() or not entry.name.endswith(".yaml"):
-            continue
-        source = f"builtin:{entry.name}"
-        try:
-            docs = parse_text(entry.read_bytes(), source)
-        except DocumentError as exc:
-            findings.append(Finding(exc.location, exc.message))
-            continue
-        if not docs:
-            findings.append(Finding(Location(source), "no documents found"))
-            continue
-        more, problems = load_documents(docs, ORIGIN)
-        loaded.extend(more)
-        findings.extend(problems)
+        if entry.is_file() and entry.name.endswith(".yaml"):
+            more, problems = load_text(entry.read_bytes(), f"builtin:{entry.name}", ORIGIN)
+            loaded.extend(more)
+            findings.extend(problems)
     return tuple(loaded), tuple(findings)
 
 

@@ -7,7 +7,8 @@ closest one when it looks misspelt) instead of being dropped.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from workload_map.definition.model import API_VERSION, KIND, Karta
 from workload_map.errors import DocumentError, Finding, Location
-from workload_map.sources.documents import Document, read_source
+from workload_map.sources.documents import Document, parse_text, read_source
 
 
 @dataclass(frozen=True)
@@ -133,20 +134,29 @@ def load_documents(docs: Iterable[Document], origin: str = "file") -> tuple[list
     return loaded, findings
 
 
+def _load_source(
+    source: str, read: Callable[[], list[Document]], origin: str
+) -> tuple[list[LoadedDefinition], list[Finding]]:
+    try:
+        docs = read()
+    except DocumentError as exc:
+        return [], [Finding(exc.location, exc.message)]
+    if not docs:
+        return [], [Finding(Location(source), "no documents found")]
+    return load_documents(docs, origin)
+
+
+def load_text(content: bytes, source: str, origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
+    """Definitions from the bytes of one stream named ``source`` (e.g. package data)."""
+    return _load_source(source, lambda: parse_text(content, source), origin)
+
+
 def load_paths(paths: Iterable[str], origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
     """Definitions from files, directories or stdin (``-``); unreadable sources become findings."""
     loaded: list[LoadedDefinition] = []
     findings: list[Finding] = []
     for path in paths:
-        try:
-            docs = read_source(path)
-        except DocumentError as exc:
-            findings.append(Finding(exc.location, exc.message))
-            continue
-        if not docs:
-            findings.append(Finding(Location(path), "no documents found"))
-            continue
-        more, problems = load_documents(docs, origin)
+        more, problems = _load_source(path, functools.partial(read_source, path), origin)
         loaded.extend(more)
         findings.extend(problems)
     return loaded, findings
