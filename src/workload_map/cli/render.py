@@ -69,7 +69,7 @@ def header_lines(tree: WorkloadTree) -> list[str]:
         ("Name", tree.name),
         ("Namespace", tree.namespace),
         ("Type", f"{tree.kind} ({tree.api_version})"),
-        ("Definition", _definition_line(tree)),
+        ("Definition", definition_line(tree)),
         ("Status", f"{status.primary.value} (matched: {matched})"),
         ("Created", f"{created} ({age(created)} ago)" if created else "<unknown>"),
         (
@@ -382,7 +382,7 @@ def indent(lines: Iterable[str], prefix: str = "  ") -> list[str]:
     return [prefix + line if line else line for line in lines]
 
 
-def _definition_line(tree: WorkloadTree) -> str:
+def definition_line(tree: WorkloadTree) -> str:
     """Name and origin; the source only when it says more than the origin (a file or cluster object)."""
     ref = tree.definition
     if ref.origin == "builtin":

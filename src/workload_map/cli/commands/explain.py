@@ -29,7 +29,7 @@ def command(
       wmap explain jobset/train --from-file dump.yaml
     """
     from workload_map.cli.output import echo_document, emit_warnings
-    from workload_map.cli.render import glyphs_for_stdout, status_lines
+    from workload_map.cli.render import definition_line, glyphs_for_stdout, status_lines
     from workload_map.cli.sources import cluster_view
     from workload_map.cli.workloads import find_one, tree_of
 
@@ -40,6 +40,6 @@ def command(
         echo_document(tree.status.to_json(), output)
     else:
         click.echo(f"{tree.kind}/{tree.name} in namespace {tree.namespace}")
-        click.echo(f"Definition: {tree.definition.name} ({tree.definition.origin}: {tree.definition.source})")
+        click.echo(f"Definition: {definition_line(tree)}")
         click.echo("\n".join(status_lines(tree.status, glyphs_for_stdout(), full=True)))
     emit_warnings([*view.warnings, *tree.warnings])
