@@ -118,3 +118,14 @@ def test_suspend_values_must_be_json_encoded() -> None:
     _, findings = definition_from_dict(data, Location("j.yaml", 0))
     assert "JSON-encoded" in findings[0].message
     assert findings[0].location.path.endswith("suspendActions[0].value")
+
+
+def test_empty_condition_field_names_from_go_clients_mean_the_defaults() -> None:
+    data = yaml.safe_load(LWS_DEFINITION)
+    status = data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    status["conditionsDefinition"].update(typeFieldName="", statusFieldName="", messageFieldName=None)
+    loaded, findings = definition_from_dict(data, Location("go.yaml", 0))
+    assert findings == [] and loaded is not None
+    conditions = loaded.root.status_definition.conditions_definition
+    assert (conditions.type_field_name, conditions.status_field_name, conditions.message_field_name) == (
+        "type", "status", "message")

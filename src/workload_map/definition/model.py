@@ -11,7 +11,7 @@ import json
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 API_VERSION = "run.ai/v1alpha1"
 KIND = "Karta"
@@ -117,6 +117,20 @@ class ConditionsDefinition(_Strict):
     status_field_name: str = Field("status", alias="statusFieldName")
     message_field_name: str | None = Field("message", alias="messageFieldName")
     reason_field_name: str | None = Field("reason", alias="reasonFieldName")
+
+    # The Go type has no omitempty on these names, so objects written by Go clients carry "" for
+    # "unset"; the CRD default only applies to absent fields. Read "" (and null) as the default.
+    @field_validator("type_field_name", "status_field_name", "message_field_name", "reason_field_name", mode="before")
+    @classmethod
+    def _empty_is_default(cls, value: Any, info: ValidationInfo) -> Any:
+        if value in ("", None):
+            return {
+                "type_field_name": "type",
+                "status_field_name": "status",
+                "message_field_name": "message",
+                "reason_field_name": "reason",
+            }[str(info.field_name)]
+        return value
 
 
 class ExpectedCondition(_Strict):
