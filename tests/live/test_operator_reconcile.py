@@ -113,37 +113,53 @@ def _events(test_cluster: TestCluster, name: str) -> list[dict[str, Any]]:
     return list(json.loads(out)["items"])
 
 
+def _served_by_crd(crds: set[str], group: str, kind: str) -> bool:
+    return f"{rbac.plural(kind)}.{group}" in crds
+
+
 def test_catalog_admitted_and_reconciled(
     test_cluster: TestCluster, operator: OperatorProcess, conn: Connection
 ) -> None:
+    """Every catalog Karta converges to the conditions the *current* cluster implies.
+
+    Other modules share the API server: they install CRDs (JobSet, LWS, PodGroups) and may have created the
+    catalog Kartas before (with or without an operator running). So the expectation is computed from the CRDs
+    present at each poll, and conditions must be for the current generation — never a stale status left by
+    an earlier run — instead of assuming a fresh cluster or an order of transitions.
+    """
     catalog_sync.install(conn)
-    builtin_kinds = {"core-pod-v1", "apps-deployment-v1", "batch-job-v1", "apps-statefulset-v1"}
+    builtin_groups = ("", "apps", "batch")
+    problems: list[str] = []
 
     def settled() -> bool:
+        problems.clear()
+        listed = conn.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")["items"]
+        crds = {c["metadata"]["name"] for c in listed}
         for definition in builtin_definitions():
-            conds = _conditions(conn, definition.name)
-            if conds.get("Validated", {}).get("status") != "True":
-                return False
-            want = "True" if definition.name in builtin_kinds else None
-            if want and conds.get("Ready", {}).get("status") != want:
-                return False
-            if "CRDExists" not in conds:
-                return False
-        return True
+            gvk = definition.karta.identity
+            assert gvk is not None
+            obj = conn.request("GET", f"{KARTAS}/{definition.name}")
+            conds = {c["type"]: c for c in (obj.get("status") or {}).get("conditions") or []}
+            generation = obj["metadata"].get("generation")
+            served = gvk.group in builtin_groups or _served_by_crd(crds, gvk.group, gvk.kind)
+            want = {"Validated": "True", "CRDExists": str(served), "Ready": str(served)}
+            got = {t: conds.get(t, {}).get("status") for t in want}
+            stale = [t for t, c in conds.items() if c.get("observedGeneration") != generation]
+            if got != want or stale:
+                problems.append(f"{definition.name}: {got} != {want}, stale: {stale}")
+            elif not served and conds["Ready"].get("reason") != "RootKindNotServed":
+                problems.append(f"{definition.name}: Ready reason {conds['Ready'].get('reason')}")
+        return not problems
 
-    eventually(settled, timeout=60, what="every catalog Karta reconciled")
-    crds = set(_ok(test_cluster.kubectl("get", "crd", "-o", "name")).stdout.split())
-    for definition in builtin_definitions():
-        gvk = definition.karta.identity
-        assert gvk is not None
-        if gvk.group in ("", "apps", "batch"):
-            continue
-        has_crd = f"customresourcedefinition.apiextensions.k8s.io/{rbac.plural(gvk.kind)}.{gvk.group}" in crds
-        conds = _conditions(conn, definition.name)
-        if not has_crd:
-            assert conds["CRDExists"]["status"] == "False", definition.name
-            assert conds["Ready"]["reason"] == "RootKindNotServed"
-            assert conds["Ready"]["observedGeneration"] >= 1
+    try:
+        eventually(settled, timeout=90, what="every catalog Karta reconciled")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; {problems[:5]}") from None
+    # The transitions that matter were announced for the current object (whoever reconciled it first).
+    for name in ("core-pod-v1", "apps-deployment-v1", "batch-job-v1"):
+        uid = conn.request("GET", f"{KARTAS}/{name}")["metadata"]["uid"]
+        reasons = {e["reason"] for e in _events(test_cluster, name) if e["involvedObject"].get("uid") == uid}
+        assert {"Valid", "Served", "Ready"} <= reasons, (name, reasons)
     pod = conn.request("GET", f"{KARTAS}/core-pod-v1")
     assert pod["metadata"]["labels"]["run.ai/karta-kind"] == "Pod"
 
@@ -175,7 +191,8 @@ def test_crd_appearing_and_disappearing(test_cluster: TestCluster, operator: Ope
         what="CRDExists False after the CRD is deleted",
     )
     assert _conditions(conn, name)["Ready"]["status"] == "False"
-    reasons = [e["reason"] for e in _events(test_cluster, name)]
+    uid = conn.request("GET", f"{KARTAS}/{name}")["metadata"]["uid"]
+    reasons = [e["reason"] for e in _events(test_cluster, name) if e["involvedObject"].get("uid") == uid]
     assert reasons.count("Served") == 1 and reasons.count("NotServed") == 2, reasons
     _ok(test_cluster.kubectl("delete", "krt", name))
 
@@ -254,7 +271,8 @@ def test_restart_mid_reconcile_converges_without_duplicates(
     uid = conn.request("GET", f"{KARTAS}/{definition.name}")["metadata"]["uid"]
     events = [e for e in _events(test_cluster, definition.name) if e["involvedObject"].get("uid") == uid]
     reasons = sorted(e["reason"] for e in events)
-    assert reasons == ["Ready", "Served", "Valid"], reasons
+    # No transition announced twice (the restart's deterministic names), and the ones that matter are there.
+    assert len(reasons) == len(set(reasons)) and {"Ready", "Served", "Valid"} <= set(reasons), reasons
     assert all(e.get("count", 1) == 1 for e in events)
     labels = conn.request("GET", f"{KARTAS}/{definition.name}")["metadata"]["labels"]
     assert labels["run.ai/karta-kind"] == "DaemonSet"

@@ -58,6 +58,36 @@ def webhook_configurations(
     ]
 
 
+def pod_webhook_configuration(base_url: str, name: str, namespace_label: str) -> dict[str, Any]:
+    """The gang controller's pod webhook: new pods of opted-in namespaces, failurePolicy Ignore."""
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": name},
+        "webhooks": [
+            {
+                "name": "mutate.pods.workload-map.run.ai",
+                "clientConfig": {"url": f"{base_url}/mutate-pod"},
+                "admissionReviewVersions": ["v1"],
+                "sideEffects": "None",
+                "failurePolicy": "Ignore",
+                "timeoutSeconds": 10,
+                "reinvocationPolicy": "Never",
+                "namespaceSelector": {"matchExpressions": [{"key": namespace_label, "operator": "Exists"}]},
+                "rules": [
+                    {
+                        "apiGroups": [""],
+                        "apiVersions": ["v1"],
+                        "resources": ["pods"],
+                        "operations": ["CREATE"],
+                        "scope": "Namespaced",
+                    }
+                ],
+            }
+        ],
+    }
+
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CRD_FILE = REPO_ROOT / "deploy" / "crd" / "kartas.run.ai.yaml"
 CHART_DIR = REPO_ROOT / "charts" / "workload-map"
@@ -98,9 +128,11 @@ class OperatorProcess:
         webhook_port: int,
         health_port: int,
         identity: str = "test-operator",
+        extra_args: tuple[str, ...] = (),
     ) -> None:
         self.kubeconfig, self.namespace, self.log_path = kubeconfig, namespace, log_path
         self.webhook_port, self.health_port, self.identity = webhook_port, health_port, identity
+        self.extra_args = extra_args
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -130,6 +162,7 @@ class OperatorProcess:
             str(self.health_port),
             "--resync-seconds",
             "30",
+            *self.extra_args,
         ]
         self.log = open(self.log_path, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, env=env)

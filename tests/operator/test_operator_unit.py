@@ -175,3 +175,75 @@ def test_certificates_issue_and_rotate() -> None:
 )
 def test_plural(kind: str, plural: str) -> None:
     assert rbac.plural(kind) == plural
+
+
+# --------------------------------------------------------------------------- gang controller (pure parts)
+
+
+def test_gang_namespace_label_picks_the_scheduler() -> None:
+    from workload_map.operator.gang import NAMESPACE_LABEL, scheduler_for
+
+    assert scheduler_for({NAMESPACE_LABEL: "coscheduling"}, "volcano") == "coscheduling"
+    assert scheduler_for({NAMESPACE_LABEL: "true"}, "volcano") == "volcano"
+    assert scheduler_for({NAMESPACE_LABEL: "kai"}, "volcano") is None  # KAI groups pods itself
+    assert scheduler_for({}, "volcano") is None
+
+
+def test_gang_pod_patch_and_schema_pruning() -> None:
+    from workload_map.operator.gang import pod_patch, prune_to_schema
+
+    pod = {"metadata": {"labels": {"a": "b"}}, "spec": {"schedulerName": "default-scheduler"}}
+    ops = pod_patch(pod, {"scheduling.x-k8s.io/pod-group": "pg-1"}, {"x/y": "z"}, {"schedulerName": "volcano"})
+    assert ops == [
+        {"op": "add", "path": "/metadata/labels/scheduling.x-k8s.io~1pod-group", "value": "pg-1"},
+        {"op": "add", "path": "/metadata/annotations", "value": {"x/y": "z"}},
+        {"op": "add", "path": "/spec/schedulerName", "value": "volcano"},
+    ]
+    custom = {"metadata": {}, "spec": {"schedulerName": "my-scheduler"}}
+    assert pod_patch(custom, {}, {}, {"schedulerName": "volcano"}) == []  # a chosen scheduler is kept
+    schema = {"properties": {"minMember": {}, "minResources": {"additionalProperties": {}}}}
+    dropped: list[str] = []
+    spec = {"minMember": 5, "minTaskMember": {"w": 1}, "minResources": {"cpu": "1"}}
+    assert prune_to_schema(spec, schema, "spec", dropped) == {"minMember": 5, "minResources": {"cpu": "1"}}
+    assert dropped == ["spec.minTaskMember"]
+
+
+def test_gang_plan_groups_owned_and_labelled() -> None:
+    from workload_map.catalog import builtin_definitions
+    from workload_map.operator.gang import WORKLOAD_UID_LABEL, plan_groups
+    from workload_map.registry import DefinitionRegistry
+
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "train", "namespace": "ns", "uid": "u-1"},
+        "spec": {"parallelism": 3, "completions": 3, "template": {"spec": {"containers": [{"name": "c"}]}}},
+    }
+    registry = DefinitionRegistry(builtin_definitions())
+    objects, _ = plan_groups(registry, [job], "u-1", "coscheduling")
+    [group] = objects
+    assert group["apiVersion"] == "scheduling.x-k8s.io/v1alpha1"
+    assert group["spec"]["minMember"] == 1  # a Job gangs 1 pod unless kai.scheduler/batch-min-member says more
+    assert group["metadata"]["ownerReferences"][0]["uid"] == "u-1"
+    assert group["metadata"]["labels"][WORKLOAD_UID_LABEL] == "u-1"
+    assert plan_groups(registry, [job], "gone", "volcano") == ([], [])
+
+
+def test_chart_gang_controller_wired() -> None:
+    off = _chart_docs()
+    on = _chart_docs("--set", "gangController.enabled=true", "--set", "gangController.defaultScheduler=coscheduling")
+
+    def args(docs: list[dict[str, Any]]) -> list[str]:
+        [deployment] = [d for d in docs if d["kind"] == "Deployment"]
+        return list(deployment["spec"]["template"]["spec"]["containers"][0]["args"])
+
+    def hooks(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        [config] = [d for d in docs if d["kind"] == "MutatingWebhookConfiguration"]
+        return {h["name"]: h for h in config["webhooks"]}
+
+    assert "--gang-controller" not in args(off) and "mutate.pods.workload-map.run.ai" not in hooks(off)
+    assert "--gang-controller" in args(on) and "--gang-default-scheduler=coscheduling" in args(on)
+    hook = hooks(on)["mutate.pods.workload-map.run.ai"]
+    assert hook["failurePolicy"] == "Ignore" and hook["sideEffects"] == "None"
+    assert hook["clientConfig"]["service"]["path"] == "/mutate-pod"
+    assert hook["namespaceSelector"]["matchExpressions"][0]["key"] == "workload-map.run.ai/gang-controller"

@@ -125,7 +125,10 @@ _CONDITION_SCHEMA: dict[str, Any] = {
         "type": {
             "type": "string",
             "maxLength": 316,
-            "pattern": r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
+            "pattern": (
+                r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+            ),
         },
         "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
         "observedGeneration": {"type": "integer", "format": "int64", "minimum": 0},

@@ -16,7 +16,7 @@ from workload_map.operator.reconcile import validation_findings
 MAX_LISTED = 20
 
 
-def response(
+def response(  # noqa: PLR0917 - the AdmissionResponse fields, in order
     uid: str,
     allowed: bool,
     message: str = "",

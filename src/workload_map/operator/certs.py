@@ -155,7 +155,7 @@ def service_hosts(service: str, namespace: str, extra: Sequence[str] = ()) -> li
 class SecretCertStore:
     """The bundle in Secret ``name`` (keys ca.crt, ca.key, tls.crt, tls.key, prev-ca.crt)."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 - where the Secret is, then what it certifies
         self,
         connection: Connection,
         namespace: str,
@@ -184,10 +184,8 @@ class SecretCertStore:
             raise
         data = secret.get("data") or {}
         try:
-            bundle = CertBundle(
-                *(base64.b64decode(data[k]) for k in ("ca.crt", "ca.key", "tls.crt", "tls.key")),
-                previous_ca_pem=base64.b64decode(data.get("prev-ca.crt", "")),
-            )
+            ca, ca_key, cert, key = (base64.b64decode(data[k]) for k in ("ca.crt", "ca.key", "tls.crt", "tls.key"))
+            bundle = CertBundle(ca, ca_key, cert, key, previous_ca_pem=base64.b64decode(data.get("prev-ca.crt", "")))
         except (KeyError, ValueError):
             return None, secret
         return bundle, secret

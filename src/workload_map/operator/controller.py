@@ -274,6 +274,7 @@ class KartaController:
             return
         self.reconciles += 1
         gvk = root_gvk_of(obj)
+        served: bool | None
         if gvk is None or not gvk.version or not gvk.kind:
             served, detail = False, "the definition has no root kind"
         else:

@@ -46,7 +46,7 @@ def list_all(conn: Connection, path: str, query: dict[str, Any] | None = None) -
             return items, str((page.get("metadata") or {}).get("resourceVersion") or "")
 
 
-def list_watch(
+def list_watch(  # noqa: PLR0917 - used as a Thread target with positional args
     conn: Connection,
     path: str,
     on_sync: Callable[[list[dict[str, Any]]], None],
@@ -54,22 +54,26 @@ def list_watch(
     stop: threading.Event,
     what: str,
     watch_seconds: int = 300,
+    *,
+    query: dict[str, Any] | None = None,
 ) -> None:
-    """List then watch ``path`` until ``stop``; relist after 410 Gone or errors (with backoff)."""
+    """List then watch ``path`` (``query``: e.g. a labelSelector) until ``stop``; relist after 410 Gone or
+    errors (with backoff)."""
     backoff = 0.5
     while not stop.is_set():
         try:
-            items, rv = list_all(conn, path)
+            items, rv = list_all(conn, path, query)
             on_sync(items)
             backoff = 0.5
             while not stop.is_set():
-                query = {
+                watch_query = {
+                    **(query or {}),
                     "watch": "true",
                     "resourceVersion": rv,
                     "allowWatchBookmarks": "true",
                     "timeoutSeconds": watch_seconds,
                 }
-                for line in conn.stream_lines(path, query, timeout=watch_seconds + 30):
+                for line in conn.stream_lines(path, watch_query, timeout=watch_seconds + 30):
                     if stop.is_set():
                         return
                     event = orjson.loads(line)

@@ -19,13 +19,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.catalog import builtin_definitions
 from workload_map.cluster.connection import Connection
 from workload_map.crd import GROUP, PLURAL, VERSION
 from workload_map.operator import admission, certs, logs
 from workload_map.operator.controller import KartaController
+from workload_map.operator.gang import GangController, PodAttacher
 from workload_map.operator.kube import list_all, operator_connection
 from workload_map.operator.leader import LeaseElector
-from workload_map.operator.server import HealthServer, WebhookServer
+from workload_map.operator.server import Handler, HealthServer, WebhookServer
 
 log = logging.getLogger("workload_map.operator")
 
@@ -54,6 +56,9 @@ class OperatorConfig:
     rotate_before_days: float = 30.0
     resync_seconds: float = 300.0
     log_level: str = "info"
+    gang_controller: bool = False  # PodGroups + /mutate-pod for namespaces that opt in
+    gang_default_scheduler: str = "volcano"  # for the opt-in label value "true"
+    gang_debounce_seconds: float = 1.0
 
 
 class Operator:
@@ -62,6 +67,13 @@ class Operator:
         self.conn = connection or operator_connection(config.kubeconfig, config.context)
         self.stop_event = threading.Event()
         self.controller: KartaController | None = None
+        self.gang: GangController | None = None
+        self._gang_thread: threading.Thread | None = None
+        self.attacher: PodAttacher | None = None
+        if config.gang_controller:
+            self.attacher = PodAttacher(
+                self.conn, builtin_definitions(), default_scheduler=config.gang_default_scheduler
+            )
         self._controller_stop: threading.Event | None = None
         self._controller_thread: threading.Thread | None = None
         self.webhooks: WebhookServer | None = None
@@ -89,12 +101,26 @@ class Operator:
             target=self.controller.run, args=(self._controller_stop,), name="controller", daemon=True
         )
         self._controller_thread.start()
+        if self.config.gang_controller:
+            self.gang = GangController(
+                self.conn,
+                builtin_definitions(),
+                default_scheduler=self.config.gang_default_scheduler,
+                debounce=self.config.gang_debounce_seconds,
+                rediscover=min(self.config.resync_seconds, 60.0),
+            )
+            self._gang_thread = threading.Thread(
+                target=self.gang.run, args=(self._controller_stop,), name="gang-controller", daemon=True
+            )
+            self._gang_thread.start()
 
     def _stop_controller(self) -> None:
         if self._controller_stop is not None:
             self._controller_stop.set()
         if self._controller_thread is not None:
             self._controller_thread.join(timeout=10)
+        if self._gang_thread is not None:
+            self._gang_thread.join(timeout=10)
 
     # -- probes
     def _healthz(self) -> tuple[bool, str]:
@@ -134,6 +160,12 @@ class Operator:
     def _mutate(self, body: dict[str, Any]) -> dict[str, Any]:
         return admission.review(body, admission.mutate_karta(body.get("request") or {}))
 
+    def _mutate_pod(self, body: dict[str, Any]) -> dict[str, Any]:
+        request = body.get("request") or {}
+        if self.attacher is None:
+            return admission.review(body, admission.response(str(request.get("uid", "")), True))
+        return admission.review(body, self.attacher.mutate(request))
+
     def _ensure_certs(self) -> None:
         cfg = self.config
         assert self.webhooks is not None
@@ -172,9 +204,10 @@ class Operator:
         )
         self.health.start()
         if cfg.webhook_port:
-            self.webhooks = WebhookServer(
-                cfg.webhook_host, cfg.webhook_port, {"/validate-karta": self._validate, "/mutate-karta": self._mutate}
-            )
+            routes: dict[str, Handler] = {"/validate-karta": self._validate, "/mutate-karta": self._mutate}
+            if cfg.gang_controller:
+                routes["/mutate-pod"] = self._mutate_pod
+            self.webhooks = WebhookServer(cfg.webhook_host, cfg.webhook_port, routes)
             for attempt in range(30):
                 try:
                     self._ensure_certs()
@@ -251,6 +284,19 @@ def parse_args(argv: Sequence[str] | None = None) -> OperatorConfig:
     p.add_argument("--rotate-before-days", type=float, default=30.0)
     p.add_argument("--resync-seconds", type=float, default=300.0)
     p.add_argument("--log-level", default=env("LOG_LEVEL", "info"))
+    p.add_argument(
+        "--gang-controller",
+        action="store_true",
+        help="create Volcano/coscheduling PodGroups for workloads in namespaces labelled "
+        "workload-map.run.ai/gang-controller, and serve /mutate-pod",
+    )
+    p.add_argument(
+        "--gang-default-scheduler",
+        choices=["volcano", "coscheduling"],
+        default="volcano",
+        help="the scheduler for namespaces whose label value is 'true' or empty",
+    )
+    p.add_argument("--gang-debounce-seconds", type=float, default=1.0)
     a = p.parse_args(argv)
     config = OperatorConfig(
         namespace=a.namespace,
@@ -274,6 +320,9 @@ def parse_args(argv: Sequence[str] | None = None) -> OperatorConfig:
         rotate_before_days=a.rotate_before_days,
         resync_seconds=a.resync_seconds,
         log_level=a.log_level,
+        gang_controller=a.gang_controller,
+        gang_default_scheduler=a.gang_default_scheduler,
+        gang_debounce_seconds=a.gang_debounce_seconds,
     )
     if a.identity:
         config.identity = a.identity

@@ -25,6 +25,8 @@ OWN_RULES: list[dict[str, Any]] = [
     {"apiGroups": ["run.ai"], "resources": ["kartas/status"], "verbs": ["get", "patch", "update"]},
     {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "verbs": READ},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
+    # The gang controller watches namespaces for its opt-in label.
+    {"apiGroups": [""], "resources": ["namespaces"], "verbs": READ},
     {
         "apiGroups": ["scheduling.volcano.sh"],
         "resources": ["podgroups"],

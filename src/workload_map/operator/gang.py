@@ -1,0 +1,710 @@
+"""The gang controller and the pod attachment webhook (opt-in per namespace).
+
+A namespace opts in with the label ``workload-map.run.ai/gang-controller: volcano|coscheduling`` (``true``
+or an empty value picks the operator's default scheduler). For every top-level workload of a kind the
+definitions cover (with ``gangScheduling`` instructions; bare pods excepted) in such a namespace, the
+controller computes the pod groups with :mod:`workload_map.gang` and server-side applies the Volcano or
+scheduler-plugins coscheduling ``PodGroup`` objects (field manager ``workload-map``), owned by the workload
+(``ownerReferences`` with its uid: the cluster's garbage collector deletes them with the workload). It also
+deletes the groups it made that it no longer wants: a workload that is gone (so groups go away even where no
+garbage collector runs), a group renamed by a changed key, a namespace that opted out or changed scheduler.
+
+Watches (list + watch, per opted-in namespace): the covered workload kinds, the kinds between them and their
+pods, the pods, and the PodGroups it manages. Events are debounced per workload (one reconcile per workload
+per ``debounce`` seconds at most); a reconcile builds a :class:`ClusterView` over the namespace's cached
+objects, so it costs no API read.
+
+The webhook (``/mutate-pod``, every replica) attaches a pod being created to its group: it resolves the
+pod's owners with the API (controller references, bounded depth, cached), computes the pod's group with the
+same library on the pod object of the AdmissionReview, and adds the label/annotation the scheduler reads
+(and ``schedulerName: volcano`` for Volcano when the pod asks for the default scheduler).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from workload_map.cluster.connection import ClusterError, Connection, resource_path
+from workload_map.cluster.discovery import Discovery, ServedResource, discover
+from workload_map.cluster.fetch import plan_lists
+from workload_map.definition.loader import LoadedDefinition
+from workload_map.gang.compute import plan_in_view
+from workload_map.gang.emit import COSCHEDULING, VOLCANO, emit
+from workload_map.operator.admission import response
+from workload_map.operator.controller import WorkQueue
+from workload_map.operator.kube import list_watch
+from workload_map.operator.labels import FIELD_MANAGER
+from workload_map.registry import DefinitionRegistry
+from workload_map.resolver import ClusterView
+from workload_map.snapshot import Snapshot, group_of
+
+log = logging.getLogger("workload_map.operator.gang")
+
+NAMESPACE_LABEL = "workload-map.run.ai/gang-controller"
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+MANAGED_BY = "workload-map"
+WORKLOAD_UID_LABEL = "workload-map.run.ai/workload-uid"
+SCHEDULERS = (VOLCANO, COSCHEDULING)
+POD_GROUP_APIS = {VOLCANO: ("scheduling.volcano.sh", "v1beta1"), COSCHEDULING: ("scheduling.x-k8s.io", "v1alpha1")}
+APPLY_PATCH = "application/apply-patch+yaml"
+MAX_OWNER_DEPTH = 6
+DEFAULT_SCHEDULER = "default-scheduler"
+
+
+def scheduler_for(labels: dict[str, Any] | None, default: str) -> str | None:
+    """The scheduler a namespace's opt-in label asks for; None when it does not opt in (or names no
+    supported scheduler)."""
+    value = (labels or {}).get(NAMESPACE_LABEL)
+    if value is None:
+        return None
+    value = str(value).strip().lower()
+    if value in ("", "true"):
+        return default
+    return value if value in SCHEDULERS else None
+
+
+def gang_definitions(definitions: Iterable[LoadedDefinition]) -> list[LoadedDefinition]:
+    """Definitions whose workloads get groups: with gangScheduling instructions, bare pods excepted."""
+    out = []
+    for d in definitions:
+        gang, identity = d.karta.gang, d.karta.identity
+        if gang is None or identity is None or (identity.group, identity.kind) == ("", "Pod"):
+            continue
+        if gang.pod_group is None and not gang.pod_groups:
+            continue
+        out.append(d)
+    return out
+
+
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    m = obj.get("metadata")
+    return m if isinstance(m, dict) else {}
+
+
+def _controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
+    refs = [r for r in _meta(obj).get("ownerReferences") or [] if isinstance(r, dict) and r.get("uid")]
+    return next((r for r in refs if r.get("controller")), refs[0] if refs else None)
+
+
+def desired_objects(emission_objects: list[dict[str, Any]], uid: str) -> list[dict[str, Any]]:
+    """The emitted PodGroups with the labels the controller finds its own objects by."""
+    out = []
+    for emitted in emission_objects:
+        obj = copy.deepcopy(emitted)
+        labels = obj["metadata"].setdefault("labels", {})
+        labels[MANAGED_BY_LABEL] = MANAGED_BY
+        labels[WORKLOAD_UID_LABEL] = uid
+        out.append(obj)
+    return out
+
+
+def plan_groups(
+    registry: DefinitionRegistry, objects: list[dict[str, Any]], uid: str, scheduler: str
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The PodGroups a workload (by uid) of ``objects`` needs; none unless it is a top-level gang workload."""
+    view = ClusterView(Snapshot(objects), registry)
+    workload = next((o for o in view.snapshot if _meta(o).get("uid") == uid), None)
+    if workload is None or _meta(workload).get("deletionTimestamp") or view.owner_workload(workload) is not None:
+        return [], []
+    definition, _ = registry.for_object(workload)
+    if definition is None or not gang_definitions([definition]):
+        return [], []
+    plan = plan_in_view(view, workload)
+    emission = emit(plan, scheduler)
+    notes = [*plan.warnings, *emission.warnings, *(f"{e.pod}: {e.message}" for e in plan.errors)]
+    return desired_objects(emission.objects, uid), notes
+
+
+def prune_to_schema(value: Any, schema: dict[str, Any] | None, path: str, dropped: list[str]) -> Any:
+    """``value`` without the fields the CRD's structural schema does not declare (server-side apply refuses
+    them, where a create would prune them); the dropped paths are appended to ``dropped``."""
+    if not isinstance(schema, dict) or schema.get("x-kubernetes-preserve-unknown-fields"):
+        return value
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        if props is None and extra is None:
+            return value
+        out = {}
+        for key, item in value.items():
+            if props is not None and key in props:
+                out[key] = prune_to_schema(item, props[key], f"{path}.{key}", dropped)
+            elif isinstance(extra, dict):
+                out[key] = prune_to_schema(item, extra, f"{path}.{key}", dropped)
+            elif extra is True:
+                out[key] = item
+            else:
+                dropped.append(f"{path}.{key}")
+        return out
+    if isinstance(value, list):
+        return [prune_to_schema(item, schema.get("items"), f"{path}[]", dropped) for item in value]
+    return value
+
+
+@dataclass
+class _Namespace:
+    name: str
+    scheduler: str
+    stop: threading.Event = field(default_factory=threading.Event)
+    objects: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)  # apiVersion, kind, name
+    groups: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # apiVersion, name
+    watched: set[str] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def by_uid(self) -> dict[str, dict[str, Any]]:
+        return {str(_meta(o).get("uid")): o for o in self.objects.values()}
+
+
+class GangController:
+    """Reconciles PodGroups of the workloads in opted-in namespaces (run on the leader)."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        definitions: Iterable[LoadedDefinition],
+        *,
+        default_scheduler: str = VOLCANO,
+        debounce: float = 1.0,
+        rediscover: float = 60.0,
+        workers: int = 2,
+        watch_seconds: int = 300,
+    ) -> None:
+        self.conn = conn
+        self.definitions = list(definitions)
+        self.registry = DefinitionRegistry(self.definitions)
+        self.default_scheduler = default_scheduler
+        self.debounce = debounce
+        self.rediscover = rediscover
+        self.workers = workers
+        self.watch_seconds = watch_seconds
+        self.queue = WorkQueue()
+        self.namespaces: dict[str, _Namespace] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._resources: list[ServedResource] = []
+        self._applied: dict[tuple[str, str, str], str] = {}  # (apiVersion, ns, name) -> last body sent
+        self._schemas: dict[str, dict[str, Any] | None] = {}  # PodGroup apiVersion -> CRD spec schema
+        self._pruned_reported: set[str] = set()
+        self.synced = threading.Event()
+        self.applies = 0
+        self.deletes = 0
+
+    # -- discovery: what to watch in each namespace
+    def _discover(self) -> None:
+        discovery = discover(self.conn)
+        kinds = {
+            (d.karta.identity.group, d.karta.identity.kind)
+            for d in gang_definitions(self.definitions)
+            if d.karta.identity is not None
+        }
+        plan = plan_lists(self.registry, discovery, kinds=kinds)
+        resources = [*plan.workloads, *plan.children, *([plan.pods] if plan.pods else [])]
+        for scheduler in SCHEDULERS:
+            group, version = POD_GROUP_APIS[scheduler]
+            res = next((r for r in discovery.served(group, "PodGroup") if r.version == version), None)
+            if res is not None:
+                resources.append(res)
+                self._schemas[res.api_version] = self._spec_schema(group, version)
+        self._resources = [r for r in resources if r.namespaced and r.can("watch")]
+
+    def _spec_schema(self, group: str, version: str) -> dict[str, Any] | None:
+        try:
+            crd = self.conn.request(
+                "GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/podgroups.{group}", what="CRD"
+            )
+        except ClusterError as exc:
+            log.warning("cannot read the PodGroup CRD schema", extra={"group": group, "error": str(exc)})
+            return None
+        for v in (crd.get("spec") or {}).get("versions") or []:
+            if v.get("name") == version:
+                schema = ((v.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}
+                spec = schema.get("spec")
+                return spec if isinstance(spec, dict) else None
+        return None
+
+    def _is_group_resource(self, res: ServedResource) -> bool:
+        return (res.group, res.version) in POD_GROUP_APIS.values() and res.kind == "PodGroup"
+
+    # -- namespaces
+    def _sync_namespaces(self, items: list[dict[str, Any]]) -> None:
+        wanted = {}
+        for ns in items:
+            scheduler = scheduler_for(_meta(ns).get("labels"), self.default_scheduler)
+            if scheduler is not None:
+                wanted[str(_meta(ns)["name"])] = scheduler
+        with self._lock:
+            current = {n: s.scheduler for n, s in self.namespaces.items()}
+        for name in set(current) - set(wanted):
+            self._opt_out(name)
+        for name, scheduler in wanted.items():
+            if current.get(name) != scheduler:
+                self._opt_in(name, scheduler)
+        self.synced.set()
+
+    def _namespace_event(self, event: str, obj: dict[str, Any]) -> None:
+        name = str(_meta(obj).get("name"))
+        scheduler = None if event == "DELETED" else scheduler_for(_meta(obj).get("labels"), self.default_scheduler)
+        with self._lock:
+            state = self.namespaces.get(name)
+        if scheduler is None:
+            if state is not None:
+                self._opt_out(name)
+        elif state is None or state.scheduler != scheduler:
+            self._opt_in(name, scheduler)
+
+    def _opt_in(self, name: str, scheduler: str) -> None:
+        with self._lock:
+            old = self.namespaces.pop(name, None)
+        if old is not None:
+            old.stop.set()
+        state = _Namespace(name, scheduler)
+        with self._lock:
+            self.namespaces[name] = state
+        log.info("gang controller: namespace opted in", extra={"namespace": name, "scheduler": scheduler})
+        # Groups for another scheduler (the label changed) are no longer wanted.
+        self._delete_managed(name, keep_api=POD_GROUP_APIS[scheduler])
+        self._start_watches(state)
+
+    def _opt_out(self, name: str) -> None:
+        with self._lock:
+            state = self.namespaces.pop(name, None)
+        if state is not None:
+            state.stop.set()
+        log.info("gang controller: namespace opted out", extra={"namespace": name})
+        self._delete_managed(name, keep_api=None)
+
+    def _delete_managed(self, namespace: str, keep_api: tuple[str, str] | None) -> None:
+        for group, version in POD_GROUP_APIS.values():
+            if (group, version) == keep_api:
+                continue
+            path = resource_path(group, version, "podgroups", namespace)
+            try:
+                doc = self.conn.request("GET", path, {"labelSelector": f"{MANAGED_BY_LABEL}={MANAGED_BY}"})
+            except ClusterError as exc:
+                if exc.status not in (403, 404):
+                    log.warning("cannot list podgroups", extra={"namespace": namespace, "error": str(exc)})
+                continue
+            for item in doc.get("items") or []:
+                self._delete(f"{group}/{version}", namespace, str(_meta(item)["name"]))
+
+    def _start_watches(self, state: _Namespace) -> None:
+        for res in self._resources:
+            if res.display in state.watched:
+                continue
+            state.watched.add(res.display)
+            query = {"labelSelector": f"{MANAGED_BY_LABEL}={MANAGED_BY}"} if self._is_group_resource(res) else None
+            path = resource_path(res.group, res.version, res.plural, state.name)
+            stop = _Either(state.stop, self._stop)
+            threading.Thread(
+                target=list_watch,
+                name=f"gang-watch-{state.name}-{res.display}",
+                daemon=True,
+                args=(
+                    self.conn,
+                    path,
+                    lambda items, res=res: self._synced(state, res, items),
+                    lambda event, obj, res=res: self._event(state, res, event, obj),
+                    stop,
+                    f"{state.name}/{res.display}",
+                ),
+                kwargs={"watch_seconds": self.watch_seconds, "query": query},
+            ).start()
+
+    # -- the namespace cache
+    def _synced(self, state: _Namespace, res: ServedResource, items: list[dict[str, Any]]) -> None:
+        if state.stop.is_set():
+            return
+        for item in items:
+            item.setdefault("apiVersion", res.api_version)
+            item.setdefault("kind", res.kind)
+        with state.lock:
+            if self._is_group_resource(res):
+                old = [v for k, v in state.groups.items() if k[0] == res.api_version]
+                state.groups = {k: v for k, v in state.groups.items() if k[0] != res.api_version}
+                state.groups.update({(res.api_version, str(_meta(i)["name"])): i for i in items})
+            else:
+                old = [v for k, v in state.objects.items() if k[:2] == (res.api_version, res.kind)]
+                state.objects = {k: v for k, v in state.objects.items() if k[:2] != (res.api_version, res.kind)}
+                state.objects.update({(res.api_version, res.kind, str(_meta(i)["name"])): i for i in items})
+        for obj in [*old, *items]:
+            self._enqueue_for(state, obj, res)
+
+    def _event(self, state: _Namespace, res: ServedResource, event: str, obj: dict[str, Any]) -> None:
+        if state.stop.is_set():
+            return
+        obj.setdefault("apiVersion", res.api_version)
+        obj.setdefault("kind", res.kind)
+        name = str(_meta(obj).get("name"))
+        with state.lock:
+            if self._is_group_resource(res):
+                if event == "DELETED":
+                    state.groups.pop((res.api_version, name), None)
+                else:
+                    state.groups[(res.api_version, name)] = obj
+            elif event == "DELETED":
+                state.objects.pop((res.api_version, res.kind, name), None)
+            else:
+                state.objects[(res.api_version, res.kind, name)] = obj
+        if self._is_group_resource(res) and event == "DELETED":
+            self._applied.pop((res.api_version, state.name, name), None)
+        self._enqueue_for(state, obj, res)
+
+    def _enqueue_for(self, state: _Namespace, obj: dict[str, Any], res: ServedResource) -> None:
+        """Queue the workloads an object's change can affect: itself and its owners (debounced)."""
+        if self._is_group_resource(res):
+            uid = (_meta(obj).get("labels") or {}).get(WORKLOAD_UID_LABEL)
+            if uid:
+                self.queue.add(f"{state.name}/{uid}", self.debounce)
+            return
+        with state.lock:
+            by_uid = state.by_uid()
+        current: dict[str, Any] | None = obj
+        for _ in range(MAX_OWNER_DEPTH + 1):
+            if current is None:
+                return
+            meta = _meta(current)
+            if (
+                current.get("kind") != "Pod"
+                and self.registry.covers(group_of(str(current.get("apiVersion") or "")), str(current.get("kind") or ""))
+                and meta.get("uid")
+            ):
+                self.queue.add(f"{state.name}/{meta['uid']}", self.debounce)
+            ref = _controller_ref(current)
+            current = by_uid.get(str(ref["uid"])) if ref else None
+
+    # -- reconcile one workload
+    def reconcile(self, key: str) -> None:
+        namespace, uid = key.split("/", 1)
+        with self._lock:
+            state = self.namespaces.get(namespace)
+        if state is None:
+            return
+        with state.lock:
+            objects = list(state.objects.values())
+            existing = [
+                g for g in state.groups.values() if (_meta(g).get("labels") or {}).get(WORKLOAD_UID_LABEL) == uid
+            ]
+        desired, notes = plan_groups(self.registry, objects, uid, state.scheduler)
+        if notes:
+            log.info("gang plan notes", extra={"namespace": namespace, "workload_uid": uid, "notes": notes[:10]})
+        wanted = {(o["apiVersion"], o["metadata"]["name"]) for o in desired}
+        for obj in desired:
+            self._apply(obj)
+        for group in existing:
+            name = str(_meta(group)["name"])
+            if (str(group.get("apiVersion")), name) not in wanted:
+                self._delete(str(group.get("apiVersion")), namespace, name)
+
+    def _apply(self, obj: dict[str, Any]) -> None:
+        api_version, meta = obj["apiVersion"], obj["metadata"]
+        dropped: list[str] = []
+        obj = {**obj, "spec": prune_to_schema(obj.get("spec") or {}, self._schemas.get(api_version), "spec", dropped)}
+        if dropped and api_version not in self._pruned_reported:
+            self._pruned_reported.add(api_version)
+            log.warning(
+                "the PodGroup CRD does not declare some fields; they are left out",
+                extra={"apiVersion": api_version, "fields": sorted(set(dropped))},
+            )
+        key = (api_version, meta["namespace"], meta["name"])
+        body = json.dumps(obj, sort_keys=True)
+        if self._applied.get(key) == body:
+            return
+        group, version = api_version.split("/")
+        path = resource_path(group, version, "podgroups", meta["namespace"], meta["name"])
+        self.conn.request(
+            "PATCH",
+            path,
+            {"fieldManager": FIELD_MANAGER, "force": "true", "fieldValidation": "Ignore"},
+            body=body.encode(),
+            content_type=APPLY_PATCH,
+            what=f"podgroup {meta['namespace']}/{meta['name']}",
+        )
+        self._applied[key] = body
+        self.applies += 1
+        log.info(
+            "podgroup applied",
+            extra={
+                "podgroup": f"{meta['namespace']}/{meta['name']}",
+                "apiVersion": api_version,
+                "minMember": obj["spec"].get("minMember"),
+            },
+        )
+
+    def _delete(self, api_version: str, namespace: str, name: str) -> None:
+        group, version = api_version.split("/")
+        try:
+            self.conn.request(
+                "DELETE",
+                resource_path(group, version, "podgroups", namespace, name),
+                what=f"podgroup {namespace}/{name}",
+            )
+        except ClusterError as exc:
+            if exc.status != 404:
+                raise
+        self._applied.pop((api_version, namespace, name), None)
+        self.deletes += 1
+        log.info("podgroup deleted", extra={"podgroup": f"{namespace}/{name}", "apiVersion": api_version})
+
+    # -- run
+    def run(self, stop: threading.Event) -> None:
+        self._stop = stop
+        while not stop.is_set():
+            try:
+                self._discover()
+                break
+            except ClusterError as exc:
+                log.warning("gang controller: discovery failed, retrying", extra={"error": str(exc)})
+                stop.wait(2.0)
+        threading.Thread(
+            target=list_watch,
+            name="gang-watch-namespaces",
+            daemon=True,
+            args=(self.conn, "/api/v1/namespaces", self._sync_namespaces, self._namespace_event, stop, "namespaces"),
+            kwargs={"query": {"labelSelector": NAMESPACE_LABEL}},
+        ).start()
+        workers = [
+            threading.Thread(target=self._worker, args=(stop,), name=f"gang-{i}", daemon=True)
+            for i in range(self.workers)
+        ]
+        for t in workers:
+            t.start()
+        last = time.monotonic()
+        while not stop.wait(1.0):
+            if time.monotonic() - last > self.rediscover:
+                last = time.monotonic()
+                try:
+                    self._discover()
+                except ClusterError as exc:
+                    log.warning("gang controller: discovery failed", extra={"error": str(exc)})
+                    continue
+                with self._lock:
+                    states = list(self.namespaces.values())
+                for state in states:
+                    self._start_watches(state)
+        with self._lock:
+            for state in self.namespaces.values():
+                state.stop.set()
+        for t in workers:
+            t.join(timeout=5)
+
+    def _worker(self, stop: threading.Event) -> None:
+        failures: dict[str, int] = {}
+        while not stop.is_set():
+            key = self.queue.get(stop)
+            if key is None:
+                return
+            try:
+                self.reconcile(key)
+                failures.pop(key, None)
+            except Exception as exc:
+                n = failures[key] = failures.get(key, 0) + 1
+                delay = min(0.5 * 2**n, 60.0)
+                log.warning("gang reconcile failed, retrying", extra={"key": key, "error": str(exc), "retry_in": delay})
+                self.queue.add(key, delay)
+
+
+class _Either(threading.Event):
+    """Set when either of two events is (what list_watch polls with ``is_set``/``wait``)."""
+
+    def __init__(self, a: threading.Event, b: threading.Event) -> None:
+        super().__init__()
+        self._a, self._b = a, b
+
+    def is_set(self) -> bool:
+        return self._a.is_set() or self._b.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.is_set():
+            left = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
+            if left <= 0:
+                return False
+            self._a.wait(left)
+        return True
+
+
+# --------------------------------------------------------------------------- the pod webhook
+
+
+class PodAttacher:
+    """``/mutate-pod``: adds the label/annotation that attaches a new pod to its gang's PodGroup."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        definitions: Iterable[LoadedDefinition],
+        *,
+        default_scheduler: str = VOLCANO,
+        ttl: float = 30.0,
+        cache_size: int = 2048,
+    ) -> None:
+        self.conn = conn
+        self.registry = DefinitionRegistry(list(definitions))
+        self.gang_kinds = {
+            (d.karta.identity.group, d.karta.identity.kind)
+            for d in gang_definitions(self.registry.definitions)
+            if d.karta.identity is not None
+        }
+        self.default_scheduler = default_scheduler
+        self.ttl = ttl
+        self.cache_size = cache_size
+        self._objects: OrderedDict[str, tuple[float, dict[str, Any]]] = OrderedDict()
+        self._namespaces: dict[str, tuple[float, dict[str, Any]]] = {}
+        self._discovery: tuple[float, Discovery] | None = None
+        self._lock = threading.Lock()
+
+    def _cached(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            hit = self._objects.get(key)
+            if hit is None or time.monotonic() - hit[0] > self.ttl:
+                return None
+            self._objects.move_to_end(key)
+            return hit[1]
+
+    def _remember(self, key: str, obj: dict[str, Any]) -> None:
+        with self._lock:
+            self._objects[key] = (time.monotonic(), obj)
+            self._objects.move_to_end(key)
+            while len(self._objects) > self.cache_size:
+                self._objects.popitem(last=False)
+
+    def _served(self, group: str, kind: str) -> ServedResource | None:
+        with self._lock:
+            cached = self._discovery
+        if cached is None or (cached[1].resource(group, kind) is None and time.monotonic() - cached[0] > self.ttl):
+            cached = (time.monotonic(), discover(self.conn))
+            with self._lock:
+                self._discovery = cached
+        return cached[1].resource(group, kind)
+
+    def _namespace_scheduler(self, namespace: str) -> str | None:
+        with self._lock:
+            hit = self._namespaces.get(namespace)
+        if hit is None or time.monotonic() - hit[0] > self.ttl:
+            ns = self.conn.request("GET", f"/api/v1/namespaces/{namespace}", what=f"namespace {namespace}")
+            hit = (time.monotonic(), ns)
+            with self._lock:
+                self._namespaces[namespace] = hit
+        return scheduler_for(_meta(hit[1]).get("labels"), self.default_scheduler)
+
+    def owner(self, namespace: str, ref: dict[str, Any]) -> dict[str, Any] | None:
+        """GET an owner by reference (cached by uid); None when it is gone or not what the reference says."""
+        uid = str(ref.get("uid") or "")
+        obj = self._cached(uid)
+        if obj is not None:
+            return obj
+        api_version = str(ref.get("apiVersion") or "")
+        group, version = api_version.rsplit("/", 1) if "/" in api_version else ("", api_version)
+        res = self._served(group, str(ref.get("kind") or ""))
+        if res is None or not res.namespaced:
+            return None
+        try:
+            obj = self.conn.request(
+                "GET",
+                resource_path(group, version, res.plural, namespace, str(ref.get("name") or "")),
+                what=f"owner {ref.get('kind')}/{ref.get('name')}",
+            )
+        except ClusterError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if _meta(obj).get("uid") != uid:
+            return None
+        obj.setdefault("apiVersion", api_version)
+        obj.setdefault("kind", ref.get("kind"))
+        self._remember(uid, obj)
+        return dict(obj)
+
+    def owners(self, namespace: str, pod: dict[str, Any]) -> list[dict[str, Any]]:
+        chain: list[dict[str, Any]] = []
+        current = pod
+        for _ in range(MAX_OWNER_DEPTH):
+            ref = _controller_ref(current)
+            if ref is None:
+                break
+            owner = self.owner(namespace, ref)
+            if owner is None:
+                break
+            chain.append(owner)
+            current = owner
+        return chain
+
+    def attachment_for(self, namespace: str, pod: dict[str, Any], scheduler: str) -> Any:
+        """The attachment of the pod's group, or None (not in a gang workload, or the pod cannot be grouped)."""
+        chain = self.owners(namespace, pod)
+        covered = [o for o in chain if (group_of(str(o.get("apiVersion") or "")), o.get("kind")) in self.gang_kinds]
+        if not covered:
+            return None
+        workload = covered[-1]
+        view = ClusterView(Snapshot([*chain, pod]), self.registry)
+        workload = next(o for o in view.snapshot if _meta(o).get("uid") == _meta(workload).get("uid"))
+        plan = plan_in_view(view, workload)
+        name = _meta(pod)["name"]
+        emission = emit(plan, scheduler)
+        attachment = next((a for a in emission.attachments if name in a.pods), None)
+        if attachment is None:
+            reasons = [e.message for e in plan.errors] or emission.warnings or plan.warnings
+            log.info("pod not attached", extra={"namespace": namespace, "pod": name, "reasons": reasons[:5]})
+        return attachment
+
+    def mutate(self, request: dict[str, Any]) -> dict[str, Any]:
+        uid = str(request.get("uid", ""))
+        if request.get("operation") != "CREATE" or (request.get("kind") or {}).get("kind") != "Pod":
+            return response(uid, True)
+        namespace = str(request.get("namespace") or "")
+        obj = request.get("object") or {}
+        try:
+            scheduler = self._namespace_scheduler(namespace)
+            if scheduler is None:
+                return response(uid, True)
+            pod = copy.deepcopy(obj)
+            meta = pod.setdefault("metadata", {})
+            meta["namespace"] = namespace
+            # Not created yet: no name when generateName is used, no uid.
+            meta["name"] = meta.get("name") or f"{meta.get('generateName') or 'pod-'}<new>"
+            meta["uid"] = f"admission-{uid}"
+            pod.setdefault("status", {})["phase"] = "Pending"
+            attachment = self.attachment_for(namespace, pod, scheduler)
+        except Exception as exc:  # never block a pod: the configuration's failurePolicy is Ignore anyway
+            log.warning("pod webhook failed", extra={"namespace": namespace, "error": str(exc)})
+            return response(uid, True, warnings=[f"workload-map: pod not attached to a gang: {exc}"[:256]])
+        if attachment is None:
+            return response(uid, True)
+        patch = pod_patch(obj, attachment.labels, attachment.annotations, attachment.spec)
+        log.info("pod attached", extra={"namespace": namespace, "pod": meta["name"], "podgroup": attachment.group})
+        return response(uid, True, patch=patch)
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def pod_patch(
+    pod: dict[str, Any], labels: dict[str, str], annotations: dict[str, str], spec: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """JSON patch adding labels/annotations and the scheduler name (only over the default scheduler)."""
+    ops: list[dict[str, Any]] = []
+    meta = _meta(pod)
+    for field_name, values in (("labels", labels), ("annotations", annotations)):
+        if not values:
+            continue
+        current = meta.get(field_name)
+        if not isinstance(current, dict):
+            ops.append({"op": "add", "path": f"/metadata/{field_name}", "value": dict(values)})
+            continue
+        for k, v in values.items():
+            if current.get(k) != v:
+                ops.append({"op": "add", "path": f"/metadata/{field_name}/{_escape(k)}", "value": v})
+    scheduler = spec.get("schedulerName")
+    current_scheduler = (pod.get("spec") or {}).get("schedulerName")
+    if scheduler and current_scheduler in (None, "", DEFAULT_SCHEDULER) and "spec" in pod:
+        ops.append({"op": "add", "path": "/spec/schedulerName", "value": scheduler})
+    return ops
