@@ -69,13 +69,15 @@ def test_exit_codes_and_no_traceback(dump_file: Path, defs_file: Path, tmp_path:
         (["get", "--from-file", str(bad_yaml)], 1),
         (["get", "--from-file", str(empty)], 1),
         (["get", "--from-file", str(tmp_path / "missing.yaml")], 1),
-        (["get"], 1),  # no object source
+        (["get"], 1),  # no --from-file and no kubeconfig
         (["validate", str(bad_yaml)], 1),
         (["validate", str(defs_file)], 0),
         (["validate"], 2),
     ]
+    # No kubeconfig anywhere and not in a cluster: without --from-file there is no object source.
+    no_cluster = {"HOME": str(tmp_path), "KUBECONFIG": "", "KUBERNETES_SERVICE_HOST": ""}
     for args, code in cases:
-        result = run_wmap(*args)
+        result = run_wmap(*args, env=no_cluster)
         assert result.returncode == code, (args, result.stdout, result.stderr)
         assert "Traceback" not in result.stderr, args
     result = run_wmap("get", "--from-file", str(bad_yaml))
@@ -85,8 +87,8 @@ def test_exit_codes_and_no_traceback(dump_file: Path, defs_file: Path, tmp_path:
     ]
     result = run_wmap("get", "--from-file", str(empty))
     assert result.stderr.splitlines() == [f"error: cannot read objects ({empty}): file is empty"]
-    result = run_wmap("get")
-    assert result.stderr.startswith("error: no object source")
+    result = run_wmap("get", env=no_cluster)
+    assert result.stderr.startswith("error: no cluster configured: no kubeconfig found")
     assert "--from-file" in result.stderr
 
 

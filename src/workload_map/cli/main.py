@@ -58,11 +58,15 @@ class WmapGroup(click.Group):
 def cli(debug: bool) -> None:
     """Read any AI workload on Kubernetes through one declarative definition (Karta run.ai/v1alpha1).
 
+    Objects come from the cluster of your kubeconfig (kubectl's --kubeconfig, --context, -n, -A...)
+    or, with --from-file, from a dump.
+
     \b
     Examples:
-      wmap get --from-file dump.yaml -A
-      wmap describe jobset/train --from-file dump.yaml
-      wmap explain lws/llama -n serving --from-file dump.yaml
+      wmap get -A
+      wmap describe jobset/train -n team-a
+      wmap explain lws/llama -n serving
+      wmap snapshot -A -o cluster.yaml && wmap get -A --from-file cluster.yaml
       wmap validate my-definition.yaml
     """
 
@@ -102,9 +106,9 @@ def completion_cmd(shell: str) -> None:
 
 def _register() -> None:
     # Command modules import only click at load time; their bodies import the library.
-    from workload_map.cli.commands import definitions, describe, explain, gang, get, update, validate
+    from workload_map.cli.commands import definitions, describe, explain, gang, get, snapshot, update, validate
 
-    for module in (get, describe, explain, gang, update, definitions, validate):
+    for module in (get, describe, explain, gang, update, snapshot, definitions, validate):
         cli.add_command(module.command)
 
 

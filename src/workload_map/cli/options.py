@@ -7,6 +7,9 @@ from typing import Any, TypeVar
 
 import click
 
+from workload_map.cli.complete import complete_namespace, complete_target
+from workload_map.cluster.cli_support import connection_options as kubectl_connection_options
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 STATUSES = (
@@ -45,7 +48,19 @@ def definitions_option(func: F) -> F:
 
 
 def namespace_option(func: F) -> F:
-    return click.option("-n", "--namespace", metavar="NS", default=None, help='Namespace (default "default").')(func)
+    return click.option(
+        "-n",
+        "--namespace",
+        metavar="NS",
+        default=None,
+        shell_complete=complete_namespace,
+        help='Namespace (default: the kubeconfig context\'s namespace; "default" with --from-file).',
+    )(func)
+
+
+def target_argument(metavar: str, *, required: bool) -> Callable[[F], F]:
+    """``TYPE/NAME``, ``TYPE NAME...``: completes types, names (listed) and ``TYPE/NAME``."""
+    return click.argument("target", nargs=-1, required=required, metavar=metavar, shell_complete=complete_target)
 
 
 def all_namespaces_option(func: F) -> F:
@@ -66,5 +81,15 @@ def output_option(choices: tuple[str, ...], default: str) -> Callable[[F], F]:
     return decorate
 
 
+def connection_options(func: F) -> F:
+    """kubectl's ``--kubeconfig --context --cluster --user --request-timeout --chunk-size``.
+
+    The command receives them as keyword arguments; pass them on as ``connection=`` to
+    ``cli.sources.open_objects`` (commands collect them with ``**connection``).
+    """
+    return kubectl_connection_options(func)
+
+
 def object_source_options(func: F) -> F:
-    return definitions_option(from_file_option(func))
+    """``--from-file``, ``--definitions`` and the connection flags used without ``--from-file``."""
+    return connection_options(definitions_option(from_file_option(func)))

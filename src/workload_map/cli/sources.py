@@ -1,20 +1,27 @@
 """Where definitions and objects come from: the one place that builds a ClusterView.
 
-Today objects come from dumps (``--from-file``). The live-cluster layer plugs in at
-``_live_snapshot``: everything above (get, describe, explain, update) only sees the ClusterView.
+Objects come from dumps (``--from-file``) or, without it, from the live cluster
+(``workload_map.cluster.live_source``): everything above (get, describe, explain, gang, update)
+only sees the ClusterView and the namespace in scope (:class:`Objects`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import click
 
 from workload_map.cli.errors import CliError
 
+DEFAULT_NAMESPACE = "default"
+
 if TYPE_CHECKING:
+    from workload_map.cluster import LiveSource, RequestCounter
     from workload_map.definition.loader import LoadedDefinition
     from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Snapshot
     from workload_map.sources.documents import Document
 
 KARTA_API_VERSION = "run.ai/v1alpha1"
@@ -94,45 +101,113 @@ def split_dump(docs: Iterable[Document]) -> tuple[list[dict[str, Any]], list[Loa
     return objects, definitions, warnings
 
 
-def _live_snapshot() -> tuple[Snapshot, list[LoadedDefinition], list[str]]:
-    """Objects from a live cluster. Not in this build: the live layer replaces this function."""
+REQUESTS_ENV = "WMAP_DEBUG_REQUESTS"
+
+
+@dataclass
+class Objects:
+    """What an object-reading command works on: the view, the namespace in scope and, live, the source.
+
+    ``namespace`` is None with ``-A``; otherwise ``-n``, else the kubeconfig context's namespace
+    (live) or ``default`` (dumps). Use as a context manager: leaving it closes the connection and,
+    with ``WMAP_DEBUG_REQUESTS=1``, prints the API requests made on stderr.
+    """
+
+    view: ClusterView
+    namespace: str | None
+    live: LiveSource | None = None
+    _closed: bool = False
+
+    def __enter__(self) -> Objects:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection (idempotent); the request summary is printed when the command ends."""
+        if self.live is None or self._closed:
+            return
+        self._closed = True
+        self.live.connection.close()
+        if os.environ.get(REQUESTS_ENV, "") not in ("", "0"):
+            counter = self.live.connection.counter
+            ctx = click.get_current_context(silent=True)
+            if ctx is None:
+                print_requests(counter)
+            else:
+                ctx.call_on_close(lambda: print_requests(counter))
+
+
+def print_requests(counter: RequestCounter) -> None:
+    """``Requests: N (GET a, LIST b)`` and one line per request, on stderr."""
+    import sys
+
+    sys.stdout.flush()
+    verbs: dict[str, int] = {}
+    for (verb, _path), count in sorted(counter.counts.items()):
+        verbs[verb] = verbs.get(verb, 0) + count
+    summary = ", ".join(f"{verb} {count}" for verb, count in sorted(verbs.items()))
+    click.echo(f"Requests: {counter.total()} ({summary})", err=True)
+    for verb, path, query in list(counter.log):
+        click.echo(f"  {verb} {path}" + (f"?{query}" if query else ""), err=True)
+
+
+def open_objects(
+    from_files: Sequence[str],
+    definition_paths: Sequence[str] = (),
+    *,
+    namespace: str | None = None,
+    all_namespaces: bool = False,
+    connection: Mapping[str, Any] | None = None,
+    kinds: Sequence[str] | None = None,
+    describe: tuple[str, str] | None = None,
+) -> Objects:
+    """The objects a command reads: from dumps (``--from-file``), else from the live cluster.
+
+    Precedence for the same root group/version/kind: built-in < Karta objects of the dump or the
+    cluster (origin "cluster") < ``--definitions`` files (origin "file"). Live, ``kinds`` narrows
+    the listing to some types (``get TYPE``) and ``describe`` = (TYPE, NAME) reads only what one
+    workload needs; ``connection`` holds the kubectl flags (``options.connection_options``).
+    Problems that do not stop the command are left in ``view.warnings``.
+    """
+    from workload_map.resolver import ClusterView
+
+    user = user_definitions(definition_paths)
+    if from_files:
+        from workload_map.snapshot import Snapshot
+
+        builtin, warnings = builtin_with_warnings()
+        objects, cluster_definitions, dump_warnings = split_dump(read_documents(from_files))
+        view = ClusterView(Snapshot(objects), [*builtin, *cluster_definitions, *user])
+        view.warnings[:0] = [*warnings, *dump_warnings]
+        return Objects(view, None if all_namespaces else (namespace or DEFAULT_NAMESPACE))
+
+    from workload_map.cluster import live_source
+    from workload_map.cluster.cli_support import live_options
     from workload_map.errors import WorkloadMapError
 
-    raise WorkloadMapError(
-        "no object source: live cluster access is not available in this build yet",
-        hint="pass --from-file PATH with a dump (e.g. kubectl get jobsets,jobs,pods -A -o yaml > dump.yaml)",
-    )
+    try:
+        options = live_options(
+            dict(connection or {}),
+            namespace=namespace,
+            all_namespaces=all_namespaces,
+            kinds=list(kinds) if kinds else None,
+            describe=describe,
+            definitions=user,
+        )
+        source = live_source(options)
+    except WorkloadMapError as exc:
+        raise CliError(exc.message, where=str(exc.location), hint=exc.hint) from None
+    view = ClusterView(source.snapshot, source.registry)
+    view.warnings[:0] = source.warnings
+    return Objects(view, None if all_namespaces else source.connection.namespace, source)
 
 
 def cluster_view(from_files: Sequence[str], definition_paths: Sequence[str] = ()) -> ClusterView:
-    """A ClusterView over the chosen object source with every definition that applies.
-
-    Precedence for the same root group/version/kind: built-in < Karta objects in the input
-    (origin "cluster") < ``--definitions`` files (origin "file"). Loading problems that do not stop
-    the command are left in ``view.warnings``.
-    """
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Snapshot
-
-    builtin, warnings = builtin_with_warnings()
-    user = user_definitions(definition_paths)
-    if from_files:
-        objects, cluster_definitions, dump_warnings = split_dump(read_documents(from_files))
-        snapshot = Snapshot(objects)
-        warnings += dump_warnings
-    else:
-        try:
-            snapshot, cluster_definitions, live_warnings = _live_snapshot()
-        except Exception as exc:
-            from workload_map.errors import WorkloadMapError
-
-            if isinstance(exc, WorkloadMapError):
-                raise CliError(exc.message, where=str(exc.location), hint=exc.hint) from None
-            raise
-        warnings += live_warnings
-    view = ClusterView(snapshot, [*builtin, *cluster_definitions, *user])
-    view.warnings[:0] = warnings
-    return view
+    """A ClusterView over the chosen object source (see :func:`open_objects`), namespace ``default``."""
+    with open_objects(from_files, definition_paths) as objects:
+        return objects.view
 
 
 def definitions_only(definition_paths: Sequence[str]) -> tuple[list[LoadedDefinition], list[str]]:

@@ -17,16 +17,22 @@ if TYPE_CHECKING:
 DEFAULT_NAMESPACE = "default"
 
 
-def find_one(view: ClusterView, target: Sequence[str], namespace: str | None) -> dict[str, Any]:
-    """The workload named by ``TYPE/NAME`` or ``TYPE NAME`` in ``namespace`` (default "default")."""
+def one_target(target: Sequence[str]) -> tuple[str, str]:
+    """``(TYPE, NAME)`` of ``TYPE/NAME`` or ``TYPE NAME``; a usage error otherwise."""
     type_name, names = split_target(target)
     if type_name is None or len(names) != 1:
         raise click.UsageError("name one workload: TYPE/NAME or TYPE NAME")
+    return type_name, names[0]
+
+
+def find_one(view: ClusterView, target: Sequence[str], namespace: str | None) -> dict[str, Any]:
+    """The workload named by ``TYPE/NAME`` or ``TYPE NAME`` in ``namespace`` (default "default")."""
+    type_name, name = one_target(target)
     kind = resolve_kind(view.registry, type_name)
     ns = namespace or DEFAULT_NAMESPACE
-    found = view.find(kind, names[0], ns)
+    found = view.find(kind, name, ns)
     if not found:
-        raise not_found(type_label(kind), names[0], ns)
+        raise not_found(type_label(kind), name, ns)
     return found[0]
 
 

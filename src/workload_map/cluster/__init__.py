@@ -4,35 +4,32 @@ Nothing here resolves anything: a live cluster becomes a Snapshot (plus the clus
 definitions), and the same ClusterView code that reads dumps reads it. The ``kubernetes`` client is
 imported only when a connection is made, so ``wmap --help`` never loads it.
 
-Entry points:
+Entry points (``workload_map.cluster.live``):
   * :func:`cluster_view_from_kubeconfig` -> (ClusterView, warnings): what ``get``/``describe`` use;
   * :func:`live_source` -> LiveSource: the same pieces separately (connection, discovery, registry,
     snapshot), for ``update``, ``snapshot`` and ``watch``.
+
+The names below are loaded on first use (PEP 562): importing ``workload_map.cluster.cli_support``
+for its click decorator must not import orjson or the live layer (``wmap --help`` stays light).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from workload_map.cluster.connection import (
-    DEFAULT_CHUNK_SIZE,
-    ClusterError,
-    Connection,
-    ConnectionOptions,
-    GoneError,
-    RequestCounter,
-    connect,
-    parse_timeout,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from workload_map.cluster.discovery import Discovery, LiveRegistry
-    from workload_map.cluster.fetch import ListResult
-    from workload_map.definition.loader import LoadedDefinition
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Obj, Snapshot
+    from workload_map.cluster.connection import (
+        DEFAULT_CHUNK_SIZE,
+        ClusterError,
+        Connection,
+        ConnectionOptions,
+        GoneError,
+        RequestCounter,
+        connect,
+        parse_timeout,
+    )
+    from workload_map.cluster.live import LiveOptions, LiveSource, cluster_view_from_kubeconfig, live_source
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -49,140 +46,30 @@ __all__ = [
     "parse_timeout",
 ]
 
-
-@dataclass
-class LiveOptions(ConnectionOptions):
-    """Connection flags plus what to read.
-
-    ``all_namespaces`` lists cluster-wide; otherwise ``namespace`` (or the context's namespace).
-    ``kinds`` narrows the listing to some covered kinds (``get TYPE``); ``describe`` = (TYPE, NAME)
-    reads only what one workload needs. ``definitions`` are user definitions (``--definitions``)
-    that override cluster ones; ``builtin`` replaces the built-in catalog (tests).
-    """
-
-    all_namespaces: bool = False
-    kinds: Sequence[str] | None = None
-    describe: tuple[str, str] | None = None
-    definitions: Sequence[LoadedDefinition] = ()
-    builtin: Sequence[LoadedDefinition] | None = None
-    connection: Connection | None = None  # reuse an open connection (tests count its requests)
+_HOME = {
+    "DEFAULT_CHUNK_SIZE": "connection",
+    "ClusterError": "connection",
+    "Connection": "connection",
+    "ConnectionOptions": "connection",
+    "GoneError": "connection",
+    "RequestCounter": "connection",
+    "connect": "connection",
+    "parse_timeout": "connection",
+    "LiveOptions": "live",
+    "LiveSource": "live",
+    "cluster_view_from_kubeconfig": "live",
+    "live_source": "live",
+}
 
 
-@dataclass
-class LiveSource:
-    connection: Connection
-    discovery: Discovery
-    registry: LiveRegistry
-    snapshot: Snapshot
-    warnings: list[str]
-    namespace: str | None  # None = all namespaces
-    cluster_definitions: list[LoadedDefinition] = field(default_factory=list)
-    karta_objects: list[Obj] = field(default_factory=list)
-    lists: list[ListResult] = field(default_factory=list)
-
-    def view(self) -> ClusterView:
-        from workload_map.resolver import ClusterView
-
-        view = ClusterView(self.snapshot, self.registry)
-        view.warnings[:0] = self.warnings
-        return view
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
-def _builtin(options: LiveOptions, warnings: list[str]) -> list[LoadedDefinition]:
-    if options.builtin is not None:
-        return list(options.builtin)
-    try:
-        from workload_map.catalog import load_builtin
-    except ImportError:  # pragma: no cover - catalog package missing
-        return []
-    loaded, findings = load_builtin()
-    warnings.extend(f"built-in catalog: {f}" for f in findings)
-    return list(loaded)
-
-
-def live_source(options: LiveOptions | None = None) -> LiveSource:
-    """Connect, discover, read the cluster's Karta definitions and list what the workloads need."""
-    from workload_map.cluster.discovery import LiveRegistry, discover
-    from workload_map.cluster.fetch import fetch_for_describe, fetch_snapshot, load_cluster_definitions
-    from workload_map.registry import AmbiguousType
-
-    options = options or LiveOptions()
-    warnings: list[str] = []
-    builtin = _builtin(options, warnings)
-    connection = options.connection or connect(options)
-    if options.namespace and options.connection is not None:
-        connection.namespace = options.namespace
-    groups = {d.karta.identity.group for d in [*builtin, *options.definitions] if d.karta.identity}
-    discovery = discover(
-        connection, groups | {"run.ai", "apps", "batch"} | _child_groups([*builtin, *options.definitions])
-    )
-    cluster_definitions, karta_objects = load_cluster_definitions(connection, discovery, warnings)
-    # Precedence for one root group/version/kind: built-in < cluster Karta < --definitions files.
-    registry = LiveRegistry([*builtin, *cluster_definitions, *options.definitions], discovery)
-    namespace = None if options.all_namespaces else connection.namespace
-    chunk = options.chunk_size or connection.chunk_size
-    if options.describe is not None:
-        type_name, name = options.describe
-        try:
-            info = registry.resolve_type(type_name)
-        except AmbiguousType:
-            info = None
-        if info is None:  # let the caller report the unknown type; list nothing more
-            from workload_map.snapshot import Snapshot
-
-            snapshot, more, lists = Snapshot([]), [], []
-        else:
-            snapshot, more, lists = fetch_for_describe(
-                connection,
-                registry,
-                info.group,
-                info.kind,
-                name,
-                namespace or connection.namespace,
-                discovery=discovery,
-                chunk_size=chunk,
-            )
-    else:
-        kinds = None
-        if options.kinds:
-            kinds = []
-            for type_name in options.kinds:
-                info = registry.resolve_type(type_name)
-                if info is not None:
-                    kinds.append((info.group, info.kind))
-        snapshot, more, lists = fetch_snapshot(
-            connection, registry, namespace, discovery=discovery, kinds=kinds, chunk_size=chunk
-        )
-    warnings.extend(more)
-    return LiveSource(
-        connection=connection,
-        discovery=discovery,
-        registry=registry,
-        snapshot=snapshot,
-        warnings=warnings,
-        namespace=namespace,
-        cluster_definitions=cluster_definitions,
-        karta_objects=karta_objects,
-        lists=lists,
-    )
-
-
-def _child_groups(definitions: Iterable[LoadedDefinition]) -> set[str]:
-    from workload_map.cluster.fetch import child_kinds
-
-    return {group for group, _ in child_kinds(definitions)}
-
-
-def cluster_view_from_kubeconfig(options: LiveOptions | None = None) -> tuple[ClusterView, list[str]]:
-    """A ClusterView over the live cluster and the warnings of reading it (one line each).
-
-    The view's registry names kinds with the cluster's real plurals and short names; its definitions
-    are built-in < cluster Karta objects < ``options.definitions``.
-    """
-    source = live_source(options)
-    from workload_map.resolver import ClusterView
-
-    view = ClusterView(source.snapshot, source.registry)
-    if options is None or options.connection is None:
-        source.connection.close()
-    return view, source.warnings
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

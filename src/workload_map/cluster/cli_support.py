@@ -1,4 +1,4 @@
-"""Glue for the CLI: kubectl's connection flags and a drop-in for ``cli/sources.py:_live_snapshot``.
+"""Glue for the CLI: kubectl's connection flags (``cli/options.py``) and LiveOptions from click params.
 
 Only click is imported at module load; the live layer is imported inside the functions.
 """
@@ -32,7 +32,11 @@ def connection_options(func: F) -> F:
             help='Time to wait for one request ("5s", "1m"; 0 = no timeout).',
         ),
         click.option(
-            "--chunk-size", type=click.IntRange(min=0), default=500, show_default=True, help="Objects per list page."
+            "--chunk-size",
+            type=click.IntRange(min=0),
+            default=500,
+            show_default=True,
+            help="Objects per list page (0: no paging).",
         ),
     ]
     for decorate in reversed(decorators):
@@ -50,7 +54,7 @@ def live_options(params: dict[str, Any], *, namespace: str | None, all_namespace
         cluster=params.get("cluster"),
         user=params.get("user"),
         request_timeout=params.get("request_timeout"),
-        chunk_size=params.get("chunk_size") or 500,
+        chunk_size=500 if params.get("chunk_size") is None else int(params["chunk_size"]),  # 0: no paging
         namespace=namespace,
         all_namespaces=all_namespaces,
         **extra,
@@ -58,7 +62,8 @@ def live_options(params: dict[str, Any], *, namespace: str | None, all_namespace
 
 
 def live_snapshot(options: LiveOptions | None = None) -> tuple[Snapshot, list[LoadedDefinition], list[str]]:
-    """Same signature as ``cli/sources.py:_live_snapshot``: objects, cluster Karta definitions, warnings.
+    """Objects, cluster Karta definitions and warnings of the live cluster (the CLI itself uses
+    ``cli/sources.py:open_objects``, which keeps the LiveSource).
 
     Reads the click context's params when ``options`` is None (namespace, -A, connection flags).
     """

@@ -10,11 +10,12 @@ The client is imported inside :func:`connect` only, so importing this module sta
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,12 +85,16 @@ def parse_timeout(value: str | float | None) -> float | None:
 
 
 class RequestCounter:
-    """Requests by (verb, path without query): what a test asserts API economy with."""
+    """Requests by (verb, path without query): what a test asserts API economy with.
 
-    def __init__(self) -> None:
+    Counts are aggregated per (verb, path); ``log`` keeps only the ``recent`` last requests, so a
+    long-running process does not grow with every request it makes.
+    """
+
+    def __init__(self, recent: int = 1000) -> None:
         self._lock = threading.Lock()
         self.counts: Counter[tuple[str, str]] = Counter()
-        self.log: list[tuple[str, str, str]] = []  # verb, path, query
+        self.log: deque[tuple[str, str, str]] = deque(maxlen=recent)  # verb, path, query
 
     def add(self, verb: str, path: str, query: str) -> None:
         with self._lock:
@@ -195,7 +200,7 @@ class Connection:
                 payload = b""
             finally:
                 response.release_conn()
-            raise self._http_error(method, path, clean, response.status, payload, what)
+            raise self._http_error(method, path, clean, status=response.status, payload=payload, what=what)
         return response
 
     def request(
@@ -258,10 +263,8 @@ class Connection:
             response.release_conn()
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.api_client.close()
-        except Exception:
-            pass
 
     # -- errors
     def _transport_error(self, exc: BaseException) -> ClusterError:
@@ -290,7 +293,7 @@ class Connection:
         )
 
     def _http_error(
-        self, method: str, path: str, query: Mapping[str, Any], status: int, payload: bytes, what: str | None
+        self, method: str, path: str, query: Mapping[str, Any], *, status: int, payload: bytes, what: str | None
     ) -> ClusterError:
         message = ""
         reason = ""
@@ -393,12 +396,15 @@ def connect(options: ConnectionOptions | None = None) -> Connection:
     paths = _kubeconfig_paths(options.kubeconfig)
     context_name: str | None = None
     user_name: str | None = None
+    default_ns: str | None
     if paths is None:
         if os.environ.get("KUBERNETES_SERVICE_HOST") and os.environ.get("KUBERNETES_SERVICE_PORT"):
             from kubernetes.config import incluster_config
 
             try:
-                incluster_config.load_incluster_config(client_configuration=configuration)
+                incluster_config.load_incluster_config(  # type: ignore[no-untyped-call]
+                    client_configuration=configuration
+                )
             except ConfigException as exc:
                 raise ClusterError(f"invalid in-cluster configuration: {exc}") from None
             default_ns = _read(IN_CLUSTER_NAMESPACE_FILE) or "default"
@@ -422,7 +428,7 @@ def connect(options: ConnectionOptions | None = None) -> Connection:
         namespace=namespace,
         namespace_explicit=bool(options.namespace),
         timeout=timeout,
-        chunk_size=options.chunk_size or DEFAULT_CHUNK_SIZE,
+        chunk_size=DEFAULT_CHUNK_SIZE if options.chunk_size is None else options.chunk_size,  # 0: no paging
         context=context_name,
         user=user_name,
     )
@@ -442,21 +448,24 @@ def _load_kubeconfig(paths: str, options: ConnectionOptions, configuration: Any)
 
     source = paths
     try:
-        merger = kube_config.KubeConfigMerger(paths)
+        merger = kube_config.KubeConfigMerger(paths)  # type: ignore[no-untyped-call]
         if merger.config is None:
             raise ClusterError(f"invalid kubeconfig ({source}): no configuration found")
-        loader = kube_config.KubeConfigLoader(config_dict=merger.config, config_base_path=None)
-        context_name = options.context or loader._config.safe_get("current-context")
+        loader = kube_config.KubeConfigLoader(  # type: ignore[no-untyped-call]
+            config_dict=merger.config, config_base_path=None
+        )
+        context_name = options.context or loader._config.safe_get("current-context")  # type: ignore[no-untyped-call]
         if not context_name:
             raise ClusterError(
                 f"no context ({source}): the kubeconfig has no current-context",
                 hint="pass --context NAME",
             )
         try:
-            loader.set_active_context(context_name)
+            loader.set_active_context(context_name)  # type: ignore[no-untyped-call]
         except (ConfigException, KeyError, TypeError) as exc:
             raise ClusterError(f"context {context_name!r} not found ({source}): {exc}") from None
-        context = loader._current_context["context"]
+        current: Any = loader._current_context  # set by set_active_context
+        context = current["context"]
         user_name = options.user or context.safe_get("user") or ""
         if options.cluster:
             try:
@@ -472,7 +481,7 @@ def _load_kubeconfig(paths: str, options: ConnectionOptions, configuration: Any)
         root = logging.getLogger()
         root.addHandler(capture)
         try:
-            loader.load_and_set(configuration)
+            loader.load_and_set(configuration)  # type: ignore[no-untyped-call]
         finally:
             root.removeHandler(capture)
         user = loader._user
@@ -487,7 +496,8 @@ def _load_kubeconfig(paths: str, options: ConnectionOptions, configuration: Any)
                 f"exec credential plugin failed ({command}): {_short(why.splitlines()[0] if why else why)}",
                 hint="run the plugin command by hand to see its error",
             )
-        if "expiry" in loader.__dict__ and kube_config._is_expired(loader.expiry):
+        expired = "expiry" in loader.__dict__ and kube_config._is_expired(loader.expiry)  # type: ignore[no-untyped-call]
+        if expired:
             raise ClusterError(
                 f"Unauthorized: the token was rejected ({user_name}): the exec credential expired at "
                 f"{loader.expiry.isoformat()}",

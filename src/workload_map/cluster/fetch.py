@@ -10,7 +10,7 @@ definition only, and the pods narrowed by a label selector when the definition m
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -276,14 +276,17 @@ def load_cluster_definitions(
 # --------------------------------------------------------------------------- fetching
 
 
+ListJob = tuple[ServedResource, str | None, dict[str, Any]]
+
+
 def _run_lists(
     connection: Connection,
-    jobs: list[tuple[ServedResource, str | None, dict[str, Any]]],
+    jobs: Sequence[ListJob],
     warnings: list[str],
 ) -> list[ListResult]:
     """The lists in parallel; a Forbidden kind is one warning, anything else stops everything."""
 
-    def run(job: tuple[ServedResource, str | None, dict[str, Any]]) -> tuple[ListResult | None, list[str]]:
+    def run(job: ListJob) -> tuple[ListResult | None, list[str]]:
         resource, namespace, kwargs = job
         local: list[str] = []
         try:
@@ -330,7 +333,7 @@ def fetch_snapshot(
     warnings: list[str] = []
     plan = plan_lists(registry, discovery, kinds=kinds)
     options: dict[str, Any] = {"chunk_size": chunk_size}
-    jobs = [(r, namespace, options) for r in [*plan.workloads, *plan.children]]
+    jobs: list[ListJob] = [(r, namespace, options) for r in [*plan.workloads, *plan.children]]
     if plan.pods is not None:
         jobs.insert(0, (plan.pods, namespace, options))  # the biggest list starts first
     results = _run_lists(connection, jobs, warnings)
@@ -371,9 +374,9 @@ def pod_label_selector(definition: LoadedDefinition, workload_name: str | None =
         if selector is not None:
             for key, value in (selector.match_labels or {}).items():
                 requirement[key] = value
-            key = _label_key(selector.key_path)
-            if key is not None and key not in requirement:
-                requirement[key] = selector.value if selector.value is not None else _EXISTS
+            label = _label_key(selector.key_path)
+            if label is not None and label not in requirement:
+                requirement[label] = selector.value if selector.value is not None else _EXISTS
         if not requirement:
             common = None
             break
@@ -411,11 +414,11 @@ def _definition_closure(registry: DefinitionRegistry, root: LoadedDefinition) ->
         current = queue.pop()
         for group, kind in child_kinds([current]):
             for d in registry.definitions:
-                if d.karta.identity and (d.karta.identity.group, d.karta.identity.kind) == (group, kind):
-                    if id(d) not in seen:
-                        seen.add(id(d))
-                        out.append(d)
-                        queue.append(d)
+                identity = d.karta.identity
+                if identity and (identity.group, identity.kind) == (group, kind) and id(d) not in seen:
+                    seen.add(id(d))
+                    out.append(d)
+                    queue.append(d)
     return out
 
 
@@ -424,9 +427,9 @@ def fetch_for_describe(
     registry: DefinitionRegistry,
     group: str,
     kind: str,
+    *,
     name: str,
     namespace: str,
-    *,
     discovery: Discovery,
     chunk_size: int | None = None,
 ) -> tuple[Snapshot, list[str], list[ListResult]]:
@@ -442,13 +445,13 @@ def fetch_for_describe(
         return Snapshot([]), warnings, []
     options: dict[str, Any] = {"chunk_size": chunk_size}
     if (group, kind) == ("", "Pod"):
-        jobs = [(res, namespace, {**options, "field_selector": f"metadata.name={name}"})]
-        results = _run_lists(connection, jobs, warnings)
+        pod_jobs: list[ListJob] = [(res, namespace, {**options, "field_selector": f"metadata.name={name}"})]
+        results = _run_lists(connection, pod_jobs, warnings)
         return Snapshot([o for r in results for o in r.items]), warnings, results
     definition, _ = registry.for_object({"apiVersion": res.api_version, "kind": kind})
     definition = definition or matching[0]
     closure = _definition_closure(registry, definition)
-    jobs = [(res, namespace, {**options, "field_selector": f"metadata.name={name}"})]
+    jobs: list[ListJob] = [(res, namespace, {**options, "field_selector": f"metadata.name={name}"})]
     for group_kind in sorted(child_kinds(closure) - {(group, kind), ("", "Pod")}):
         child = discovery.resource(*group_kind, _defined_versions(registry, *group_kind))
         if child is not None and child.can("list"):

@@ -7,6 +7,7 @@ objects, each with its apiVersion and kind. ``.json`` writes JSON, anything else
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Iterable
@@ -53,10 +54,8 @@ def write_snapshot(path: str | os.PathLike[str], objects: Iterable[Obj], karta_o
             f.write(data)
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     return len(document["items"])
 

@@ -57,7 +57,8 @@ def patch_workload(
                 hint="run the command again",
             ) from None
         raise
-    if isinstance(result, dict):
-        result.setdefault("apiVersion", api_version)
-        result.setdefault("kind", kind)
+    if not isinstance(result, dict):
+        raise ClusterError(f"invalid response (PATCH {path}): not an object", status=200)
+    result.setdefault("apiVersion", api_version)
+    result.setdefault("kind", kind)
     return result

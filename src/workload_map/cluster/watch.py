@@ -174,13 +174,13 @@ def watch_snapshots(
                 if kind == "FAILED":
                     raise extra
                 if kind == "RELISTED":
-                    listed: ListResult = payload
-                    prefix = (listed.resource.api_version, listed.resource.kind)
+                    fresh: ListResult = payload
+                    prefix = (fresh.resource.api_version, fresh.resource.kind)
                     for key in [
-                        k for k in store if k[:2] == prefix and (not listed.namespace or k[2] == listed.namespace)
+                        k for k in store if k[:2] == prefix and (not fresh.namespace or k[2] == fresh.namespace)
                     ]:
                         del store[key]
-                    for obj in listed.items:
+                    for obj in fresh.items:
                         store[_key(obj)] = obj
                     warnings.append(extra)
                     last = ("RELISTED", None)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from workload_map.cli.options import namespace_option, object_source_options, output_option
+from workload_map.cli.options import namespace_option, object_source_options, output_option, target_argument
 
 
 @click.command("explain")
-@click.argument("target", nargs=-1, required=True, metavar="TYPE/NAME | TYPE NAME")
+@target_argument("TYPE/NAME | TYPE NAME", required=True)
 @namespace_option
 @output_option(("text", "json", "yaml"), "text")
 @object_source_options
@@ -18,6 +20,7 @@ def command(
     output: str,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
+    **connection: Any,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Explain a workload's status: the phase, the conditions, and every mapped status with each
     matcher's checks (expected and actual).
@@ -30,11 +33,15 @@ def command(
     """
     from workload_map.cli.output import echo_document, emit_warnings
     from workload_map.cli.render import definition_line, glyphs_for_stdout, status_lines
-    from workload_map.cli.sources import cluster_view
-    from workload_map.cli.workloads import find_one, tree_of
+    from workload_map.cli.sources import open_objects
+    from workload_map.cli.workloads import find_one, one_target, tree_of
 
-    view = cluster_view(from_file, definition_paths)
-    workload = find_one(view, target, namespace)
+    source = open_objects(
+        from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+    )
+    source.close()  # everything is read: the rest works on the snapshot
+    view = source.view
+    workload = find_one(view, target, source.namespace)
     tree = tree_of(view, workload)
     if output in ("json", "yaml"):
         echo_document(tree.status.to_json(), output)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from workload_map.cli.options import namespace_option, object_source_options, output_option
+from workload_map.cli.options import namespace_option, object_source_options, output_option, target_argument
 
 SCHEDULER_CHOICES = ("kai", "volcano", "coscheduling", "workload-api")
 
 
 @click.command("gang")
-@click.argument("target", nargs=-1, required=True, metavar="TYPE/NAME | TYPE NAME")
+@target_argument("TYPE/NAME | TYPE NAME", required=True)
 @namespace_option
 @output_option(("text", "json", "yaml"), "text")
 @click.option(
@@ -40,6 +42,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     workload_api_version: str,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
+    **connection: Any,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Show the gang groups of a workload as KAI Scheduler's Karta grouper computes them: names, members,
     minimum sizes, which members are missing or pending and why, and the minimum resources.
@@ -57,15 +60,19 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
     from workload_map.cli.errors import CliError
     from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
-    from workload_map.cli.sources import cluster_view
-    from workload_map.cli.workloads import find_one
+    from workload_map.cli.sources import open_objects
+    from workload_map.cli.workloads import find_one, one_target
     from workload_map.gang import plan_in_view
     from workload_map.gang.emit import emit
     from workload_map.gang.report import HEADERS, detail_lines, table_rows
     from workload_map.snapshot import key_of
 
-    view = cluster_view(from_file, definition_paths)
-    workload = find_one(view, target, namespace)
+    loaded = open_objects(
+        from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+    )
+    loaded.close()  # everything is read: the rest works on the snapshot
+    view = loaded.view
+    workload = find_one(view, target, loaded.namespace)
     try:
         plan = plan_in_view(view, workload)
     except (LookupError, ValueError, TypeError) as exc:

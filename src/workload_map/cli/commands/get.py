@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -14,13 +15,19 @@ from workload_map.cli.options import (
     namespace_option,
     object_source_options,
     output_option,
+    target_argument,
 )
+from workload_map.cli.workloads import kind_name
 
 if TYPE_CHECKING:
+    from workload_map.cli.sources import Objects
+    from workload_map.registry import KindInfo
+    from workload_map.resolver import ClusterView
     from workload_map.tree.model import WorkloadTree
 
 HEADERS = ("NAME", "TYPE", "STATUS", "COMPONENTS", "PODS", "GPUS", "AGE")
 WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION")
+WATCH_TIMEOUT_ENV = "WMAP_WATCH_TIMEOUT"
 PROGRESS_THRESHOLD = 200  # workloads; below this resolution finishes well under a second
 
 
@@ -78,7 +85,7 @@ def _progress(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 
 @click.command("get")
-@click.argument("target", nargs=-1, metavar="[TYPE[/NAME] | TYPE NAME...]")
+@target_argument("[TYPE[/NAME] | TYPE NAME...]", required=False)
 @namespace_option
 @all_namespaces_option
 @click.option(
@@ -91,6 +98,19 @@ def _progress(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     help="Only workloads whose primary status is this.",
 )
 @output_option(("table", "wide", "json", "yaml", "name"), "table")
+@click.option(
+    "-w",
+    "--watch",
+    is_flag=True,
+    help="After listing, watch for changes and print the workloads whose row changed (live cluster only).",
+)
+@click.option(
+    "--watch-timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    hidden=True,
+    help="Stop watching after SECONDS (tests and scripts; also $WMAP_WATCH_TIMEOUT).",
+)
 @object_source_options
 def command(  # noqa: PLR0917 - click passes every option by name
     target: tuple[str, ...],
@@ -99,73 +119,208 @@ def command(  # noqa: PLR0917 - click passes every option by name
     selector: str | None,
     status: str | None,
     output: str,
+    watch: bool,
+    watch_timeout: float | None,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
+    **connection: Any,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """List workloads: one row per top-level workload, or every workload of TYPE.
 
     \b
     TYPE is a kind (JobSet), plural (jobsets), short name (lws), kind.group or kind.version.group.
+    Without --from-file the objects come from the cluster of the kubeconfig (kubectl's flags).
     \b
     Examples:
+      wmap get -A
+      wmap get jobsets -n team-a -l team=nlp
+      wmap get lws/llama -o json --context prod
+      wmap get -A --watch
       wmap get --from-file dump.yaml -A
-      wmap get jobsets -n team-a -l team=nlp --from-file dump/
-      wmap get lws/llama -o json --from-file dump.yaml
     """
     from workload_map.cli.errors import not_found
     from workload_map.cli.kinds import resolve_kind, split_target, type_label
-    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
-    from workload_map.cli.selectors import SelectorError, matches, parse_selector
-    from workload_map.cli.sources import cluster_view
-    from workload_map.cli.workloads import DEFAULT_NAMESPACE, kind_name
-    from workload_map.snapshot import meta
+    from workload_map.cli.output import emit_warnings
+    from workload_map.cli.selectors import SelectorError, parse_selector
+    from workload_map.cli.sources import open_objects
 
     type_name, names = split_target(target)
     try:
         requirements = parse_selector(selector) if selector else []
     except SelectorError as exc:
         raise click.BadParameter(str(exc), param_hint="'-l' / '--selector'") from None
+    if watch and from_file:
+        raise click.UsageError("--watch needs a live cluster: it cannot watch --from-file")
 
-    view = cluster_view(from_file, definition_paths)
-    ns = None if all_namespaces else (namespace or DEFAULT_NAMESPACE)
-    kind = resolve_kind(view.registry, type_name) if type_name else None
+    objects = open_objects(
+        from_file,
+        definition_paths,
+        namespace=namespace,
+        all_namespaces=all_namespaces,
+        connection=connection,
+        kinds=[type_name] if type_name else None,
+    )
+    try:
+        view, ns = objects.view, objects.namespace
+        kind = resolve_kind(view.registry, type_name) if type_name else None
+        query = _Query(kind, names, ns, requirements, status)
+        trees, problems, missing = query.trees(view, progress=True)
+        printer = _Printer(output, with_namespace=ns is None, single=len(names) == 1)
+        printer.first(trees)
+        if not trees and not missing:
+            click.echo(f"No resources found in {ns} namespace." if ns else "No resources found.", err=True)
+        emit_warnings([*view.warnings, *problems, *(w for t in trees for w in t.warnings)])
+        if missing:
+            assert kind is not None
+            for name in missing[1:]:
+                click.echo(f'error: {type_label(kind)} "{name}" not found in namespace "{ns}"', err=True)
+            raise not_found(type_label(kind), missing[0], ns)
+        if watch:
+            assert objects.live is not None
+            timeout = watch_timeout if watch_timeout is not None else _env_timeout()
+            _watch(objects, query, printer, timeout)
+    finally:
+        objects.close()
 
-    missing: list[str] = []
-    if kind is not None and names:
-        workloads = []
-        for name in names:
-            found = view.find(kind, name, ns)
-            if not found:
-                missing.append(name)
-            workloads.extend(found)
-    else:
-        workloads = view.workloads(kind, ns, top_level=kind is None)
-    if requirements:
-        workloads = [w for w in workloads if matches(requirements, meta(w).get("labels") or {})]
 
-    trees, problems = view.trees(_with_progress(workloads))
-    if status:
-        trees = [t for t in trees if t.status.primary.value.lower() == status.lower()]
+class _Query:
+    """Which workloads ``get`` shows: TYPE, names, namespace, ``-l`` and ``--status``."""
 
-    if trees:
-        if output in ("table", "wide"):
-            headers = list(HEADERS) + (list(WIDE_HEADERS) if output == "wide" else [])
-            if ns is None:
-                headers.insert(0, "NAMESPACE")
-            echo_table(headers, (row(t, wide=output == "wide", with_namespace=ns is None) for t in trees))
-        elif output == "name":
+    def __init__(
+        self, kind: KindInfo | None, names: list[str], ns: str | None, requirements: list[Any], status: str | None
+    ) -> None:
+        self.kind, self.names, self.ns, self.requirements, self.status = kind, names, ns, requirements, status
+
+    def trees(self, view: ClusterView, *, progress: bool = False) -> tuple[list[WorkloadTree], list[str], list[str]]:
+        """The trees to print, resolution problems, and the names asked for that do not exist."""
+        from workload_map.cli.selectors import matches
+        from workload_map.snapshot import meta
+
+        missing: list[str] = []
+        if self.kind is not None and self.names:
+            workloads = []
+            for name in self.names:
+                found = view.find(self.kind, name, self.ns)
+                if not found:
+                    missing.append(name)
+                workloads.extend(found)
+        else:
+            workloads = view.workloads(self.kind, self.ns, top_level=self.kind is None)
+        if self.requirements:
+            workloads = [w for w in workloads if matches(self.requirements, meta(w).get("labels") or {})]
+        trees, problems = view.trees(_with_progress(workloads) if progress else workloads)
+        if self.status:
+            wanted = self.status.lower()
+            trees = [t for t in trees if t.status.primary.value.lower() == wanted]
+        return trees, problems, missing
+
+
+class _Printer:
+    """The first listing, then (``--watch``) the rows that changed, in the first listing's columns."""
+
+    def __init__(self, output: str, *, with_namespace: bool, single: bool) -> None:
+        self.output = output
+        self.with_namespace = with_namespace
+        self.single = single
+        self.widths: list[int] | None = None  # set once the header is printed
+        self.shown: dict[str, list[str]] = {}  # workload key -> last row printed, without AGE
+
+    def headers(self) -> list[str]:
+        headers = list(HEADERS) + (list(WIDE_HEADERS) if self.output == "wide" else [])
+        return ["NAMESPACE", *headers] if self.with_namespace else headers
+
+    def _row(self, tree: WorkloadTree) -> list[str]:
+        return row(tree, wide=self.output == "wide", with_namespace=self.with_namespace)
+
+    def first(self, trees: list[WorkloadTree]) -> None:
+        from workload_map.cli.output import as_list, echo_document, echo_table
+
+        if not trees:
+            return
+        if self.output in ("table", "wide"):
+            rows = [self._row(t) for t in trees]
+            echo_table(self.headers(), rows)
+            table = [self.headers(), *rows]
+            self.widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+            self.shown = {_key(t): _comparable(r, self.with_namespace) for t, r in zip(trees, rows, strict=True)}
+        elif self.output == "name":
             for tree in trees:
                 click.echo(kind_name(tree.workload))
         else:
             documents = [t.to_json() for t in trees]
-            single = len(names) == 1 and len(documents) == 1
-            echo_document(documents[0] if single else as_list(documents), output)
-    elif not missing:
-        click.echo(f"No resources found in {ns} namespace." if ns else "No resources found.", err=True)
+            echo_document(documents[0] if self.single and len(documents) == 1 else as_list(documents), self.output)
+        if self.output not in ("table", "wide"):
+            self.shown = {_key(t): [] for t in trees}
 
-    emit_warnings([*view.warnings, *problems, *(w for t in trees for w in t.warnings)])
-    if missing:
-        assert kind is not None
-        for name in missing[1:]:
-            click.echo(f'error: {type_label(kind)} "{name}" not found in namespace "{ns}"', err=True)
-        raise not_found(type_label(kind), missing[0], ns)
+    def changes(self, trees: list[WorkloadTree]) -> None:
+        """Print the workloads that are new or whose row changed (AGE aside), like ``kubectl get -w``."""
+        from workload_map.cli.output import COLUMN_GAP, echo_document
+
+        for tree in trees:
+            key = _key(tree)
+            if self.output in ("table", "wide"):
+                cells = self._row(tree)
+                comparable = _comparable(cells, self.with_namespace)
+                if self.shown.get(key) == comparable:
+                    continue
+                self.shown[key] = comparable
+                if self.widths is None:
+                    self.widths = [len(h) for h in self.headers()]
+                    click.echo(
+                        COLUMN_GAP.join(h.ljust(w) for h, w in zip(self.headers(), self.widths, strict=True)).rstrip()
+                    )
+                self.widths = [max(w, len(c)) for w, c in zip(self.widths, cells, strict=True)]
+                click.echo(COLUMN_GAP.join(c.ljust(w) for c, w in zip(cells, self.widths, strict=True)).rstrip())
+            else:
+                document = tree.to_json()
+                if self.shown.get(key) == [str(document)]:
+                    continue
+                self.shown[key] = [str(document)]
+                if self.output == "name":
+                    click.echo(kind_name(tree.workload))
+                else:
+                    echo_document(document, self.output)
+        sys.stdout.flush()
+
+
+def _key(tree: WorkloadTree) -> str:
+    from workload_map.snapshot import key_of
+
+    return str(key_of(tree.workload))
+
+
+def _comparable(cells: list[str], with_namespace: bool) -> list[str]:
+    age_column = HEADERS.index("AGE") + (1 if with_namespace else 0)
+    return cells[:age_column] + cells[age_column + 1 :]
+
+
+def _env_timeout() -> float | None:
+    value = os.environ.get(WATCH_TIMEOUT_ENV, "")
+    try:
+        return float(value) if value else None
+    except ValueError:
+        raise click.BadParameter(f"{WATCH_TIMEOUT_ENV}={value!r} is not a number of seconds") from None
+
+
+def _watch(objects: Objects, query: _Query, printer: _Printer, timeout: float | None) -> None:
+    """Keep the snapshot current with watches (``cluster.watch``) and print what changed."""
+    from workload_map.cli.output import emit_warnings
+    from workload_map.cluster.watch import watch_snapshots
+    from workload_map.errors import WorkloadMapError
+    from workload_map.resolver import ClusterView
+
+    source = objects.live
+    assert source is not None
+    sys.stdout.flush()
+    try:
+        for event in watch_snapshots(source.connection, source.lists, timeout=timeout):
+            view = ClusterView(event.snapshot, source.registry)
+            trees, _, _ = query.trees(view)
+            printer.changes(trees)
+            emit_warnings(event.warnings)
+    except WorkloadMapError as exc:
+        from workload_map.cli.errors import from_library
+
+        raise from_library(exc) from None
+    except KeyboardInterrupt:  # Ctrl-C ends a watch quietly, as kubectl does
+        pass

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from workload_map.cli.errors import CliError
-from workload_map.cli.options import namespace_option, object_source_options, output_option
+from workload_map.cli.options import namespace_option, object_source_options, target_argument
+
+DRY_RUN_CHOICES = ("none", "client", "server")
 
 
 def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
@@ -18,8 +22,21 @@ def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
     return out
 
 
-@click.command("update")
-@click.argument("target", nargs=-1, required=True, metavar="TYPE/NAME | TYPE NAME")
+class _DryRunCommand(click.Command):
+    """kubectl's ``--dry-run``: alone it means ``client``; a value only with ``=`` (``--dry-run=server``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        out: list[str] = []
+        for index, arg in enumerate(args):
+            if arg == "--":
+                out.extend(args[index:])
+                break
+            out.append("--dry-run=client" if arg == "--dry-run" else arg)
+        return super().parse_args(ctx, out)
+
+
+@click.command("update", cls=_DryRunCommand)
+@target_argument("TYPE/NAME | TYPE NAME", required=True)
 @namespace_option
 @click.option("--scheduler-name", default=None, metavar="NAME", help="Set the pods' schedulerName.")
 @click.option("--label", "labels", multiple=True, metavar="KEY=VALUE", help="Set a pod label (repeatable).")
@@ -29,10 +46,30 @@ def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
 @click.option("--priority-class", default=None, metavar="NAME", help="Set the pods' priorityClassName.")
 @click.option("--component", default=None, metavar="NAME", help="Only this component (default: every pod template).")
 @click.option("--instance", default=None, metavar="ID", help="Only this instance (e.g. one replicatedJob).")
-@click.option("--dry-run", is_flag=True, help="Print the change without applying it (always so with --from-file).")
-@output_option(("yaml", "json"), "yaml")
+@click.option(
+    "--suspend/--resume",
+    "suspend",
+    default=None,
+    help="Suspend or resume the workload through the definition's suspendDefinition.",
+)
+@click.option(
+    "--dry-run",
+    type=click.Choice(DRY_RUN_CHOICES),
+    default="none",
+    metavar="[=none|client|server]",
+    help='"client" (or --dry-run alone): print the change, send nothing; "server": the API server '
+    "validates and admits the patch without storing it (dryRun=All); default none.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(("yaml", "json", "name")),
+    default=None,
+    help="Print the patched object (yaml/json) or its name. Default: the object as YAML with --from-file, "
+    'else "<kind.group>/<name> patched".',
+)
 @object_source_options
-def command(  # noqa: PLR0917 - click passes every option positionally by name
+def command(  # noqa: PLR0917 - click passes every option by name
     target: tuple[str, ...],
     namespace: str | None,
     scheduler_name: str | None,
@@ -41,25 +78,30 @@ def command(  # noqa: PLR0917 - click passes every option positionally by name
     priority_class: str | None,
     component: str | None,
     instance: str | None,
-    dry_run: bool,
-    output: str,
+    suspend: bool | None,
+    dry_run: str,
+    output: str | None,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
+    **connection: Any,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Update the pod templates of a workload (scheduler, labels, annotations, priority class) at
-    the places its definition says they live.
+    the places its definition says they live, or suspend/resume it.
 
-    With --from-file nothing is written: the JSON merge patch goes to stderr and the patched object
-    to stdout.
+    The JSON merge patch always goes to stderr. On a cluster it is sent as one merge patch carrying
+    the resourceVersion read (a workload changed meanwhile is a Conflict, never overwritten).
+    With --from-file nothing is written: the patched object goes to stdout.
 
     \b
-    Example:
-      wmap update jobset/train --scheduler-name kai-scheduler --label team=nlp --from-file dump.yaml
+    Examples:
+      wmap update jobset/train --scheduler-name kai-scheduler --label team=nlp
+      wmap update jobset/train --suspend --dry-run=server -o yaml
+      wmap update jobset/train --scheduler-name kai --from-file dump.yaml
     """
-    from workload_map.cli.output import echo_document, emit_warnings, to_json_text
-    from workload_map.cli.sources import cluster_view
-    from workload_map.cli.workloads import find_one
-    from workload_map.resolve.writes import PodSpecChange, WriteError, update_pod_specs
+    from workload_map.cli.output import emit_warnings, to_json_text
+    from workload_map.cli.sources import open_objects
+    from workload_map.cli.workloads import find_one, one_target
+    from workload_map.resolve.writes import PodSpecChange, WriteError, merge_patch, set_suspended, update_pod_specs
     from workload_map.snapshot import key_of
 
     change = PodSpecChange(
@@ -68,20 +110,65 @@ def command(  # noqa: PLR0917 - click passes every option positionally by name
         annotations=_pairs(annotations, "'--annotation'") or None,
         priority_class_name=priority_class,
     )
-    if change.is_empty():
-        raise click.UsageError("nothing to change: give --scheduler-name, --label, --annotation or --priority-class")
+    if change.is_empty() and suspend is None:
+        raise click.UsageError(
+            "nothing to change: give --scheduler-name, --label, --annotation, --priority-class, --suspend or --resume"
+        )
 
-    view = cluster_view(from_file, definition_paths)
-    workload = find_one(view, target, namespace)
-    definition, version_warning = view.registry.for_object(workload)
-    if definition is None:  # pragma: no cover - find_one only returns covered workloads
-        raise CliError("no definition covers this workload", where=str(key_of(workload)))
+    objects = open_objects(
+        from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+    )
     try:
-        result = update_pod_specs(definition.karta, workload, change, component=component, instance=instance)
-    except WriteError as exc:
-        raise CliError(f"cannot update {key_of(workload)}", where=str(exc.location), why=exc.message) from None
-    # Dumps are never written back; the live layer will apply the patch unless --dry-run.
-    del dry_run
-    click.echo(to_json_text(result.patch), nl=False, err=True)
-    echo_document(result.obj, output)
-    emit_warnings([*view.warnings, *([version_warning] if version_warning else [])])
+        view = objects.view
+        workload = find_one(view, target, objects.namespace)
+        definition, version_warning = view.registry.for_object(workload)
+        if definition is None:  # pragma: no cover - find_one only returns covered workloads
+            raise CliError("no definition covers this workload", where=str(key_of(workload)))
+        updated = workload
+        try:
+            if not change.is_empty():
+                updated = update_pod_specs(
+                    definition.karta, updated, change, component=component, instance=instance
+                ).obj
+            if suspend is not None:
+                updated = set_suspended(definition.karta, updated, suspend).obj
+        except WriteError as exc:
+            raise CliError(f"cannot update {key_of(workload)}", where=str(exc.location), why=exc.message) from None
+        patch = merge_patch(workload, updated)
+        click.echo(to_json_text(patch), nl=False, err=True)
+        warnings = [*view.warnings, *([version_warning] if version_warning else [])]
+        if objects.live is None:  # dumps are never written back
+            _print(updated, output or "yaml", "")
+        elif dry_run == "client" or not patch:
+            _print(updated, output, " (dry run)" if patch else " (no change)")
+        else:
+            from workload_map.cluster.update import patch_workload
+            from workload_map.errors import WorkloadMapError
+
+            try:
+                answer = patch_workload(
+                    objects.live.connection,
+                    objects.live.discovery,
+                    workload,
+                    patch,
+                    dry_run="server" if dry_run == "server" else None,
+                )
+            except WorkloadMapError as exc:
+                raise CliError(exc.message, where=str(exc.location), hint=exc.hint) from None
+            _print(answer, output, " (server dry run)" if dry_run == "server" else "")
+        emit_warnings(warnings)
+    finally:
+        objects.close()
+
+
+def _print(obj: dict[str, Any], output: str | None, note: str) -> None:
+    """``-o yaml|json``: the object; ``-o name``: its name; default: kubectl's ``<name> patched``."""
+    from workload_map.cli.output import echo_document
+    from workload_map.cli.workloads import kind_name
+
+    if output in ("yaml", "json"):
+        echo_document(obj, output)
+    elif output == "name":
+        click.echo(kind_name(obj))
+    else:
+        click.echo(f"{kind_name(obj)} patched{note}")

@@ -1,0 +1,121 @@
+"""``wmap snapshot``: save everything the covered workloads need into ONE file ``--from-file`` reads."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from workload_map.cli.options import all_namespaces_option, definitions_option, namespace_option
+from workload_map.cli.options import connection_options as connection_flags
+
+if TYPE_CHECKING:
+    from workload_map.cluster import Connection, LiveSource
+    from workload_map.cluster.live import LiveOptions
+
+
+@click.command("snapshot")
+@namespace_option
+@all_namespaces_option
+@click.option(
+    "-o",
+    "--output",
+    "path",
+    required=True,
+    metavar="FILE",
+    help="File to write: JSON for *.json, YAML otherwise; - writes YAML to stdout.",
+)
+@definitions_option
+@connection_flags
+def command(
+    namespace: str | None,
+    all_namespaces: bool,
+    path: str,
+    definition_paths: tuple[str, ...],
+    **connection: Any,  # kubectl's connection flags (options.connection_options)
+) -> None:
+    """Save the cluster's workloads, the objects between them and their pods, the pods and the
+    cluster's Karta definitions into one List file, so that every command can later read it with
+    --from-file FILE (same output as live).
+
+    \b
+    Examples:
+      wmap snapshot -A -o cluster.yaml
+      wmap snapshot -n team-a -o team-a.json --context prod
+      wmap get -A --from-file cluster.yaml
+    """
+    from workload_map.cli.errors import CliError
+    from workload_map.cli.output import emit_warnings, stderr_is_tty
+    from workload_map.cli.sources import REQUESTS_ENV, print_requests, user_definitions
+    from workload_map.cluster import connect
+    from workload_map.cluster.cli_support import live_options
+    from workload_map.cluster.snapshot_cmd import snapshot_document, write_snapshot
+    from workload_map.errors import WorkloadMapError
+
+    options = live_options(
+        dict(connection),
+        namespace=namespace,
+        all_namespaces=all_namespaces,
+        definitions=user_definitions(definition_paths),
+    )
+    try:
+        conn = connect(options)
+    except WorkloadMapError as exc:
+        raise CliError(exc.message, where=str(exc.location), hint=exc.hint) from None
+    options.connection = conn
+    try:
+        source = _list(options, conn) if stderr_is_tty() else _live(options)
+        if path == "-":
+            from workload_map.cli.output import echo_document
+
+            echo_document(snapshot_document(source.snapshot.objects, source.karta_objects), "yaml")
+            count = len(source.snapshot.objects) + len(source.karta_objects)
+        else:
+            try:
+                count = write_snapshot(path, source.snapshot.objects, source.karta_objects)
+            except OSError as exc:
+                raise CliError("cannot write the snapshot", where=path, why=exc.strerror or str(exc)) from None
+        scope = "all namespaces" if source.namespace is None else f"namespace {source.namespace}"
+        if path != "-":
+            click.echo(f"Wrote {count} objects ({scope}) to {path}", err=True)
+        emit_warnings(source.warnings)
+    finally:
+        conn.close()
+        if os.environ.get(REQUESTS_ENV, "") not in ("", "0"):
+            print_requests(conn.counter)
+
+
+def _live(options: LiveOptions) -> LiveSource:
+    from workload_map.cli.errors import CliError
+    from workload_map.cluster import live_source
+    from workload_map.errors import WorkloadMapError
+
+    try:
+        return live_source(options)
+    except WorkloadMapError as exc:
+        raise CliError(exc.message, where=str(exc.location), hint=exc.hint) from None
+
+
+def _list(options: LiveOptions, conn: Connection) -> LiveSource:
+    """``_live`` with a progress display on stderr (a terminal only): requests made and objects read."""
+    from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    from workload_map.cli.output import console
+
+    class Requests(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            return Text(f"{conn.counter.total()} requests")
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        Requests(),
+        TimeElapsedColumn(),
+        console=console(sys.stderr),
+        transient=True,
+    ) as progress:
+        progress.add_task("listing workloads, their objects and pods", total=None)
+        return _live(options)

@@ -1,0 +1,172 @@
+"""``live_source``: connect, discover, read the cluster's Karta definitions and list what workloads need.
+
+Re-exported by ``workload_map.cluster`` (see its docstring).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from workload_map.cluster.connection import Connection, ConnectionOptions, connect
+
+if TYPE_CHECKING:
+    from workload_map.cluster.discovery import Discovery, LiveRegistry
+    from workload_map.cluster.fetch import ListResult
+    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.registry import KindInfo
+    from workload_map.resolver import ClusterView
+    from workload_map.snapshot import Obj, Snapshot
+
+__all__ = ["LiveOptions", "LiveSource", "cluster_view_from_kubeconfig", "live_source"]
+
+
+@dataclass
+class LiveOptions(ConnectionOptions):
+    """Connection flags plus what to read.
+
+    ``all_namespaces`` lists cluster-wide; otherwise ``namespace`` (or the context's namespace).
+    ``kinds`` narrows the listing to some covered kinds (``get TYPE``); ``describe`` = (TYPE, NAME)
+    reads only what one workload needs. ``definitions`` are user definitions (``--definitions``)
+    that override cluster ones; ``builtin`` replaces the built-in catalog (tests).
+    """
+
+    all_namespaces: bool = False
+    kinds: Sequence[str] | None = None
+    describe: tuple[str, str] | None = None
+    definitions: Sequence[LoadedDefinition] = ()
+    builtin: Sequence[LoadedDefinition] | None = None
+    connection: Connection | None = None  # reuse an open connection (tests count its requests)
+
+
+@dataclass
+class LiveSource:
+    connection: Connection
+    discovery: Discovery
+    registry: LiveRegistry
+    snapshot: Snapshot
+    warnings: list[str]
+    namespace: str | None  # None = all namespaces
+    cluster_definitions: list[LoadedDefinition] = field(default_factory=list)
+    karta_objects: list[Obj] = field(default_factory=list)
+    lists: list[ListResult] = field(default_factory=list)
+
+    def view(self) -> ClusterView:
+        from workload_map.resolver import ClusterView
+
+        view = ClusterView(self.snapshot, self.registry)
+        view.warnings[:0] = self.warnings
+        return view
+
+
+def _builtin(options: LiveOptions, warnings: list[str]) -> list[LoadedDefinition]:
+    if options.builtin is not None:
+        return list(options.builtin)
+    try:
+        from workload_map.catalog import load_builtin
+    except ImportError:  # pragma: no cover - catalog package missing
+        return []
+    loaded, findings = load_builtin()
+    warnings.extend(f"built-in catalog: {f}" for f in findings)
+    return list(loaded)
+
+
+def live_source(options: LiveOptions | None = None) -> LiveSource:
+    """Connect, discover, read the cluster's Karta definitions and list what the workloads need."""
+    from workload_map.cluster.discovery import LiveRegistry, discover
+    from workload_map.cluster.fetch import fetch_for_describe, fetch_snapshot, load_cluster_definitions
+
+    options = options or LiveOptions()
+    warnings: list[str] = []
+    builtin = _builtin(options, warnings)
+    connection = options.connection or connect(options)
+    if options.namespace and options.connection is not None:
+        connection.namespace = options.namespace
+    groups = {d.karta.identity.group for d in [*builtin, *options.definitions] if d.karta.identity}
+    discovery = discover(
+        connection, groups | {"run.ai", "apps", "batch"} | _child_groups([*builtin, *options.definitions])
+    )
+    cluster_definitions, karta_objects = load_cluster_definitions(connection, discovery, warnings)
+    # Precedence for one root group/version/kind: built-in < cluster Karta < --definitions files.
+    registry = LiveRegistry([*builtin, *cluster_definitions, *options.definitions], discovery)
+    namespace = None if options.all_namespaces else connection.namespace
+    chunk = options.chunk_size or connection.chunk_size
+    snapshot: Snapshot
+    more: list[str]
+    lists: list[ListResult]
+    if options.describe is not None:
+        type_name, name = options.describe
+        info = _resolve(registry, type_name)
+        if info is None:  # let the caller report the unknown or ambiguous type; list nothing more
+            snapshot, more, lists = _empty()
+        else:
+            snapshot, more, lists = fetch_for_describe(
+                connection,
+                registry,
+                info.group,
+                info.kind,
+                name=name,
+                namespace=namespace or connection.namespace,
+                discovery=discovery,
+                chunk_size=chunk,
+            )
+    else:
+        kinds: list[tuple[str, str]] | None = None
+        if options.kinds:
+            resolved = [_resolve(registry, type_name) for type_name in options.kinds]
+            kinds = [(info.group, info.kind) for info in resolved if info is not None]
+        if kinds == [] or (kinds is not None and len(kinds) != len(options.kinds or ())):
+            snapshot, more, lists = _empty()  # the caller reports the type no definition covers
+        else:
+            snapshot, more, lists = fetch_snapshot(
+                connection, registry, namespace, discovery=discovery, kinds=kinds, chunk_size=chunk
+            )
+    warnings.extend(more)
+    return LiveSource(
+        connection=connection,
+        discovery=discovery,
+        registry=registry,
+        snapshot=snapshot,
+        warnings=warnings,
+        namespace=namespace,
+        cluster_definitions=cluster_definitions,
+        karta_objects=karta_objects,
+        lists=lists,
+    )
+
+
+def _resolve(registry: LiveRegistry, type_name: str) -> KindInfo | None:
+    from workload_map.registry import AmbiguousType
+
+    try:
+        return registry.resolve_type(type_name)
+    except AmbiguousType:
+        return None
+
+
+def _empty() -> tuple[Snapshot, list[str], list[ListResult]]:
+    from workload_map.snapshot import Snapshot
+
+    return Snapshot([]), [], []
+
+
+def _child_groups(definitions: Iterable[LoadedDefinition]) -> set[str]:
+    from workload_map.cluster.fetch import child_kinds
+
+    return {group for group, _ in child_kinds(definitions)}
+
+
+def cluster_view_from_kubeconfig(options: LiveOptions | None = None) -> tuple[ClusterView, list[str]]:
+    """A ClusterView over the live cluster and the warnings of reading it (one line each).
+
+    The view's registry names kinds with the cluster's real plurals and short names; its definitions
+    are built-in < cluster Karta objects < ``options.definitions``.
+    """
+    source = live_source(options)
+    from workload_map.resolver import ClusterView
+
+    view = ClusterView(source.snapshot, source.registry)
+    if options is None or options.connection is None:
+        source.connection.close()
+    return view, source.warnings
