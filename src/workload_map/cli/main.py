@@ -106,9 +106,19 @@ def completion_cmd(shell: str) -> None:
 
 def _register() -> None:
     # Command modules import only click at load time; their bodies import the library.
-    from workload_map.cli.commands import definitions, describe, explain, gang, get, snapshot, update, validate
+    from workload_map.cli.commands import (
+        catalog,
+        definitions,
+        describe,
+        explain,
+        gang,
+        get,
+        snapshot,
+        update,
+        validate,
+    )
 
-    for module in (get, describe, explain, gang, update, snapshot, definitions, validate):
+    for module in (get, describe, explain, gang, update, snapshot, catalog, definitions, validate):
         cli.add_command(module.command)
 
 
