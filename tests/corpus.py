@@ -30,7 +30,7 @@ class CorpusObject:
 
 def load_yaml_documents(relative: str) -> list[Any]:
     with (CORPUS / relative).open() as handle:
-        return [doc for doc in yaml.safe_load_all(handle)]
+        return list(yaml.safe_load_all(handle))
 
 
 def unwrap(doc: Any, relative: str, index: int) -> list[CorpusObject]:

@@ -12,9 +12,9 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
+from expectations import Case, PodCase, cases, covered_labels, definitions_of, expectation_files, pod_cases
 
 from corpus import CORPUS, corpus_files, corpus_objects
-from expectations import Case, PodCase, cases, covered_labels, definitions_of, expectation_files, pod_cases
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.check import check_against
 from workload_map.errors import Location, Severity
@@ -58,8 +58,13 @@ def test_every_framework_folder_has_expectations_covering_every_object() -> None
     stems = {p.stem for p in expectation_files()}
     missing_files = [f for f in FRAMEWORK_FOLDERS if f not in stems]
     assert not missing_files, f"no expectations for corpus folders: {missing_files}"
-    missing = [o.label for f in FRAMEWORK_FOLDERS for rel in corpus_files(f) for o in corpus_objects(rel)
-               if o.label not in covered]
+    missing = [
+        o.label
+        for f in FRAMEWORK_FOLDERS
+        for rel in corpus_files(f)
+        for o in corpus_objects(rel)
+        if o.label not in covered
+    ]
     assert not missing, f"corpus objects without expectations: {missing}"
 
 
@@ -70,14 +75,15 @@ def test_corpus_object_resolves_as_expected(case: Case) -> None:
         # Documents that are not workloads (a Service beside an LWS): nothing may claim them.
         assert (expect.get("desiredPods"), expect.get("components")) == (0, {}), f"no definition covers {case.label}"
         return
-    view, tree = _tree(case.obj)
+    _view, tree = _tree(case.obj)
     assert tree.warnings == [], tree.warnings
     result = tree.to_json()
     if "desiredPods" in expect:
         assert result["totals"]["pods"]["desired"] == expect["desiredPods"]
     if "components" in expect:
-        per_component = {c["name"]: sum(i["desiredPods"] for i in c["instances"])
-                         for c in result["components"] if c["producesPods"]}
+        per_component = {
+            c["name"]: sum(i["desiredPods"] for i in c["instances"]) for c in result["components"] if c["producesPods"]
+        }
         assert per_component == expect["components"]
     for component, instances in (expect.get("instances") or {}).items():
         [found] = [c for c in result["components"] if c["name"] == component]
