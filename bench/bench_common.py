@@ -49,7 +49,7 @@ class Figure:
         return self.value / self.baseline  # type: ignore[operator]
 
     def to_json(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items()}
+        out = dict(self.__dict__)
         out["ratio"] = self.ratio
         return out
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import jq
 import jq_throughput
-
 from bench_common import Figure
 from workload_map.jq import compile_expression
 
@@ -36,7 +35,12 @@ def run(*, seconds: float, log: Any = print) -> tuple[list[Figure], dict[str, An
             best = r_val
             figures.append(
                 Figure(
-                    "jq", f"{title}: {expr[:60]}", r_ours, "evals/s", best, "libjq binding (input_value)",
+                    "jq",
+                    f"{title}: {expr[:60]}",
+                    r_ours,
+                    "evals/s",
+                    best,
+                    "libjq binding (input_value)",
                     note="fast path" if ours.uses_fast_path else "worker",
                 )
             )

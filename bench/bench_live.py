@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_common import NAMESPACES, REPO_ROOT, SEED, Figure, median_time  # noqa: E402
+from bench_common import NAMESPACES, REPO_ROOT, SEED, Figure, median_time
 
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"
 JQ = "/usr/bin/jq"
@@ -39,7 +39,9 @@ def bin_dir() -> Path:
     env = os.environ.get("WMAP_TESTCLUSTER_BIN")
     if env:
         return Path(env)
-    proc = subprocess.run(["bash", str(REPO_ROOT / "tools" / "testcluster" / "build.sh")], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        ["bash", str(REPO_ROOT / "tools" / "testcluster" / "build.sh")], capture_output=True, text=True, check=True
+    )
     return Path(proc.stdout.strip().splitlines()[-1])
 
 
@@ -64,7 +66,12 @@ def _served(conn: Any) -> dict[tuple[str, str], dict[str, Any]]:
                 continue
             out.setdefault(
                 (group, r["kind"]),
-                {"version": version, "plural": r["name"], "namespaced": r["namespaced"], "status": f"{r['name']}/status" in subs},
+                {
+                    "version": version,
+                    "plural": r["name"],
+                    "namespaced": r["namespaced"],
+                    "status": f"{r['name']}/status" in subs,
+                },
             )
 
     add("", "v1", conn.get("/api/v1"))
@@ -138,7 +145,10 @@ def install_crds(cluster: Any, objects: list[dict[str, Any]], log: Any) -> dict[
             break
         time.sleep(0.5)
     conn.close()
-    log(f"CRDs: {len(files)} corpus files, {len(synthetic)} synthetic ({', '.join(synthetic)}); failures: {failed or 'none'}")
+    log(
+        f"CRDs: {len(files)} corpus files, {len(synthetic)} synthetic ({', '.join(synthetic)}); "
+        f"failures: {failed or 'none'}"
+    )
     return {"corpus_files": len(files), "synthetic": synthetic, "failed": failed, "served": served, "missing": missing}
 
 
@@ -188,7 +198,9 @@ def _fill_condition_messages(value: Any) -> None:
             _fill_condition_messages(item)
 
 
-def load(cluster: Any, objects: list[dict[str, Any]], served: dict[tuple[str, str], dict[str, Any]], log: Any) -> dict[str, Any]:
+def load(
+    cluster: Any, objects: list[dict[str, Any]], served: dict[tuple[str, str], dict[str, Any]], log: Any
+) -> dict[str, Any]:
     """Create every object (owners first, owner uids remapped to the server's) and write its status."""
     from workload_map.cluster.connection import ClusterError, ConnectionOptions, connect, resource_path
 
@@ -241,7 +253,10 @@ def load(cluster: Any, objects: list[dict[str, Any]], served: dict[tuple[str, st
         if info["status"] and status:
             try:
                 conn.request(
-                    "PATCH", f"{path}/{md['name']}/status", body={"status": status}, content_type="application/merge-patch+json"
+                    "PATCH",
+                    f"{path}/{md['name']}/status",
+                    body={"status": status},
+                    content_type="application/merge-patch+json",
                 )
             except ClusterError as exc:
                 errors[f"status {o['kind']}"] += 1
@@ -261,11 +276,19 @@ def load(cluster: Any, objects: list[dict[str, Any]], served: dict[tuple[str, st
     requests = conn.counter.total()
     conn.close()
     pods = counts.get("Pod", 0)
-    log(f"loaded {sum(counts.values())} objects ({pods} pods) with {requests} requests in {elapsed:.1f}s "
-        f"({requests / elapsed:.0f} req/s); errors: {dict(errors) or 'none'}")
+    log(
+        f"loaded {sum(counts.values())} objects ({pods} pods) with {requests} requests in {elapsed:.1f}s "
+        f"({requests / elapsed:.0f} req/s); errors: {dict(errors) or 'none'}"
+    )
     for what, text in examples.items():
         log(f"    {what}: {text}")
-    return {"seconds": elapsed, "requests": requests, "created": dict(counts), "errors": dict(errors), "error_examples": examples}
+    return {
+        "seconds": elapsed,
+        "requests": requests,
+        "created": dict(counts),
+        "errors": dict(errors),
+        "error_examples": examples,
+    }
 
 
 # ----------------------------------------------------------------------------------------------- wmap side
@@ -286,7 +309,9 @@ def wmap_describe(kubeconfig: str, type_name: str, name: str, namespace: str) ->
     from workload_map.cluster import LiveOptions, connect, live_source
 
     conn = connect(LiveOptions(kubeconfig=kubeconfig, namespace=namespace))
-    source = live_source(LiveOptions(kubeconfig=kubeconfig, namespace=namespace, describe=(type_name, name), connection=conn))
+    source = live_source(
+        LiveOptions(kubeconfig=kubeconfig, namespace=namespace, describe=(type_name, name), connection=conn)
+    )
     view = source.view()
     info = source.registry.resolve_type(type_name)
     (workload,) = view.find(info, name, namespace)
@@ -347,7 +372,16 @@ def _child_run(args: list[str]) -> tuple[float, dict[str, Any], str]:
 def kubectl_jq(cluster: Any, resources: list[str], *, verbose: bool = False) -> tuple[float, str, str]:
     env = dict(os.environ, KUBECACHEDIR=str(cluster.workdir / "kubectl-cache"))
     env.pop("KUBECONFIG", None)
-    kubectl = [str(cluster.kubectl_bin), "--kubeconfig", str(cluster.kubeconfig_path), "get", ",".join(resources), "-A", "-o", "json"]
+    kubectl = [
+        str(cluster.kubectl_bin),
+        "--kubeconfig",
+        str(cluster.kubeconfig_path),
+        "get",
+        ",".join(resources),
+        "-A",
+        "-o",
+        "json",
+    ]
     if verbose:
         kubectl.append("-v=6")
     start = time.perf_counter()
@@ -372,12 +406,24 @@ def _kubectl_requests(log_text: str) -> dict[str, int]:
 
 # ----------------------------------------------------------------------------------------------- the benchmark
 def _compare(wmap_rows: list[list[str]], jq_out: str) -> dict[str, Any]:
-    ours = sorted((r[0], r[2], r[1], r[3], r[5]) for r in wmap_rows)  # ns, kind, name, status, ready/desired
-    theirs = sorted(tuple(line.split("\t")) for line in jq_out.splitlines() if line)
-    a, b = {o[:3]: o for o in ours}, {t[:3]: t for t in theirs}
-    diff = [(a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if (a.get(k) or ())[:4] != (b.get(k) or ())[:4]]
-    return {"wmap_rows": len(ours), "jq_rows": len(theirs), "same_workloads_and_status": not diff,
-            "status_differences": len(diff), "examples": diff[:10]}
+    """Rows keyed by (namespace, name): wmap's TYPE qualifies ambiguous kinds (`Job.batch.volcano.sh`), the jq
+    script prints the bare kind, so the kind is compared by its first segment."""
+    # wmap: NAMESPACE NAME TYPE STATUS COMPONENTS PODS ...; jq: NAMESPACE KIND NAME STATUS READY/PODS
+    ours = {(r[0], r[1]): (r[2].split(".", 1)[0], r[3], r[5]) for r in wmap_rows}
+    theirs_rows = [line.split("\t") for line in jq_out.splitlines() if line]
+    theirs = {(t[0], t[2]): (t[1], t[3], *t[4:5]) for t in theirs_rows}
+    diff = [
+        (k, ours.get(k), theirs.get(k))
+        for k in sorted(set(ours) | set(theirs))
+        if (ours.get(k) or ())[:2] != (theirs.get(k) or ())[:2]
+    ]
+    return {
+        "wmap_rows": len(wmap_rows),
+        "jq_rows": len(theirs_rows),
+        "same_workloads_and_status": not diff,
+        "status_differences": len(diff),
+        "examples": diff[:10],
+    }
 
 
 def run(*, workloads: int, repeats: int, log: Any = print) -> tuple[list[Figure], dict[str, Any]]:
@@ -403,8 +449,16 @@ def run(*, workloads: int, repeats: int, log: Any = print) -> tuple[list[Figure]
         details["load"] = loaded
         label = f"{workloads} workloads / {loaded['created'].get('Pod', 0)} pods"
         figures.append(
-            Figure("live", f"load test cluster, {label}", loaded["seconds"], "s",
-                   note=f"{loaded['requests']} requests, {loaded['requests'] / loaded['seconds']:.0f} req/s, {WORKERS} threads")
+            Figure(
+                "live",
+                f"load test cluster, {label}",
+                loaded["seconds"],
+                "s",
+                note=(
+                    f"{loaded['requests']} requests, {loaded['requests'] / loaded['seconds']:.0f} req/s, "
+                    f"{WORKERS} threads"
+                ),
+            )
         )
         kubeconfig = str(cluster.kubeconfig_path)
         # wmap get -A
@@ -421,22 +475,59 @@ def run(*, workloads: int, repeats: int, log: Any = print) -> tuple[list[Figure]
         _, jq_out, vlog = kubectl_jq(cluster, resources, verbose=True)
         k_req = _kubectl_requests(vlog)
         same = _compare(rows, jq_out)
-        details.update(get_economy=econ, kubectl_requests=k_req, comparison=same, get_in_process_s=in_proc,
-                       get_process_s=w_get, kubectl_jq_s=kj)
-        log(f"live get -A: wmap process {w_get:.2f}s (in process {in_proc:.2f}s), kubectl|jq {kj:.2f}s; "
-            f"wmap requests {econ['total']} ({econ['list']} LIST, {econ['list_pages_expected']} pages of {econ['kinds_listed']} kinds), "
-            f"kubectl {k_req['total']} ({k_req['list']} LIST); {same}")
-        figures.append(Figure("live", f"kubectl get <{len(resources)} types> -A -o json | jq, {label}", kj, "s",
-                              note=f"{k_req['total']} requests ({k_req['list']} list)"))
-        figures.append(Figure("live", f"wmap get -A (live layer, whole process), {label}", w_get, "s", kj, "kubectl | jq",
-                              target="faster than kubectl | jq", met=w_get < kj,
-                              note=f"{econ['total']} requests ({econ['list']} list)"))
-        figures.append(Figure("live", f"wmap get -A (live layer, in process), {label}", in_proc, "s", kj, "kubectl | jq"))
+        details.update(
+            get_economy=econ,
+            kubectl_requests=k_req,
+            comparison=same,
+            get_in_process_s=in_proc,
+            get_process_s=w_get,
+            kubectl_jq_s=kj,
+        )
+        log(
+            f"live get -A: wmap process {w_get:.2f}s (in process {in_proc:.2f}s), kubectl|jq {kj:.2f}s; "
+            f"wmap requests {econ['total']} ({econ['list']} LIST, "
+            f"{econ['list_pages_expected']} pages of {econ['kinds_listed']} kinds), "
+            f"kubectl {k_req['total']} ({k_req['list']} LIST); {same}"
+        )
+        figures.append(
+            Figure(
+                "live",
+                f"kubectl get <{len(resources)} types> -A -o json | jq, {label}",
+                kj,
+                "s",
+                note=f"{k_req['total']} requests ({k_req['list']} list)",
+            )
+        )
+        figures.append(
+            Figure(
+                "live",
+                f"wmap get -A (live layer, whole process), {label}",
+                w_get,
+                "s",
+                kj,
+                "kubectl | jq",
+                target="faster than kubectl | jq",
+                met=w_get < kj,
+                note=f"{econ['total']} requests ({econ['list']} list)",
+            )
+        )
+        figures.append(
+            Figure("live", f"wmap get -A (live layer, in process), {label}", in_proc, "s", kj, "kubectl | jq")
+        )
         economy_ok = econ["list"] == econ["list_pages_expected"] and not econ["relisted_paths"]
-        figures.append(Figure("live", "get -A LIST requests vs pages of covered kinds", econ["list"], "requests",
-                              econ["list_pages_expected"], "one per kind and page",
-                              target="<= 1 list per kind per page", met=economy_ok,
-                              note=f"{econ['kinds_listed']} kinds, {econ['get']} other GETs (discovery)"))
+        figures.append(
+            Figure(
+                "live",
+                "get -A LIST requests vs pages of covered kinds",
+                econ["list"],
+                "requests",
+                econ["list_pages_expected"],
+                "one per kind and page",
+                target="<= 1 list per kind per page",
+                met=economy_ok,
+                note=f"{econ['kinds_listed']} kinds, {econ['get']} other GETs (discovery)",
+            )
+        )
         # describe the largest workload
         from workload_map.cluster import LiveOptions, cluster_view_from_kubeconfig
 
@@ -450,8 +541,17 @@ def run(*, workloads: int, repeats: int, log: Any = print) -> tuple[list[Figure]
         w_desc = sorted(w[0] for w in walls)[len(walls) // 2]
         d_econ = walls[0][1]
         details["describe"] = {"target": f"{type_name}/{name} -n {ns}", "process_s": w_desc, "economy": d_econ}
-        figures.append(Figure("live", f"wmap describe {type_name}/{name} (whole process)", w_desc, "s", kj, "kubectl | jq (get -A)",
-                              note=f"{d_econ.get('total')} requests ({d_econ.get('list')} list)"))
+        figures.append(
+            Figure(
+                "live",
+                f"wmap describe {type_name}/{name} (whole process)",
+                w_desc,
+                "s",
+                kj,
+                "kubectl | jq (get -A)",
+                note=f"{d_econ.get('total')} requests ({d_econ.get('list')} list)",
+            )
+        )
     finally:
         cluster.stop()
     return figures, details

@@ -16,9 +16,23 @@ def _pyinstrument(argv: list[str], out_name: str, top: int) -> list[tuple[float,
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     out = RESULTS_DIR / out_name
     subprocess.run(
-        [sys.executable, "-m", "pyinstrument", "-r", "text", "-p", "flat=true", "-p", "time=percent_of_total",
-         "-o", str(out), *argv],
-        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "pyinstrument",
+            "-r",
+            "text",
+            "-p",
+            "flat=true",
+            "-p",
+            "time=percent_of_total",
+            "-o",
+            str(out),
+            *argv,
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     text = out.read_text()
     rows = []

@@ -37,7 +37,11 @@ def peak_rss_bytes(argv: list[str]) -> int:
     """Peak RSS of one child (GNU time's %M when present, else getrusage of a dedicated child)."""
     if Path(TIME_BIN).exists():
         proc = subprocess.run(
-            [TIME_BIN, "-f", "WMAP_MAXRSS_KB=%M", *argv], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            [TIME_BIN, "-f", "WMAP_MAXRSS_KB=%M", *argv],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         match = re.search(r"WMAP_MAXRSS_KB=(\d+)", proc.stderr)
         if match:
@@ -59,16 +63,27 @@ def run(*, repeats: int, memory_sizes: list[int], log: Any = print) -> tuple[lis
     help_t, help_s = cold([wmap, "--help"], repeats)
     ver_t, ver_s = cold([wmap, "version"], repeats)
     imp_t, _ = cold([sys.executable, "-c", "import workload_map.cli.main"], repeats)
-    log(f"cold start: python -c pass {base * 1e3:.0f} ms, wmap --help {help_t * 1e3:.0f} ms, version {ver_t * 1e3:.0f} ms")
+    log(
+        f"cold start: python -c pass {base * 1e3:.0f} ms, wmap --help {help_t * 1e3:.0f} ms, "
+        f"version {ver_t * 1e3:.0f} ms"
+    )
     figures.append(Figure("startup", "python -c pass (baseline)", base * 1e3, "ms"))
     figures.append(
         Figure(
-            "startup", "wmap --help", help_t * 1e3, "ms", base * 1e3, "python -c pass",
-            target="< 150 ms", met=help_t < HELP_TARGET_S,
+            "startup",
+            "wmap --help",
+            help_t * 1e3,
+            "ms",
+            base * 1e3,
+            "python -c pass",
+            target="< 150 ms",
+            met=help_t < HELP_TARGET_S,
         )
     )
     figures.append(Figure("startup", "wmap version", ver_t * 1e3, "ms", base * 1e3, "python -c pass"))
-    figures.append(Figure("startup", "python -c 'import workload_map.cli.main'", imp_t * 1e3, "ms", base * 1e3, "python -c pass"))
+    figures.append(
+        Figure("startup", "python -c 'import workload_map.cli.main'", imp_t * 1e3, "ms", base * 1e3, "python -c pass")
+    )
     details["cold_start"] = {"python_pass": base_s, "help": help_s, "version": ver_s}
     floor_script = "import sys, orjson, pathlib; orjson.loads(pathlib.Path(sys.argv[1]).read_bytes())"
     for size in memory_sizes:
@@ -76,13 +91,31 @@ def run(*, repeats: int, memory_sizes: list[int], log: Any = print) -> tuple[lis
         on_disk = path.stat().st_size
         rss = peak_rss_bytes([wmap, "get", "-A", "--from-file", str(path)])
         rss_parse = peak_rss_bytes([sys.executable, "-c", floor_script, str(path)])
-        log(f"peak RSS at {size}: wmap {rss / 1e6:.0f} MB, parse only {rss_parse / 1e6:.0f} MB, dump {on_disk / 1e6:.0f} MB")
+        log(
+            f"peak RSS at {size}: wmap {rss / 1e6:.0f} MB, parse only {rss_parse / 1e6:.0f} MB, "
+            f"dump {on_disk / 1e6:.0f} MB"
+        )
         figures.append(Figure("memory", f"dump size on disk, {size} workloads", on_disk / 1e6, "MB"))
-        figures.append(Figure("memory", f"peak RSS python parse only, {size} workloads", rss_parse / 1e6, "MB", on_disk / 1e6, "dump size"))
         figures.append(
             Figure(
-                "memory", f"peak RSS wmap get -A, {size} workloads", rss / 1e6, "MB", on_disk / 1e6, "dump size",
-                target="< 3.0x dump size", met=rss < MEMORY_TARGET * on_disk,
+                "memory",
+                f"peak RSS python parse only, {size} workloads",
+                rss_parse / 1e6,
+                "MB",
+                on_disk / 1e6,
+                "dump size",
+            )
+        )
+        figures.append(
+            Figure(
+                "memory",
+                f"peak RSS wmap get -A, {size} workloads",
+                rss / 1e6,
+                "MB",
+                on_disk / 1e6,
+                "dump size",
+                target="< 3.0x dump size",
+                met=rss < MEMORY_TARGET * on_disk,
             )
         )
         details[f"memory_{size}"] = {"dump_bytes": on_disk, "wmap_rss": rss, "parse_rss": rss_parse}

@@ -29,7 +29,8 @@ def _key: "\(_group)|\(.kind)|\(.metadata.namespace // "default")|\(.metadata.na
 def _conds(f; $tf; $sf; $rf):
   [f] | map(if type == "array" then .[] elif . != null then . else empty end)
   | map(select(type == "object" and .[$tf] != null))
-  | reduce .[] as $c ({}; .[$c[$tf] | tostring] = {status: ($c[$sf] | _text), reason: (if $rf then ($c[$rf] | _text) else null end)});
+  | reduce .[] as $c ({};
+      .[$c[$tf] | tostring] = {status: ($c[$sf] | _text), reason: (if $rf then ($c[$rf] | _text) else null end)});
 def _ready: ([.status.conditions[]? | select(.type == "Ready")] | last | .status) == "True";
 """
 
@@ -39,7 +40,8 @@ MAIN = r"""
 | (reduce $items[] as $o ({}; .[$o | _key] = $o)) as $bykey
 | def _resolve($ns):
     if .uid != null and $byuid[.uid] != null then $byuid[.uid]
-    else ("\((.apiVersion // "") | if contains("/") then split("/")[0] else "" end)|\(.kind)|\($ns)|\(.name // "")") as $k
+    else ((.apiVersion // "") | if contains("/") then split("/")[0] else "" end) as $g
+      | "\($g)|\(.kind)|\($ns)|\(.name // "")" as $k
       | $bykey[$k] | if . != null and $ref_uid_ok then . else null end
     end;
   def _parent:
@@ -51,11 +53,13 @@ MAIN = r"""
   def _owners: [limit(32; recurse(_parent))] | .[1:];
   [ $items[] | select(_covered) | {o: ., owners: _owners} ] as $covered
 | [ $items[] | select(.kind == "Pod" and .apiVersion == "v1") | {ready: _ready, owners: [_owners[] | _key]} ] as $pods
-| (reduce $pods[] as $p ({}; reduce $p.owners[] as $k (.; .[$k].n += 1 | .[$k].r += (if $p.ready then 1 else 0 end)))) as $counts
+| (reduce $pods[] as $p ({};
+    reduce $p.owners[] as $k (.; .[$k].n += 1 | .[$k].r += (if $p.ready then 1 else 0 end)))) as $counts
 | [ $covered[] | select([.owners[] | select(_covered)] | length == 0) | .o ]
 | sort_by([(.metadata.namespace // "default"), .kind, .metadata.name])
 | .[]
-| (if .kind == "Pod" and .apiVersion == "v1" then {n: 1, r: (if _ready then 1 else 0 end)} else ($counts[_key] // {n: 0, r: 0}) end) as $c
+| (if .kind == "Pod" and .apiVersion == "v1" then {n: 1, r: (if _ready then 1 else 0 end)}
+   else ($counts[_key] // {n: 0, r: 0}) end) as $c
 | [(.metadata.namespace // "default"), .kind, .metadata.name, _status, "\($c.r // 0)/\($c.n // 0)"]
 | @tsv
 """
@@ -97,9 +101,8 @@ def _status_function(name: str, sd: Any) -> str:
     cd = sd.conditions_definition
     if cd is not None:
         rf = _q(cd.reason_field_name) if cd.reason_field_name else "null"
-        lines.append(
-            f"  | (try _conds($w | ({cd.path}); {_q(cd.type_field_name)}; {_q(cd.status_field_name)}; {rf}) catch {{}}) as $by"
-        )
+        args = f"{_q(cd.type_field_name)}; {_q(cd.status_field_name)}; {rf}"
+        lines.append(f"  | (try _conds($w | ({cd.path}); {args}) catch {{}}) as $by")
     else:
         lines.append("  | {} as $by")
     by_status = {status.value: matchers for status, _field, matchers in sd.status_mappings.entries()}
@@ -111,7 +114,7 @@ def _status_function(name: str, sd: Any) -> str:
         cond = " or ".join(_matcher(m) for m in matchers)
         alternatives.append(f"    (if {cond} then {_q(status)} else empty end)")
     body = ",\n".join(alternatives)
-    lines.append(f"  | [\n{body}\n  ] | .[0] // \"Undefined\";" if alternatives else '  | "Undefined";')
+    lines.append(f'  | [\n{body}\n  ] | .[0] // "Undefined";' if alternatives else '  | "Undefined";')
     return "\n".join(lines)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_common import RESULTS_DIR, Figure, machine  # noqa: E402
+from bench_common import RESULTS_DIR, Figure, machine
 
 
 def _fmt(value: float | None, unit: str = "") -> str:
@@ -43,7 +43,18 @@ def table(figures: list[Figure]) -> str:
         met = "-" if f.met is None else ("MET" if f.met else "MISSED")
         ratio = f"{f.ratio:.2f}x" if f.ratio is not None else "-"
         base = f"{_fmt(f.baseline, f.unit)} ({f.baseline_name})" if f.baseline is not None else "-"
-        rows.append((f.section, f.name + (f"  [{f.note}]" if f.note else ""), _fmt(f.value, f.unit), f.unit, base, ratio, f.target or "-", met))
+        rows.append(
+            (
+                f.section,
+                f.name + (f"  [{f.note}]" if f.note else ""),
+                _fmt(f.value, f.unit),
+                f.unit,
+                base,
+                ratio,
+                f.target or "-",
+                met,
+            )
+        )
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     widths[1] = min(widths[1], 100)
     lines = ["  ".join(str(c)[: widths[i]].ljust(widths[i]) for i, c in enumerate(header))]
@@ -71,7 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     started = time.time()
     info = machine()
-    print(f"machine: {info['cpu']}, {info['cpus']} CPUs, {info['memory_gb']} GB, Python {info['python']}, {info['commit']}")
+    print(
+        f"machine: {info['cpu']}, {info['cpus']} CPUs, {info['memory_gb']} GB, Python {info['python']}, "
+        f"{info['commit']}"
+    )
     figures: list[Figure] = []
     details: dict[str, Any] = {}
     failures: dict[str, str] = {}
@@ -98,7 +112,12 @@ def main(argv: list[str] | None = None) -> int:
 
     wall_size = args.wall_size if args.wall_size else None
     section("dump", lambda: bench_dump.run(sizes, repeats=args.repeats, wall_size=wall_size))
-    section("startup", lambda: bench_startup.run(repeats=max(10, args.repeats), memory_sizes=[s for s in sizes if s <= 1000][-1:] or sizes[:1]))
+    section(
+        "startup",
+        lambda: bench_startup.run(
+            repeats=max(10, args.repeats), memory_sizes=[s for s in sizes if s <= 1000][-1:] or sizes[:1]
+        ),
+    )
     section("jq", lambda: bench_jq.run(seconds=args.jq_seconds))
     if args.live:
         import bench_live

@@ -6,7 +6,8 @@ def _key: "\(_group)|\(.kind)|\(.metadata.namespace // "default")|\(.metadata.na
 def _conds(f; $tf; $sf; $rf):
   [f] | map(if type == "array" then .[] elif . != null then . else empty end)
   | map(select(type == "object" and .[$tf] != null))
-  | reduce .[] as $c ({}; .[$c[$tf] | tostring] = {status: ($c[$sf] | _text), reason: (if $rf then ($c[$rf] | _text) else null end)});
+  | reduce .[] as $c ({};
+      .[$c[$tf] | tostring] = {status: ($c[$sf] | _text), reason: (if $rf then ($c[$rf] | _text) else null end)});
 def _ready: ([.status.conditions[]? | select(.type == "Ready")] | last | .status) == "True";
 # Pod.core v1 (core-pod-v1)
 def _status_0_v1:
@@ -550,7 +551,8 @@ def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == 
 | (reduce $items[] as $o ({}; .[$o | _key] = $o)) as $bykey
 | def _resolve($ns):
     if .uid != null and $byuid[.uid] != null then $byuid[.uid]
-    else ("\((.apiVersion // "") | if contains("/") then split("/")[0] else "" end)|\(.kind)|\($ns)|\(.name // "")") as $k
+    else ((.apiVersion // "") | if contains("/") then split("/")[0] else "" end) as $g
+      | "\($g)|\(.kind)|\($ns)|\(.name // "")" as $k
       | $bykey[$k] | if . != null and true then . else null end
     end;
   def _parent:
@@ -562,10 +564,12 @@ def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == 
   def _owners: [limit(32; recurse(_parent))] | .[1:];
   [ $items[] | select(_covered) | {o: ., owners: _owners} ] as $covered
 | [ $items[] | select(.kind == "Pod" and .apiVersion == "v1") | {ready: _ready, owners: [_owners[] | _key]} ] as $pods
-| (reduce $pods[] as $p ({}; reduce $p.owners[] as $k (.; .[$k].n += 1 | .[$k].r += (if $p.ready then 1 else 0 end)))) as $counts
+| (reduce $pods[] as $p ({};
+    reduce $p.owners[] as $k (.; .[$k].n += 1 | .[$k].r += (if $p.ready then 1 else 0 end)))) as $counts
 | [ $covered[] | select([.owners[] | select(_covered)] | length == 0) | .o ]
 | sort_by([(.metadata.namespace // "default"), .kind, .metadata.name])
 | .[]
-| (if .kind == "Pod" and .apiVersion == "v1" then {n: 1, r: (if _ready then 1 else 0 end)} else ($counts[_key] // {n: 0, r: 0}) end) as $c
+| (if .kind == "Pod" and .apiVersion == "v1" then {n: 1, r: (if _ready then 1 else 0 end)}
+   else ($counts[_key] // {n: 0, r: 0}) end) as $c
 | [(.metadata.namespace // "default"), .kind, .metadata.name, _status, "\($c.r // 0)/\($c.n // 0)"]
 | @tsv

@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from workload_map._gc import bulk
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.registry import DefinitionRegistry, KindInfo
 from workload_map.snapshot import Obj, Snapshot, group_of, is_pod, key_of, name_of, namespace_of
@@ -17,6 +18,7 @@ from workload_map.tree.model import WorkloadTree
 
 
 class ClusterView:
+    @bulk
     def __init__(self, snapshot: Snapshot, definitions: Iterable[LoadedDefinition] | DefinitionRegistry) -> None:
         self.snapshot = snapshot
         self.registry = definitions if isinstance(definitions, DefinitionRegistry) else DefinitionRegistry(definitions)
@@ -96,6 +98,7 @@ class ClusterView:
             extra_warnings=warnings,
         )
 
+    @bulk
     def trees(self, workloads: Iterable[Obj]) -> tuple[list[WorkloadTree], list[str]]:
         """Trees for many workloads; one that cannot be resolved becomes a warning, not a failure."""
         trees, problems = [], []

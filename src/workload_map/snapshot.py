@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from workload_map._gc import bulk
+
 DEFAULT_NAMESPACE = "default"
 
 Obj = dict[str, Any]
@@ -82,6 +84,7 @@ class OwnerChain:
 
 
 class Snapshot:
+    @bulk
     def __init__(self, objects: Iterable[Obj]) -> None:
         self.objects: list[Obj] = [o for o in objects if isinstance(o, dict) and o.get("kind")]
         self._by_uid: dict[str, Obj] = {}

@@ -18,7 +18,6 @@ import bench_dump  # noqa: E402
 import gen_cluster  # noqa: E402
 import kubectl_jq  # noqa: E402
 from bench_common import Figure  # noqa: E402
-
 from workload_map.catalog import builtin_definitions  # noqa: E402
 from workload_map.resolver import ClusterView  # noqa: E402
 from workload_map.snapshot import Snapshot  # noqa: E402
@@ -67,7 +66,9 @@ def test_jq_pipeline_computes_the_same_status_and_pod_counts(dump: Path, tmp_pat
     view = _view(bench_dump.parse_floor(dump))
     trees, problems = view.trees(view.workloads())
     assert not problems
-    ours = sorted((t.namespace, t.kind, t.name, t.status.primary.value, f"{t.counts.ready}/{len(t.all_pods)}") for t in trees)
+    ours = sorted(
+        (t.namespace, t.kind, t.name, t.status.primary.value, f"{t.counts.ready}/{len(t.all_pods)}") for t in trees
+    )
     assert theirs == ours
     assert {row[3] for row in ours} - {"Undefined"}  # statuses really computed, not all Undefined
 
@@ -83,3 +84,18 @@ def test_figures_report_ratios_against_their_baseline() -> None:
     assert fig.ratio == 2.0
     text = run.table([fig])
     assert "2.00x" in text and "MISSED" in text
+
+
+def test_live_comparison_keys_rows_by_namespace_and_name() -> None:
+    import bench_live
+
+    # wmap: NAMESPACE NAME TYPE STATUS COMPONENTS PODS ...; the jq script: NAMESPACE KIND NAME STATUS READY/PODS
+    wmap_rows = [
+        ["ns", "vc-1", "Job.batch.volcano.sh", "Running", "1", "2/2"],
+        ["ns", "train", "JobSet", "Failed", "2", "0/4"],
+    ]
+    jq_out = "ns\tJob\tvc-1\tRunning\t2/2\nns\tJobSet\ttrain\tFailed\t0/4\n"
+    same = bench_live._compare(wmap_rows, jq_out)
+    assert same["same_workloads_and_status"], same
+    different = bench_live._compare(wmap_rows, jq_out.replace("Failed", "Running"))
+    assert different["status_differences"] == 1

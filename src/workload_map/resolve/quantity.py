@@ -7,6 +7,7 @@ the same grammar and is differentially tested against ``kubernetes.utils.quantit
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -27,6 +28,12 @@ def parse_quantity(value: object) -> Decimal:
         return Decimal(str(value))
     if not isinstance(value, str):
         raise QuantityError(f"invalid quantity {value!r}: expected a string or a number")
+    return _parse_text(value)
+
+
+# Every pod of a workload repeats the same few requests and limits; Decimals are immutable.
+@functools.lru_cache(maxsize=4096)
+def _parse_text(value: str) -> Decimal:
     match = _PATTERN.match(value.strip())
     if match is None:
         raise QuantityError(f"invalid quantity {value!r}")

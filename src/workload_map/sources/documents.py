@@ -8,14 +8,14 @@ the file and document index it came from.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
 import yaml
 
+from workload_map._gc import bulk
 from workload_map.errors import DocumentError, Location
 
 _YAML_SUFFIXES = {".yaml", ".yml"}
@@ -26,12 +26,50 @@ STDIN = "-"
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-@dataclass(frozen=True)
 class Document:
-    """One object read from a source, with where it came from."""
+    """One object read from a source, with where it came from.
 
-    data: Any
-    location: Location
+    Items of a ``List`` keep only their list's location and their indexes; the full ``Location``
+    (``items[i]``) is built when asked for, so reading a dump of tens of thousands of items does not
+    build as many Location objects that nobody reads.
+    """
+
+    __slots__ = ("_base", "_items", "_location", "data")
+
+    def __init__(self, data: Any, location: Location) -> None:
+        self.data = data
+        self._location: Location | None = location
+        self._base = location
+        self._items: tuple[int, ...] = ()
+
+    @classmethod
+    def _item(cls, data: Any, base: Location, items: tuple[int, ...]) -> Document:
+        doc = cls.__new__(cls)
+        doc.data = data
+        doc._location = None
+        doc._base = base
+        doc._items = items
+        return doc
+
+    @property
+    def location(self) -> Location:
+        location = self._location
+        if location is None:
+            location = self._base
+            for index in self._items:
+                location = location.child("items", index)
+            self._location = location
+        return location
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document):
+            return NotImplemented
+        return self.data == other.data and self.location == other.location
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Document(data={self.data!r}, location={self.location!r})"
 
 
 def _list_items(data: Any) -> list[Any] | None:
@@ -43,15 +81,26 @@ def _list_items(data: Any) -> list[Any] | None:
     return None
 
 
-def _expand(data: Any, location: Location) -> Iterator[Document]:
+def _expand(data: Any, location: Location, out: list[Document]) -> None:
     items = _list_items(data)
     if items is None:
-        yield Document(data, location)
+        out.append(Document(data, location))
         return
+    _expand_items(items, location, (), out)
+
+
+def _expand_items(items: list[Any], base: Location, indexes: tuple[int, ...], out: list[Document]) -> None:
+    make = Document._item
+    append = out.append
     for index, item in enumerate(items):
-        yield from _expand(item, location.child("items", index))
+        # Checked inline: most items of a dump are plain objects, not nested lists.
+        if type(item) is dict and type(item.get("items")) is list and _list_items(item) is not None:
+            _expand_items(item["items"], base, (*indexes, index), out)
+        else:
+            append(make(item, base, (*indexes, index)))
 
 
+@bulk
 def parse_text(text: str | bytes, source: str, *, prefer_json: bool = False) -> list[Document]:
     """Every document of one stream; ``List`` objects are expanded into their items."""
     raw_docs: list[Any]
@@ -68,7 +117,7 @@ def parse_text(text: str | bytes, source: str, *, prefer_json: bool = False) -> 
     for index, data in enumerate(raw_docs):
         if data is None:  # an empty document between two `---`
             continue
-        docs.extend(_expand(data, Location(source, index)))
+        _expand(data, Location(source, index), docs)
     return docs
 
 
@@ -91,6 +140,7 @@ def _parse_yaml(text: str | bytes, source: str) -> list[Any]:
         raise DocumentError("document is nested too deeply to read", Location(source)) from None
 
 
+@bulk
 def read_source(path: str) -> list[Document]:
     """Documents of a file, of every YAML/JSON file under a directory, or of stdin for ``-``."""
     if path == STDIN:
@@ -117,6 +167,7 @@ def _read_file(file: Path) -> list[Document]:
     return parse_text(content, str(file), prefer_json=file.suffix.lower() in _JSON_SUFFIXES)
 
 
+@bulk
 def read_sources(paths: Iterable[str]) -> list[Document]:
     docs: list[Document] = []
     for path in paths:

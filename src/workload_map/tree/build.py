@@ -30,6 +30,14 @@ def build_tree(
         name: ComponentView(component, [InstanceView(i) for i in component.instances])
         for name, component in components.items()
     }
+    # Instance views by id (the first one of an id, as a scan would find it): one lookup per pod instead
+    # of a scan over the component's instances.
+    by_id: dict[str, dict[str | None, InstanceView]] = {}
+    for name, view in views.items():
+        ids: dict[str | None, InstanceView] = {}
+        for iv in view.instances:
+            ids.setdefault(iv.instance.id, iv)
+        by_id[name] = ids
     placer = PodPlacer(components, diagnostics)
     unattributed = []
     notes: list[str] = []
@@ -39,8 +47,7 @@ def build_tree(
         if placed.component is None:
             unattributed.append(placed)
             continue
-        view = views[placed.component]
-        target = next((iv for iv in view.instances if iv.instance.id == placed.instance), None)
+        target = by_id[placed.component].get(placed.instance)
         if target is None:
             placed.unattributed_reason = f"instance {placed.instance!r} of {placed.component!r} not found"
             unattributed.append(placed)
