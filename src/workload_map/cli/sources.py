@@ -175,11 +175,13 @@ def open_objects(
 
     user = user_definitions(definition_paths)
     if from_files:
+        from workload_map._gc import bulk_load
         from workload_map.snapshot import Snapshot
 
         builtin, warnings = builtin_with_warnings()
-        objects, cluster_definitions, dump_warnings = split_dump(read_documents(from_files))
-        view = ClusterView(Snapshot(objects), [*builtin, *cluster_definitions, *user])
+        with bulk_load():  # one GC pause and one freeze for reading, splitting and indexing the dump
+            objects, cluster_definitions, dump_warnings = split_dump(read_documents(from_files))
+            view = ClusterView(Snapshot(objects), [*builtin, *cluster_definitions, *user])
         view.warnings[:0] = [*warnings, *dump_warnings]
         return Objects(view, None if all_namespaces else (namespace or DEFAULT_NAMESPACE))
 

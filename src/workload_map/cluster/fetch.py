@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map._gc import bulk
 from workload_map.cluster.connection import ClusterError, Connection, GoneError, resource_path
 from workload_map.cluster.discovery import Discovery, ServedResource
 from workload_map.definition.loader import LoadedDefinition
@@ -279,6 +280,7 @@ def load_cluster_definitions(
 ListJob = tuple[ServedResource, str | None, dict[str, Any]]
 
 
+@bulk  # page decoding on every worker thread runs with the cyclic GC paused
 def _run_lists(
     connection: Connection,
     jobs: Sequence[ListJob],
