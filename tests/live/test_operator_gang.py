@@ -8,6 +8,7 @@ groups it no longer wants (workload gone, namespace relabelled or opted out).
 
 from __future__ import annotations
 
+import copy
 import json
 import secrets
 import time
@@ -20,6 +21,7 @@ from tests.live.live_data import admin, create, ensure_crds, jobset_scenario, ow
 from tests.live.test_gang_manifests import VOLCANO_CRD, _coscheduling_crd
 from tests.operator.support import OperatorProcess, eventually, free_port, pod_webhook_configuration
 
+from workload_map.catalog import builtin_definitions
 from workload_map.cluster.connection import ClusterError, Connection
 from workload_map.gang.emit import COSCHEDULING_LABEL, VOLCANO_GROUP_ANNOTATION
 from workload_map.operator.gang import MANAGED_BY, MANAGED_BY_LABEL, NAMESPACE_LABEL, WORKLOAD_UID_LABEL
@@ -195,3 +197,58 @@ def test_pods_outside_opted_in_namespaces_untouched(
         assert COSCHEDULING_LABEL not in p["metadata"]["labels"], p["metadata"]
     assert _groups(conn, VOLCANO_GROUPS.format(ns=ns)) == []
     assert jobset["metadata"]["uid"]
+
+
+KARTAS = "/apis/run.ai/v1alpha1/kartas"
+JOBSET_KARTA = "jobset-x-k8s-io-jobset-v1alpha2"
+REPLICATED_JOB_LABEL = 'metadata.labels["jobset.sigs.k8s.io/replicatedjob-name"]'
+
+
+def _min_members(conn: Connection, path: str) -> dict[str, int]:
+    return {g["metadata"]["name"]: g["spec"]["minMember"] for g in _groups(conn, path)}
+
+
+def _put_karta_spec(conn: Connection, name: str, spec: dict[str, Any]) -> dict[str, Any] | None:
+    """Create the Karta or replace its spec; returns the object it replaced (None: there was none)."""
+    try:
+        current = conn.get(f"{KARTAS}/{name}")
+    except ClusterError as exc:
+        assert exc.status == 404
+        conn.request(
+            "POST",
+            KARTAS,
+            body={"apiVersion": "run.ai/v1alpha1", "kind": "Karta", "metadata": {"name": name}, "spec": spec},
+        )
+        return None
+    conn.request("PUT", f"{KARTAS}/{name}", body={**current, "spec": spec})
+    return current
+
+
+def test_cluster_karta_overrides_the_gang_rule(
+    test_cluster: TestCluster, gang_operator: OperatorProcess, conn: Connection
+) -> None:
+    """A cluster Karta for JobSet (origin "cluster") replaces the built-in definition in the controller and the
+    pod webhook: one group per replicatedJob instead of one for the whole JobSet; back when it goes."""
+    ns = _namespace(conn, "volcano")
+    jobset = jobset_scenario(conn, ns, running=False)
+    uid = jobset["metadata"]["uid"]
+    path = VOLCANO_GROUPS.format(ns=ns)
+    builtin = next(d for d in builtin_definitions() if d.name == JOBSET_KARTA).karta.to_dict()
+    per_job = copy.deepcopy(builtin["spec"])
+    per_job["optimizationInstructions"]["gangScheduling"]["podGroups"][0]["members"] = [
+        {"componentName": "replicatedJob", "groupByKeyPaths": [f".{REPLICATED_JOB_LABEL}"]}
+    ]
+    previous = _put_karta_spec(conn, JOBSET_KARTA, per_job)
+    try:
+        # The Karta may already be in the cluster from an earlier test (then the built-in rule is back first).
+        split = {f"pg-{uid}-workers": 4, f"pg-{uid}-driver": 1}
+        eventually(lambda: _min_members(conn, path) == split, timeout=30, what="groups re-planned per replicatedJob")
+        created = _new_member(conn, ns, jobset["metadata"]["name"])  # a pod of the workers Job
+        assert created["metadata"]["annotations"][VOLCANO_GROUP_ANNOTATION] == f"pg-{uid}-workers"
+    finally:
+        if previous is None:
+            conn.request("DELETE", f"{KARTAS}/{JOBSET_KARTA}")
+        else:
+            _put_karta_spec(conn, JOBSET_KARTA, previous["spec"])
+    whole = {f"pg-{uid}": JOBSET_MIN_MEMBER}
+    eventually(lambda: _min_members(conn, path) == whole, timeout=30, what="built-in rule back")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -247,3 +248,77 @@ def test_chart_gang_controller_wired() -> None:
     assert hook["failurePolicy"] == "Ignore" and hook["sideEffects"] == "None"
     assert hook["clientConfig"]["service"]["path"] == "/mutate-pod"
     assert hook["namespaceSelector"]["matchExpressions"][0]["key"] == "workload-map.run.ai/gang-controller"
+
+
+class _FakeConnection:
+    """Answers every request with an empty list (no API server: the gang controller's watches are stubbed)."""
+
+    def request(self, method: str, path: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return {"items": []}
+
+
+def test_readyz_waits_for_the_gang_controller_first_sync(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workload_map.cluster.discovery import ServedResource
+    from workload_map.operator import gang as gang_module
+    from workload_map.operator.main import Operator, OperatorConfig
+
+    started: list[str] = []
+    monkeypatch.setattr(gang_module, "list_watch", lambda *args, **kwargs: started.append(args[5]))
+    operator = Operator(OperatorConfig(gang_controller=True, webhook_port=0), connection=_FakeConnection())  # type: ignore[arg-type]
+    assert operator.definitions is not None
+    assert operator._readyz() == (False, "cluster Karta definitions not loaded")
+    operator.definitions._sync([])
+    monkeypatch.setattr(operator.elector, "leading", True)
+    controller = gang_module.GangController(_FakeConnection(), operator.definitions.definitions)  # type: ignore[arg-type]
+    operator.controller = type("Synced", (), {"synced": threading.Event()})()  # type: ignore[assignment]
+    operator.controller.synced.set()
+    assert operator._readyz() == (False, "gang controller cache not synced")  # leading, gang not started yet
+    operator.gang = controller
+    resources = [
+        ServedResource("jobset.x-k8s.io", "v1alpha2", "JobSet", "jobsets", True, (), ("list", "watch"), True),
+        ServedResource("", "v1", "Pod", "pods", True, ("po",), ("list", "watch"), True),
+    ]
+    controller._resources = resources
+    assert operator._readyz() == (False, "gang controller cache not synced")  # namespaces not listed
+    namespace = {"metadata": {"name": "team-a", "labels": {gang_module.NAMESPACE_LABEL: "volcano"}}}
+    controller._sync_namespaces([namespace])
+    assert len(started) == 2  # one (stubbed) list+watch per resource
+    state = controller.namespaces["team-a"]
+    controller._synced(state, resources[0], [])
+    assert operator._readyz() == (False, "gang controller cache not synced")  # the pods are not listed yet
+    controller._synced(state, resources[1], [])
+    assert operator._readyz() == (True, "leader")
+    # Latched: a namespace opting in later does not make the operator unready.
+    controller._sync_namespaces(
+        [namespace, {"metadata": {"name": "team-b", "labels": {gang_module.NAMESPACE_LABEL: ""}}}]
+    )
+    assert operator._readyz() == (True, "leader")
+
+
+def test_cluster_karta_replaces_the_builtin_gang_rule() -> None:
+    """The same parsing/precedence as the CLI's live layer: a valid cluster Karta overrides the built-in
+    definition of its root kind; an invalid one is ignored; deleting it brings the built-in one back."""
+    from workload_map.operator.gang import ClusterDefinitions, GangController, PodAttacher
+
+    builtin = builtin_definitions()
+    source = ClusterDefinitions(_FakeConnection(), builtin)  # type: ignore[arg-type]
+    controller = GangController(_FakeConnection(), builtin, cluster_definitions=source)  # type: ignore[arg-type]
+    attacher = PodAttacher(_FakeConnection(), builtin)  # type: ignore[arg-type]
+    source.subscribe(controller.set_definitions)
+    source.subscribe(attacher.set_definitions)
+    doc = next(d for d in builtin if d.name == "batch-job-v1").karta.to_dict()
+    doc["metadata"] = {"name": "my-job", "generation": 1, "uid": "k-1"}
+    doc["spec"]["optimizationInstructions"] = {}  # no gang rule: Jobs get no groups any more
+    invalid = {"apiVersion": "run.ai/v1alpha1", "kind": "Karta", "metadata": {"name": "bad"}, "spec": {}}
+    source._sync([doc, invalid])
+    assert source.synced.is_set()
+    [job_definition] = [d for d in source.definitions if d.karta.identity and d.karta.identity.kind == "Job"][-1:]
+    assert job_definition.origin == "cluster"
+    assert controller._changed == {("batch", "Job")}
+    assert ("batch", "Job") not in attacher.gang_kinds
+    definition, _ = controller.registry.for_object({"apiVersion": "batch/v1", "kind": "Job"})
+    assert definition is not None and definition.origin == "cluster"
+    source._event("DELETED", doc)
+    definition, _ = controller.registry.for_object({"apiVersion": "batch/v1", "kind": "Job"})
+    assert definition is not None and definition.origin == "builtin"
+    assert ("batch", "Job") in attacher.gang_kinds

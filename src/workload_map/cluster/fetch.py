@@ -235,10 +235,6 @@ def load_cluster_definitions(
     connection: Connection, discovery: Discovery, warnings: list[str]
 ) -> tuple[list[LoadedDefinition], list[Obj]]:
     """Karta objects of the cluster (origin "cluster"); problems are one warning each."""
-    from workload_map.definition.loader import definition_from_dict
-    from workload_map.definition.validate import validate
-    from workload_map.errors import Location, Severity
-
     resource = discovery.resource(KARTA_GROUP, KARTA_KIND, [KARTA_VERSION])
     if resource is None:
         warnings.append(
@@ -252,26 +248,55 @@ def load_cluster_definitions(
             warnings.append(f"cannot read cluster definitions: {exc.message}; using built-in definitions only")
             return [], []
         raise
+    return cluster_definitions(result.items, warnings, served_version=resource.version), result.items
+
+
+def cluster_definition(obj: Obj, served_version: str = KARTA_VERSION) -> tuple[LoadedDefinition | None, str | None]:
+    """One Karta object of the cluster as a definition (origin "cluster"), or None and the reason it is
+    ignored (it cannot be read, or the validator reports an error)."""
+    from workload_map.definition.loader import definition_from_dict
+    from workload_map.definition.validate import validate
+    from workload_map.errors import Location, Severity
+
+    name = str((obj.get("metadata") or {}).get("name") or "?")
+    location = Location(f"cluster:karta/{name}")
+    data = {k: v for k, v in obj.items() if k in ("apiVersion", "kind", "metadata", "spec", "status")}
+    if served_version != KARTA_VERSION:
+        data["apiVersion"] = f"{KARTA_GROUP}/{KARTA_VERSION}"
+    karta, problems = definition_from_dict(data, location)
+    if karta is None:
+        first = problems[0] if problems else "cannot be read"
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        return None, f"ignoring cluster definition Karta {name!r}: {first}{more}"
+    errors = [f for f in validate(karta, location) if f.severity is Severity.ERROR]
+    if errors:
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        return None, f"ignoring cluster definition Karta {name!r}: {errors[0]}{more}"
+    return LoadedDefinition(karta, location, "cluster"), None
+
+
+def cluster_definitions(
+    objects: Iterable[Obj], warnings: list[str], *, served_version: str = KARTA_VERSION
+) -> list[LoadedDefinition]:
+    """The valid Karta objects as definitions (origin "cluster"); the others are one warning each."""
     loaded: list[LoadedDefinition] = []
-    for obj in result.items:
-        name = str((obj.get("metadata") or {}).get("name") or "?")
-        location = Location(f"cluster:karta/{name}")
-        data = {k: v for k, v in obj.items() if k in ("apiVersion", "kind", "metadata", "spec", "status")}
-        if resource.version != KARTA_VERSION:
-            data["apiVersion"] = f"{KARTA_GROUP}/{KARTA_VERSION}"
-        karta, problems = definition_from_dict(data, location)
-        if karta is None:
-            first = problems[0] if problems else "cannot be read"
-            more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-            warnings.append(f"ignoring cluster definition Karta {name!r}: {first}{more}")
-            continue
-        errors = [f for f in validate(karta, location) if f.severity is Severity.ERROR]
-        if errors:
-            more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-            warnings.append(f"ignoring cluster definition Karta {name!r}: {errors[0]}{more}")
-            continue
-        loaded.append(LoadedDefinition(karta, location, "cluster"))
-    return loaded, result.items
+    for obj in objects:
+        definition, problem = cluster_definition(obj, served_version)
+        if definition is not None:
+            loaded.append(definition)
+        elif problem:
+            warnings.append(problem)
+    return loaded
+
+
+def layered_definitions(
+    builtin: Iterable[LoadedDefinition],
+    cluster: Iterable[LoadedDefinition] = (),
+    user: Iterable[LoadedDefinition] = (),
+) -> list[LoadedDefinition]:
+    """The definitions in registry order. Precedence for one root group/version/kind (a later definition
+    replaces an earlier one in a :class:`DefinitionRegistry`): built-in < cluster Karta < user files."""
+    return [*builtin, *cluster, *user]
 
 
 # --------------------------------------------------------------------------- fetching

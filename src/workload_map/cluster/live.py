@@ -75,7 +75,12 @@ def _builtin(options: LiveOptions, warnings: list[str]) -> list[LoadedDefinition
 def live_source(options: LiveOptions | None = None) -> LiveSource:
     """Connect, discover, read the cluster's Karta definitions and list what the workloads need."""
     from workload_map.cluster.discovery import LiveRegistry, discover
-    from workload_map.cluster.fetch import fetch_for_describe, fetch_snapshot, load_cluster_definitions
+    from workload_map.cluster.fetch import (
+        fetch_for_describe,
+        fetch_snapshot,
+        layered_definitions,
+        load_cluster_definitions,
+    )
 
     options = options or LiveOptions()
     warnings: list[str] = []
@@ -89,7 +94,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
     )
     cluster_definitions, karta_objects = load_cluster_definitions(connection, discovery, warnings)
     # Precedence for one root group/version/kind: built-in < cluster Karta < --definitions files.
-    registry = LiveRegistry([*builtin, *cluster_definitions, *options.definitions], discovery)
+    registry = LiveRegistry(layered_definitions(builtin, cluster_definitions, options.definitions), discovery)
     namespace = None if options.all_namespaces else connection.namespace
     chunk = options.chunk_size or connection.chunk_size
     snapshot: Snapshot

@@ -28,23 +28,23 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.cluster.connection import ClusterError, Connection, resource_path
 from workload_map.cluster.discovery import Discovery, ServedResource, discover
-from workload_map.cluster.fetch import plan_lists
+from workload_map.cluster.fetch import KARTA_VERSION, cluster_definition, layered_definitions, plan_lists
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.gang.compute import plan_in_view
 from workload_map.gang.emit import COSCHEDULING, VOLCANO, emit
 from workload_map.operator.admission import response
-from workload_map.operator.controller import WorkQueue
+from workload_map.operator.controller import KARTAS, WorkQueue
 from workload_map.operator.kube import list_watch
 from workload_map.operator.labels import FIELD_MANAGER
 from workload_map.registry import DefinitionRegistry
 from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot, group_of
+from workload_map.snapshot import Snapshot, group_of, version_of
 
 log = logging.getLogger("workload_map.operator.gang")
 
@@ -87,6 +87,111 @@ def gang_definitions(definitions: Iterable[LoadedDefinition]) -> list[LoadedDefi
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     m = obj.get("metadata")
     return m if isinstance(m, dict) else {}
+
+
+GroupKind = tuple[str, str]
+DefinitionsListener = Callable[[list[LoadedDefinition], set[GroupKind]], None]
+
+
+def _by_gvk(definitions: Iterable[LoadedDefinition]) -> dict[tuple[str, str, str], LoadedDefinition]:
+    """What a DefinitionRegistry keeps of ``definitions``: the last one per root group/version/kind."""
+    registry = DefinitionRegistry(definitions)
+    out = {}
+    for d in registry.definitions:
+        identity = d.karta.identity
+        if identity is not None:
+            out[(identity.group, identity.version, identity.kind)] = d
+    return out
+
+
+def changed_kinds(old: Iterable[LoadedDefinition], new: Iterable[LoadedDefinition]) -> set[GroupKind]:
+    """The root group/kinds whose effective definition differs between two definition lists."""
+    before, after = _by_gvk(old), _by_gvk(new)
+    return {
+        (gvk[0], gvk[2])
+        for gvk in set(before) | set(after)
+        if (before.get(gvk) is None) != (after.get(gvk) is None)
+        or (gvk in before and gvk in after and before[gvk].karta != after[gvk].karta)
+    }
+
+
+class ClusterDefinitions:
+    """The cluster's Karta objects layered over the built-in catalog, kept current by a watch (every replica
+    that serves ``/mutate-pod``; the leader's gang controller subscribes too).
+
+    Same parsing, validation and precedence as the CLI's live layer (:func:`cluster_definition`,
+    :func:`layered_definitions`): a valid Karta (validator clean) replaces the built-in definition of its root
+    group/version/kind; an invalid one is ignored with one warning (its ``Validated`` condition says why).
+    Listeners get the new definitions and the root group/kinds whose definition changed.
+    """
+
+    def __init__(self, conn: Connection, builtin: Iterable[LoadedDefinition], *, watch_seconds: int = 300) -> None:
+        self.conn = conn
+        self.builtin = list(builtin)
+        self.watch_seconds = watch_seconds
+        self.definitions: list[LoadedDefinition] = layered_definitions(self.builtin)
+        self.synced = threading.Event()
+        self._kartas: dict[str, dict[str, Any]] = {}
+        # name -> (generation, definition or None, problem): status/label writes do not re-run the validator
+        self._parsed: dict[str, tuple[Any, LoadedDefinition | None, str | None]] = {}
+        self._listeners: list[DefinitionsListener] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, listener: DefinitionsListener) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+    def unsubscribe(self, listener: DefinitionsListener) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def run(self, stop: threading.Event) -> None:
+        list_watch(self.conn, KARTAS, self._sync, self._event, stop, "kartas (gang definitions)", self.watch_seconds)
+
+    def _sync(self, items: list[dict[str, Any]]) -> None:
+        with self._lock:
+            self._kartas = {str(_meta(i).get("name")): i for i in items}
+        self._update()
+        self.synced.set()
+
+    def _event(self, event: str, obj: dict[str, Any]) -> None:
+        name = str(_meta(obj).get("name"))
+        with self._lock:
+            if event == "DELETED":
+                self._kartas.pop(name, None)
+            else:
+                self._kartas[name] = obj
+        self._update()
+
+    def _definition(self, name: str, obj: dict[str, Any]) -> LoadedDefinition | None:
+        generation = (_meta(obj).get("generation"), _meta(obj).get("uid"))
+        cached = self._parsed.get(name)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        definition, problem = cluster_definition(obj, version_of(str(obj.get("apiVersion") or "")) or KARTA_VERSION)
+        self._parsed[name] = (generation, definition, problem)
+        if problem:
+            log.warning("cluster Karta ignored by the gang controller", extra={"karta": name, "problem": problem})
+        return definition
+
+    def _update(self) -> None:
+        with self._lock:
+            kartas = sorted(self._kartas.items())
+            self._parsed = {n: v for n, v in self._parsed.items() if n in self._kartas}
+            cluster = [d for name, obj in kartas if (d := self._definition(name, obj)) is not None]
+            definitions = layered_definitions(self.builtin, cluster)
+            changed = changed_kinds(self.definitions, definitions)
+            if not changed:
+                return
+            self.definitions = definitions
+            listeners = list(self._listeners)
+        log.info(
+            "gang definitions changed",
+            extra={"kinds": sorted(f"{k}.{g}" if g else k for g, k in changed), "cluster_kartas": len(cluster)},
+        )
+        for listener in listeners:
+            listener(definitions, changed)
 
 
 def _controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -157,6 +262,7 @@ class _Namespace:
     objects: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)  # apiVersion, kind, name
     groups: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # apiVersion, name
     watched: set[str] = field(default_factory=set)
+    pending: set[str] = field(default_factory=set)  # watches whose first list has not arrived yet
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def by_uid(self) -> dict[str, dict[str, Any]]:
@@ -176,10 +282,16 @@ class GangController:
         rediscover: float = 60.0,
         workers: int = 2,
         watch_seconds: int = 300,
+        cluster_definitions: ClusterDefinitions | None = None,
+        definitions_timeout: float = 60.0,
     ) -> None:
         self.conn = conn
         self.definitions = list(definitions)
         self.registry = DefinitionRegistry(self.definitions)
+        self.cluster_definitions = cluster_definitions
+        self.definitions_timeout = definitions_timeout
+        self._changed: set[GroupKind] = set()  # kinds whose definition changed, not re-planned yet
+        self._rediscover_now = threading.Event()
         self.default_scheduler = default_scheduler
         self.debounce = debounce
         self.rediscover = rediscover
@@ -193,19 +305,66 @@ class GangController:
         self._applied: dict[tuple[str, str, str], str] = {}  # (apiVersion, ns, name) -> last body sent
         self._schemas: dict[str, dict[str, Any] | None] = {}  # PodGroup apiVersion -> CRD spec schema
         self._pruned_reported: set[str] = set()
-        self.synced = threading.Event()
+        self._namespaces_listed = threading.Event()
+        self.synced = threading.Event()  # first sync done: namespaces listed and their caches filled
         self.applies = 0
         self.deletes = 0
+
+    # -- definitions (built-in + cluster Kartas)
+    def set_definitions(self, definitions: list[LoadedDefinition], changed: set[GroupKind]) -> None:
+        """New effective definitions (a cluster Karta changed): re-discover what to watch and re-plan the
+        workloads of the changed kinds and the workloads above their objects (on the controller's thread)."""
+        with self._lock:
+            self.definitions = list(definitions)
+            self.registry = DefinitionRegistry(self.definitions)
+            self._changed |= changed
+        self._rediscover_now.set()
+
+    def _replan_changed(self) -> None:
+        with self._lock:
+            changed, self._changed = self._changed, set()
+            states = list(self.namespaces.values())
+        if not changed:
+            return
+        for state in states:
+            with state.lock:
+                hits = [
+                    o
+                    for o in state.objects.values()
+                    if (group_of(str(o.get("apiVersion") or "")), str(o.get("kind") or "")) in changed
+                ]
+            for obj in hits:
+                self._enqueue_owners(state, obj, delay=0.0)
+        kinds = sorted(f"{k}.{g}" if g else k for g, k in changed)
+        log.info("gang controller: definitions changed, re-planning", extra={"kinds": kinds})
+
+    def is_synced(self) -> bool:
+        """True once the opted-in namespaces were listed and every watch of each of them has had its first
+        list (latched: namespaces opting in later do not make the controller unready)."""
+        if self.synced.is_set():
+            return True
+        if not self._namespaces_listed.is_set():
+            return False
+        with self._lock:
+            states = list(self.namespaces.values())
+        for state in states:
+            with state.lock:
+                if state.pending:
+                    return False
+        self.synced.set()
+        return True
 
     # -- discovery: what to watch in each namespace
     def _discover(self) -> None:
         discovery = discover(self.conn)
+        with self._lock:
+            definitions, registry = self.definitions, self.registry
         kinds = {
             (d.karta.identity.group, d.karta.identity.kind)
-            for d in gang_definitions(self.definitions)
+            for d in gang_definitions(definitions)
             if d.karta.identity is not None
         }
-        plan = plan_lists(self.registry, discovery, kinds=kinds)
+        plan = plan_lists(registry, discovery, kinds=kinds)
         resources = [*plan.workloads, *plan.children, *([plan.pods] if plan.pods else [])]
         for scheduler in SCHEDULERS:
             group, version = POD_GROUP_APIS[scheduler]
@@ -247,7 +406,7 @@ class GangController:
         for name, scheduler in wanted.items():
             if current.get(name) != scheduler:
                 self._opt_in(name, scheduler)
-        self.synced.set()
+        self._namespaces_listed.set()
 
     def _namespace_event(self, event: str, obj: dict[str, Any]) -> None:
         name = str(_meta(obj).get("name"))
@@ -300,6 +459,8 @@ class GangController:
             if res.display in state.watched:
                 continue
             state.watched.add(res.display)
+            with state.lock:
+                state.pending.add(res.display)
             query = {"labelSelector": f"{MANAGED_BY_LABEL}={MANAGED_BY}"} if self._is_group_resource(res) else None
             path = resource_path(res.group, res.version, res.plural, state.name)
             stop = _Either(state.stop, self._stop)
@@ -334,6 +495,7 @@ class GangController:
                 old = [v for k, v in state.objects.items() if k[:2] == (res.api_version, res.kind)]
                 state.objects = {k: v for k, v in state.objects.items() if k[:2] != (res.api_version, res.kind)}
                 state.objects.update({(res.api_version, res.kind, str(_meta(i)["name"])): i for i in items})
+            state.pending.discard(res.display)
         for obj in [*old, *items]:
             self._enqueue_for(state, obj, res)
 
@@ -364,8 +526,13 @@ class GangController:
             if uid:
                 self.queue.add(f"{state.name}/{uid}", self.debounce)
             return
+        self._enqueue_owners(state, obj, self.debounce)
+
+    def _enqueue_owners(self, state: _Namespace, obj: dict[str, Any], delay: float) -> None:
+        """Queue ``obj`` (when a covered kind) and its covered owners, following controller references."""
         with state.lock:
             by_uid = state.by_uid()
+        registry = self.registry
         current: dict[str, Any] | None = obj
         for _ in range(MAX_OWNER_DEPTH + 1):
             if current is None:
@@ -373,10 +540,10 @@ class GangController:
             meta = _meta(current)
             if (
                 current.get("kind") != "Pod"
-                and self.registry.covers(group_of(str(current.get("apiVersion") or "")), str(current.get("kind") or ""))
+                and registry.covers(group_of(str(current.get("apiVersion") or "")), str(current.get("kind") or ""))
                 and meta.get("uid")
             ):
-                self.queue.add(f"{state.name}/{meta['uid']}", self.debounce)
+                self.queue.add(f"{state.name}/{meta['uid']}", delay)
             ref = _controller_ref(current)
             current = by_uid.get(str(ref["uid"])) if ref else None
 
@@ -392,7 +559,9 @@ class GangController:
             existing = [
                 g for g in state.groups.values() if (_meta(g).get("labels") or {}).get(WORKLOAD_UID_LABEL) == uid
             ]
-        desired, notes = plan_groups(self.registry, objects, uid, state.scheduler)
+        with self._lock:
+            registry = self.registry
+        desired, notes = plan_groups(registry, objects, uid, state.scheduler)
         if notes:
             log.info("gang plan notes", extra={"namespace": namespace, "workload_uid": uid, "notes": notes[:10]})
         wanted = {(o["apiVersion"], o["metadata"]["name"]) for o in desired}
@@ -454,8 +623,34 @@ class GangController:
         log.info("podgroup deleted", extra={"podgroup": f"{namespace}/{name}", "apiVersion": api_version})
 
     # -- run
+    def _wait_for_definitions(self, stop: threading.Event) -> None:
+        """Plan with the cluster's Kartas from the start (not built-in only, then again); take what is there
+        after ``definitions_timeout`` (e.g. the Karta CRD is missing) and follow the updates."""
+        source = self.cluster_definitions
+        if source is None:
+            return
+        source.subscribe(self.set_definitions)
+        deadline = time.monotonic() + self.definitions_timeout
+        while not stop.is_set() and not source.synced.wait(0.5):
+            if time.monotonic() > deadline:
+                log.warning("gang controller: cluster Kartas not listed yet; starting with the built-in catalog")
+                break
+        with self._lock:
+            self.definitions = list(source.definitions)
+            self.registry = DefinitionRegistry(self.definitions)
+            self._changed.clear()
+        self._rediscover_now.clear()
+
     def run(self, stop: threading.Event) -> None:
         self._stop = stop
+        try:
+            self._run(stop)
+        finally:
+            if self.cluster_definitions is not None:
+                self.cluster_definitions.unsubscribe(self.set_definitions)
+
+    def _run(self, stop: threading.Event) -> None:
+        self._wait_for_definitions(stop)
         while not stop.is_set():
             try:
                 self._discover()
@@ -477,8 +672,10 @@ class GangController:
         for t in workers:
             t.start()
         last = time.monotonic()
-        while not stop.wait(1.0):
-            if time.monotonic() - last > self.rediscover:
+        while not stop.wait(0.2):
+            definitions_changed = self._rediscover_now.is_set()
+            if definitions_changed or time.monotonic() - last > self.rediscover:
+                self._rediscover_now.clear()
                 last = time.monotonic()
                 try:
                     self._discover()
@@ -489,6 +686,8 @@ class GangController:
                     states = list(self.namespaces.values())
                 for state in states:
                     self._start_watches(state)
+            if definitions_changed:
+                self._replan_changed()
         with self._lock:
             for state in self.namespaces.values():
                 state.stop.set()
@@ -547,12 +746,8 @@ class PodAttacher:
         cache_size: int = 2048,
     ) -> None:
         self.conn = conn
-        self.registry = DefinitionRegistry(list(definitions))
-        self.gang_kinds = {
-            (d.karta.identity.group, d.karta.identity.kind)
-            for d in gang_definitions(self.registry.definitions)
-            if d.karta.identity is not None
-        }
+        self._definitions: tuple[DefinitionRegistry, set[GroupKind]] = (DefinitionRegistry([]), set())
+        self.set_definitions(list(definitions), set())
         self.default_scheduler = default_scheduler
         self.ttl = ttl
         self.cache_size = cache_size
@@ -560,6 +755,24 @@ class PodAttacher:
         self._namespaces: dict[str, tuple[float, dict[str, Any]]] = {}
         self._discovery: tuple[float, Discovery] | None = None
         self._lock = threading.Lock()
+
+    def set_definitions(self, definitions: list[LoadedDefinition], changed: set[GroupKind] | None = None) -> None:
+        """Use new effective definitions (built-in + cluster Kartas; a :class:`ClusterDefinitions` listener)."""
+        registry = DefinitionRegistry(definitions)
+        gang_kinds = {
+            (d.karta.identity.group, d.karta.identity.kind)
+            for d in gang_definitions(registry.definitions)
+            if d.karta.identity is not None
+        }
+        self._definitions = (registry, gang_kinds)  # one assignment: requests in flight see one or the other
+
+    @property
+    def registry(self) -> DefinitionRegistry:
+        return self._definitions[0]
+
+    @property
+    def gang_kinds(self) -> set[GroupKind]:
+        return self._definitions[1]
 
     def _cached(self, key: str) -> dict[str, Any] | None:
         with self._lock:
@@ -639,12 +852,13 @@ class PodAttacher:
 
     def attachment_for(self, namespace: str, pod: dict[str, Any], scheduler: str) -> Any:
         """The attachment of the pod's group, or None (not in a gang workload, or the pod cannot be grouped)."""
+        registry, gang_kinds = self._definitions
         chain = self.owners(namespace, pod)
-        covered = [o for o in chain if (group_of(str(o.get("apiVersion") or "")), o.get("kind")) in self.gang_kinds]
+        covered = [o for o in chain if (group_of(str(o.get("apiVersion") or "")), o.get("kind")) in gang_kinds]
         if not covered:
             return None
         workload = covered[-1]
-        view = ClusterView(Snapshot([*chain, pod]), self.registry)
+        view = ClusterView(Snapshot([*chain, pod]), registry)
         workload = next(o for o in view.snapshot if _meta(o).get("uid") == _meta(workload).get("uid"))
         plan = plan_in_view(view, workload)
         name = _meta(pod)["name"]

@@ -24,7 +24,7 @@ from workload_map.cluster.connection import Connection
 from workload_map.crd import GROUP, PLURAL, VERSION
 from workload_map.operator import admission, certs, logs
 from workload_map.operator.controller import KartaController
-from workload_map.operator.gang import GangController, PodAttacher
+from workload_map.operator.gang import ClusterDefinitions, GangController, PodAttacher
 from workload_map.operator.kube import list_all, operator_connection
 from workload_map.operator.leader import LeaseElector
 from workload_map.operator.server import Handler, HealthServer, WebhookServer
@@ -70,10 +70,14 @@ class Operator:
         self.gang: GangController | None = None
         self._gang_thread: threading.Thread | None = None
         self.attacher: PodAttacher | None = None
+        # Built-in catalog + the cluster's valid Kartas (watched on every replica: the pod webhook needs them).
+        self.definitions: ClusterDefinitions | None = None
         if config.gang_controller:
+            self.definitions = ClusterDefinitions(self.conn, builtin_definitions())
             self.attacher = PodAttacher(
-                self.conn, builtin_definitions(), default_scheduler=config.gang_default_scheduler
+                self.conn, self.definitions.definitions, default_scheduler=config.gang_default_scheduler
             )
+            self.definitions.subscribe(self.attacher.set_definitions)
         self._controller_stop: threading.Event | None = None
         self._controller_thread: threading.Thread | None = None
         self.webhooks: WebhookServer | None = None
@@ -88,7 +92,8 @@ class Operator:
             on_start=self._start_controller,
             on_stop=self._stop_controller,
         )
-        self._threads: list[threading.Thread] = []
+        self._threads: list[threading.Thread] = []  # /healthz: all must be alive
+        self._unjoined: set[str] = set()  # names of the threads stop() does not wait for
         self._cert_mtime = 0.0
 
     # -- leader callbacks
@@ -102,12 +107,14 @@ class Operator:
         )
         self._controller_thread.start()
         if self.config.gang_controller:
+            assert self.definitions is not None
             self.gang = GangController(
                 self.conn,
-                builtin_definitions(),
+                self.definitions.definitions,
                 default_scheduler=self.config.gang_default_scheduler,
                 debounce=self.config.gang_debounce_seconds,
                 rediscover=min(self.config.resync_seconds, 60.0),
+                cluster_definitions=self.definitions,
             )
             self._gang_thread = threading.Thread(
                 target=self.gang.run, args=(self._controller_stop,), name="gang-controller", daemon=True
@@ -121,6 +128,7 @@ class Operator:
             self._controller_thread.join(timeout=10)
         if self._gang_thread is not None:
             self._gang_thread.join(timeout=10)
+        self.gang = None
 
     # -- probes
     def _healthz(self) -> tuple[bool, str]:
@@ -134,8 +142,12 @@ class Operator:
             return False, "shutting down"
         if self.webhooks is not None and not self.webhooks.loaded:
             return False, "webhook certificate not loaded"
+        if self.definitions is not None and not self.definitions.synced.is_set():
+            return False, "cluster Karta definitions not loaded"
         if self.elector.leading and self.controller is not None and not self.controller.synced.is_set():
             return False, "controller cache not synced"
+        if self.elector.leading and self.config.gang_controller and (self.gang is None or not self.gang.is_synced()):
+            return False, "gang controller cache not synced"
         return True, "leader" if self.elector.leading else "standby"
 
     # -- webhooks
@@ -218,6 +230,10 @@ class Operator:
                         return
             self.webhooks.start()
             self._spawn(self._cert_loop, "certs")
+        if self.definitions is not None:
+            definitions = self.definitions
+            # A watch sits in a long read and sees stop_event on its next line: not joined on shutdown.
+            self._spawn(lambda: definitions.run(self.stop_event), "karta-definitions", join=False)
         self._spawn(lambda: self.elector.run(self.stop_event), "leader-election")
         log.info(
             "operator started",
@@ -229,16 +245,19 @@ class Operator:
             },
         )
 
-    def _spawn(self, target: Any, name: str) -> None:
+    def _spawn(self, target: Any, name: str, *, join: bool = True) -> None:
         t = threading.Thread(target=target, name=name, daemon=True)
         t.start()
         self._threads.append(t)
+        if not join:
+            self._unjoined.add(name)
 
     def stop(self) -> None:
         log.info("operator stopping")
         self.stop_event.set()
         for t in self._threads:
-            t.join(timeout=15)
+            if t.name not in self._unjoined:
+                t.join(timeout=15)
         if self.webhooks:
             self.webhooks.stop()
         if self.health:
