@@ -18,6 +18,8 @@ Everything random comes from one ``random.Random(seed)``; timestamps are relativ
 from __future__ import annotations
 
 import argparse
+import base64
+import copy
 import hashlib
 import random
 import sys
@@ -224,6 +226,18 @@ def hash_int(s: str) -> int:
     return int(hash_hex(s)[:8], 16)
 
 
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def ssh_auth_data(name: str) -> Obj:
+    """`data` of the MPI operator's kubernetes.io/ssh-auth Secret: a dummy, deterministic ECDSA key pair."""
+    body = base64.b64encode(bytes.fromhex(hash_hex(name + "/private") * 3)).decode()
+    private = f"-----BEGIN EC PRIVATE KEY-----\n{body}\n-----END EC PRIVATE KEY-----\n"
+    public = "ecdsa-sha2-nistp521 " + base64.b64encode(bytes.fromhex(hash_hex(name + "/public") * 4)).decode()
+    return {"ssh-privatekey": b64(private), "ssh-publickey": b64(public + "\n")}
+
+
 class Ctx:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -359,6 +373,41 @@ def container(
     return out
 
 
+_QOS_RESOURCES = ("cpu", "memory")
+
+
+def _quantity(v: Any) -> float:
+    """A resource quantity as a number (enough to compare requests with limits: 500m, 4, 16Gi, 1e3)."""
+    text = str(v)
+    suffixes = {"m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+    binary = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+    for suffix, factor in binary.items():
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * factor
+    if text and text[-1] in suffixes:
+        return float(text[:-1]) * suffixes[text[-1]]
+    return float(text)
+
+
+def qos_class(spec: Obj) -> str:
+    """status.qosClass as the API server computes it from the pod's (init) containers: Guaranteed when every
+    container has cpu and memory limits and requests equal to them (requests default to limits), BestEffort when
+    none has any cpu/memory request or limit, Burstable otherwise."""
+    any_set, guaranteed = False, True
+    for ct in (spec.get("initContainers") or []) + (spec.get("containers") or []):
+        res = ct.get("resources") or {}
+        limits = {k: _quantity(v) for k, v in (res.get("limits") or {}).items() if k in _QOS_RESOURCES}
+        requests = {k: _quantity(v) for k, v in (res.get("requests") or {}).items() if k in _QOS_RESOURCES}
+        requests = limits | requests
+        if limits or requests:
+            any_set = True
+        if set(limits) != set(_QOS_RESOURCES) or requests != limits:
+            guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
 def pod_gpus(containers: list[Obj]) -> int:
     return sum(int(ct.get("resources", {}).get("limits", {}).get(GPU, 0)) for ct in containers)
 
@@ -430,7 +479,7 @@ def pod(
         condition["lastProbeTime"] = None
         condition["_gpus"] = gpus
         c.unschedulable.append(condition)
-        p["status"] = {"phase": "Pending", "conditions": [condition], "qosClass": "Guaranteed"}
+        p["status"] = {"phase": "Pending", "conditions": [condition], "qosClass": qos_class(spec)}
         return p
     node, host_ip = c.nodes.place(gpus, state in ACTIVE)
     spec["nodeName"] = node
@@ -549,7 +598,7 @@ def pod(
         "podIPs": [{"ip": ip}],
         "startTime": ts(t_start),
         "containerStatuses": statuses,
-        "qosClass": "Guaranteed",
+        "qosClass": qos_class(spec),
     }
     if state == "creating":
         del p["status"]["podIP"], p["status"]["podIPs"]
@@ -984,6 +1033,8 @@ def sts_tree(
         owner=s,
         generation=None,
     )
+    # what the StatefulSet controller stores: a strategic-merge patch that replaces the pod template
+    cr["data"] = {"spec": {"template": {"$patch": "replace"} | copy.deepcopy(s["spec"]["template"])}}
     cr["revision"] = 1
     out = Built(s, [cr])
     for i, st in enumerate(states):
@@ -1521,6 +1572,7 @@ def build_mpijob(c: Ctx, w: W) -> Built:
         + "".join(f"echo {name}-worker-{i}.{name}-worker.{ns}.svc\n" for i in range(workers)),
     }
     sec = obj(c, "v1", "Secret", f"{name}-ssh", ns, t1, labels={"app": name}, owner=job, generation=None)
+    sec["data"] = ssh_auth_data(name)
     sec["type"] = "kubernetes.io/ssh-auth"
     out.children += [cm, sec]
     # cleanPodPolicy Running: workers are deleted once the job finished; WaitForWorkersReady: no launcher yet
@@ -2996,7 +3048,7 @@ def build_isvc(c: Ctx, w: W) -> Built:
                     cd["lastProbeTime"] = None
                     cd["_gpus"] = g
                     c.unschedulable.append(cd)
-                    p["status"] = {"phase": "Pending", "conditions": [cd], "qosClass": "Burstable"}
+                    p["status"] = {"phase": "Pending", "conditions": [cd], "qosClass": qos_class(p["spec"])}
             out.add(sub)
             comp_status[comp] = {"latestCreatedRevision": f"{cname}-00001", "url": f"https://{cname}.{ns}.example.com"}
             if state == "running" or comp != "predictor":
@@ -3693,6 +3745,35 @@ def build_milvus(c: Ctx, w: W) -> Built:
 # --------------------------------------------------------------------------------------------------------------
 
 
+GROVE_MAX_COMBINED_NAME = 45  # Grove's PodCliqueSet webhook: len(PCS) [+ len(PCSG)] + len(PCLQ) <= 45
+
+
+def grove_check_names(pcs: str, cliques: list[dict[str, Any]], groups: list[dict[str, Any]]) -> None:
+    """Reject what Grove's webhook rejects, so that every generated pod name, hostname and label stays valid."""
+    combos = [(pcs, cq["name"]) for cq in cliques] + [
+        (pcs, g["name"], cq["name"]) for g in groups for cq in g["cliques"]
+    ]
+    for parts in combos:
+        if sum(map(len, parts)) > GROVE_MAX_COMBINED_NAME:
+            raise ValueError(f"Grove would reject {'/'.join(parts)}: combined name length > {GROVE_MAX_COMBINED_NAME}")
+
+
+def _fnv1a32(data: bytes) -> int:
+    h = 0x811C9DC5
+    for b in data:
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def dynamo_pcs_name(dgd: str, budgets: list[int]) -> str:
+    """Dynamo's PCSNameForDGD: the DGD name, truncated with a 4-hex FNV-1a suffix when the longest component
+    (PCSG + longest PodClique, or the PodClique alone) leaves too little of Grove's 45-character budget."""
+    room = max(8, GROVE_MAX_COMBINED_NAME - max(budgets, default=0))
+    if len(dgd) <= room:
+        return dgd
+    return f"{dgd[: room - 5]}-{_fnv1a32(dgd.encode()) & 0xFFFF:04x}"
+
+
 def _grove_tree(
     c: Ctx,
     name: str,
@@ -3710,6 +3791,7 @@ def _grove_tree(
     """PCS → PodClique <pcs>-<r>-<clique> | PCSG <pcs>-<r>-<pcsg> → PodClique <pcs>-<r>-<pcsg>-<j>-<clique>; PodClique →
     Pods <pclq>-<5>; PodGang <pcs>-<r>. cliques: {name, replicas, containers, role, labels?}; groups: {name, replicas,
     cliques: [...]}. state running / initializing (unschedulable) / degraded."""
+    grove_check_names(name, cliques, groups)
     all_cliques = cliques + [cq for g in groups for cq in g["cliques"]]
     pcs = obj(c, "grove.io/v1alpha1", "PodCliqueSet", name, ns, t, labels=labels, owner=owner)
     pcs["spec"] = {
@@ -3802,7 +3884,7 @@ def _grove_tree(
                         labels=pl,
                         restart="Always",
                         scheduler="kai-scheduler",
-                        hostname=pname,
+                        hostname=f"{full}-{i}",  # Grove: <podclique>-<pod index>, in the headless service <pcs>-<r>
                         subdomain=f"{name}-{r}",
                         generate_name=f"{full}-",
                     )
@@ -4002,15 +4084,15 @@ def _sample_dynamo(rng: random.Random, target: int) -> dict[str, Any]:
     return {
         "frontend": 1,
         "services": [
-            {
-                "name": "VllmPrefillWorker",
+            {  # multi-node services become PCSGs: upstream names them short (examples/vllm-disagg-multinode.yaml)
+                "name": "VllmPrefillWorker" if nodes == 1 else "prefill",
                 "sub": "prefill",
                 "replicas": rng.choice((1, 2)),
                 "nodes": nodes,
                 "gpus": rng.choice((1, 4, 8)),
             },
             {
-                "name": "VllmDecodeWorker",
+                "name": "VllmDecodeWorker" if nodes == 1 else "decode",
                 "sub": "decode",
                 "replicas": max(1, min(12, target // (2 * nodes))),
                 "nodes": nodes,
@@ -4062,7 +4144,8 @@ def build_dynamo(c: Ctx, w: W) -> Built:
         if sv["nodes"] > 1:
             spec["multinode"] = {"nodeCount": sv["nodes"]}
         services[sv["name"]] = spec
-    dgd["spec"] = {"backendFramework": "vllm", "services": services}
+    # a map in a custom resource: the API server returns its keys sorted (as any dump of it has them)
+    dgd["spec"] = {"backendFramework": "vllm", "services": dict(sorted(services.items()))}
     out = Built(dgd)
     front_ct = [container("main", img, cpu="2", mem="8Gi", command=["python3", "-m", "dynamo.frontend"], ports=[8000])]
     mk = lambda sv: [
@@ -4127,6 +4210,11 @@ def build_dynamo(c: Ctx, w: W) -> Built:
                 }
             )
     dl = {"nvidia.com/dynamo-graph-deployment-name": name}
+    pcs_name = dynamo_pcs_name(
+        name,
+        [len(cq["name"]) for cq in cliques]
+        + [len(g["name"]) + max(len(cq["name"]) for cq in g["cliques"]) for g in groups],
+    )
 
     def plabels(cq: dict[str, Any]) -> Obj:
         out_l = dl | {
@@ -4147,7 +4235,7 @@ def build_dynamo(c: Ctx, w: W) -> Built:
 
     sub = _grove_tree(
         c,
-        name,
+        pcs_name,
         ns,
         t + timedelta(seconds=1),
         dgd,
@@ -4163,7 +4251,7 @@ def build_dynamo(c: Ctx, w: W) -> Built:
     pcsgs = [o for o in sub.children if o["kind"] == "PodCliqueScalingGroup"]
     svc_status: Obj = {}
     for cq in cliques:
-        pc = next(o for o in pclqs if o["metadata"]["name"] == f"{name}-0-{cq['name']}")
+        pc = next(o for o in pclqs if o["metadata"]["name"] == f"{pcs_name}-0-{cq['name']}")
         svc_status[cq["_svc"]] = {
             "componentKind": "PodClique",
             "componentName": pc["metadata"]["name"],
@@ -4174,7 +4262,7 @@ def build_dynamo(c: Ctx, w: W) -> Built:
             "readyReplicas": pc["status"]["readyReplicas"],
         }
     for g in groups:
-        pg = next(o for o in pcsgs if o["metadata"]["name"] == f"{name}-0-{g['name']}")
+        pg = next(o for o in pcsgs if o["metadata"]["name"] == f"{pcs_name}-0-{g['name']}")
         gpus = int(g["cliques"][0]["containers"][0]["resources"]["limits"][GPU])
         size = sum(cq["replicas"] for cq in g["cliques"])
         svc_status[g["_svc"]] = {
@@ -4208,7 +4296,7 @@ def build_dynamo(c: Ctx, w: W) -> Built:
                 ),
             )
         ],
-        "services": svc_status,
+        "services": dict(sorted(svc_status.items())),
         "observedGeneration": 1,
     }
     if state == "degraded":

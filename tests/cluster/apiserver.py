@@ -55,7 +55,8 @@ __all__ = ["TestCluster", "TestClusterError"]
 
 ADMIN_USER = "test-admin"
 RESTRICTED_USER = "test-restricted"
-SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/24"
+# a /16 (65k ClusterIPs): the generated benchmark clusters (bench/bench_live.py) hold thousands of Services
+SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16"
 
 
 class TestClusterError(RuntimeError):

@@ -77,9 +77,15 @@ def _bin_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def test_cluster() -> Iterator[TestCluster]:
+def testcluster_bin_dir() -> Path:
+    """The dir with kube-apiserver, kubectl and etcd (skips, or fails under CI, when they are unavailable)."""
+    return _bin_dir()
+
+
+@pytest.fixture(scope="session")
+def test_cluster(testcluster_bin_dir: Path) -> Iterator[TestCluster]:
     """A running etcd + kube-apiserver shared by the whole session."""
-    bin_dir = _bin_dir()
+    bin_dir = testcluster_bin_dir
     # The gang Workload API (scheduling.k8s.io/v1beta1, GenericWorkload) is off by default in 1.37;
     # the gang tests create Workloads and PodGroups so the real API server validates our manifests.
     cluster = TestCluster(
