@@ -40,7 +40,14 @@ def admin(cluster: TestCluster) -> Connection:
     return connect(ConnectionOptions(kubeconfig=str(cluster.kubeconfig_path)))
 
 
-def eventually(fn: Callable[[], Any], *, timeout: float = 30.0, what: str = "condition") -> Any:
+def eventually(
+    fn: Callable[[], Any],
+    *,
+    timeout: float = 30.0,
+    what: str = "condition",
+    retry_on: tuple[type[BaseException], ...] = (AssertionError, ClusterError),
+) -> Any:
+    """Call ``fn`` until it returns something truthy; ``retry_on`` errors count as "not yet"."""
     deadline = time.monotonic() + timeout
     last: BaseException | None = None
     while time.monotonic() < deadline:
@@ -48,7 +55,7 @@ def eventually(fn: Callable[[], Any], *, timeout: float = 30.0, what: str = "con
             result = fn()
             if result:
                 return result
-        except (AssertionError, ClusterError) as exc:
+        except retry_on as exc:
             last = exc
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}: {last!r}")

@@ -10,7 +10,6 @@ import copy
 import json
 import os
 import secrets
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -21,6 +20,7 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes.client.exceptions import ApiException
 from tests.cluster.apiserver import TestCluster
+from tests.live.live_data import eventually
 
 pytestmark = pytest.mark.live
 
@@ -36,18 +36,9 @@ T = TypeVar("T")
 
 
 def _eventually(fn: Callable[[], T], *, timeout: float = 20.0, what: str = "condition") -> T:
-    """Call fn until it returns a truthy value without raising."""
-    deadline = time.monotonic() + timeout
-    last: BaseException | None = None
-    while time.monotonic() < deadline:
-        try:
-            result = fn()
-            if result:
-                return result
-        except (AssertionError, ApiException) as exc:
-            last = exc
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}: {last!r}")
+    """``live_data.eventually`` with the official client's errors counted as "not yet"."""
+    result: T = eventually(fn, timeout=timeout, what=what, retry_on=(AssertionError, ApiException))
+    return result
 
 
 def _client(kubeconfig: Path) -> k8s.ApiClient:
