@@ -81,7 +81,7 @@ class SubGroup:
     pods: list[PlacedPod] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        active = [p for p in self.pods if is_active(p)]
+        active = [p for p in self.pods if p.state.active]
         return {
             "name": self.name,
             "component": self.component,
@@ -121,7 +121,7 @@ class PodGroupPlan:
     # -- members
     @property
     def active(self) -> list[PlacedPod]:
-        return [p for p in self.pods if is_active(p)]
+        return [p for p in self.pods if p.state.active]
 
     @property
     def scheduled(self) -> list[PlacedPod]:
@@ -275,11 +275,6 @@ class GangPlan:
             "errors": [e.to_json() for e in self.errors],
             "warnings": list(self.warnings),
         }
-
-
-def is_active(pod: PlacedPod) -> bool:
-    """Members that count towards the gang: not finished and not being deleted."""
-    return pod.state.phase not in ("Succeeded", "Failed") and not pod.state.terminating
 
 
 def pod_json(pod: PlacedPod) -> dict[str, Any]:

@@ -36,6 +36,11 @@ class PodState:
     def pending(self) -> bool:
         return self.phase == "Pending"
 
+    @property
+    def active(self) -> bool:
+        """Holds (or waits for) resources and counts towards a gang: not finished, not being deleted."""
+        return self.phase not in ("Succeeded", "Failed") and not self.terminating
+
 
 def pod_state(pod: dict[str, Any]) -> PodState:
     status = pod.get("status") if isinstance(pod.get("status"), dict) else {}

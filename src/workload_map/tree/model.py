@@ -70,7 +70,7 @@ class InstanceView:
 
     @property
     def current_requests(self) -> Requests:
-        return sum_requests(p.resources.requests for p in self.pods if _is_active(p))
+        return sum_requests(p.resources.requests for p in self.pods if p.state.active)
 
     @property
     def counts(self) -> PodCounts:
@@ -115,11 +115,6 @@ class InstanceView:
                 for key, pods in self.replica_groups().items()
             ],
         }
-
-
-def _is_active(pod: PlacedPod) -> bool:
-    """Pods that hold (or wait for) resources: not finished and not being deleted."""
-    return pod.state.phase not in ("Succeeded", "Failed") and not pod.state.terminating
 
 
 def _pod_order(pod: PlacedPod) -> tuple[str, str]:
@@ -222,7 +217,7 @@ class WorkloadTree:
 
     @property
     def current_requests(self) -> Requests:
-        return sum_requests(p.resources.requests for p in self.all_pods if _is_active(p))
+        return sum_requests(p.resources.requests for p in self.all_pods if p.state.active)
 
     @property
     def gpus(self) -> Decimal:
