@@ -46,6 +46,7 @@ def eventually(
     timeout: float = 30.0,
     what: str = "condition",
     retry_on: tuple[type[BaseException], ...] = (AssertionError, ClusterError),
+    interval: float = 0.2,
 ) -> Any:
     """Call ``fn`` until it returns something truthy; ``retry_on`` errors count as "not yet"."""
     deadline = time.monotonic() + timeout
@@ -57,7 +58,7 @@ def eventually(
                 return result
         except retry_on as exc:
             last = exc
-        time.sleep(0.2)
+        time.sleep(interval)
     raise AssertionError(f"timed out waiting for {what}: {last!r}")
 
 

@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -97,17 +96,11 @@ T = TypeVar("T")
 
 
 def eventually(fn: Callable[[], T], *, timeout: float = 30.0, what: str = "condition", interval: float = 0.2) -> T:
-    deadline = time.monotonic() + timeout
-    last: BaseException | None = None
-    while time.monotonic() < deadline:
-        try:
-            result = fn()
-            if result:
-                return result
-        except Exception as exc:
-            last = exc
-        time.sleep(interval)
-    raise AssertionError(f"timed out waiting for {what}: {last!r}")
+    """``live_data.eventually`` retrying on any error (the operator's own calls raise many kinds)."""
+    from tests.live.live_data import eventually as poll
+
+    result: T = poll(fn, timeout=timeout, what=what, retry_on=(Exception,), interval=interval)
+    return result
 
 
 def free_port() -> int:
