@@ -29,6 +29,17 @@ BY_NAME = {d.name: d for d in CATALOG}
 
 # Folders of the shared corpus and the expectation file that covers each.
 FRAMEWORK_FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "FACTS.md").exists())
+# Frameworks the corpus holds for authoring definitions, outside the catalog until a definition for them
+# lands (with its expectation file, which removes the folder from this set).
+AUTHORING_ONLY = {
+    "argo-workflow",
+    "dask-cluster",
+    "flink-deployment",
+    "katib-experiment",
+    "notebook",
+    "tekton-pipelinerun",
+}
+CATALOG_FOLDERS = [f for f in FRAMEWORK_FOLDERS if f not in AUTHORING_ONLY]
 
 
 def _namespaced(obj: dict[str, Any]) -> dict[str, Any]:
@@ -56,11 +67,13 @@ def test_every_catalog_file_is_named_by_the_slug_rule() -> None:
 def test_every_framework_folder_has_expectations_covering_every_object() -> None:
     covered = covered_labels()
     stems = {p.stem for p in expectation_files()}
-    missing_files = [f for f in FRAMEWORK_FOLDERS if f not in stems]
+    missing_files = [f for f in CATALOG_FOLDERS if f not in stems]
     assert not missing_files, f"no expectations for corpus folders: {missing_files}"
+    stale = sorted(AUTHORING_ONLY & stems)
+    assert not stale, f"authoring-only folders that now have expectations (remove them from AUTHORING_ONLY): {stale}"
     missing = [
         o.label
-        for f in FRAMEWORK_FOLDERS
+        for f in CATALOG_FOLDERS
         for rel in corpus_files(f)
         for o in corpus_objects(rel)
         if o.label not in covered
