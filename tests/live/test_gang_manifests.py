@@ -1,10 +1,9 @@
 """Emitted gang manifests against the genuine API server with the schedulers' real CRDs.
 
-The Volcano PodGroup CRD is the corpus copy, the coscheduling one comes from the scheduler-plugins Go
-module (read in place from the module cache), and the Workload API is served by kube-apiserver itself.
-Creating the objects (not a dry run) proves the server accepts their schema, names and owner references.
-KAI's PodGroup CRD (scheduling.run.ai/v2alpha2) is not checked here: KAI Scheduler's Go modules are
-refused by the module proxy this machine reaches, and its CRD is not in the corpus.
+KAI Scheduler's PodGroup and Queue CRDs (scheduling.run.ai) and the Volcano PodGroup CRD are the corpus
+copies, the coscheduling one comes from the scheduler-plugins Go module (read in place from the module
+cache), and the Workload API is served by kube-apiserver itself. Creating the objects (not a dry run)
+proves the server accepts their schema, names and owner references.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from workload_map.resolver import ClusterView
 from workload_map.snapshot import Snapshot
 
 VOLCANO_CRD = CORPUS / "volcano-job" / "crd" / "scheduling.volcano.sh_podgroups.lws-test-copy.yaml"
+KAI_CRDS = [CORPUS / "kai-scheduler" / "crd" / f"scheduling.run.ai_{plural}.yaml" for plural in ("podgroups", "queues")]
 # Fields of Volcano's PodGroupSpec (volcano.sh/apis scheduling/v1beta1) that the trimmed corpus copy of the
 # CRD leaves out; the full CRD is not obtainable here (its modules are refused by the proxy), so the
 # server prunes them and we check that nothing else is unknown.
@@ -46,10 +46,15 @@ def _coscheduling_crd() -> Path:
 
 @pytest.fixture(scope="module")
 def scheduler_crds(test_cluster: TestCluster) -> None:
-    for crd in (VOLCANO_CRD, _coscheduling_crd()):
+    for crd in (VOLCANO_CRD, *KAI_CRDS, _coscheduling_crd()):
         proc = test_cluster.kubectl("apply", "--server-side", "-f", str(crd))
         assert proc.returncode == 0, proc.stderr
-    for name in ("podgroups.scheduling.volcano.sh", "podgroups.scheduling.x-k8s.io"):
+    for name in (
+        "podgroups.scheduling.volcano.sh",
+        "podgroups.scheduling.x-k8s.io",
+        "podgroups.scheduling.run.ai",
+        "queues.scheduling.run.ai",
+    ):
         proc = test_cluster.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
         assert proc.returncode == 0, proc.stderr
 
@@ -72,7 +77,7 @@ def _create(cluster: TestCluster, objects: list[dict[str, Any]], namespace: str)
             assert trimmed and any(f in line for f in VOLCANO_FIELDS_MISSING_FROM_TRIMMED_CRD), line
 
 
-@pytest.mark.parametrize("scheduler", ["volcano", "coscheduling", "workload-api"])
+@pytest.mark.parametrize("scheduler", ["kai", "volcano", "coscheduling", "workload-api"])
 def test_emitted_groups_are_accepted_by_the_api_server(
     test_cluster: TestCluster, scheduler_crds: None, scheduler: str
 ) -> None:
@@ -159,3 +164,43 @@ def test_pods_carry_the_attachment_the_scheduler_reads(test_cluster: TestCluster
     stored = json.loads(proc.stdout)
     for key, value in attachment.spec.items():
         assert stored["spec"][key] == value
+
+
+def test_kai_sub_groups_and_topology_match_kais_schema(test_cluster: TestCluster, scheduler_crds: None) -> None:
+    """The richer KAI forms (minSubGroup, subGroups with their own minMember, topologyConstraint) are
+    accepted by KAI's own CRD with strict field validation and stored unchanged."""
+    from tests.gang.gang_defs import SINGLE, TRAIN, member_pod, template, workload
+    from tests.helpers import karta
+
+    from workload_map.gang import plan_gang
+
+    conn = admin(test_cluster)
+    namespace = create_namespace(conn, "gang-kai-forms")
+    disaggregated = workload(
+        "Disagg",
+        {
+            "leader": {"replicas": 1, "template": template("leader")},
+            "worker": {"replicas": 3, "template": template("w")},
+        },
+    )
+    training = workload(
+        "TrainJob",
+        {
+            "master": {"replicas": 1, "template": template("master", cpu="500m")},
+            "worker": {"replicas": 4, "minReplicas": 2, "template": template("worker", gpus=8)},
+        },
+    )
+    emissions = [
+        emit(plan_gang(karta(TRAIN), training), "kai", kai_derived_subgroups=True, queue="team-a"),
+        emit(plan_gang(karta(SINGLE), disaggregated, [member_pod("l-0", {"role": "leader"})]), "kai"),
+    ]
+    for emission in emissions:
+        [manifest] = emission.objects
+        manifest["metadata"]["namespace"] = namespace
+        assert "subGroups" in manifest["spec"]
+        _create(test_cluster, [manifest], namespace)
+        proc = test_cluster.kubectl(
+            "get", "podgroups.scheduling.run.ai", manifest["metadata"]["name"], "-n", namespace, "-o", "json"
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert _sent_fields_kept(manifest["spec"], json.loads(proc.stdout)["spec"], ()), manifest["spec"]
