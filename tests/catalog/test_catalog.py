@@ -36,7 +36,6 @@ AUTHORING_ONLY = {
     "dask-cluster",
     "flink-deployment",
     "katib-experiment",
-    "notebook",
     "tekton-pipelinerun",
 }
 CATALOG_FOLDERS = [f for f in FRAMEWORK_FOLDERS if f not in AUTHORING_ONLY]
