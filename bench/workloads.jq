@@ -32,8 +32,17 @@ def _status_1_v1alpha1:
   | [
     (if (($by["Finished"] != null and $by["Finished"].status == "True" and $by["Finished"].reason == "PodFailed")) then "Failed" else empty end),
     (if (($by["Ready"] != null and $by["Ready"].status == "False" and $by["Ready"].reason == "SandboxExpired")) or (($by["Finished"] != null and $by["Finished"].status == "True" and $by["Finished"].reason == "PodSucceeded")) then "Completed" else empty end),
-    (if ((try ([$w | (.spec.replicas == 0 and (.status.replicas // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (.spec.replicas == 0 and (.status.replicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Suspended")] | last) as $s | ([(.status.conditions // [])[] | select(.type == "Ready")] | last) as $rd | (($rd.observedGeneration // 0) < (.metadata.generation // 0)) as $stale | .spec.replicas == 0
+  and (if $s != null then $s.status != "True"
+       else ((.status.replicas // 0) > 0 or $stale) end))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Suspended")] | last) as $s | ([(.status.conditions // [])[] | select(.type == "Ready")] | last) as $rd | (($rd.observedGeneration // 0) < (.metadata.generation // 0)) as $stale | (.spec.replicas // 1) > 0 and $s != null and $s.status == "False" and $rd != null
+  and $rd.status != "True"
+  and ($s.lastTransitionTime // "") > ($rd.lastTransitionTime // ""))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Suspended")] | last) as $s | ([(.status.conditions // [])[] | select(.type == "Ready")] | last) as $rd | (($rd.observedGeneration // 0) < (.metadata.generation // 0)) as $stale | if $s != null then $s.status == "True"
+  else (.status.replicas // 0) == 0 and .status != null
+       and (.spec.replicas == 0 and ($stale | not)
+            or (.spec.replicas // 1) > 0 and $stale and $rd.status == "True")
+  end)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
     (if (($by["Ready"] != null and $by["Ready"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | ((.spec.replicas // 1) > 0 and ([(.status.conditions // [])[] | select(.type == "Ready")] | last
      | .status == "False" and .reason == "DependenciesNotReady"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
@@ -53,14 +62,21 @@ def _status_3_v1:
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if ((try ([$w | (.spec.paused == true)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.spec.replicas == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
-    (if (($by["Progressing"] != null and $by["Progressing"].status == "False" and $by["Progressing"].reason == "ProgressDeadlineExceeded")) or (($by["ReplicaFailure"] != null and $by["ReplicaFailure"].status == "True")) or ((try ([$w | ((.status.conditions // []) as $c | ([$c[] | select(.type == "Progressing")] | last | .reason == "NewReplicaSetAvailable")
+    (if ((try ([$w | (.spec.replicas == 0 and (.status.replicas // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (.spec.paused == true)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.spec.replicas == 0 and (.status.replicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if (($by["Progressing"] != null and $by["Progressing"].status == "False" and $by["Progressing"].reason == "ProgressDeadlineExceeded")) or (($by["ReplicaFailure"] != null and $by["ReplicaFailure"].status == "True")) or ((try ([$w | ((.status.conditions // []) as $c | (.spec.replicas // 1) > 0
+  and ([$c[] | select(.type == "Progressing")] | last | .reason == "NewReplicaSetAvailable")
   and ((([$c[] | select(.type == "Available")] | last | .status) == "False")
-       or ((.status.availableReplicas // 0) < (.spec.replicas // 1))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+       or ((.status.availableReplicas // 0) < (.spec.replicas // 1))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.conditions // []) as $c | ([$c[] | select(.type == "Available")] | last | .status) == "False"
+  and ([$c[] | select(.type == "Progressing")] | last
+       | .status == "True" and .reason != "NewReplicaSetAvailable")
+  and ((.metadata.generation // 1) > 1 or (.status.replicas // 0) > (.status.updatedReplicas // 0)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if (($by["Available"] != null and $by["Available"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | ((.status.conditions // []) as $c | ([$c[] | select(.type == "Available")] | last | .status) != "True"
   and ([$c[] | select(.type == "Progressing")] | last
-       | .status == "True" and .reason != "NewReplicaSetAvailable"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+       | .status == "True" and .reason != "NewReplicaSetAvailable")
+  and (.metadata.generation // 1) <= 1
+  and (.status.replicas // 0) <= (.status.updatedReplicas // 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # ReplicaSet.apps v1 (apps-replicaset-v1)
 def _status_4_v1:
@@ -79,9 +95,23 @@ def _status_5_v1:
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if ((try ([$w | (.spec.replicas == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
-    (if ((try ([$w | ((.spec.replicas // 1) > 0 and (.status.readyReplicas // 0) >= (.spec.replicas // 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
-    (if ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.readyReplicas // 0) < (.spec.replicas // 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+    (if ((try ([$w | (.spec.replicas == 0 and (.status.replicas // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (.spec.replicas == 0 and (.status.replicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | ((.spec.replicas // 1) as $r | (.spec.updateStrategy.rollingUpdate.maxUnavailable // 1) as $m | ((if ($m | type) == "string" then (($m | rtrimstr("%") | tonumber) * $r / 100 | floor) else $m end)
+   | if . < 1 then 1 else . end) as $budget
+| (.status.readyReplicas // 0) as $ready | .status != null and $r > 0 and $ready > 0 and $ready < $r
+  and ((.metadata.generation // 1) > 1
+       or ((.status.replicas // 0) >= $r and .spec.podManagementPolicy != "Parallel"))
+  and ((.status.currentRevision // "") == (.status.updateRevision // "") or ($r - $ready) > $budget))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | ((.spec.replicas // 1) > 0 and (.status.readyReplicas // 0) >= (.spec.replicas // 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.spec.replicas // 1) as $r | (.spec.updateStrategy.rollingUpdate.maxUnavailable // 1) as $m | ((if ($m | type) == "string" then (($m | rtrimstr("%") | tonumber) * $r / 100 | floor) else $m end)
+   | if . < 1 then 1 else . end) as $budget
+| $r > 0 and (.status.updateRevision // "") != "" and (.status.currentRevision // "") != ""
+  and .status.currentRevision != .status.updateRevision
+  and ($r - (.status.readyReplicas // 0)) <= $budget)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.readyReplicas // 0) < (.spec.replicas // 1) and ((.status.readyReplicas // 0) == 0
+     or ((.metadata.generation // 1) <= 1
+         and ((.status.replicas // 0) < (.spec.replicas // 1)
+              or .spec.podManagementPolicy == "Parallel"))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # NIMCache.apps.nvidia.com v1alpha1 (apps-nvidia-com-nimcache-v1alpha1)
 def _status_6_v1alpha1:
@@ -154,10 +184,9 @@ def _status_11_v1alpha1:
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if ((try ([$w | (.status != null and (.status.availableReplicas // 0) < (.spec.replicas // 1) and ((.status.availableReplicas // 0) > 0
-     or ([.status.podGangStatuses[]? | select(.phase == "Running")] | length) > 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["TopologyLevelsUnavailable"] != null and $by["TopologyLevelsUnavailable"].status == "True")) then "Degraded" else empty end),
-    (if ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) >= (.spec.replicas // 1) and ([.status.podGangStatuses[]? | .phase] | all(. == "Running")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
-    (if ((try ([$w | (.status != null and (.status.availableReplicas // 0) < (.spec.replicas // 1) and (.status.availableReplicas // 0) == 0 and ([.status.podGangStatuses[]? | select(.phase == "Running")] | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+    (if ((try ([$w | (.status != null and (.metadata.generation // 1) > 1 and (.status.availableReplicas // 0) > 0 and (.status.availableReplicas // 0) < (.spec.replicas // 1) and (((.status.updateProgress != null and .status.updateProgress.updateEndedAt == null) | not) or (.status.availableReplicas // 0) < ((.spec.replicas // 1) - 1)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["TopologyLevelsUnavailable"] != null and $by["TopologyLevelsUnavailable"].status == "True")) then "Degraded" else empty end),
+    (if ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) >= (.spec.replicas // 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.updateProgress != null and .status.updateProgress.updateEndedAt == null) and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) >= ((.spec.replicas // 1) - 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | (.status == null or .status == {})] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) < (.spec.replicas // 1) and ((.status.availableReplicas // 0) == 0 or (.metadata.generation // 1) <= 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # JobSet.jobset.x-k8s.io v1alpha2 (jobset-x-k8s-io-jobset-v1alpha2)
 def _status_12_v1alpha2:
@@ -222,24 +251,37 @@ def _status_14_v2beta1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# PaddleJob.kubeflow.org v1 (kubeflow-org-paddlejob-v1)
+# Notebook.kubeflow.org v1 (kubeflow-org-notebook-v1)
 def _status_15_v1:
   . as $w
   | null as $phase
-  | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
+  | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
-    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (on("Suspended")
-     or ((cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed")))
-         and ((on("Running") or on("Restarting")) | not))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
-    (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
-    (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
-    (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+    (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) != null and ((.status.readyReplicas // 0) > 0 or ((.status.conditions // []) | length) > 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) != null and (.status.readyReplicas // 0) == 0 and ((.status.conditions // []) | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) == null and (.status.readyReplicas // 0) == 0 and ((.status.containerState.terminated != null)
+     or ((.status.containerState.waiting.reason // "") | IN("CrashLoopBackOff", "ImagePullBackOff",
+          "ErrImagePull", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError",
+          "RunContainerError"))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | ((.status.readyReplicas // 0) >= 1)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) == null and (.status.readyReplicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# PyTorchJob.kubeflow.org v1 (kubeflow-org-pytorchjob-v1)
+# Notebook.kubeflow.org v1beta1 (kubeflow-org-notebook-v1beta1)
+def _status_15_v1beta1:
+  . as $w
+  | null as $phase
+  | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
+  | [
+    (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) != null and ((.status.readyReplicas // 0) > 0 or ((.status.conditions // []) | length) > 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) != null and (.status.readyReplicas // 0) == 0 and ((.status.conditions // []) | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) == null and (.status.readyReplicas // 0) == 0 and ((.status.containerState.terminated != null)
+     or ((.status.containerState.waiting.reason // "") | IN("CrashLoopBackOff", "ImagePullBackOff",
+          "ErrImagePull", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError",
+          "RunContainerError"))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | ((.status.readyReplicas // 0) >= 1)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) == null and (.status.readyReplicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
+# PaddleJob.kubeflow.org v1 (kubeflow-org-paddlejob-v1)
 def _status_16_v1:
   . as $w
   | null as $phase
@@ -256,7 +298,7 @@ def _status_16_v1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# TFJob.kubeflow.org v1 (kubeflow-org-tfjob-v1)
+# PyTorchJob.kubeflow.org v1 (kubeflow-org-pytorchjob-v1)
 def _status_17_v1:
   . as $w
   | null as $phase
@@ -273,7 +315,7 @@ def _status_17_v1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# XGBoostJob.kubeflow.org v1 (kubeflow-org-xgboostjob-v1)
+# TFJob.kubeflow.org v1 (kubeflow-org-tfjob-v1)
 def _status_18_v1:
   . as $w
   | null as $phase
@@ -290,18 +332,40 @@ def _status_18_v1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# LeaderWorkerSet.leaderworkerset.x-k8s.io v1 (leaderworkerset-x-k8s-io-leaderworkerset-v1)
+# XGBoostJob.kubeflow.org v1 (kubeflow-org-xgboostjob-v1)
 def _status_19_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if ((try ([$w | (([.status.conditions[]? | select(.type == "Available")] | last | .status) as $a | ([.status.conditions[]? | select(.type == "Progressing")] | last | .status) as $p | ([.status.conditions[]? | select(.type == "UpdateInProgress")] | last | .status) as $u | $a == "False" and $p == "True" and $u != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
-    (if (($by["Available"] != null and $by["Available"].status == "True")) or (($by["UpdateInProgress"] != null and $by["UpdateInProgress"].status == "True")) then "Running" else empty end),
-    (if ((try ([$w | (([.status.conditions[]? | select(.type == "Available")] | length) as $na | ([.status.conditions[]? | select(.type == "Progressing")] | last | .status) as $p | ([.status.conditions[]? | select(.type == "UpdateInProgress")] | last | .status) as $u | $na == 0 and $p == "True" and $u != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+    (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (on("Suspended")
+     or ((cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed")))
+         and ((on("Running") or on("Restarting")) | not))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
+    (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
+    (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
+# LeaderWorkerSet.leaderworkerset.x-k8s.io v1 (leaderworkerset-x-k8s-io-leaderworkerset-v1)
+def _status_20_v1:
+  . as $w
+  | null as $phase
+  | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
+  | [
+    (if ((try ([$w | (.spec.replicas == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | ((.spec.replicas // 1) as $r | (.spec.rolloutStrategy.rollingUpdateConfiguration.maxUnavailable // 1) as $m | (if ($m | type) == "string" then (($m | rtrimstr("%") | tonumber) * $r / 100 | floor) else $m end) as $budget | ([.status.conditions[]? | select(.type == "Available")] | last | .status) == "False"
+  and (([.status.conditions[]? | select(.type == "UpdateInProgress")] | last | .status) != "True"
+       or (.status.readyReplicas // 0) < ($r - $budget)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if (($by["Available"] != null and $by["Available"].status == "True")) or ((try ([$w | ((.spec.replicas // 1) as $r | (.spec.rolloutStrategy.rollingUpdateConfiguration.maxUnavailable // 1) as $m | (if ($m | type) == "string" then (($m | rtrimstr("%") | tonumber) * $r / 100 | floor) else $m end) as $budget | ([.status.conditions[]? | select(.type == "Available")] | length) > 0
+  and ([.status.conditions[]? | select(.type == "UpdateInProgress")] | last | .status) == "True"
+  and (.status.readyReplicas // 0) >= ($r - $budget))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | (([.status.conditions[]? | select(.type == "Available")] | length) == 0 and (.spec.replicas // 1) > 0 and (.status != null))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Milvus.milvus.io v1beta1 (milvus-io-milvus-v1beta1)
-def _status_20_v1beta1:
+def _status_21_v1beta1:
   . as $w
   | (try ([$w | (.status.status // "")][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -315,7 +379,7 @@ def _status_20_v1beta1:
     (if (($phase == "Pending")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DynamoGraphDeployment.nvidia.com v1alpha1 (nvidia-com-dynamographdeployment-v1alpha1)
-def _status_21_v1alpha1:
+def _status_22_v1alpha1:
   . as $w
   | (try ([$w | (.status.state)][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -326,7 +390,7 @@ def _status_21_v1alpha1:
     (if (($phase == "initializing")) or ((try ([$w | (((.status.services // .status.components // {}) | [.[] | ((.readyReplicas // .availableReplicas // 0) >= 1)]) as $up | (.status.state // "") == "pending" and (($up | length) == 0 or ($up | all | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DynamoGraphDeployment.nvidia.com v1beta1 (nvidia-com-dynamographdeployment-v1beta1)
-def _status_21_v1beta1:
+def _status_22_v1beta1:
   . as $w
   | (try ([$w | (.status.state)][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -337,7 +401,7 @@ def _status_21_v1beta1:
     (if (($phase == "initializing")) or ((try ([$w | (((.status.components // .status.services // {}) | [.[] | ((.readyReplicas // .availableReplicas // 0) >= 1)]) as $up | (.status.state // "") == "pending" and (($up | length) == 0 or ($up | all | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayCluster.ray.io v1 (ray-io-raycluster-v1)
-def _status_22_v1:
+def _status_23_v1:
   . as $w
   | (try ([$w | (.status.state // "")][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -351,7 +415,7 @@ def _status_22_v1:
     (if (($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "False")) or ((try ([$w | (.status != null and ((.status.conditions // []) | length) == 0 and ((.status.state // "") | IN("ready", "failed", "suspended") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayJob.ray.io v1 (ray-io-rayjob-v1)
-def _status_23_v1:
+def _status_24_v1:
   . as $w
   | (try ([$w | (.status.jobDeploymentStatus // "")][0] | _text) catch null) as $phase
   | {} as $by
@@ -366,7 +430,7 @@ def _status_23_v1:
     (if (($phase == "Initializing")) or (($phase == "Waiting")) or ((try ([$w | (.status != null and (.status.jobDeploymentStatus // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayService.ray.io v1 (ray-io-rayservice-v1)
-def _status_24_v1:
+def _status_25_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -381,7 +445,7 @@ def _status_24_v1:
     (if (($by["Ready"] != null and $by["Ready"].status == "False" and $by["Ready"].reason == "Initializing")) or ((try ([$w | (.status != null and ((.status.conditions // []) | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Service.serving.knative.dev v1 (serving-knative-dev-service-v1)
-def _status_25_v1:
+def _status_26_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -389,61 +453,66 @@ def _status_25_v1:
     (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "False" and ([(.status.conditions // [])[] | select(.type == "RoutesReady")] | last | .status) != "True" and ((.status.latestReadyRevisionName // "") == ""))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
     (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "False" and (([(.status.conditions // [])[] | select(.type == "RoutesReady")] | last | .status) == "True"
      or ((.status.latestReadyRevisionName // "") != "")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
-    (if (($by["Ready"] != null and $by["Ready"].status == "True")) then "Running" else empty end),
-    (if (($by["Ready"] != null and $by["Ready"].status == "Unknown")) then "Initializing" else empty end)
+    (if (($by["Ready"] != null and $by["Ready"].status == "True")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "Unknown" and ((.status.latestReadyRevisionName // "") != ""))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # InferenceService.serving.kserve.io v1beta1 (serving-kserve-io-inferenceservice-v1beta1)
-def _status_26_v1beta1:
+def _status_27_v1beta1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "False" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last | .status) != "True" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) == 0 and ((.status.modelStatus.transitionStatus // "") as $t | ($t == "BlockedByFailedLoad" or $t == "InvalidSpec")
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "False" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status != "True" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) == 0 and (.status.modelStatus.states.activeModelState // "") != "Loaded" and (((.status.modelStatus.transitionStatus // "") | IN("BlockedByFailedLoad", "InvalidSpec"))
+     or (.status.modelStatus.states.activeModelState // "") == "FailedToLoad"
      or ([(.status.conditions // [])[] | select((.type == "PredictorReady" or .type == "TransformerReady"
           or .type == "ExplainerReady") and .status == "False" and .reason == "RevisionFailed")] | length) > 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
-    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "false") == "true" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last | .status) != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "false") != "true" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last | .status) == "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "false") == "true" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "") == "false" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status == "False" and ([(.status.conditions // [])[] | select(.type == "Ready")] | last).status != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
     (if (($by["Stopped"] != null and $by["Stopped"].status == "True")) then "Suspended" else empty end),
-    (if (($by["Ready"] != null and $by["Ready"].status == "True") and ($by["LatestDeploymentReady"] != null and $by["LatestDeploymentReady"].status == "False")) or (($by["Ready"] != null and $by["Ready"].status == "True") and ($by["CanaryPredictorReady"] != null and $by["CanaryPredictorReady"].status == "False")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "False" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last | .status) != "True" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
-    (if (($by["Ready"] != null and $by["Ready"].status == "True")) then "Running" else empty end),
-    (if (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) then "Initializing" else empty end)
+    (if (($by["Ready"] != null and $by["Ready"].status == "True") and ($by["LatestDeploymentReady"] != null and $by["LatestDeploymentReady"].status == "False")) or (($by["Ready"] != null and $by["Ready"].status == "True") and ($by["CanaryPredictorReady"] != null and $by["CanaryPredictorReady"].status == "False")) or ((try ([$w | (((.status.modelStatus.transitionStatus // "") | IN("BlockedByFailedLoad", "InvalidSpec")) and (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "True"
+     or (.status.modelStatus.states.activeModelState // "") == "Loaded")
+and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "False" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status != "True" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "True" and ((.status.modelStatus.states.activeModelState // "") | IN("Pending", "Loading") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "Unknown" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "True" and ((.status.modelStatus.states.activeModelState // "") | IN("Pending", "Loading")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # LLMInferenceService.serving.kserve.io v1alpha1 (serving-kserve-io-llminferenceservice-v1alpha1)
-def _status_27_v1alpha1:
+def _status_28_v1alpha1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if (($by["PresetsCombined"] != null and $by["PresetsCombined"].status == "False")) or ((try ([$w | (([(.status.conditions // [])[] | select(.status == "False" and .type != "Ready"
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "PresetsCombined")] | last
+ | .status == "False" and .reason != "Stopped"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([(.status.conditions // [])[] | select(.status == "False" and .type != "Ready"
   and ((.reason // "") | test("(Error|Failed)$")))] | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
     (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "false") == "true" and ([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last | .reason) != "Stopped")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "false") != "true" and ([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last | .reason) == "Stopped")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
-    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "false") == "true" and ([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last
-     | (.status == "False" and .reason == "Stopped")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "") == "false" and ([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last | .reason) != "Stopped" and ([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last
+ | (.status == "False" and .reason == "Stopped")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
     (if (($by["GroupDegraded"] != null and $by["GroupDegraded"].status == "True")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "True" and ([(.status.conditions // [])[] | select(.type != "Ready" and .type != "GroupDegraded"
      and .status == "False")] | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if (($by["Ready"] != null and $by["Ready"].status == "True")) then "Running" else empty end),
-    (if (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) then "Initializing" else empty end)
+    (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # LLMInferenceService.serving.kserve.io v1alpha2 (serving-kserve-io-llminferenceservice-v1alpha2)
-def _status_27_v1alpha2:
+def _status_28_v1alpha2:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if (($by["PresetsCombined"] != null and $by["PresetsCombined"].status == "False")) or ((try ([$w | (([(.status.conditions // [])[] | select(.status == "False" and .type != "Ready"
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "PresetsCombined")] | last
+ | .status == "False" and .reason != "Stopped"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([(.status.conditions // [])[] | select(.status == "False" and .type != "Ready"
   and ((.reason // "") | test("(Error|Failed)$")))] | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
     (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "false") == "true" and ([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last | .reason) != "Stopped")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "false") != "true" and ([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last | .reason) == "Stopped")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
-    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "false") == "true" and ([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last
-     | (.status == "False" and .reason == "Stopped")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | ((.metadata.annotations["serving.kserve.io/stop"] // "") == "false" and ([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last | .reason) != "Stopped" and ([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "MainWorkloadReady")] | last
+ | (.status == "False" and .reason == "Stopped")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
     (if (($by["GroupDegraded"] != null and $by["GroupDegraded"].status == "True")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "True" and ([(.status.conditions // [])[] | select(.type != "Ready" and .type != "GroupDegraded"
      and .status == "False")] | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if (($by["Ready"] != null and $by["Ready"].status == "True")) then "Running" else empty end),
-    (if (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) then "Initializing" else empty end)
+    (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # SparkApplication.sparkoperator.k8s.io v1beta2 (sparkoperator-k8s-io-sparkapplication-v1beta2)
-def _status_28_v1beta2:
+def _status_29_v1beta2:
   . as $w
   | (try ([$w | (.status.applicationState.state)][0] | _text) catch null) as $phase
   | {} as $by
@@ -465,7 +534,7 @@ def _status_28_v1beta2:
     (if (($phase == "SUBMITTED")) or (($phase == "PENDING_RERUN")) or (($phase == "INVALIDATING")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # TrainJob.trainer.kubeflow.org v1alpha1 (trainer-kubeflow-org-trainjob-v1alpha1)
-def _status_29_v1alpha1:
+def _status_30_v1alpha1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -511,40 +580,43 @@ def _status: _group as $g | if false then null
   elif $g == "kubeflow.org" and .kind == "JAXJob" then _status_13_v1
   elif .apiVersion == "kubeflow.org/v2beta1" and .kind == "MPIJob" then _status_14_v2beta1
   elif $g == "kubeflow.org" and .kind == "MPIJob" then _status_14_v2beta1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "PaddleJob" then _status_15_v1
-  elif $g == "kubeflow.org" and .kind == "PaddleJob" then _status_15_v1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "PyTorchJob" then _status_16_v1
-  elif $g == "kubeflow.org" and .kind == "PyTorchJob" then _status_16_v1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "TFJob" then _status_17_v1
-  elif $g == "kubeflow.org" and .kind == "TFJob" then _status_17_v1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "XGBoostJob" then _status_18_v1
-  elif $g == "kubeflow.org" and .kind == "XGBoostJob" then _status_18_v1
-  elif .apiVersion == "leaderworkerset.x-k8s.io/v1" and .kind == "LeaderWorkerSet" then _status_19_v1
-  elif $g == "leaderworkerset.x-k8s.io" and .kind == "LeaderWorkerSet" then _status_19_v1
-  elif .apiVersion == "milvus.io/v1beta1" and .kind == "Milvus" then _status_20_v1beta1
-  elif $g == "milvus.io" and .kind == "Milvus" then _status_20_v1beta1
-  elif .apiVersion == "nvidia.com/v1alpha1" and .kind == "DynamoGraphDeployment" then _status_21_v1alpha1
-  elif .apiVersion == "nvidia.com/v1beta1" and .kind == "DynamoGraphDeployment" then _status_21_v1beta1
-  elif $g == "nvidia.com" and .kind == "DynamoGraphDeployment" then _status_21_v1beta1
-  elif .apiVersion == "ray.io/v1" and .kind == "RayCluster" then _status_22_v1
-  elif $g == "ray.io" and .kind == "RayCluster" then _status_22_v1
-  elif .apiVersion == "ray.io/v1" and .kind == "RayJob" then _status_23_v1
-  elif $g == "ray.io" and .kind == "RayJob" then _status_23_v1
-  elif .apiVersion == "ray.io/v1" and .kind == "RayService" then _status_24_v1
-  elif $g == "ray.io" and .kind == "RayService" then _status_24_v1
-  elif .apiVersion == "serving.knative.dev/v1" and .kind == "Service" then _status_25_v1
-  elif $g == "serving.knative.dev" and .kind == "Service" then _status_25_v1
-  elif .apiVersion == "serving.kserve.io/v1beta1" and .kind == "InferenceService" then _status_26_v1beta1
-  elif $g == "serving.kserve.io" and .kind == "InferenceService" then _status_26_v1beta1
-  elif .apiVersion == "serving.kserve.io/v1alpha1" and .kind == "LLMInferenceService" then _status_27_v1alpha1
-  elif .apiVersion == "serving.kserve.io/v1alpha2" and .kind == "LLMInferenceService" then _status_27_v1alpha2
-  elif $g == "serving.kserve.io" and .kind == "LLMInferenceService" then _status_27_v1alpha2
-  elif .apiVersion == "sparkoperator.k8s.io/v1beta2" and .kind == "SparkApplication" then _status_28_v1beta2
-  elif $g == "sparkoperator.k8s.io" and .kind == "SparkApplication" then _status_28_v1beta2
-  elif .apiVersion == "trainer.kubeflow.org/v1alpha1" and .kind == "TrainJob" then _status_29_v1alpha1
-  elif $g == "trainer.kubeflow.org" and .kind == "TrainJob" then _status_29_v1alpha1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "Notebook" then _status_15_v1
+  elif .apiVersion == "kubeflow.org/v1beta1" and .kind == "Notebook" then _status_15_v1beta1
+  elif $g == "kubeflow.org" and .kind == "Notebook" then _status_15_v1beta1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "PaddleJob" then _status_16_v1
+  elif $g == "kubeflow.org" and .kind == "PaddleJob" then _status_16_v1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "PyTorchJob" then _status_17_v1
+  elif $g == "kubeflow.org" and .kind == "PyTorchJob" then _status_17_v1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "TFJob" then _status_18_v1
+  elif $g == "kubeflow.org" and .kind == "TFJob" then _status_18_v1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "XGBoostJob" then _status_19_v1
+  elif $g == "kubeflow.org" and .kind == "XGBoostJob" then _status_19_v1
+  elif .apiVersion == "leaderworkerset.x-k8s.io/v1" and .kind == "LeaderWorkerSet" then _status_20_v1
+  elif $g == "leaderworkerset.x-k8s.io" and .kind == "LeaderWorkerSet" then _status_20_v1
+  elif .apiVersion == "milvus.io/v1beta1" and .kind == "Milvus" then _status_21_v1beta1
+  elif $g == "milvus.io" and .kind == "Milvus" then _status_21_v1beta1
+  elif .apiVersion == "nvidia.com/v1alpha1" and .kind == "DynamoGraphDeployment" then _status_22_v1alpha1
+  elif .apiVersion == "nvidia.com/v1beta1" and .kind == "DynamoGraphDeployment" then _status_22_v1beta1
+  elif $g == "nvidia.com" and .kind == "DynamoGraphDeployment" then _status_22_v1beta1
+  elif .apiVersion == "ray.io/v1" and .kind == "RayCluster" then _status_23_v1
+  elif $g == "ray.io" and .kind == "RayCluster" then _status_23_v1
+  elif .apiVersion == "ray.io/v1" and .kind == "RayJob" then _status_24_v1
+  elif $g == "ray.io" and .kind == "RayJob" then _status_24_v1
+  elif .apiVersion == "ray.io/v1" and .kind == "RayService" then _status_25_v1
+  elif $g == "ray.io" and .kind == "RayService" then _status_25_v1
+  elif .apiVersion == "serving.knative.dev/v1" and .kind == "Service" then _status_26_v1
+  elif $g == "serving.knative.dev" and .kind == "Service" then _status_26_v1
+  elif .apiVersion == "serving.kserve.io/v1beta1" and .kind == "InferenceService" then _status_27_v1beta1
+  elif $g == "serving.kserve.io" and .kind == "InferenceService" then _status_27_v1beta1
+  elif .apiVersion == "serving.kserve.io/v1alpha1" and .kind == "LLMInferenceService" then _status_28_v1alpha1
+  elif .apiVersion == "serving.kserve.io/v1alpha2" and .kind == "LLMInferenceService" then _status_28_v1alpha2
+  elif $g == "serving.kserve.io" and .kind == "LLMInferenceService" then _status_28_v1alpha2
+  elif .apiVersion == "sparkoperator.k8s.io/v1beta2" and .kind == "SparkApplication" then _status_29_v1beta2
+  elif $g == "sparkoperator.k8s.io" and .kind == "SparkApplication" then _status_29_v1beta2
+  elif .apiVersion == "trainer.kubeflow.org/v1alpha1" and .kind == "TrainJob" then _status_30_v1alpha1
+  elif $g == "trainer.kubeflow.org" and .kind == "TrainJob" then _status_30_v1alpha1
   else "Undefined" end;
-def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == "agents.x-k8s.io" and $k == "Sandbox") or ($g == "apps" and $k == "DaemonSet") or ($g == "apps" and $k == "Deployment") or ($g == "apps" and $k == "ReplicaSet") or ($g == "apps" and $k == "StatefulSet") or ($g == "apps.nvidia.com" and $k == "NIMCache") or ($g == "apps.nvidia.com" and $k == "NIMService") or ($g == "batch" and $k == "CronJob") or ($g == "batch" and $k == "Job") or ($g == "batch.volcano.sh" and $k == "Job") or ($g == "grove.io" and $k == "PodCliqueSet") or ($g == "jobset.x-k8s.io" and $k == "JobSet") or ($g == "kubeflow.org" and $k == "JAXJob") or ($g == "kubeflow.org" and $k == "MPIJob") or ($g == "kubeflow.org" and $k == "PaddleJob") or ($g == "kubeflow.org" and $k == "PyTorchJob") or ($g == "kubeflow.org" and $k == "TFJob") or ($g == "kubeflow.org" and $k == "XGBoostJob") or ($g == "leaderworkerset.x-k8s.io" and $k == "LeaderWorkerSet") or ($g == "milvus.io" and $k == "Milvus") or ($g == "nvidia.com" and $k == "DynamoGraphDeployment") or ($g == "ray.io" and $k == "RayCluster") or ($g == "ray.io" and $k == "RayJob") or ($g == "ray.io" and $k == "RayService") or ($g == "serving.knative.dev" and $k == "Service") or ($g == "serving.kserve.io" and $k == "InferenceService") or ($g == "serving.kserve.io" and $k == "LLMInferenceService") or ($g == "sparkoperator.k8s.io" and $k == "SparkApplication") or ($g == "trainer.kubeflow.org" and $k == "TrainJob");
+def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == "agents.x-k8s.io" and $k == "Sandbox") or ($g == "apps" and $k == "DaemonSet") or ($g == "apps" and $k == "Deployment") or ($g == "apps" and $k == "ReplicaSet") or ($g == "apps" and $k == "StatefulSet") or ($g == "apps.nvidia.com" and $k == "NIMCache") or ($g == "apps.nvidia.com" and $k == "NIMService") or ($g == "batch" and $k == "CronJob") or ($g == "batch" and $k == "Job") or ($g == "batch.volcano.sh" and $k == "Job") or ($g == "grove.io" and $k == "PodCliqueSet") or ($g == "jobset.x-k8s.io" and $k == "JobSet") or ($g == "kubeflow.org" and $k == "JAXJob") or ($g == "kubeflow.org" and $k == "MPIJob") or ($g == "kubeflow.org" and $k == "Notebook") or ($g == "kubeflow.org" and $k == "PaddleJob") or ($g == "kubeflow.org" and $k == "PyTorchJob") or ($g == "kubeflow.org" and $k == "TFJob") or ($g == "kubeflow.org" and $k == "XGBoostJob") or ($g == "leaderworkerset.x-k8s.io" and $k == "LeaderWorkerSet") or ($g == "milvus.io" and $k == "Milvus") or ($g == "nvidia.com" and $k == "DynamoGraphDeployment") or ($g == "ray.io" and $k == "RayCluster") or ($g == "ray.io" and $k == "RayJob") or ($g == "ray.io" and $k == "RayService") or ($g == "serving.knative.dev" and $k == "Service") or ($g == "serving.kserve.io" and $k == "InferenceService") or ($g == "serving.kserve.io" and $k == "LLMInferenceService") or ($g == "sparkoperator.k8s.io" and $k == "SparkApplication") or ($g == "trainer.kubeflow.org" and $k == "TrainJob");
 
 (if type == "array" then map(.items // [.]) | add else (.items // [.]) end) as $items
 | (reduce $items[] as $o ({}; if $o.metadata.uid then .[$o.metadata.uid] = $o else . end)) as $byuid
