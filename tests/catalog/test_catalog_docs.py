@@ -45,6 +45,8 @@ def test_every_required_kind_is_in_the_catalog() -> None:
         ("apps", "v1", "ReplicaSet"),
         ("apps", "v1", "StatefulSet"),
         ("apps", "v1", "DaemonSet"),
+        ("kubeflow.org", "v1", "Notebook"),
+        ("kubeflow.org", "v1beta1", "Notebook"),
     }
     have = {
         (d.karta.identity.group, d.karta.identity.version, d.karta.identity.kind)

@@ -146,6 +146,22 @@ def test_suspend_and_resume() -> None:
         set_suspended(karta(LWS_DEFINITION), obj, True)
 
 
+def test_notebook_stops_by_annotation_and_starts_by_deleting_it() -> None:
+    from workload_map.catalog import builtin_definitions
+    from workload_map.resolve.status import evaluate_status
+
+    [notebook] = [d for d in builtin_definitions() if d.name == "kubeflow-org-notebook-v1"]
+    obj = corpus_objects("notebook/live/karmada-testcases-interpretstatus.yaml")[0].obj
+    stopped = set_suspended(notebook.karta, obj, True)
+    assert stopped.patch == {"metadata": {"annotations": {"kubeflow-resource-stopped": "stopped-by-wmap"}}}
+    # The pod is still Ready until the StatefulSet, scaled to 0, has removed it.
+    assert evaluate_status(notebook.karta.root.status_definition, stopped.obj).primary.value == "Suspending"
+    started = set_suspended(notebook.karta, stopped.obj, False)
+    # null in a JSON merge patch deletes the key: the controller reads only its presence.
+    assert started.patch == {"metadata": {"annotations": {"kubeflow-resource-stopped": None}}}
+    assert evaluate_status(notebook.karta.root.status_definition, started.obj).primary.value == "Running"
+
+
 def test_merge_patch_removes_and_replaces() -> None:
     assert merge_patch({"a": 1, "b": {"c": 1, "d": 2}}, {"b": {"c": 1}, "e": [1]}) == {
         "a": None,
