@@ -16,7 +16,7 @@ from expectations import Case, PodCase, cases, covered_labels, definitions_of, e
 
 from corpus import CORPUS, corpus_files, corpus_objects
 from workload_map.catalog import builtin_definitions
-from workload_map.definition.check import check_against
+from workload_map.check import check_against
 from workload_map.errors import Location, Severity
 from workload_map.registry import DefinitionRegistry
 from workload_map.resolver import ClusterView

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.errors import EXIT_ERROR, CliError
+from workload_map.cli.errors import EXIT_ERROR
 from workload_map.cli.options import output_option
 
 if TYPE_CHECKING:
@@ -33,14 +33,7 @@ def _within(finding: Finding, location: Location) -> bool:
 
 
 def _check_against(definitions: list[Any], object_files: tuple[str, ...]) -> list[Finding]:
-    try:
-        from workload_map.definition.check import check_against
-    except ImportError:
-        raise CliError(
-            "--against is not available in this build",
-            why="workload_map.definition.check.check_against is missing",
-            hint="run wmap validate without --against for the static checks",
-        ) from None
+    from workload_map.check import check_against
     from workload_map.cli.sources import read_documents
 
     samples = read_documents(object_files)

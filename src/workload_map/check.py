@@ -1,5 +1,7 @@
 """Checking a definition against sample objects: `wmap validate --against`.
 
+It resolves (components, templates, status), so it lives above ``definition/``, next to the resolver.
+
 Static validation proves a definition is well formed; this proves it reads real objects: every
 expression evaluates without error, and pod templates, replicas and status resolve to something.
 """
