@@ -1,12 +1,15 @@
 """The workload-map operator: reconciles Karta definitions and serves their admission webhooks.
 
+Catalog installation (``wmap catalog install|diff``) is a cluster operation the CLI shares:
+:mod:`workload_map.cluster.catalog_sync`; the ``run.ai/karta-*`` index labels are part of the Karta object
+contract: :mod:`workload_map.crd.labels`.
+
 Modules:
-  * :mod:`.catalog_sync` — ``catalog install`` / ``catalog diff`` (server-side apply of the built-in catalog);
-  * :mod:`.labels` — the ``run.ai/karta-*`` index labels;
   * :mod:`.reconcile` — pure status computation (conditions ``Validated``, ``CRDExists``, ``Ready``, events);
   * :mod:`.controller` — watches, work queue, status writes, events;
   * :mod:`.admission` — the validating and mutating webhook logic (pure functions);
-  * :mod:`.webhook` — the TLS admission server; :mod:`.certs` — self-managed CA and serving certificates;
-  * :mod:`.leader` — Lease-based leader election; :mod:`.health` — ``/healthz`` and ``/readyz``;
+  * :mod:`.server` — the TLS admission server and ``/healthz``, ``/readyz``; :mod:`.certs` — self-managed CA
+    and serving certificates;
+  * :mod:`.leader` — Lease-based leader election;
   * :mod:`.main` — ``python -m workload_map.operator``.
 """

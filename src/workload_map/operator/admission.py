@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from workload_map.operator.labels import INDEX_LABELS, index_labels, root_gvk_of
+from workload_map.crd.labels import INDEX_LABELS, index_labels, root_gvk_of
 from workload_map.operator.reconcile import validation_findings
 
 MAX_LISTED = 20

@@ -19,8 +19,8 @@ from typing import Any
 
 from workload_map.cluster.connection import ClusterError, Connection
 from workload_map.crd import GROUP, PLURAL, VERSION
+from workload_map.crd.labels import INDEX_LABELS, index_labels, root_gvk_of
 from workload_map.operator.kube import list_watch
-from workload_map.operator.labels import INDEX_LABELS, index_labels, root_gvk_of
 from workload_map.operator.reconcile import (
     desired_conditions,
     due_events,

@@ -35,13 +35,13 @@ from typing import Any
 from workload_map.cluster.connection import ClusterError, Connection, resource_path
 from workload_map.cluster.discovery import Discovery, ServedResource, discover
 from workload_map.cluster.fetch import KARTA_VERSION, cluster_definition, layered_definitions, plan_lists
+from workload_map.crd.labels import FIELD_MANAGER
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.gang.compute import plan_in_view
 from workload_map.gang.emit import COSCHEDULING, VOLCANO, emit
 from workload_map.operator.admission import response
 from workload_map.operator.controller import KARTAS, WorkQueue
 from workload_map.operator.kube import list_watch
-from workload_map.operator.labels import FIELD_MANAGER
 from workload_map.registry import DefinitionRegistry
 from workload_map.resolver import ClusterView
 from workload_map.snapshot import Snapshot, group_of, version_of

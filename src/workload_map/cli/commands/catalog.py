@@ -65,8 +65,8 @@ def _check_kinds(kinds: Sequence[str]) -> None:
     """An unknown KIND is exit 4 (no definition covers the type), before any request is made."""
     from workload_map.catalog import builtin_definitions
     from workload_map.cli.errors import CliError
+    from workload_map.cluster.catalog_sync import select
     from workload_map.errors import WorkloadMapError
-    from workload_map.operator.catalog_sync import select
 
     try:
         select(builtin_definitions(), kinds)
@@ -80,7 +80,7 @@ def _check_kinds(kinds: Sequence[str]) -> None:
 @connection_flags
 def install(kinds: tuple[str, ...], dry_run: bool, **connection: Any) -> None:
     """Server-side apply the built-in definitions (all, or the given kinds) with their index labels."""
-    from workload_map.operator.catalog_sync import install as apply_catalog
+    from workload_map.cluster.catalog_sync import install as apply_catalog
 
     _check_kinds(kinds)
     conn = _connect(dict(connection))
@@ -98,7 +98,7 @@ def install(kinds: tuple[str, ...], dry_run: bool, **connection: Any) -> None:
 @connection_flags
 def diff(kinds: tuple[str, ...], **connection: Any) -> None:
     """Show how the cluster's Kartas differ from the built-in catalog (exit 1 when they differ, as kubectl diff)."""
-    from workload_map.operator.catalog_sync import diff as diff_catalog
+    from workload_map.cluster.catalog_sync import diff as diff_catalog
 
     _check_kinds(kinds)
     conn = _connect(dict(connection))

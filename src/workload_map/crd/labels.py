@@ -16,6 +16,7 @@ LABEL_VERSION = "run.ai/karta-version"
 LABEL_KIND = "run.ai/karta-kind"
 INDEX_LABELS = (LABEL_GROUP, LABEL_VERSION, LABEL_KIND)
 
+# The field manager of every server-side apply the project makes (catalog install, the operator's PodGroups).
 FIELD_MANAGER = "workload-map"
 
 
