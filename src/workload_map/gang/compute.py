@@ -29,11 +29,11 @@ from workload_map.gang.model import (
 )
 from workload_map.gang.scale import DESIRED, Part, ScaleError, SubtreeScale
 from workload_map.jq import to_text
+from workload_map.objects import key_of, meta, uid_of
 from workload_map.resolve.components import Component, resolve_components
 from workload_map.resolve.evaluate import Diagnostics, run
 from workload_map.resolve.pods import PlacedPod, PodPlacer
 from workload_map.resolve.resources import pod_resources
-from workload_map.snapshot import key_of, meta, uid_of
 
 PREFIX = "pg"  # KAI's PodGroupNamePrefix
 QUEUE_LABEL = "kai.scheduler/queue"  # KAI's default queue label key

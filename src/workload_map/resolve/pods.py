@@ -12,10 +12,10 @@ from typing import Any
 
 from workload_map.definition.model import ComponentDefinition
 from workload_map.jq import to_text
+from workload_map.objects import meta, name_of, namespace_of
 from workload_map.resolve.components import Component
 from workload_map.resolve.evaluate import Diagnostics, run
 from workload_map.resolve.resources import PodResources, pod_resources
-from workload_map.snapshot import meta, name_of, namespace_of
 
 
 @dataclass

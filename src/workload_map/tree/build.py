@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from workload_map.definition.loader import LoadedDefinition
+from workload_map.objects import key_of
 from workload_map.resolve.components import resolve_components
 from workload_map.resolve.evaluate import Diagnostics
 from workload_map.resolve.pods import PodPlacer
 from workload_map.resolve.status import evaluate_status
-from workload_map.snapshot import key_of
 from workload_map.tree.model import ComponentView, DefinitionRef, InstanceView, WorkloadTree
 
 

@@ -12,11 +12,11 @@ from decimal import Decimal
 from typing import Any
 
 from workload_map.definition.model import GroupVersionKind
+from workload_map.objects import group_of, meta, name_of, namespace_of, version_of
 from workload_map.resolve.components import Component, Instance
 from workload_map.resolve.pods import PlacedPod
 from workload_map.resolve.resources import Requests, gpu_count, pod_resources, scale, sum_requests, to_json
 from workload_map.resolve.status import StatusResult
-from workload_map.snapshot import group_of, meta, name_of, namespace_of, version_of
 
 TREE_API_VERSION = "workload-map/v1alpha1"
 
