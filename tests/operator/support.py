@@ -103,6 +103,14 @@ def eventually(fn: Callable[[], T], *, timeout: float = 30.0, what: str = "condi
     return result
 
 
+def outside_cluster_env() -> dict[str, str]:
+    """The environment of a process on a laptop: no kubeconfig variable, no pod (even if the tests run in one)."""
+    env = dict(os.environ)
+    for name in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "POD_NAMESPACE", "POD_NAME"):
+        env.pop(name, None)
+    return env
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -129,8 +137,7 @@ class OperatorProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        env = dict(os.environ)
-        env.pop("KUBECONFIG", None)
+        env = outside_cluster_env()
         argv = [
             sys.executable,
             "-m",
@@ -143,6 +150,7 @@ class OperatorProcess:
             self.identity,
             "--lease-seconds",
             "4",
+            "--webhooks",  # the test API server reaches them by URL; outside a pod they are off by default
             "--webhook-host",
             "127.0.0.1",
             "--webhook-port",

@@ -253,6 +253,8 @@ def test_chart_gang_controller_wired() -> None:
 class _FakeConnection:
     """Answers every request with an empty list (no API server: the gang controller's watches are stubbed)."""
 
+    namespace = "default"
+
     def request(self, method: str, path: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return {"items": []}
 

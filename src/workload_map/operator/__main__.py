@@ -1,5 +1,3 @@
-import sys
-
 from workload_map.operator.main import main
 
-sys.exit(main())
+main()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -28,8 +29,18 @@ class _NoCounter(RequestCounter):
         return None
 
 
-def operator_connection(kubeconfig: str | None = None, context: str | None = None, timeout: float = 30.0) -> Connection:
-    conn = connect(ConnectionOptions(kubeconfig=kubeconfig, context=context, request_timeout=timeout))
+DEFAULT_REQUEST_TIMEOUT = 30.0  # a long-running process must not hang on one request; --request-timeout 0 = none
+
+
+def operator_connection(
+    kubeconfig: str | None = None, context: str | None = None, *, options: ConnectionOptions | None = None
+) -> Connection:
+    """A connection for the operator: kubectl's connection flags (``options``), a 30 s default request timeout."""
+    if options is None:
+        options = ConnectionOptions(kubeconfig=kubeconfig, context=context)
+    if options.request_timeout is None:
+        options = dataclasses.replace(options, request_timeout=DEFAULT_REQUEST_TIMEOUT)
+    conn = connect(options)
     conn.counter = _NoCounter()
     return conn
 
@@ -39,7 +50,7 @@ def list_all(conn: Connection, path: str, query: dict[str, Any] | None = None) -
     items: list[dict[str, Any]] = []
     token = None
     while True:
-        page = conn.request("GET", path, {**(query or {}), "limit": 500, "continue": token})
+        page = conn.request("GET", path, {**(query or {}), "limit": conn.chunk_size or None, "continue": token})
         items += page.get("items") or []
         token = (page.get("metadata") or {}).get("continue")
         if not token:

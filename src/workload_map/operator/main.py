@@ -1,27 +1,39 @@
-"""``python -m workload_map.operator``: the operator process.
+"""``wmap-operator`` (``python -m workload_map.operator``): the operator process.
 
 Every replica serves the admission webhooks (TLS) and the health endpoints; the replica holding the Lease runs
 the Karta controller. SIGTERM/SIGINT stop it gracefully: the controller stops taking work, the Lease is
 released, the servers shut down.
+
+Outside a cluster (a kubeconfig on a laptop) two defaults differ from a pod's, because a pod's would not work
+there: the Lease goes to the kubeconfig context's namespace (which exists), and the admission webhooks are off
+(the API server cannot call back into a laptop, and patching the cluster's webhook configurations with a local
+CA would break the in-cluster operator's). Reconciling never waits for webhook certificates: they are set up
+in the background and ``/readyz`` says what is missing. A startup problem (no cluster, a missing namespace, a
+busy port) ends the process before anything is written, with one ``error: <what> (<where>): <why>`` line and
+exit code 1, as ``wmap`` does (docs/cli.md).
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import logging
 import os
 import signal
 import socket
-import sys
 import threading
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+import click
 
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster.connection import Connection
+from workload_map.cli.errors import CliError, from_library
+from workload_map.cluster.cli_support import connection_options
+from workload_map.cluster.connection import ClusterError, Connection, ConnectionOptions
 from workload_map.crd import GROUP, PLURAL, VERSION
+from workload_map.errors import WorkloadMapError
 from workload_map.operator import admission, certs, logs
 from workload_map.operator.controller import KartaController
 from workload_map.operator.gang import ClusterDefinitions, GangController, PodAttacher
@@ -32,11 +44,14 @@ from workload_map.operator.server import Handler, HealthServer, WebhookServer
 log = logging.getLogger("workload_map.operator")
 
 
+CERT_RETRY_MAX_SECONDS = 60.0
+
+
 @dataclass
 class OperatorConfig:
-    namespace: str = "workload-map"
-    kubeconfig: str | None = None
-    context: str | None = None
+    namespace: str | None = None  # None: the connection's namespace (kubeconfig context's; in a pod, its own)
+    namespace_origin: str = "--namespace"  # where ``namespace`` came from, for error messages
+    connection: ConnectionOptions = field(default_factory=ConnectionOptions)
     identity: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
     lease_name: str = "workload-map-operator"
     lease_seconds: int = 15
@@ -44,7 +59,8 @@ class OperatorConfig:
     health_host: str = "0.0.0.0"
     health_port: int = 8081
     webhook_host: str = "0.0.0.0"
-    webhook_port: int = 9443  # 0 disables the webhook server
+    webhooks: bool = True
+    webhook_port: int = 9443  # 0 disables the webhook server too
     cert_mode: str = "self"  # self | files
     cert_secret: str = "workload-map-webhook-tls"
     cert_dir: str = "/tls"  # files mode: tls.crt / tls.key (cert-manager)
@@ -64,7 +80,8 @@ class OperatorConfig:
 class Operator:
     def __init__(self, config: OperatorConfig, connection: Connection | None = None) -> None:
         self.config = config
-        self.conn = connection or operator_connection(config.kubeconfig, config.context)
+        self.conn = connection or operator_connection(options=config.connection)
+        self.namespace = config.namespace or self.conn.namespace
         self.stop_event = threading.Event()
         self.controller: KartaController | None = None
         self.gang: GangController | None = None
@@ -84,7 +101,7 @@ class Operator:
         self.health: HealthServer | None = None
         self.elector = LeaseElector(
             self.conn,
-            config.namespace,
+            self.namespace,
             config.lease_name,
             config.identity,
             lease_seconds=config.lease_seconds,
@@ -95,6 +112,8 @@ class Operator:
         self._threads: list[threading.Thread] = []  # /healthz: all must be alive
         self._unjoined: set[str] = set()  # names of the threads stop() does not wait for
         self._cert_mtime = 0.0
+        self._served_cert: bytes | None = None
+        self._cert_error: str | None = None  # the last certificate setup failure, for /readyz
 
     # -- leader callbacks
     def _start_controller(self) -> None:
@@ -141,7 +160,7 @@ class Operator:
         if self.stop_event.is_set():
             return False, "shutting down"
         if self.webhooks is not None and not self.webhooks.loaded:
-            return False, "webhook certificate not loaded"
+            return False, "webhook certificate not loaded" + (f": {self._cert_error}" if self._cert_error else "")
         if self.definitions is not None and not self.definitions.synced.is_set():
             return False, "cluster Karta definitions not loaded"
         if self.elector.leading and self.controller is not None and not self.controller.synced.is_set():
@@ -189,12 +208,12 @@ class Operator:
                 self._cert_mtime = mtime
                 log.info("webhook certificate loaded from files", extra={"dir": cfg.cert_dir})
             return
-        hosts = certs.service_hosts(cfg.service_name, cfg.namespace, cfg.extra_hosts)
+        hosts = certs.service_hosts(cfg.service_name, self.namespace, cfg.extra_hosts)
         store = certs.SecretCertStore(
-            self.conn, cfg.namespace, cfg.cert_secret, hosts, rotate_before=dt.timedelta(days=cfg.rotate_before_days)
+            self.conn, self.namespace, cfg.cert_secret, hosts, rotate_before=dt.timedelta(days=cfg.rotate_before_days)
         )
         bundle, changed = store.ensure()
-        if changed or not self.webhooks.loaded or getattr(self, "_served_cert", None) != bundle.cert_pem:
+        if changed or not self.webhooks.loaded or self._served_cert != bundle.cert_pem:
             self.webhooks.load(bundle.cert_pem, bundle.key_pem)
             self._served_cert = bundle.cert_pem
         patched = certs.patch_ca_bundle(self.conn, bundle.ca_bundle, cfg.validating_webhook, cfg.mutating_webhook)
@@ -202,33 +221,67 @@ class Operator:
             log.info("caBundle patched", extra={"configurations": patched})
 
     def _cert_loop(self) -> None:
-        while not self.stop_event.wait(self.config.cert_check_seconds):
+        """Set up the webhook certificate, serve once it is loaded, then check it every ``cert_check_seconds``.
+
+        Runs beside the controller (never before it): a Secret that cannot be written yet delays only the
+        webhooks, retried with backoff; ``/readyz`` carries the last error meanwhile.
+        """
+        assert self.webhooks is not None
+        retry = 1.0
+        while not self.stop_event.is_set():
             try:
                 self._ensure_certs()
             except Exception as exc:
-                log.warning("certificate check failed", extra={"error": str(exc)})
+                self._cert_error = str(exc)
+                log.warning(
+                    "certificate setup failed, retrying" if not self.webhooks.loaded else "certificate check failed",
+                    extra={"error": str(exc), "retry_in": retry},
+                )
+                wait, retry = retry, min(retry * 2, CERT_RETRY_MAX_SECONDS)
+            else:
+                self._cert_error = None
+                if not self.webhooks.serving:
+                    self.webhooks.start()
+                    log.info("webhooks serving", extra={"port": self.webhooks.port})
+                wait, retry = self.config.cert_check_seconds, 1.0
+            if self.stop_event.wait(wait):
+                return
 
     # -- lifecycle
+    @property
+    def serves_webhooks(self) -> bool:
+        return self.config.webhooks and self.config.webhook_port != 0
+
     def start(self) -> None:
+        """Bind the ports and check the namespaces (a problem raises CliError, nothing has started), then start
+        the webhook certificate loop, the Karta definitions watch and leader election side by side."""
         cfg = self.config
-        self.health = HealthServer(
-            cfg.health_host, cfg.health_port, {"/healthz": self._healthz, "/readyz": self._readyz}
-        )
-        self.health.start()
-        if cfg.webhook_port:
-            routes: dict[str, Handler] = {"/validate-karta": self._validate, "/mutate-karta": self._mutate}
-            if cfg.gang_controller:
-                routes["/mutate-pod"] = self._mutate_pod
-            self.webhooks = WebhookServer(cfg.webhook_host, cfg.webhook_port, routes)
-            for attempt in range(30):
-                try:
-                    self._ensure_certs()
-                    break
-                except Exception as exc:
-                    log.warning("certificate setup failed, retrying", extra={"error": str(exc), "attempt": attempt})
-                    if self.stop_event.wait(2.0):
-                        return
-            self.webhooks.start()
+        try:
+            if cfg.health_port:
+                probes = {"/healthz": self._healthz, "/readyz": self._readyz}
+                self.health = _listen(
+                    lambda: HealthServer(cfg.health_host, cfg.health_port, probes),
+                    cfg.health_host,
+                    cfg.health_port,
+                    "--health-port",
+                )
+            if self.serves_webhooks:
+                routes: dict[str, Handler] = {"/validate-karta": self._validate, "/mutate-karta": self._mutate}
+                if cfg.gang_controller:
+                    routes["/mutate-pod"] = self._mutate_pod
+                self.webhooks = _listen(
+                    lambda: WebhookServer(cfg.webhook_host, cfg.webhook_port, routes),
+                    cfg.webhook_host,
+                    cfg.webhook_port,
+                    "--webhook-port",
+                )
+            self._check_namespaces()
+        except BaseException:
+            self._close_servers()
+            raise
+        if self.health is not None:
+            self.health.start()
+        if self.webhooks is not None:
             self._spawn(self._cert_loop, "certs")
         if self.definitions is not None:
             definitions = self.definitions
@@ -239,11 +292,57 @@ class Operator:
             "operator started",
             extra={
                 "identity": cfg.identity,
-                "namespace": cfg.namespace,
+                "namespace": self.namespace,
+                "cluster": self.conn.server,
+                "webhooks": self.serves_webhooks,
                 "webhook_port": self.webhooks.port if self.webhooks else None,
-                "health_port": self.health.port,
+                "health_port": self.health.port if self.health else None,
             },
         )
+
+    def _check_namespaces(self) -> None:
+        """The Lease's namespace and the Events' namespace must exist: without them nothing can be written.
+
+        Checked once at start: a user on a laptop gets an answer instead of a process that retries forever.
+        """
+        cfg = self.config
+        if cfg.namespace:
+            lease_origin = cfg.namespace_origin
+        elif self.conn.context:
+            lease_origin = f"the namespace of kubeconfig context {self.conn.context!r}"
+        else:
+            lease_origin = "the pod's namespace"
+        keeps = "its leader-election Lease" + (
+            " and webhook certificate Secret" if self.serves_webhooks and cfg.cert_mode == "self" else ""
+        )
+        wanted = [
+            (self.namespace, lease_origin, "--namespace", f"the operator keeps {keeps} there"),
+            (cfg.events_namespace, "--events-namespace", "--events-namespace", "the Events about Kartas go there"),
+        ]
+        checked: set[str] = set()
+        for name, origin, flag, why in wanted:
+            if name in checked:
+                continue
+            checked.add(name)
+            try:
+                self.conn.request("GET", f"/api/v1/namespaces/{name}", what=f"namespace {name}")
+            except ClusterError as exc:
+                if exc.status == 403:  # not allowed to look: the first write will tell
+                    log.info("cannot check the namespace exists", extra={"namespace": name, "error": str(exc)})
+                    continue
+                if exc.status == 404:
+                    raise CliError(
+                        f"namespace {name!r} not found",
+                        where=f"{origin}, cluster {self.conn.server}",
+                        why=why,
+                        hint=f"create it (kubectl create namespace {name}) or name an existing one with {flag}",
+                    ) from None
+                raise CliError(exc.message, hint=exc.hint) from None
+
+    def _close_servers(self) -> None:
+        for server in (self.webhooks, self.health):
+            if server is not None:
+                server.stop()
 
     def _spawn(self, target: Any, name: str, *, join: bool = True) -> None:
         t = threading.Thread(target=target, name=name, daemon=True)
@@ -258,98 +357,34 @@ class Operator:
         for t in self._threads:
             if t.name not in self._unjoined:
                 t.join(timeout=15)
-        if self.webhooks:
-            self.webhooks.stop()
-        if self.health:
-            self.health.stop()
+        self._close_servers()
         log.info("operator stopped")
 
 
-def parse_args(argv: Sequence[str] | None = None) -> OperatorConfig:
-    env = os.environ.get
-    p = argparse.ArgumentParser(prog="python -m workload_map.operator", description=__doc__)
-    p.add_argument("--kubeconfig", default=env("KUBECONFIG") or None)
-    p.add_argument("--context")
-    p.add_argument(
-        "--namespace",
-        default=env("POD_NAMESPACE", "workload-map"),
-        help="namespace of the Lease and the certificate Secret (default: $POD_NAMESPACE)",
-    )
-    p.add_argument("--identity", default=env("POD_NAME") or None)
-    p.add_argument("--lease-name", default="workload-map-operator")
-    p.add_argument("--lease-seconds", type=int, default=15)
-    p.add_argument(
-        "--events-namespace",
-        default="default",
-        help="where Events about (cluster-scoped) Kartas are written; kubectl describe looks in default",
-    )
-    p.add_argument("--health-port", type=int, default=8081)
-    p.add_argument("--health-host", default="0.0.0.0")
-    p.add_argument("--webhook-port", type=int, default=9443, help="0 disables the webhook server")
-    p.add_argument("--webhook-host", default="0.0.0.0")
-    p.add_argument(
-        "--cert-mode",
-        choices=["self", "files"],
-        default="self",
-        help="self: generate and rotate a CA + serving cert; files: read --cert-dir (cert-manager)",
-    )
-    p.add_argument("--cert-secret", default="workload-map-webhook-tls")
-    p.add_argument("--cert-dir", default="/tls")
-    p.add_argument("--service-name", default="workload-map-webhook")
-    p.add_argument("--extra-host", action="append", default=[], help="extra SAN (DNS name or IP) for the serving cert")
-    p.add_argument("--validating-webhook", default="workload-map", help="ValidatingWebhookConfiguration to patch")
-    p.add_argument("--mutating-webhook", default="workload-map", help="MutatingWebhookConfiguration to patch")
-    p.add_argument("--cert-check-seconds", type=float, default=3600.0)
-    p.add_argument("--rotate-before-days", type=float, default=30.0)
-    p.add_argument("--resync-seconds", type=float, default=300.0)
-    p.add_argument("--log-level", default=env("LOG_LEVEL", "info"))
-    p.add_argument(
-        "--gang-controller",
-        action="store_true",
-        help="create Volcano/coscheduling PodGroups for workloads in namespaces labelled "
-        "workload-map.run.ai/gang-controller, and serve /mutate-pod",
-    )
-    p.add_argument(
-        "--gang-default-scheduler",
-        choices=["volcano", "coscheduling"],
-        default="volcano",
-        help="the scheduler for namespaces whose label value is 'true' or empty",
-    )
-    p.add_argument("--gang-debounce-seconds", type=float, default=1.0)
-    a = p.parse_args(argv)
-    config = OperatorConfig(
-        namespace=a.namespace,
-        kubeconfig=a.kubeconfig,
-        context=a.context,
-        lease_name=a.lease_name,
-        lease_seconds=a.lease_seconds,
-        events_namespace=a.events_namespace,
-        health_host=a.health_host,
-        health_port=a.health_port,
-        webhook_host=a.webhook_host,
-        webhook_port=a.webhook_port,
-        cert_mode=a.cert_mode,
-        cert_secret=a.cert_secret,
-        cert_dir=a.cert_dir,
-        service_name=a.service_name,
-        extra_hosts=a.extra_host,
-        validating_webhook=a.validating_webhook or None,
-        mutating_webhook=a.mutating_webhook or None,
-        cert_check_seconds=a.cert_check_seconds,
-        rotate_before_days=a.rotate_before_days,
-        resync_seconds=a.resync_seconds,
-        log_level=a.log_level,
-        gang_controller=a.gang_controller,
-        gang_default_scheduler=a.gang_default_scheduler,
-        gang_debounce_seconds=a.gang_debounce_seconds,
-    )
-    if a.identity:
-        config.identity = a.identity
-    return config
+ServerT = TypeVar("ServerT", HealthServer, WebhookServer)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    config = parse_args(argv)
+def _listen(bind: Callable[[], ServerT], host: str, port: int, flag: str) -> ServerT:
+    """A server bound to its port, or the one-line error a busy or unusable port deserves."""
+    try:
+        return bind()
+    except OSError as exc:
+        raise CliError(
+            f"cannot listen on {host}:{port}",
+            where=flag,
+            why=exc.strerror or str(exc),
+            hint=f"another process (another operator?) may hold the port: pick a free one with {flag} PORT, "
+            "or 0 to turn that server off",
+        ) from None
+
+
+def in_pod() -> bool:
+    """Whether this process runs in a Kubernetes pod (the kubelet sets the variable in every container)."""
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
+
+
+def run(config: OperatorConfig) -> int:
+    """Run the operator until SIGTERM/SIGINT; startup problems raise CliError (exit 1)."""
     logs.setup(config.log_level)
     operator = Operator(config)
     done = threading.Event()
@@ -367,5 +402,233 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+
+
+@click.command("wmap-operator", context_settings=CONTEXT_SETTINGS)
+@connection_options
+@click.option(
+    "-n",
+    "--namespace",
+    metavar="NS",
+    envvar="POD_NAMESPACE",
+    show_envvar=True,
+    help="Namespace of the leader-election Lease and the webhook certificate Secret "
+    "[default: the kubeconfig context's namespace; in a pod, the pod's].",
+)
+@click.option(
+    "--identity",
+    metavar="NAME",
+    envvar="POD_NAME",
+    show_envvar=True,
+    help="Leader-election identity of this replica [default: <hostname>-<pid>].",
+)
+@click.option("--lease-name", metavar="NAME", default="workload-map-operator", show_default=True, help="Lease name.")
+@click.option(
+    "--lease-seconds",
+    type=click.IntRange(min=2),
+    default=15,
+    show_default=True,
+    help="Lease duration: a standby takes over this long after the leader stops renewing.",
+)
+@click.option(
+    "--events-namespace",
+    metavar="NS",
+    default="default",
+    show_default=True,
+    help="Where Events about (cluster-scoped) Kartas are written; kubectl describe looks in default.",
+)
+@click.option(
+    "--resync-seconds",
+    type=click.FloatRange(min=1),
+    default=300.0,
+    show_default=True,
+    help="Reconcile every Karta at least this often.",
+)
+@click.option("--health-host", metavar="ADDR", default="0.0.0.0", show_default=True, help="Address of the probes.")
+@click.option(
+    "--health-port",
+    type=click.IntRange(0, 65535),
+    default=8081,
+    show_default=True,
+    help="Port of /healthz and /readyz (0: no health server).",
+)
+@click.option(
+    "--webhooks/--no-webhooks",
+    default=None,
+    help="Serve the Karta admission webhooks [default: in a pod yes; outside a cluster no, the API server "
+    "cannot reach this host].",
+)
+@click.option("--webhook-host", metavar="ADDR", default="0.0.0.0", show_default=True, help="Address of the webhooks.")
+@click.option(
+    "--webhook-port",
+    type=click.IntRange(0, 65535),
+    default=9443,
+    show_default=True,
+    help="TLS port of the admission webhooks (0: none, as --no-webhooks).",
+)
+@click.option(
+    "--cert-mode",
+    type=click.Choice(["self", "files"]),
+    default="self",
+    show_default=True,
+    help="self: generate and rotate a CA and serving certificate in --cert-secret; files: read --cert-dir "
+    "(cert-manager).",
+)
+@click.option(
+    "--cert-secret",
+    metavar="NAME",
+    default="workload-map-webhook-tls",
+    show_default=True,
+    help="Secret (in --namespace) holding the self-managed certificates.",
+)
+@click.option(
+    "--cert-dir", metavar="DIR", default="/tls", show_default=True, help="tls.crt and tls.key for --cert-mode files."
+)
+@click.option(
+    "--service-name",
+    metavar="NAME",
+    default="workload-map-webhook",
+    show_default=True,
+    help="Service the API server calls the webhooks through (the certificate's DNS names).",
+)
+@click.option(
+    "--extra-host",
+    "extra_hosts",
+    metavar="HOST",
+    multiple=True,
+    help="Extra DNS name or IP address of the serving certificate (repeatable).",
+)
+@click.option(
+    "--validating-webhook",
+    metavar="NAME",
+    default="workload-map",
+    show_default=True,
+    help='ValidatingWebhookConfiguration whose caBundle is kept current ("": none).',
+)
+@click.option(
+    "--mutating-webhook",
+    metavar="NAME",
+    default="workload-map",
+    show_default=True,
+    help='MutatingWebhookConfiguration whose caBundle is kept current ("": none).',
+)
+@click.option(
+    "--cert-check-seconds",
+    type=click.FloatRange(min=1),
+    default=3600.0,
+    show_default=True,
+    help="How often the certificate is checked for renewal.",
+)
+@click.option(
+    "--rotate-before-days",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    help="Reissue the serving certificate this long before it expires.",
+)
+@click.option(
+    "--gang-controller",
+    is_flag=True,
+    help="Create Volcano/coscheduling PodGroups for workloads in namespaces labelled "
+    "workload-map.run.ai/gang-controller, and serve /mutate-pod.",
+)
+@click.option(
+    "--gang-default-scheduler",
+    type=click.Choice(["volcano", "coscheduling"]),
+    default="volcano",
+    show_default=True,
+    help="The scheduler for namespaces whose label value is 'true' or empty.",
+)
+@click.option(
+    "--gang-debounce-seconds",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="At most one PodGroup reconcile per workload this often.",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    envvar="LOG_LEVEL",
+    show_envvar=True,
+    default="info",
+    show_default=True,
+    help="Level of the JSON logs on stderr.",
+)
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@click.version_option(None, "--version", package_name="workload-map", message="%(prog)s version %(version)s")
+@click.pass_context
+def command(ctx: click.Context, /, debug: bool, **params: Any) -> None:
+    """The workload-map operator: reconciles Karta objects (status conditions Validated, CRDExists, Ready,
+    index labels, Events) and, in a cluster, serves their admission webhooks (docs/operator.md).
+
+    \b
+    Outside a cluster, with your kubeconfig:
+      wmap-operator --kubeconfig ~/.kube/config
+    reconciles at once; the Lease goes to the context's namespace and the webhooks stay off.
+    """
+    try:
+        ctx.exit(run(_config(ctx, params)))
+    except CliError:
+        if debug:
+            traceback.print_exc()
+        raise
+    except (click.ClickException, click.exceptions.Exit, click.Abort):
+        raise
+    except Exception as exc:
+        if debug:
+            raise
+        if isinstance(exc, WorkloadMapError):
+            raise from_library(exc) from None
+        raise CliError(
+            "internal error",
+            why=f"{type(exc).__name__}: {exc}",
+            hint="rerun with --debug for a traceback, and please report it",
+        ) from None
+
+
+def _config(ctx: click.Context, p: dict[str, Any]) -> OperatorConfig:
+    from_env = ctx.get_parameter_source("namespace") is click.core.ParameterSource.ENVIRONMENT
+    webhooks = in_pod() if p["webhooks"] is None else bool(p["webhooks"])
+    config = OperatorConfig(
+        namespace=p["namespace"] or None,
+        namespace_origin="$POD_NAMESPACE" if from_env else "--namespace",
+        connection=ConnectionOptions(
+            kubeconfig=p["kubeconfig"],
+            context=p["context"],
+            cluster=p["cluster"],
+            user=p["user"],
+            request_timeout=p["request_timeout"],
+            chunk_size=p["chunk_size"],
+        ),
+        lease_name=p["lease_name"],
+        lease_seconds=p["lease_seconds"],
+        events_namespace=p["events_namespace"],
+        health_host=p["health_host"],
+        health_port=p["health_port"],
+        webhooks=webhooks,
+        webhook_host=p["webhook_host"],
+        webhook_port=p["webhook_port"],
+        cert_mode=p["cert_mode"],
+        cert_secret=p["cert_secret"],
+        cert_dir=p["cert_dir"],
+        service_name=p["service_name"],
+        extra_hosts=tuple(p["extra_hosts"]),
+        validating_webhook=p["validating_webhook"] or None,
+        mutating_webhook=p["mutating_webhook"] or None,
+        cert_check_seconds=p["cert_check_seconds"],
+        rotate_before_days=p["rotate_before_days"],
+        resync_seconds=p["resync_seconds"],
+        log_level=p["log_level"],
+        gang_controller=p["gang_controller"],
+        gang_default_scheduler=p["gang_default_scheduler"],
+        gang_debounce_seconds=p["gang_debounce_seconds"],
+    )
+    if p["identity"]:
+        config.identity = p["identity"]
+    return config
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    command.main(args=list(argv) if argv is not None else None, prog_name="wmap-operator")

@@ -72,21 +72,43 @@ def _handler_class(routes: dict[str, Handler] | None, probes: dict[str, Callable
     return H
 
 
-class HealthServer:
-    def __init__(self, host: str, port: int, probes: dict[str, Callable[[], tuple[bool, str]]]) -> None:
-        self.httpd = _Server((host, port), _handler_class(None, probes))
-        self.port = self.httpd.server_address[1]
+class _Serving:
+    """Binds in the constructor (a busy port fails there, before anything else starts), serves after start()."""
+
+    httpd: _Server
+    thread_name: str
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+
+    @property
+    def serving(self) -> bool:
+        return self._thread is not None
 
     def start(self) -> None:
-        threading.Thread(target=self.httpd.serve_forever, name="health", daemon=True).start()
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name=self.thread_name, daemon=True)
+        self._thread.start()
 
     def stop(self) -> None:
-        self.httpd.shutdown()
+        if self._thread is not None:  # shutdown() waits for serve_forever, which never ran otherwise
+            self.httpd.shutdown()
         self.httpd.server_close()
 
 
-class WebhookServer:
+class HealthServer(_Serving):
+    thread_name = "health"
+
+    def __init__(self, host: str, port: int, probes: dict[str, Callable[[], tuple[bool, str]]]) -> None:
+        super().__init__()
+        self.httpd = _Server((host, port), _handler_class(None, probes))
+        self.port = self.httpd.server_address[1]
+
+
+class WebhookServer(_Serving):
+    thread_name = "webhooks"
+
     def __init__(self, host: str, port: int, routes: dict[str, Handler]) -> None:
+        super().__init__()
         self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.context.minimum_version = ssl.TLSVersion.TLSv1_2
         self.httpd = _Server((host, port), _handler_class(routes, None), bind_and_activate=True)
@@ -114,10 +136,3 @@ class WebhookServer:
     def load_files(self, cert_file: str, key_file: str) -> None:
         self.context.load_cert_chain(cert_file, key_file)
         self.loaded = True
-
-    def start(self) -> None:
-        threading.Thread(target=self.httpd.serve_forever, name="webhooks", daemon=True).start()
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
