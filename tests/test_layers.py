@@ -1,0 +1,197 @@
+"""The package's layers, enforced: every import points down (the developers' guide, architecture.md).
+
+Every module of ``workload_map`` is parsed with ``ast`` and each of its imports (at module level, inside
+functions and under ``TYPE_CHECKING`` alike: a lazy import is still a dependency) is checked against the
+table below. A new module must be given a layer here; a new dependency must be allowed here, in review.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = "workload_map"
+
+# Bottom first. A module belongs to the layer of its longest listed prefix.
+LAYERS: dict[str, tuple[str, ...]] = {
+    # Shared by every layer, importing nothing of the package but each other.
+    "foundation": (
+        "workload_map.errors",
+        "workload_map._gc",
+        "workload_map._version",
+        "workload_map.objects",
+        # YAML/JSON text -> located documents: definition files and dumps both read through it (its docstring).
+        "workload_map.sources.documents",
+    ),
+    "jq": ("workload_map.jq",),
+    # The Karta model and what is generated from it or shipped as it: the CRD schema, the index labels,
+    # the built-in catalog.
+    "definition": ("workload_map.definition", "workload_map.crd", "workload_map.catalog"),
+    "resolve": ("workload_map.resolve",),
+    "tree": ("workload_map.tree",),
+    "gang": ("workload_map.gang",),
+    # Objects + definitions -> workload trees; checks of definitions against samples live here, next to the
+    # resolver (architecture.md), because they resolve.
+    "views": ("workload_map.snapshot", "workload_map.registry", "workload_map.resolver", "workload_map.check"),
+    "sources": ("workload_map.sources", "workload_map.cluster"),
+    # The public library API: the package's own __init__.
+    "api": ("workload_map",),
+    # The one-line error and exit-code conventions every command line shares (docs/cli.md): the CLI's and
+    # the operator's. Click only; nothing of either surface.
+    "cli-conventions": ("workload_map.cli.errors",),
+    "cli": ("workload_map.cli",),
+    "operator": ("workload_map.operator",),
+    # Build tools run from a checkout: ``python -m workload_map.crd`` writes the CRD and the chart's RBAC.
+    "tools": ("workload_map.crd.__main__",),
+}
+
+CORE = ("foundation", "jq", "definition", "resolve", "tree", "gang")
+_BELOW_VIEWS = (*CORE,)
+_BELOW_SURFACES = (*CORE, "views", "sources", "api")
+
+# layer -> the layers it may import (itself always).
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "foundation": (),
+    "jq": ("foundation",),
+    "definition": ("foundation", "jq"),
+    "resolve": ("foundation", "jq", "definition"),
+    "tree": ("foundation", "jq", "definition", "resolve"),
+    "gang": ("foundation", "jq", "definition", "resolve"),
+    "views": _BELOW_VIEWS,
+    "sources": (*_BELOW_VIEWS, "views"),
+    "api": (*_BELOW_VIEWS, "views", "sources"),
+    "cli-conventions": ("foundation",),
+    # The two surfaces are peers: neither reaches into the other (catalog install, which both need, is a
+    # cluster operation: workload_map.cluster.catalog_sync).
+    "cli": (*_BELOW_SURFACES, "cli-conventions"),
+    "operator": (*_BELOW_SURFACES, "cli-conventions"),
+    "tools": tuple(LAYERS),
+}
+
+# Third-party modules only some layers may use: the core never talks to a cluster, a user or a network.
+RESTRICTED: dict[str, tuple[str, ...]] = {
+    "kubernetes": ("sources",),  # the Kubernetes client: workload_map.cluster only (README)
+    "urllib3": ("sources",),
+    "click": ("sources", "cli-conventions", "cli", "operator", "tools"),  # sources: cluster.cli_support's flags
+    "rich": ("cli",),
+    "http": ("operator",),
+    "ssl": ("operator",),
+    "socketserver": ("operator",),
+    "cryptography": ("operator",),
+}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted((SRC / PACKAGE).rglob("*.py")):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def layer_of(module: str) -> str | None:
+    best: tuple[int, str] | None = None
+    for layer, prefixes in LAYERS.items():
+        for prefix in prefixes:
+            # The package itself is one module (its __init__), not a prefix of every other.
+            within = module == prefix or (prefix != PACKAGE and module.startswith(prefix + "."))
+            if within and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), layer)
+    return best[1] if best else None
+
+
+def imports_of(module: str, path: Path) -> list[tuple[int, str]]:
+    """(line, imported module) for every import in the file, relative ones resolved; ``from A import B``
+    names the submodule ``A.B`` when there is one (``from workload_map.cluster import catalog_sync``)."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                out.append((node.lineno, sub if sub in MODULES else base))
+    return sorted(set(out))
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = [m for m in MODULES if layer_of(m) is None]
+    assert unplaced == [], f"give these modules a layer in tests/test_layers.py LAYERS: {unplaced}"
+
+
+def test_imports_point_down() -> None:
+    violations = []
+    for module, path in MODULES.items():
+        layer = layer_of(module)
+        if layer is None:  # reported by test_every_module_has_a_layer
+            continue
+        allowed = {layer, *ALLOWED[layer]}
+        for line, target in imports_of(module, path):
+            if target != PACKAGE and not target.startswith(PACKAGE + "."):
+                continue
+            target_layer = layer_of(target)
+            if target_layer not in allowed:
+                where = f"{path.relative_to(SRC)}:{line}"
+                violations.append(f"{where}: {module} ({layer}) imports {target} ({target_layer})")
+    assert violations == [], "imports against the layering:\n" + "\n".join(violations)
+
+
+def test_restricted_libraries_stay_in_their_layers() -> None:
+    violations = []
+    for module, path in MODULES.items():
+        layer = layer_of(module)
+        if layer is None:
+            continue
+        for line, target in imports_of(module, path):
+            top = target.split(".")[0]
+            if top in RESTRICTED and layer not in RESTRICTED[top]:
+                violations.append(f"{path.relative_to(SRC)}:{line}: {module} ({layer}) imports {target}")
+    assert violations == [], "libraries outside their layers:\n" + "\n".join(violations)
+
+
+@pytest.mark.parametrize(
+    ("module", "layer"),
+    [
+        ("workload_map.check", "views"),
+        ("workload_map.cluster.catalog_sync", "sources"),
+        ("workload_map.crd.labels", "definition"),
+        ("workload_map.sources.documents", "foundation"),
+        ("workload_map.crd.__main__", "tools"),
+        ("workload_map.cli.errors", "cli-conventions"),
+        ("workload_map", "api"),
+    ],
+)
+def test_layer_table(module: str, layer: str) -> None:
+    assert module in MODULES
+    assert layer_of(module) == layer
+
+
+def test_the_checker_sees_lazy_relative_and_submodule_imports(tmp_path: Path) -> None:
+    """The parser itself: a function-level import, a relative one and ``from package import submodule``."""
+    source = tmp_path / "probe.py"
+    source.write_text(
+        "from __future__ import annotations\n"
+        "from . import registry\n"
+        "from .cluster import catalog_sync\n"
+        "def f() -> None:\n"
+        "    from workload_map.operator.main import Operator\n"
+    )
+    found = {target for _, target in imports_of("workload_map.probe", source)}
+    assert {"workload_map.registry", "workload_map.cluster.catalog_sync", "workload_map.operator.main"} <= found
+    # and the verdict on such an import: the core may not reach a surface
+    assert layer_of("workload_map.operator.main") not in ALLOWED["resolve"]
