@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0917, E501, B023, PLC3002, E731, C416, SIM108, B007
 """Deterministic generator of a realistic AI-cluster dump (workloads + operator-created children + pods + nodes).
 
 Every framework has exactly one builder in ``FRAMEWORKS``; a builder turns a ``W`` (name, namespace, state and a
@@ -267,8 +266,8 @@ def obj(
     kind: str,
     name: str,
     ns: str | None,
-    t: datetime,
     *,
+    t: datetime,
     labels: Obj | None = None,
     annotations: Obj | None = None,
     owner: Obj | None = None,
@@ -433,9 +432,9 @@ def pod(
     ns: str,
     t: datetime,
     owner: Obj,
+    *,
     state: str,
     containers: list[Obj],
-    *,
     labels: Obj | None = None,
     annotations: Obj | None = None,
     restart: str = "Never",
@@ -448,7 +447,7 @@ def pod(
 ) -> Obj:
     """A Pod as the API server returns it, in one of the states running / starting (up, not ready) / creating /
     crashloop / unschedulable / succeeded / failed."""
-    p = obj(c, "v1", "Pod", name, ns, t, labels=labels, annotations=annotations, owner=owner, generation=None)
+    p = obj(c, "v1", "Pod", name, ns, t=t, labels=labels, annotations=annotations, owner=owner, generation=None)
     md = p["metadata"]
     if generate_name:
         md = {"generateName": generate_name, **md}
@@ -663,13 +662,13 @@ def svc(
     ns: str,
     t: datetime,
     owner: Obj,
-    selector: Obj,
     *,
+    selector: Obj,
     headless: bool = False,
     port: int = 8080,
     labels: Obj | None = None,
 ) -> Obj:
-    s = obj(c, "v1", "Service", name, ns, t, labels=labels, owner=owner, generation=None)
+    s = obj(c, "v1", "Service", name, ns, t=t, labels=labels, owner=owner, generation=None)
     s["spec"] = {
         "type": "ClusterIP",
         "clusterIP": "None" if headless else f"172.20.{c.rng.randint(0, 255)}.{c.rng.randint(1, 254)}",
@@ -703,9 +702,9 @@ def job_tree(
     ns: str,
     t: datetime,
     owner: Obj | None,
+    *,
     containers: list[Obj],
     outcome: str,
-    *,
     parallelism: int = 1,
     completions: int | None = None,
     indexed: bool = False,
@@ -722,7 +721,7 @@ def job_tree(
 ) -> Built:
     """A batch/v1 Job and its pods. outcome: running / completed / failed / suspended (pod_states overrides)."""
     completions = parallelism if completions is None else completions
-    job = obj(c, "batch/v1", "Job", name, ns, t, labels=labels, annotations=annotations, owner=owner)
+    job = obj(c, "batch/v1", "Job", name, ns, t=t, labels=labels, annotations=annotations, owner=owner)
     jl = job_labels(job)
     job["metadata"]["labels"] = (labels or {}) | {
         k: v for k, v in jl.items() if k.endswith("job-name") or k.endswith("controller-uid")
@@ -765,8 +764,8 @@ def job_tree(
                 ns,
                 t_pod,
                 job,
-                st,
-                containers,
+                state=st,
+                containers=containers,
                 labels=pl,
                 annotations=pa or None,
                 hostname=hostname_fn(i) if hostname_fn else None,
@@ -846,11 +845,11 @@ def deploy_tree(
     ns: str,
     t: datetime,
     owner: Obj | None,
+    *,
     replicas: int,
     pod_labels: Obj,
     containers: list[Obj],
     states: list[str],
-    *,
     labels: Obj | None = None,
     annotations: Obj | None = None,
     selector: Obj | None = None,
@@ -860,7 +859,7 @@ def deploy_tree(
     progress_deadline: bool = False,
 ) -> Built:
     """Deployment → ReplicaSet <deploy>-<hash> → Pods <rs>-<5>, status computed from the pod states."""
-    d = obj(c, "apps/v1", "Deployment", name, ns, t, labels=labels, annotations=annotations, owner=owner)
+    d = obj(c, "apps/v1", "Deployment", name, ns, t=t, labels=labels, annotations=annotations, owner=owner)
     selector = selector or pod_labels
     tmpl = {
         "metadata": {"labels": pod_labels} | ({"annotations": pod_annotations} if pod_annotations else {}),
@@ -887,7 +886,7 @@ def deploy_tree(
         "ReplicaSet",
         rs_name,
         ns,
-        t,
+        t=t,
         labels=pod_labels | {"pod-template-hash": pth},
         annotations={
             "deployment.kubernetes.io/desired-replicas": str(replicas),
@@ -925,8 +924,8 @@ def deploy_tree(
                 ns,
                 t + timedelta(seconds=1),
                 rs,
-                st,
-                containers,
+                state=st,
+                containers=containers,
                 restart="Always",
                 labels=pod_labels | {"pod-template-hash": pth},
                 annotations=pod_annotations,
@@ -991,11 +990,11 @@ def sts_tree(
     ns: str,
     t: datetime,
     owner: Obj | None,
+    *,
     replicas: int,
     pod_labels: Obj,
     containers: list[Obj],
     states: list[str],
-    *,
     labels: Obj | None = None,
     annotations: Obj | None = None,
     selector: Obj | None = None,
@@ -1007,7 +1006,7 @@ def sts_tree(
     subdomain: str | None = None,
 ) -> Built:
     """StatefulSet → Pods <sts>-<ordinal> (+ its ControllerRevision)."""
-    s = obj(c, "apps/v1", "StatefulSet", name, ns, t, labels=labels, annotations=annotations, owner=owner)
+    s = obj(c, "apps/v1", "StatefulSet", name, ns, t=t, labels=labels, annotations=annotations, owner=owner)
     selector = selector or pod_labels
     rev = f"{name}-{c.rand(10)}"
     s["spec"] = {
@@ -1028,7 +1027,7 @@ def sts_tree(
         "ControllerRevision",
         rev,
         ns,
-        t,
+        t=t,
         labels=selector | {"controller-revision-hash": rev},
         owner=s,
         generation=None,
@@ -1056,8 +1055,8 @@ def sts_tree(
                 ns,
                 t + timedelta(seconds=1 + i),
                 s,
-                st,
-                containers,
+                state=st,
+                containers=containers,
                 restart="Always",
                 labels=pl,
                 annotations=pod_annotations_fn(ordinal) if pod_annotations_fn else None,
@@ -1135,14 +1134,16 @@ def _jobset_tree(
     name: str,
     owner: Obj | None,
     rjobs: list[dict[str, Any]],
-    state: str,
     *,
+    state: str,
     pod_labels: Obj | None = None,
     labels: Obj | None = None,
 ) -> Built:
-    """JobSet → Jobs <js>-<rjob>-<i> → Pods <job>-<podIdx>-<5>; state running/pending/degraded/completed/failed/suspended."""
+    """JobSet → Jobs <js>-<rjob>-<i> → Pods <job>-<podIdx>-<5>.
+
+    state: running / pending / degraded / completed / failed / suspended."""
     ns, t = w.namespace, w.created
-    js = obj(c, "jobset.x-k8s.io/v1alpha2", "JobSet", name, ns, t, labels=labels, owner=owner)
+    js = obj(c, "jobset.x-k8s.io/v1alpha2", "JobSet", name, ns, t=t, labels=labels, owner=owner)
     suspended = state == "suspended"
     js["spec"] = {
         "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True, "subdomain": name},
@@ -1219,8 +1220,8 @@ def _jobset_tree(
                 ns,
                 t_job,
                 js,
-                rj["containers"],
-                outcome,
+                containers=rj["containers"],
+                outcome=outcome,
                 parallelism=par,
                 indexed=True,
                 suspend=suspended,
@@ -1234,7 +1235,7 @@ def _jobset_tree(
             )
             out.add(sub)
         rj_status.append(st)
-    out.children.append(svc(c, name, ns, t_job, js, {"jobset.sigs.k8s.io/jobset-name": name}, headless=True))
+    out.children.append(svc(c, name, ns, t_job, js, selector={"jobset.sigs.k8s.io/jobset-name": name}, headless=True))
     status: Obj = {}
     t_end = t + timedelta(hours=c.rng.randint(1, 30))
     if suspended:
@@ -1308,7 +1309,7 @@ def build_jobset(c: Ctx, w: W) -> Built:
                 ]
             }
         )
-    return _jobset_tree(c, w, w.name, None, rjobs, w.state)
+    return _jobset_tree(c, w, w.name, None, rjobs, state=w.state)
 
 
 @framework(
@@ -1320,7 +1321,7 @@ def build_jobset(c: Ctx, w: W) -> Built:
 )
 def build_trainjob(c: Ctx, w: W) -> Built:
     s, ns, t = w.shape, w.namespace, w.created
-    tj = obj(c, "trainer.kubeflow.org/v1alpha1", "TrainJob", w.name, ns, t)
+    tj = obj(c, "trainer.kubeflow.org/v1alpha1", "TrainJob", w.name, ns, t=t)
     tj["spec"] = {
         "runtimeRef": {
             "apiGroup": "trainer.kubeflow.org",
@@ -1346,7 +1347,7 @@ def build_trainjob(c: Ctx, w: W) -> Built:
     )
     rjobs = [{"name": "node", "replicas": 1, "parallelism": s["nodes"], "containers": [ct]}]
     sub = _jobset_tree(
-        c, w, w.name, tj, rjobs, w.state, pod_labels={"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
+        c, w, w.name, tj, rjobs, state=w.state, pod_labels={"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
     )
     out = Built(tj)
     out.add(sub)
@@ -1377,7 +1378,7 @@ def _sample_workers(rng: random.Random, target: int) -> dict[str, Any]:
 def build_pytorchjob(c: Ctx, w: W) -> Built:
     s, ns, t, name, state = w.shape, w.namespace, w.created, w.name, w.state
     g = s["gpus"]
-    job = obj(c, "kubeflow.org/v1", "PyTorchJob", name, ns, t)
+    job = obj(c, "kubeflow.org/v1", "PyTorchJob", name, ns, t=t)
 
     def mk() -> list[Obj]:
         return [
@@ -1440,9 +1441,21 @@ def build_pytorchjob(c: Ctx, w: W) -> Built:
                     "PYTHONUNBUFFERED": "1",
                 }.items()
             ]
-            out.pods.append(pod(c, pname, ns, t + timedelta(seconds=1), job, st, cts, labels=lab, restart="OnFailure"))
+            out.pods.append(
+                pod(
+                    c,
+                    pname,
+                    ns,
+                    t + timedelta(seconds=1),
+                    job,
+                    state=st,
+                    containers=cts,
+                    labels=lab,
+                    restart="OnFailure",
+                )
+            )
             out.children.append(
-                svc(c, pname, ns, t + timedelta(seconds=1), job, lab, headless=True, port=23456, labels=lab)
+                svc(c, pname, ns, t + timedelta(seconds=1), job, selector=lab, headless=True, port=23456, labels=lab)
             )
             counts["active" if st in ACTIVE else "succeeded" if st == "succeeded" else "failed"] += 1
         sel = (
@@ -1518,7 +1531,7 @@ def build_mpijob(c: Ctx, w: W) -> Built:
     s, ns, t, name, state = w.shape, w.namespace, w.created, w.name, w.state
     g, workers = s["gpus"], max(1, s["workers"])
     img = s.get("image", "mpioperator/nccl-tests:2.13.8")
-    job = obj(c, "kubeflow.org/v2beta1", "MPIJob", name, ns, t)
+    job = obj(c, "kubeflow.org/v2beta1", "MPIJob", name, ns, t=t)
     launcher_ct = [
         container(
             "launcher",
@@ -1560,18 +1573,18 @@ def build_mpijob(c: Ctx, w: W) -> Built:
             ns,
             t1,
             job,
-            base | {"training.kubeflow.org/job-role": "worker"},
+            selector=base | {"training.kubeflow.org/job-role": "worker"},
             headless=True,
             port=22,
         )
     )
-    cm = obj(c, "v1", "ConfigMap", f"{name}-config", ns, t1, labels={"app": name}, owner=job, generation=None)
+    cm = obj(c, "v1", "ConfigMap", f"{name}-config", ns, t=t1, labels={"app": name}, owner=job, generation=None)
     cm["data"] = {
         "hostfile": "".join(f"{name}-worker-{i}.{name}-worker.{ns}.svc slots={g}\n" for i in range(workers)),
         "discover_hosts.sh": "#!/bin/sh\n"
         + "".join(f"echo {name}-worker-{i}.{name}-worker.{ns}.svc\n" for i in range(workers)),
     }
-    sec = obj(c, "v1", "Secret", f"{name}-ssh", ns, t1, labels={"app": name}, owner=job, generation=None)
+    sec = obj(c, "v1", "Secret", f"{name}-ssh", ns, t=t1, labels={"app": name}, owner=job, generation=None)
     sec["data"] = ssh_auth_data(name)
     sec["type"] = "kubernetes.io/ssh-auth"
     out.children += [cm, sec]
@@ -1592,8 +1605,8 @@ def build_mpijob(c: Ctx, w: W) -> Built:
                 ns,
                 t1,
                 job,
-                st,
-                worker_ct,
+                state=st,
+                containers=worker_ct,
                 hostname=pname,
                 subdomain=f"{name}-worker",
                 labels=base
@@ -1609,8 +1622,8 @@ def build_mpijob(c: Ctx, w: W) -> Built:
                 ns,
                 t1,
                 job,
-                launcher_ct,
-                state,
+                containers=launcher_ct,
+                outcome=state,
                 labels=llab,
                 pod_labels=llab,
                 suspend=state == "suspended",
@@ -1682,7 +1695,7 @@ def _sample_volcano(rng: random.Random, target: int) -> dict[str, Any]:
 def build_volcano(c: Ctx, w: W) -> Built:
     s, ns, t, name, state = w.shape, w.namespace, w.created, w.name, w.state
     queue = "training"
-    job = obj(c, "batch.volcano.sh/v1alpha1", "Job", name, ns, t)
+    job = obj(c, "batch.volcano.sh/v1alpha1", "Job", name, ns, t=t)
     tasks = []
     for tk in s["tasks"]:
         g = tk["gpus"]
@@ -1720,7 +1733,7 @@ def build_volcano(c: Ctx, w: W) -> Built:
         ],
     }
     pg_name = f"{name}-{uid_of(job)}"
-    pg = obj(c, "scheduling.volcano.sh/v1beta1", "PodGroup", pg_name, ns, t, owner=job)
+    pg = obj(c, "scheduling.volcano.sh/v1beta1", "PodGroup", pg_name, ns, t=t, owner=job)
     gsum = sum(tk["gpus"] * tk["replicas"] for tk in tasks)
     pg["spec"] = {
         "minMember": total,
@@ -1730,9 +1743,9 @@ def build_volcano(c: Ctx, w: W) -> Built:
     }
     out = Built(job, [pg])
     out.children.append(
-        svc(c, name, ns, t, job, {"volcano.sh/job-name": name, "volcano.sh/job-namespace": ns}, headless=True)
+        svc(c, name, ns, t, job, selector={"volcano.sh/job-name": name, "volcano.sh/job-namespace": ns}, headless=True)
     )
-    cm = obj(c, "v1", "ConfigMap", f"{name}-svc", ns, t, owner=job, generation=None)
+    cm = obj(c, "v1", "ConfigMap", f"{name}-svc", ns, t=t, owner=job, generation=None)
     cm["data"] = {f"{tk['name'].upper()}_NUM": str(tk["replicas"]) for tk in tasks} | {
         f"{tk['name']}.host": "\n".join(f"{name}-{tk['name']}-{i}.{name}" for i in range(tk["replicas"]))
         for tk in tasks
@@ -1771,8 +1784,8 @@ def build_volcano(c: Ctx, w: W) -> Built:
                     ns,
                     t + timedelta(seconds=2),
                     job,
-                    st,
-                    tk["containers"],
+                    state=st,
+                    containers=tk["containers"],
                     labels=lab,
                     annotations=ann,
                     hostname=pname,
@@ -1817,8 +1830,8 @@ def build_volcano(c: Ctx, w: W) -> Built:
             "True",
             t + timedelta(seconds=5),
             "NotEnoughResources",
-            f"{total}/{total} tasks in gang unschedulable: pod group is not ready, {total} Pending, {total} minAvailable; "
-            f"Pending: {total} Unschedulable",
+            f"{total}/{total} tasks in gang unschedulable: pod group is not ready, {total} Pending, "
+            f"{total} minAvailable; Pending: {total} Unschedulable",
         )
     else:
         pg_cond = cond("Scheduled", "True", t_run, "tasks in gang are ready to be scheduled")
@@ -1833,19 +1846,22 @@ def build_volcano(c: Ctx, w: W) -> Built:
     return out
 
 
+def _sample_job(rng: random.Random, target: int) -> dict[str, Any]:
+    par = max(1, min(16, target // 2))
+    return {
+        "parallelism": par,
+        "completions": par * rng.choice((1, 1, 2)),
+        "gpus": rng.choice((0, 1, 1, 2, 8)),
+        "indexed": par > 1 and rng.random() < 0.5,
+    }
+
+
 @framework(
     "job",
     weight=10,
     states={"running": 5, "completed": 4, "failed": 2, "pending": 2, "suspended": 1},
     names=("eval-mmlu", "data-prep", "checkpoint-convert", "tokenize-corpus", "embedding-backfill", "model-export"),
-    sample=lambda rng, target: (
-        lambda par: {
-            "parallelism": par,
-            "completions": par * rng.choice((1, 1, 2)),
-            "gpus": rng.choice((0, 1, 1, 2, 8)),
-            "indexed": par > 1 and rng.random() < 0.5,
-        }
-    )(max(1, min(16, target // 2))),
+    sample=_sample_job,
 )
 def build_job(c: Ctx, w: W) -> Built:
     s, state = w.shape, w.state
@@ -1878,8 +1894,8 @@ def build_job(c: Ctx, w: W) -> Built:
         w.namespace,
         w.created,
         None,
-        ct,
-        {"pending": "running"}.get(state, state),
+        containers=ct,
+        outcome={"pending": "running"}.get(state, state),
         parallelism=par,
         completions=comp,
         indexed=s.get("indexed", False),
@@ -1899,7 +1915,9 @@ def build_job(c: Ctx, w: W) -> Built:
     sample=lambda rng, target: {"parallelism": rng.choice((1, 1, 2)), "gpus": _gpus(rng, (0, 0, 1, 2))},
 )
 def build_cronjob(c: Ctx, w: W) -> Built:
-    """CronJob → Jobs <cj>-<scheduled minutes since epoch> → Pods. completed = idle after a good run, failed = last run failed."""
+    """CronJob → Jobs <cj>-<scheduled minutes since epoch> → Pods.
+
+    completed = idle after a good run, failed = last run failed."""
     s, ns, name, state = w.shape, w.namespace, w.name, w.state
     g = s["gpus"]
     ct = [
@@ -1912,7 +1930,7 @@ def build_cronjob(c: Ctx, w: W) -> Built:
             command=["python", "-m", "jobs." + name.rsplit("-", 1)[0].replace("-", "_")],
         )
     ]
-    cj = obj(c, "batch/v1", "CronJob", name, ns, w.created - timedelta(days=5))
+    cj = obj(c, "batch/v1", "CronJob", name, ns, t=w.created - timedelta(days=5))
     cj["spec"] = {
         "schedule": "0 */6 * * *",
         "timeZone": "Etc/UTC",
@@ -1946,8 +1964,8 @@ def build_cronjob(c: Ctx, w: W) -> Built:
             ns,
             when,
             cj,
-            ct,
-            oc,
+            containers=ct,
+            outcome=oc,
             parallelism=s["parallelism"],
             labels={"app": name},
             annotations={"batch.kubernetes.io/cronjob-scheduled-timestamp": ts(when)},
@@ -2044,16 +2062,16 @@ def _ray_cluster(
     ns: str,
     t: datetime,
     owner: Obj | None,
+    *,
     groups: list[dict[str, Any]],
     state: str,
-    *,
     labels: Obj | None = None,
     serve: bool = False,
     image: str = IMG_RAY,
 ) -> Built:
     """RayCluster → head pod <rc>-head-<5> + worker pods <rc>-<group>-worker-<5> (numOfHosts pods per replica);
     state running / initializing / pending / degraded / suspended."""
-    rc = obj(c, "ray.io/v1", "RayCluster", name, ns, t, labels=labels, owner=owner)
+    rc = obj(c, "ray.io/v1", "RayCluster", name, ns, t=t, labels=labels, owner=owner)
     suspended = state == "suspended"
     rc["spec"] = {"enableInTreeAutoscaling": False, "suspend": suspended} | _ray_spec(groups, image)
     out = Built(rc)
@@ -2073,7 +2091,7 @@ def _ray_cluster(
             ns,
             t1,
             rc,
-            {"ray.io/cluster": name, "ray.io/node-type": "head"},
+            selector={"ray.io/cluster": name, "ray.io/node-type": "head"},
             port=8265,
             labels={"ray.io/cluster": name, "ray.io/node-type": "head", "ray.io/identifier": f"{name}-head"},
         )
@@ -2099,8 +2117,8 @@ def _ray_cluster(
             ns,
             t1,
             rc,
-            head_state,
-            _ray_head_ct(image),
+            state=head_state,
+            containers=_ray_head_ct(image),
             labels=hl,
             restart="Always",
             annotations={"ray.io/ft-enabled": "false"},
@@ -2117,7 +2135,7 @@ def _ray_cluster(
                     ns,
                     t1,
                     rc,
-                    {"ray.io/cluster": name, "ray.io/group": g["name"]},
+                    selector={"ray.io/cluster": name, "ray.io/group": g["name"]},
                     headless=True,
                     port=6379,
                     labels={"ray.io/cluster": name, "ray.io/headless-worker-svc": f"{name}-{g['name']}-headless"},
@@ -2148,8 +2166,8 @@ def _ray_cluster(
                         ns,
                         t1,
                         rc,
-                        st,
-                        _ray_worker_ct(g, image),
+                        state=st,
+                        containers=_ray_worker_ct(g, image),
                         labels=wl,
                         restart="Always",
                         generate_name=f"{name}-{g['name']}-worker-",
@@ -2218,7 +2236,7 @@ def _ray_cluster(
     sample=_sample_ray,
 )
 def build_raycluster(c: Ctx, w: W) -> Built:
-    return _ray_cluster(c, w.name, w.namespace, w.created, None, w.shape["groups"], w.state)
+    return _ray_cluster(c, w.name, w.namespace, w.created, None, groups=w.shape["groups"], state=w.state)
 
 
 @framework(
@@ -2229,9 +2247,10 @@ def build_raycluster(c: Ctx, w: W) -> Built:
     sample=_sample_ray,
 )
 def build_rayjob(c: Ctx, w: W) -> Built:
-    """RayJob → RayCluster <rayjob>-<5> (deleted after success: shutdownAfterJobFinishes) + submitter Job <rayjob> → pod."""
+    """RayJob → RayCluster <rayjob>-<5> (deleted after success: shutdownAfterJobFinishes) + submitter Job
+    <rayjob> → pod."""
     ns, t, name, state = w.namespace, w.created, w.name, w.state
-    rj = obj(c, "ray.io/v1", "RayJob", name, ns, t)
+    rj = obj(c, "ray.io/v1", "RayJob", name, ns, t=t)
     shutdown = state != "failed"
     entry = w.shape.get("entrypoint", "python /home/ray/samples/train.py --num-workers 8")
     groups = w.shape["groups"]
@@ -2256,8 +2275,8 @@ def build_rayjob(c: Ctx, w: W) -> Built:
             ns,
             t1,
             rj,
-            groups,
-            cstate,
+            groups=groups,
+            state=cstate,
             labels={
                 "ray.io/job-submission-mode": "K8sJobMode",
                 "ray.io/originated-from-cr-name": name,
@@ -2274,7 +2293,7 @@ def build_rayjob(c: Ctx, w: W) -> Built:
                     ns,
                     t1,
                     rj,
-                    {"ray.io/cluster": rc_name, "ray.io/node-type": "head"},
+                    selector={"ray.io/cluster": rc_name, "ray.io/node-type": "head"},
                     port=8265,
                     labels={
                         "ray.io/identifier": f"{rc_name}-head",
@@ -2309,8 +2328,8 @@ def build_rayjob(c: Ctx, w: W) -> Built:
                 ns,
                 t + timedelta(minutes=3),
                 rj,
-                sub_ct,
-                state,
+                containers=sub_ct,
+                outcome=state,
                 backoff=2,
                 pod_states={"running": ["running"], "completed": ["succeeded"], "failed": ["failed"]}[state],
             )
@@ -2368,7 +2387,7 @@ def build_rayjob(c: Ctx, w: W) -> Built:
 def build_rayservice(c: Ctx, w: W) -> Built:
     """RayService → RayCluster <rs>-<5> (+ <rs>-head-svc, <rs>-serve-svc); pods carry ray.io/serve."""
     ns, t, name, state = w.namespace, w.created, w.name, w.state
-    rs = obj(c, "ray.io/v1", "RayService", name, ns, t)
+    rs = obj(c, "ray.io/v1", "RayService", name, ns, t=t)
     groups = w.shape["groups"]
     rs["spec"] = {
         "serveConfigV2": (
@@ -2387,15 +2406,15 @@ def build_rayservice(c: Ctx, w: W) -> Built:
         ns,
         t1,
         rs,
-        groups,
-        state,
+        groups=groups,
+        state=state,
         serve=True,
         labels={"ray.io/originated-from-cr-name": name, "ray.io/originated-from-crd": "RayService"},
     )
     out.add(sub)
     sel = {"ray.io/cluster": rc_name}
-    out.children.append(svc(c, f"{name}-head-svc", ns, t1, rs, sel | {"ray.io/node-type": "head"}, port=8265))
-    out.children.append(svc(c, f"{name}-serve-svc", ns, t1, rs, sel | {"ray.io/serve": "true"}, port=8000))
+    out.children.append(svc(c, f"{name}-head-svc", ns, t1, rs, selector=sel | {"ray.io/node-type": "head"}, port=8265))
+    out.children.append(svc(c, f"{name}-serve-svc", ns, t1, rs, selector=sel | {"ray.io/serve": "true"}, port=8000))
     serving = sum(1 for p in sub.pods if p["metadata"]["labels"].get("ray.io/serve") == "true")
     t_ready = t + timedelta(minutes=c.rng.randint(5, 20))
     now = ts(BASE_TIME - timedelta(seconds=5))
@@ -2473,19 +2492,21 @@ def _lws_tree(
     ns: str,
     t: datetime,
     owner: Obj | None,
+    *,
     replicas: int,
     size: int,
     leader_ct: list[Obj],
     worker_ct: list[Obj],
     state: str,
-    *,
     labels: Obj | None = None,
     leader_labels: Obj | None = None,
     worker_labels: Obj | None = None,
 ) -> Built:
     """LWS → leader StatefulSet <lws> → leader pods <lws>-<g>; per group a worker StatefulSet <lws>-<g> owned by the
-    leader Pod → worker pods <lws>-<g>-<w>, w = 1..size-1. state running / initializing / pending / degraded / failed."""
-    lws = obj(c, "leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", name, ns, t, labels=labels, owner=owner)
+    leader Pod → worker pods <lws>-<g>-<w>, w = 1..size-1.
+
+    state: running / initializing / pending / degraded / failed."""
+    lws = obj(c, "leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", name, ns, t=t, labels=labels, owner=owner)
     lws["spec"] = {
         "replicas": replicas,
         "startupPolicy": "LeaderCreated",
@@ -2528,10 +2549,10 @@ def _lws_tree(
         ns,
         t1,
         lws,
-        replicas,
-        (leader_labels or {}) | leader_sel,
-        leader_ct,
-        [gs[0] for gs in gstates],
+        replicas=replicas,
+        pod_labels=(leader_labels or {}) | leader_sel,
+        containers=leader_ct,
+        states=[gs[0] for gs in gstates],
         labels=name_l | {"leaderworkerset.sigs.k8s.io/template-revision-hash": rev},
         annotations={"leaderworkerset.sigs.k8s.io/replicas": str(replicas)},
         selector=leader_sel,
@@ -2543,7 +2564,7 @@ def _lws_tree(
         pod_annotations_fn=lambda g: {"leaderworkerset.sigs.k8s.io/size": str(size)},
     )
     out.add(leader)
-    out.children.append(svc(c, name, ns, t1, lws, name_l, headless=True, labels=name_l))
+    out.children.append(svc(c, name, ns, t1, lws, selector=name_l, headless=True, labels=name_l))
     for g, lp in enumerate(leader.pods):
         if size == 1:
             continue
@@ -2557,10 +2578,10 @@ def _lws_tree(
             ns,
             t1 + timedelta(seconds=2),
             lp,
-            size - 1,
-            (worker_labels or {}) | gl,
-            worker_ct,
-            gstates[g][1:],
+            replicas=size - 1,
+            pod_labels=(worker_labels or {}) | gl,
+            containers=worker_ct,
+            states=gstates[g][1:],
             labels=gl | {"leaderworkerset.sigs.k8s.io/template-revision-hash": rev},
             selector=gl,
             start=1,
@@ -2600,14 +2621,17 @@ def _lws_tree(
     return out
 
 
+def _sample_lws(rng: random.Random, target: int) -> dict[str, Any]:
+    size = rng.choice((2, 2, 4))
+    return {"size": size, "replicas": max(1, min(8, target // size)), "gpus": 8}
+
+
 @framework(
     "leaderworkerset",
     weight=5,
     states={"running": 6, "initializing": 1, "pending": 1, "degraded": 1},
     names=("vllm-llama-405b", "sglang-deepseek-v3", "vllm-qwen-72b", "trtllm-mixtral"),
-    sample=lambda rng, target: (lambda size: {"size": size, "replicas": max(1, min(8, target // size)), "gpus": 8})(
-        rng.choice((2, 2, 4))
-    ),
+    sample=_sample_lws,
 )
 def build_lws(c: Ctx, w: W) -> Built:
     s = w.shape
@@ -2624,7 +2648,9 @@ def build_lws(c: Ctx, w: W) -> Built:
             command=[
                 "sh",
                 "-c",
-                f"bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader --ray_cluster_size=$(LWS_GROUP_SIZE); python3 -m vllm.entrypoints.openai.api_server --port 8080 --model {model} --tensor-parallel-size {s['gpus']} --pipeline_parallel_size {s['size']}",
+                "bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader "
+                "--ray_cluster_size=$(LWS_GROUP_SIZE); python3 -m vllm.entrypoints.openai.api_server --port 8080 "
+                f"--model {model} --tensor-parallel-size {s['gpus']} --pipeline_parallel_size {s['size']}",
             ],
         )
     ]
@@ -2638,7 +2664,8 @@ def build_lws(c: Ctx, w: W) -> Built:
             command=[
                 "sh",
                 "-c",
-                "bash /vllm-workspace/examples/online_serving/multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS)",
+                "bash /vllm-workspace/examples/online_serving/multi-node-serving.sh worker "
+                "--ray_address=$(LWS_LEADER_ADDRESS)",
             ],
         )
     ]
@@ -2648,11 +2675,11 @@ def build_lws(c: Ctx, w: W) -> Built:
         w.namespace,
         w.created,
         None,
-        s["replicas"],
-        s["size"],
-        leader,
-        worker,
-        w.state,
+        replicas=s["replicas"],
+        size=s["size"],
+        leader_ct=leader,
+        worker_ct=worker,
+        state=w.state,
         leader_labels={"app": w.name, "role": "leader"},
         worker_labels={"app": w.name, "role": "worker"},
     )
@@ -2662,7 +2689,10 @@ def build_lws(c: Ctx, w: W) -> Built:
 # serving: Knative Service, KServe InferenceService / LLMInferenceService, NIMService / NIMCache, Milvus
 # --------------------------------------------------------------------------------------------------------------
 
-IMG_QUEUE = "gcr.io/knative-releases/knative.dev/serving/cmd/queue@sha256:7b1d4a56b63c7ad5bc1a8a5ec6e2e4b1c0cbe2cf1c1e0a0a3d59f8b1f8f0a2c4"
+IMG_QUEUE = (
+    "gcr.io/knative-releases/knative.dev/serving/cmd/queue"
+    "@sha256:7b1d4a56b63c7ad5bc1a8a5ec6e2e4b1c0cbe2cf1c1e0a0a3d59f8b1f8f0a2c4"
+)
 
 
 def _knative_tree(
@@ -2671,23 +2701,23 @@ def _knative_tree(
     ns: str,
     t: datetime,
     owner: Obj | None,
+    *,
     replicas: int,
     containers: list[Obj],
     state: str,
-    *,
     extra_pod_labels: Obj | None = None,
     labels: Obj | None = None,
     min_scale: int = 1,
 ) -> Built:
-    """ksvc → Configuration + Route (same name) → Revision <svc>-00001 → Deployment <rev>-deployment → ReplicaSet → Pods.
-    state: running / initializing / failed / idle (scaled to zero)."""
+    """ksvc → Configuration + Route (same name) → Revision <svc>-00001 → Deployment <rev>-deployment → ReplicaSet
+    → Pods. state: running / initializing / failed / idle (scaled to zero)."""
     ks = obj(
         c,
         "serving.knative.dev/v1",
         "Service",
         name,
         ns,
-        t,
+        t=t,
         labels=labels,
         owner=owner,
         annotations={
@@ -2711,8 +2741,8 @@ def _knative_tree(
     out = Built(ks)
     t1 = t + timedelta(seconds=1)
     kl = {"serving.knative.dev/service": name, "serving.knative.dev/serviceUID": uid_of(ks)}
-    cfg = obj(c, "serving.knative.dev/v1", "Configuration", name, ns, t1, labels=(labels or {}) | kl, owner=ks)
-    route = obj(c, "serving.knative.dev/v1", "Route", name, ns, t1, labels=(labels or {}) | kl, owner=ks)
+    cfg = obj(c, "serving.knative.dev/v1", "Configuration", name, ns, t=t1, labels=(labels or {}) | kl, owner=ks)
+    route = obj(c, "serving.knative.dev/v1", "Route", name, ns, t=t1, labels=(labels or {}) | kl, owner=ks)
     rev_name = f"{name}-00001"
     cl = kl | {
         "serving.knative.dev/configuration": name,
@@ -2725,7 +2755,7 @@ def _knative_tree(
         "Revision",
         rev_name,
         ns,
-        t1 + timedelta(seconds=1),
+        t=t1 + timedelta(seconds=1),
         labels=(labels or {}) | cl | {"serving.knative.dev/routingState": "active"},
         owner=cfg,
         annotations=tmpl_ann,
@@ -2759,10 +2789,10 @@ def _knative_tree(
         ns,
         t1 + timedelta(seconds=2),
         rev,
-        n,
-        pl,
-        [*containers, qp],
-        pstates,
+        replicas=n,
+        pod_labels=pl,
+        containers=[*containers, qp],
+        states=pstates,
         labels=pl,
         selector={"serving.knative.dev/revisionUID": uid_of(rev)},
         pod_annotations=tmpl_ann
@@ -2884,7 +2914,15 @@ def build_ksvc(c: Ctx, w: W) -> Built:
         )
     ]
     return _knative_tree(
-        c, w.name, w.namespace, w.created, None, s["replicas"], ct, w.state, min_scale=0 if w.state == "idle" else 1
+        c,
+        w.name,
+        w.namespace,
+        w.created,
+        None,
+        replicas=s["replicas"],
+        containers=ct,
+        state=w.state,
+        min_scale=0 if w.state == "idle" else 1,
     )
 
 
@@ -2908,7 +2946,10 @@ def _isvc_conditions(t: datetime, state: str, mode: str, rev: str) -> list[Obj]:
             base += [cond("PredictorRouteReady", "True", t, severity="Info")]
         return [*base, cond("Ready", "True", t), stopped]
     if state == "failed":
-        msg = f'Revision "{rev}" failed with message: Container failed with: ValueError: No supported config format found in /mnt/models.'
+        msg = (
+            f'Revision "{rev}" failed with message: Container failed with: ValueError: '
+            "No supported config format found in /mnt/models."
+        )
         if mode == "Knative":
             return [
                 cond("IngressReady", "False", t, "Predictor ingress not created"),
@@ -2968,7 +3009,7 @@ def build_isvc(c: Ctx, w: W) -> Built:
     ann = {"serving.kserve.io/deploymentMode": mode}
     if state == "suspended":
         ann["serving.kserve.io/stop"] = "true"
-    isvc = obj(c, "serving.kserve.io/v1beta1", "InferenceService", name, ns, t, annotations=ann)
+    isvc = obj(c, "serving.kserve.io/v1beta1", "InferenceService", name, ns, t=t, annotations=ann)
     g = s["gpus"]
     model = s.get("model", "hf://meta-llama/Llama-3.1-8B-Instruct")
     res = {
@@ -3034,9 +3075,9 @@ def build_isvc(c: Ctx, w: W) -> Built:
                 ns,
                 t1,
                 isvc,
-                reps,
-                cts,
-                {"pending": "initializing"}.get(state, state) if comp == "predictor" else "running",
+                replicas=reps,
+                containers=cts,
+                state={"pending": "initializing"}.get(state, state) if comp == "predictor" else "running",
                 extra_pod_labels=kl,
                 labels=kl,
                 min_scale=reps,
@@ -3065,18 +3106,18 @@ def build_isvc(c: Ctx, w: W) -> Built:
                 ns,
                 t1,
                 isvc,
-                reps,
-                pl,
-                cts,
-                pstates,
+                replicas=reps,
+                pod_labels=pl,
+                containers=cts,
+                states=pstates,
                 labels=pl,
                 selector={"app": f"isvc.{cname}"},
                 pod_annotations={"serving.kserve.io/deploymentMode": mode},
             )
             out.add(sub)
-            out.children.append(svc(c, cname, ns, t1, isvc, {"app": f"isvc.{cname}"}, port=80, labels=pl))
+            out.children.append(svc(c, cname, ns, t1, isvc, selector={"app": f"isvc.{cname}"}, port=80, labels=pl))
             hpa = obj(
-                c, "autoscaling/v2", "HorizontalPodAutoscaler", cname, ns, t1, labels=pl, owner=isvc, generation=None
+                c, "autoscaling/v2", "HorizontalPodAutoscaler", cname, ns, t=t1, labels=pl, owner=isvc, generation=None
             )
             hpa["spec"] = {
                 "minReplicas": reps,
@@ -3141,7 +3182,7 @@ def build_isvc(c: Ctx, w: W) -> Built:
 )
 def build_llmisvc(c: Ctx, w: W) -> Built:
     s, ns, t, name, state = w.shape, w.namespace, w.created, w.name, w.state
-    llm = obj(c, "serving.kserve.io/v1alpha2", "LLMInferenceService", name, ns, t)
+    llm = obj(c, "serving.kserve.io/v1alpha2", "LLMInferenceService", name, ns, t=t)
     model = s.get("model", "hf://Qwen/Qwen3-8B")
     g = s["gpus"]
     main_ct = [
@@ -3189,11 +3230,11 @@ def build_llmisvc(c: Ctx, w: W) -> Built:
                 ns,
                 t1,
                 llm,
-                reps,
-                s["size"],
-                main_ct,
-                main_ct,
-                {"pending": "pending", "initializing": "initializing"}.get(st, "running"),
+                replicas=reps,
+                size=s["size"],
+                leader_ct=main_ct,
+                worker_ct=main_ct,
+                state={"pending": "pending", "initializing": "initializing"}.get(st, "running"),
                 labels=base,
                 leader_labels=base
                 | {
@@ -3225,10 +3266,10 @@ def build_llmisvc(c: Ctx, w: W) -> Built:
                 ns,
                 t1,
                 llm,
-                reps,
-                pl,
-                main_ct,
-                pstates,
+                replicas=reps,
+                pod_labels=pl,
+                containers=main_ct,
+                states=pstates,
                 labels=base,
                 service_account=f"{name}-kserve",
             )
@@ -3242,9 +3283,9 @@ def build_llmisvc(c: Ctx, w: W) -> Built:
             ns,
             t1,
             llm,
-            1,
-            sched_l,
-            [
+            replicas=1,
+            pod_labels=sched_l,
+            containers=[
                 container(
                     "main",
                     "ghcr.io/llm-d/llm-d-inference-scheduler:v0.2.1",
@@ -3253,7 +3294,7 @@ def build_llmisvc(c: Ctx, w: W) -> Built:
                     ports=[9002, 9003, 9090],
                 )
             ],
-            ["running"],
+            states=["running"],
             labels=base,
             service_account=f"{name}-epp-sa",
         )
@@ -3265,7 +3306,7 @@ def build_llmisvc(c: Ctx, w: W) -> Built:
             ns,
             t1,
             llm,
-            base | {"kserve.io/component": "workload"},
+            selector=base | {"kserve.io/component": "workload"},
             port=8000,
             labels=base,
         )
@@ -3314,7 +3355,7 @@ def build_llmisvc(c: Ctx, w: W) -> Built:
 def build_nimservice(c: Ctx, w: W) -> Built:
     s, ns, t, name, state = w.shape, w.namespace, w.created, w.name, w.state
     repo, tag = s.get("image", "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.4").rsplit(":", 1)
-    nim = obj(c, "apps.nvidia.com/v1alpha1", "NIMService", name, ns, t)
+    nim = obj(c, "apps.nvidia.com/v1alpha1", "NIMService", name, ns, t=t)
     g = s["gpus"]
     spec: Obj = {
         "image": {"repository": repo, "tag": tag, "pullPolicy": "IfNotPresent", "pullSecrets": ["ngc-secret"]},
@@ -3360,17 +3401,17 @@ def build_nimservice(c: Ctx, w: W) -> Built:
             ns,
             t1,
             nim,
-            s["replicas"],
-            s["pipeline"],
-            ct,
-            [dict(ct[0], name="nim-worker")],
-            wstate,
+            replicas=s["replicas"],
+            size=s["pipeline"],
+            leader_ct=ct,
+            worker_ct=[dict(ct[0], name="nim-worker")],
+            state=wstate,
             labels=std,
             leader_labels=std | {"app": f"{name}-lws", "nim-llm-role": "leader"},
             worker_labels=std | {"app": f"{name}-lws"},
         )
         out.children.append(
-            svc(c, name, ns, t1, nim, {"app": f"{name}-lws", "nim-llm-role": "leader"}, port=8000, labels=std)
+            svc(c, name, ns, t1, nim, selector={"app": f"{name}-lws", "nim-llm-role": "leader"}, port=8000, labels=std)
         )
     else:
         n = s["replicas"]
@@ -3386,16 +3427,16 @@ def build_nimservice(c: Ctx, w: W) -> Built:
             ns,
             t1,
             nim,
-            n,
-            std | {"app": name},
-            ct,
-            pstates,
+            replicas=n,
+            pod_labels=std | {"app": name},
+            containers=ct,
+            states=pstates,
             labels=std,
             selector={"app": name},
             service_account=name,
             progress_deadline=state == "failed",
         )
-        out.children.append(svc(c, name, ns, t1, nim, {"app": name}, port=8000, labels=std))
+        out.children.append(svc(c, name, ns, t1, nim, selector={"app": name}, port=8000, labels=std))
     out.add(sub)
     t_ready = t + timedelta(minutes=c.rng.randint(5, 40))
     kind_name = f'deployment "{name}"' if not multi else f'leaderworkerset "{name}-lws"'
@@ -3464,7 +3505,7 @@ def build_nimcache(c: Ctx, w: W) -> Built:
         "NIMCache",
         name,
         ns,
-        t,
+        t=t,
         labels={
             "app": "k8s-nim-operator",
             "app.kubernetes.io/instance": name,
@@ -3490,7 +3531,7 @@ def build_nimcache(c: Ctx, w: W) -> Built:
     }
     out = Built(nc)
     t1 = t + timedelta(seconds=1)
-    pvc = obj(c, "v1", "PersistentVolumeClaim", f"{name}-pvc", ns, t1, owner=nc, generation=None)
+    pvc = obj(c, "v1", "PersistentVolumeClaim", f"{name}-pvc", ns, t=t1, owner=nc, generation=None)
     pvc["spec"] = {
         "accessModes": ["ReadWriteOnce"],
         "resources": {"requests": {"storage": "100Gi"}},
@@ -3509,8 +3550,8 @@ def build_nimcache(c: Ctx, w: W) -> Built:
             ns,
             t1,
             nc,
-            ct,
-            state,
+            containers=ct,
+            outcome=state,
             labels=pl,
             pod_labels=pl,
             backoff=5,
@@ -3582,7 +3623,7 @@ def build_milvus(c: Ctx, w: W) -> Built:
         "Milvus",
         name,
         ns,
-        t,
+        t=t,
         labels={"app": "milvus"},
         annotations={"milvus.io/dependency-values-merged": "true", "milvus.io/pod-service-label-added": "true"},
     )
@@ -3627,7 +3668,7 @@ def build_milvus(c: Ctx, w: W) -> Built:
     bad = c.rng.randrange(len(comps)) if state == "degraded" else -1
     deploy_status: Obj = {}
     not_ready = []
-    for i, (key, comp, reps) in enumerate(comps):
+    for i, (_key, comp, reps) in enumerate(comps):
         pl = {
             "app.kubernetes.io/component": comp,
             "app.kubernetes.io/instance": name,
@@ -3662,17 +3703,17 @@ def build_milvus(c: Ctx, w: W) -> Built:
             ns,
             t1,
             mv,
-            reps,
-            pl,
-            ct,
-            pstates,
+            replicas=reps,
+            pod_labels=pl,
+            containers=ct,
+            states=pstates,
             labels=pl,
             selector={k: v for k, v in pl.items() if k != "milvus.io/service"},
             pod_annotations={"milvus.io/dependency-values-merged": "true", "milvus.io/using-configmap": name},
         )
         out.add(sub)
         deploy_status[comp] = {"generation": 1, "image": img, "status": sub.workload["status"]}
-    cm = obj(c, "v1", "ConfigMap", name, ns, t1, owner=mv, generation=None)
+    cm = obj(c, "v1", "ConfigMap", name, ns, t=t1, owner=mv, generation=None)
     cm["data"] = {"milvus.yaml": "etcd:\n  endpoints:\n  - etcd-0.etcd.infra.svc:2379\n"}
     out.children.append(cm)
     out.children.append(
@@ -3682,7 +3723,11 @@ def build_milvus(c: Ctx, w: W) -> Built:
             ns,
             t1,
             mv,
-            {"app.kubernetes.io/instance": name, "app.kubernetes.io/name": "milvus", "milvus.io/service": "true"},
+            selector={
+                "app.kubernetes.io/instance": name,
+                "app.kubernetes.io/name": "milvus",
+                "milvus.io/service": "true",
+            },
             port=19530,
         )
     )
@@ -3780,11 +3825,11 @@ def _grove_tree(
     ns: str,
     t: datetime,
     owner: Obj | None,
+    *,
     replicas: int,
     cliques: list[dict[str, Any]],
     groups: list[dict[str, Any]],
     state: str,
-    *,
     labels: Obj | None = None,
     pod_labels_fn: Callable[[dict[str, Any]], Obj] | None = None,
 ) -> Built:
@@ -3793,7 +3838,7 @@ def _grove_tree(
     cliques: [...]}. state running / initializing (unschedulable) / degraded."""
     grove_check_names(name, cliques, groups)
     all_cliques = cliques + [cq for g in groups for cq in g["cliques"]]
-    pcs = obj(c, "grove.io/v1alpha1", "PodCliqueSet", name, ns, t, labels=labels, owner=owner)
+    pcs = obj(c, "grove.io/v1alpha1", "PodCliqueSet", name, ns, t=t, labels=labels, owner=owner)
     pcs["spec"] = {
         "replicas": replicas,
         "template": {
@@ -3831,104 +3876,115 @@ def _grove_tree(
     available = 0
     gang_statuses = []
     bad_done = False
+
+    def clique(  # one PodClique with its pods, in replica r (labels rl), recorded in podgroups
+        owner_obj: Obj,
+        full: str,
+        cq: dict[str, Any],
+        extra: Obj,
+        component: str,
+        *,
+        r: int,
+        rl: Obj,
+        podgroups: list[Obj],
+    ) -> None:
+        nonlocal replica_ok, bad_done
+        cl = rl | extra | {"app.kubernetes.io/component": component}
+        pclq = obj(c, "grove.io/v1alpha1", "PodClique", full, ns, t=t1, labels=cl, owner=owner_obj)
+        pclq["spec"] = {
+            "roleName": cq["role"],
+            "replicas": cq["replicas"],
+            "minAvailable": cq["replicas"],
+            "podSpec": {"containers": cq["containers"], "schedulerName": "kai-scheduler"},
+        }
+        n = cq["replicas"]
+        if state == "initializing" and r == replicas - 1:
+            pstates = ["unschedulable"] * n
+        elif state == "degraded" and not bad_done and cq["replicas"] > 0 and cq is all_cliques[-1]:
+            pstates = ["crashloop"] + ["running"] * (n - 1)
+            bad_done = True
+        else:
+            pstates = ["running"] * n
+        pth = hash_hex(f"{name}/{cq['name']}")[:10]
+        out.children.append(pclq)
+        refs = []
+        for i, st in enumerate(pstates):
+            pname = f"{full}-{c.rand()}"
+            pl = (
+                cl
+                | (cq.get("labels") or {})
+                | {
+                    "grove.io/podclique": full,
+                    "grove.io/podclique-pod-index": str(i),
+                    "grove.io/pod-template-hash": pth,
+                }
+            )
+            if pod_labels_fn:
+                pl |= pod_labels_fn(cq)
+            out.pods.append(
+                pod(
+                    c,
+                    pname,
+                    ns,
+                    t1 + timedelta(seconds=2),
+                    pclq,
+                    state=st,
+                    containers=cq["containers"],
+                    labels=pl,
+                    restart="Always",
+                    scheduler="kai-scheduler",
+                    hostname=f"{full}-{i}",  # Grove: <podclique>-<pod index>, in the headless service <pcs>-<r>
+                    subdomain=f"{name}-{r}",
+                    generate_name=f"{full}-",
+                )
+            )
+            refs.append({"namespace": ns, "name": pname})
+        ready, scheduled = count(pstates, "running"), n - count(pstates, "unschedulable")
+        breached = ready < n
+        pclq["status"] = {
+            "replicas": n,
+            "readyReplicas": ready,
+            "updatedReplicas": n,
+            "scheduleGatedReplicas": 0,
+            "scheduledReplicas": scheduled,
+            "observedGeneration": 1,
+            "hpaPodSelector": f"grove.io/podclique={full}",
+            "conditions": [
+                cond(
+                    "MinAvailableBreached",
+                    "Unknown" if scheduled < n else ("True" if breached else "False"),
+                    t1,
+                    "InsufficientScheduledPods"
+                    if scheduled < n
+                    else ("InsufficientReadyPods" if breached else "SufficientReadyPods"),
+                    f"Insufficient ready pods. expected at least: {n}, found: {ready}"
+                    if breached
+                    else f"Sufficient ready pods found. expected at least: {n}, found: {ready}",
+                ),
+                cond(
+                    "PodCliqueScheduled",
+                    "True" if scheduled == n else "False",
+                    t1,
+                    "SufficientScheduledPods" if scheduled == n else "InsufficientScheduledPods",
+                    f"Sufficient scheduled pods found. expected at least: {n}, found: {scheduled}"
+                    if scheduled == n
+                    else f"Insufficient scheduled pods. expected at least: {n}, found: {scheduled}",
+                ),
+            ],
+        }
+        if breached:
+            replica_ok = False
+        podgroups.append({"name": full, "podReferences": refs, "minReplicas": n})
+
     for r in range(replicas):
         gang = f"{name}-{r}"
         rl = base | {"grove.io/podcliqueset-replica-index": str(r), "grove.io/podgang": gang}
-        pg = obj(c, "scheduler.grove.io/v1alpha1", "PodGang", gang, ns, t1, labels=base, owner=pcs)
+        pg = obj(c, "scheduler.grove.io/v1alpha1", "PodGang", gang, ns, t=t1, labels=base, owner=pcs)
         podgroups = []
         replica_ok = True
 
-        def clique(owner_obj: Obj, full: str, cq: dict[str, Any], extra: Obj, component: str) -> None:
-            nonlocal replica_ok, bad_done
-            cl = rl | extra | {"app.kubernetes.io/component": component}
-            pclq = obj(c, "grove.io/v1alpha1", "PodClique", full, ns, t1, labels=cl, owner=owner_obj)
-            pclq["spec"] = {
-                "roleName": cq["role"],
-                "replicas": cq["replicas"],
-                "minAvailable": cq["replicas"],
-                "podSpec": {"containers": cq["containers"], "schedulerName": "kai-scheduler"},
-            }
-            n = cq["replicas"]
-            if state == "initializing" and r == replicas - 1:
-                pstates = ["unschedulable"] * n
-            elif state == "degraded" and not bad_done and cq["replicas"] > 0 and cq is all_cliques[-1]:
-                pstates = ["crashloop"] + ["running"] * (n - 1)
-                bad_done = True
-            else:
-                pstates = ["running"] * n
-            pth = hash_hex(f"{name}/{cq['name']}")[:10]
-            out.children.append(pclq)
-            refs = []
-            for i, st in enumerate(pstates):
-                pname = f"{full}-{c.rand()}"
-                pl = (
-                    cl
-                    | (cq.get("labels") or {})
-                    | {
-                        "grove.io/podclique": full,
-                        "grove.io/podclique-pod-index": str(i),
-                        "grove.io/pod-template-hash": pth,
-                    }
-                )
-                if pod_labels_fn:
-                    pl |= pod_labels_fn(cq)
-                out.pods.append(
-                    pod(
-                        c,
-                        pname,
-                        ns,
-                        t1 + timedelta(seconds=2),
-                        pclq,
-                        st,
-                        cq["containers"],
-                        labels=pl,
-                        restart="Always",
-                        scheduler="kai-scheduler",
-                        hostname=f"{full}-{i}",  # Grove: <podclique>-<pod index>, in the headless service <pcs>-<r>
-                        subdomain=f"{name}-{r}",
-                        generate_name=f"{full}-",
-                    )
-                )
-                refs.append({"namespace": ns, "name": pname})
-            ready, scheduled = count(pstates, "running"), n - count(pstates, "unschedulable")
-            breached = ready < n
-            pclq["status"] = {
-                "replicas": n,
-                "readyReplicas": ready,
-                "updatedReplicas": n,
-                "scheduleGatedReplicas": 0,
-                "scheduledReplicas": scheduled,
-                "observedGeneration": 1,
-                "hpaPodSelector": f"grove.io/podclique={full}",
-                "conditions": [
-                    cond(
-                        "MinAvailableBreached",
-                        "Unknown" if scheduled < n else ("True" if breached else "False"),
-                        t1,
-                        "InsufficientScheduledPods"
-                        if scheduled < n
-                        else ("InsufficientReadyPods" if breached else "SufficientReadyPods"),
-                        f"Insufficient ready pods. expected at least: {n}, found: {ready}"
-                        if breached
-                        else f"Sufficient ready pods found. expected at least: {n}, found: {ready}",
-                    ),
-                    cond(
-                        "PodCliqueScheduled",
-                        "True" if scheduled == n else "False",
-                        t1,
-                        "SufficientScheduledPods" if scheduled == n else "InsufficientScheduledPods",
-                        f"Sufficient scheduled pods found. expected at least: {n}, found: {scheduled}"
-                        if scheduled == n
-                        else f"Insufficient scheduled pods. expected at least: {n}, found: {scheduled}",
-                    ),
-                ],
-            }
-            if breached:
-                replica_ok = False
-            podgroups.append({"name": full, "podReferences": refs, "minReplicas": n})
-
         for cq in cliques:
-            clique(pcs, f"{name}-{r}-{cq['name']}", cq, {}, "pcs-podclique")
+            clique(pcs, f"{name}-{r}-{cq['name']}", cq, {}, "pcs-podclique", r=r, rl=rl, podgroups=podgroups)
         for g in groups:
             gname = f"{name}-{r}-{g['name']}"
             pcsg = obj(
@@ -3937,7 +3993,7 @@ def _grove_tree(
                 "PodCliqueScalingGroup",
                 gname,
                 ns,
-                t1,
+                t=t1,
                 labels=rl | {"app.kubernetes.io/component": "pcs-podcliquescalinggroup"},
                 owner=pcs,
             )
@@ -3960,6 +4016,9 @@ def _grove_tree(
                             "grove.io/podcliquescalinggroup-replica-index": str(j),
                         },
                         "pcsg-podclique",
+                        r=r,
+                        rl=rl,
+                        podgroups=podgroups,
                     )
             pcsg["status"] = {
                 "replicas": g["replicas"],
@@ -3976,7 +4035,8 @@ def _grove_tree(
                         else "InsufficientAvailablePodCliqueScalingGroupReplicas",
                         f"Sufficient PodCliqueScalingGroup replicas, expected at least: {g['replicas']}"
                         if replica_ok
-                        else f"Insufficient PodCliqueScalingGroup replicas, expected at least: {g['replicas']}, found: {g['replicas'] - 1}",
+                        else "Insufficient PodCliqueScalingGroup replicas, "
+                        f"expected at least: {g['replicas']}, found: {g['replicas'] - 1}",
                     )
                 ],
             }
@@ -4075,7 +4135,16 @@ def build_grove(c: Ctx, w: W) -> Built:
             }
         )
     return _grove_tree(
-        c, w.name, w.namespace, w.created, None, s["replicas"], cliques, groups, w.state, labels={"app": w.name}
+        c,
+        w.name,
+        w.namespace,
+        w.created,
+        None,
+        replicas=s["replicas"],
+        cliques=cliques,
+        groups=groups,
+        state=w.state,
+        labels={"app": w.name},
     )
 
 
@@ -4114,7 +4183,13 @@ def build_dynamo(c: Ctx, w: W) -> Built:
     img = s.get("image", "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.1")
     model = s.get("model", "Qwen/Qwen3-0.6B")
     dgd = obj(
-        c, "nvidia.com/v1alpha1", "DynamoGraphDeployment", name, ns, t, annotations={"nvidia.com/enable-grove": "true"}
+        c,
+        "nvidia.com/v1alpha1",
+        "DynamoGraphDeployment",
+        name,
+        ns,
+        t=t,
+        annotations={"nvidia.com/enable-grove": "true"},
     )
     services: Obj = {
         "Frontend": {
@@ -4148,17 +4223,20 @@ def build_dynamo(c: Ctx, w: W) -> Built:
     dgd["spec"] = {"backendFramework": "vllm", "services": dict(sorted(services.items()))}
     out = Built(dgd)
     front_ct = [container("main", img, cpu="2", mem="8Gi", command=["python3", "-m", "dynamo.frontend"], ports=[8000])]
-    mk = lambda sv: [
-        container(
-            "main",
-            img,
-            gpus=sv["gpus"],
-            cpu=str(8 * sv["gpus"]),
-            mem=f"{64 * sv['gpus']}Gi",
-            command=["python3", "-m", "dynamo.vllm"],
-            args=["--model", model, f"--is-{sv['sub']}-worker"],
-        )
-    ]
+
+    def mk(sv: dict[str, Any]) -> list[Obj]:
+        return [
+            container(
+                "main",
+                img,
+                gpus=sv["gpus"],
+                cpu=str(8 * sv["gpus"]),
+                mem=f"{64 * sv['gpus']}Gi",
+                command=["python3", "-m", "dynamo.vllm"],
+                args=["--model", model, f"--is-{sv['sub']}-worker"],
+            )
+        ]
+
     cliques = [
         {
             "name": "frontend",
@@ -4239,10 +4317,10 @@ def build_dynamo(c: Ctx, w: W) -> Built:
         ns,
         t + timedelta(seconds=1),
         dgd,
-        1,
-        [{k: v for k, v in cq.items()} for cq in cliques],
-        groups,
-        state,
+        replicas=1,
+        cliques=[dict(cq) for cq in cliques],
+        groups=groups,
+        state=state,
         labels=dl,
         pod_labels_fn=plabels,
     )
@@ -4290,7 +4368,8 @@ def build_dynamo(c: Ctx, w: W) -> Built:
                 if ok
                 else "Resources not ready: "
                 + ", ".join(
-                    f"{name}: podclique/{o['metadata']['name']}: desired={o['status']['replicas']}, ready={o['status']['readyReplicas']}"
+                    f"{name}: podclique/{o['metadata']['name']}: "
+                    f"desired={o['status']['replicas']}, ready={o['status']['readyReplicas']}"
                     for o in pclqs
                     if o["status"]["readyReplicas"] < o["status"]["replicas"]
                 ),
@@ -4335,10 +4414,10 @@ def build_deployment(c: Ctx, w: W) -> Built:
         w.namespace,
         w.created,
         None,
-        s["replicas"],
-        labels,
-        ct,
-        states_for(s["replicas"], w.state, c.rng),
+        replicas=s["replicas"],
+        pod_labels=labels,
+        containers=ct,
+        states=states_for(s["replicas"], w.state, c.rng),
         labels=labels,
         selector={"app": w.name},
         progress_deadline=w.state == "degraded",
@@ -4371,10 +4450,10 @@ def build_statefulset(c: Ctx, w: W) -> Built:
         w.namespace,
         w.created,
         None,
-        s["replicas"],
-        labels,
-        ct,
-        states_for(s["replicas"], w.state, c.rng),
+        replicas=s["replicas"],
+        pod_labels=labels,
+        containers=ct,
+        states=states_for(s["replicas"], w.state, c.rng),
         labels=labels,
     )
 
@@ -4418,7 +4497,9 @@ def _namespace(name: str) -> Obj:
 
 
 def assemble(c: Ctx, workloads: list[W]) -> list[Obj]:
-    """Build every workload, then append nodes/namespaces; order: namespaces, nodes, then per workload (top, children, pods)."""
+    """Build every workload, then append nodes/namespaces.
+
+    Order: namespaces, nodes, then per workload (top, children, pods)."""
     body: list[Obj] = []
     for w in workloads:
         b = FRAMEWORKS[w.framework].build(c, w)
@@ -4460,7 +4541,10 @@ def generate(workloads: int, namespaces: int, seed: int, pods_per_workload_targe
 def example_workloads() -> list[W]:
     """The hand-picked snapshot behind src/workload_map/examples/ai-cluster.yaml."""
     T, S = "ml-training", "ml-serving"
-    ago = lambda **kw: BASE_TIME - timedelta(**kw)
+
+    def ago(**kw: float) -> datetime:
+        return BASE_TIME - timedelta(**kw)
+
     return [
         W(
             "jobset",
@@ -4593,10 +4677,7 @@ def dump_json(objects: list[Obj]) -> bytes:
 
 
 def write(objects: list[Obj], path: Path, header: str = "") -> int:
-    if path.suffix == ".json":
-        data = dump_json(objects)
-    else:
-        data = dump_yaml(objects, header).encode()
+    data = dump_json(objects) if path.suffix == ".json" else dump_yaml(objects, header).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return len(data)
