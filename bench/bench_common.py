@@ -67,7 +67,12 @@ def median_time(fn: Callable[[], Any], repeats: int, warmup: int = 1) -> tuple[f
 
 
 def generator_fingerprint() -> str:
-    return hashlib.sha1((BENCH_DIR / "gen_cluster.py").read_bytes()).hexdigest()[:10]
+    """Of the generator's sources (bench/gen_cluster.py and the bench/gen package): a cached dump is reused only
+    while they are unchanged."""
+    digest = hashlib.sha1()
+    for path in [BENCH_DIR / "gen_cluster.py", *sorted((BENCH_DIR / "gen").rglob("*.py"))]:
+        digest.update(path.relative_to(BENCH_DIR).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:10]
 
 
 def dump_path(workloads: int, *, suffix: str = ".json", namespaces: int = NAMESPACES, seed: int = SEED) -> Path:

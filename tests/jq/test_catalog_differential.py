@@ -8,7 +8,7 @@ with libjq as the oracle (values, error-or-not and error text, first(), paths).
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -31,15 +31,11 @@ PER_KIND = 6  # distinct objects per kind (enough to reach every branch the gene
 
 
 def _generator() -> ModuleType:
-    name = "bench_gen_cluster"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / "gen_cluster.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """bench/gen_cluster.py, imported as the benchmarks import it (bench/ on sys.path: it uses bench/gen/)."""
+    bench = str(REPO / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    return importlib.import_module("gen_cluster")
 
 
 def _corpus_objects() -> list[Any]:
