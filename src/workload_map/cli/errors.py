@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import sys
+import traceback
+from collections.abc import Iterator
 from typing import IO, Any
 
 import click
@@ -67,3 +71,38 @@ def from_library(exc: Exception, what: str | None = None) -> CliError:
             return CliError(exc.message, where=where, hint=exc.hint)
         return CliError(what, where=where, why=exc.message, hint=exc.hint)
     return CliError(what or "failed", why=str(exc))
+
+
+@contextlib.contextmanager
+def one_line_errors(debug: bool) -> Iterator[None]:
+    """Every failure inside as one ``error:`` line, or as its traceback with ``--debug``: what ``wmap`` and
+    ``wmap-operator`` do around their commands (docs/cli.md).
+
+    A library error keeps its location and hint, an OSError names its file, anything else is an internal error.
+    """
+    try:
+        yield
+    except CliError:
+        if debug:
+            traceback.print_exc()
+        raise
+    except (click.ClickException, click.exceptions.Exit, click.Abort):
+        raise
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            raise  # click's main silences a closed pipe (wmap get | head)
+        if debug:
+            raise
+        raise CliError("I/O error", where=exc.filename or "", why=exc.strerror or str(exc)) from None
+    except Exception as exc:
+        if debug:
+            raise
+        from workload_map.errors import WorkloadMapError
+
+        if isinstance(exc, WorkloadMapError):
+            raise from_library(exc) from None
+        raise CliError(
+            "internal error",
+            why=f"{type(exc).__name__}: {exc}",
+            hint="rerun with --debug for a traceback, and please report it",
+        ) from None

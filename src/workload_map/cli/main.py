@@ -5,15 +5,13 @@ Only click is imported here at load time; see the package docstring.
 
 from __future__ import annotations
 
-import errno
 import os
 import sys
-import traceback
 from typing import Any
 
 import click
 
-from workload_map.cli.errors import CliError, from_library
+from workload_map.cli.errors import CliError, one_line_errors
 from workload_map.cli.options import output_option
 
 COMPLETE_VAR = "_WMAP_COMPLETE"
@@ -24,33 +22,8 @@ class WmapGroup(click.Group):
     """Turns every failure into one ``error:`` line (or a traceback with ``--debug``)."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        debug = bool(ctx.params.get("debug"))
-        try:
+        with one_line_errors(bool(ctx.params.get("debug"))):
             return super().invoke(ctx)
-        except CliError:
-            if debug:
-                traceback.print_exc()
-            raise
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
-        except OSError as exc:
-            if exc.errno == errno.EPIPE:
-                raise  # click's main silences a closed pipe (wmap get | head)
-            if debug:
-                raise
-            raise CliError("I/O error", where=exc.filename or "", why=exc.strerror or str(exc)) from None
-        except Exception as exc:
-            if debug:
-                raise
-            from workload_map.errors import WorkloadMapError
-
-            if isinstance(exc, WorkloadMapError):
-                raise from_library(exc) from None
-            raise CliError(
-                "internal error",
-                why=f"{type(exc).__name__}: {exc}",
-                hint="rerun with --debug for a traceback, and please report it",
-            ) from None
 
 
 @click.group(cls=WmapGroup, context_settings=CONTEXT_SETTINGS)

@@ -21,7 +21,6 @@ import os
 import signal
 import socket
 import threading
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -29,11 +28,10 @@ from typing import Any, TypeVar
 import click
 
 from workload_map.catalog import builtin_definitions
-from workload_map.cli.errors import CliError, from_library
+from workload_map.cli.errors import CliError, one_line_errors
 from workload_map.cluster.cli_support import connection_options
 from workload_map.cluster.connection import ClusterError, Connection, ConnectionOptions
 from workload_map.crd import GROUP, PLURAL, VERSION
-from workload_map.errors import WorkloadMapError
 from workload_map.operator import admission, certs, logs
 from workload_map.operator.controller import KartaController
 from workload_map.operator.gang import ClusterDefinitions, GangController, PodAttacher
@@ -568,24 +566,8 @@ def command(ctx: click.Context, /, debug: bool, **params: Any) -> None:
       wmap-operator --kubeconfig ~/.kube/config
     reconciles at once; the Lease goes to the context's namespace and the webhooks stay off.
     """
-    try:
+    with one_line_errors(debug):
         ctx.exit(run(_config(ctx, params)))
-    except CliError:
-        if debug:
-            traceback.print_exc()
-        raise
-    except (click.ClickException, click.exceptions.Exit, click.Abort):
-        raise
-    except Exception as exc:
-        if debug:
-            raise
-        if isinstance(exc, WorkloadMapError):
-            raise from_library(exc) from None
-        raise CliError(
-            "internal error",
-            why=f"{type(exc).__name__}: {exc}",
-            hint="rerun with --debug for a traceback, and please report it",
-        ) from None
 
 
 def _config(ctx: click.Context, p: dict[str, Any]) -> OperatorConfig:
