@@ -1,7 +1,29 @@
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
+
+import pytest
 
 # Tests import shared helpers (corpus.py) as top-level modules.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+_CACHE_ENV = "WMAP_CACHE_DIR"
+_created: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The compiled-definition cache (workload_map.cache) of the test run: never the user's ~/.cache, and
+    # fresh for each run, so no entry written by an earlier version of the code under test is ever read.
+    # xdist workers and subprocesses (the CLI, benchmarks) inherit it.
+    if not os.environ.get(_CACHE_ENV):
+        os.environ[_CACHE_ENV] = tempfile.mkdtemp(prefix="wmap-test-cache-")
+        _created.append(os.environ[_CACHE_ENV])
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for directory in _created:
+        shutil.rmtree(directory, ignore_errors=True)

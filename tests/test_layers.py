@@ -23,6 +23,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "workload_map._gc",
         "workload_map._version",
         "workload_map.objects",
+        # The on-disk store of compiled definitions (what goes in is decided by workload_map.definition.compiled).
+        "workload_map.cache",
         # YAML/JSON text -> located documents: definition files and dumps both read through it (its docstring).
         "workload_map.sources.documents",
     ),

@@ -478,6 +478,24 @@ FAST_PATH_CONSTRUCTS: list[str] = [
     '{"a": {"b": 2}} * {"a": null}',
     ".a * .a",
     "{} * {}",
+    # contains on strings and test with a literal pattern run in process; the rest falls back to libjq
+    '.a.s | contains("")',
+    '.a.s | contains("world")',
+    '"ünï" | contains("nï")',
+    ".a.s | contains(1)",
+    '1 | contains("a")',
+    '.arr | contains(["a"])',
+    '.a.s | test("World")',
+    '.a.s | test("o W")',
+    '.a.s | test("")',
+    '.a.s | test("world")',
+    '"nvidia.com/gpu" | test("gpu")',
+    '"nvidia.com/gpu" | test("a-b_c/d")',
+    '1 | test("gpu")',
+    'null | test("gpu")',
+    '.a.s | test("^H")',
+    '.a.s | test("W.r")',
+    '[.labels | to_entries[] | select(.key | test("app")) | .value]',
 ]
 
 
@@ -727,3 +745,9 @@ def test_corpus(expression: str) -> None:
 def test_fast_path_is_used_for_plain_paths() -> None:
     for expression in (".a.b", '.metadata.labels["x"] // empty', ".spec.replicas // 1", ".a[0]?"):
         assert compile_expression(expression).uses_fast_path
+
+
+def test_fast_path_runs_literal_test_and_string_contains() -> None:
+    for expression in ('.a | test("gpu")', '.a | contains("/")', '.a | test("nvidia.com")'):
+        program = compile_expression(expression)
+        assert program.uses_fast_path == (expression != '.a | test("nvidia.com")'), expression

@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
+from workload_map.definition import compiled
 from workload_map.definition.loader import LoadedDefinition, load_text
+from workload_map.definition.model import Karta
 from workload_map.errors import Finding, Location, Severity, WorkloadMapError
 
 ORIGIN = "builtin"
@@ -18,20 +20,34 @@ _PACKAGE = "workload_map.catalog"
 _DIRECTORY = "definitions"
 
 
+Catalog = tuple[tuple[LoadedDefinition, ...], tuple[Finding, ...]]
+
+
 @functools.cache
-def load_builtin() -> tuple[tuple[LoadedDefinition, ...], tuple[Finding, ...]]:
-    """Every built-in definition that loads, and a finding for every file or document that does not."""
-    loaded: list[LoadedDefinition] = []
-    findings: list[Finding] = []
+def load_builtin() -> Catalog:
+    """Every built-in definition that loads, and a finding for every file or document that does not.
+
+    The whole catalog is one cache entry keyed by every file's name and bytes: a warm process reads no
+    YAML and compiles no jq for it (``workload_map.definition.compiled``).
+    """
     root = resources.files(_PACKAGE).joinpath(_DIRECTORY)
     if not root.is_dir():
         return (), ()
-    for entry in sorted(root.iterdir(), key=lambda e: e.name):
-        if entry.is_file() and entry.name.endswith(".yaml"):
-            more, problems = load_text(entry.read_bytes(), f"builtin:{entry.name}", ORIGIN)
-            loaded.extend(more)
-            findings.extend(problems)
-    return tuple(loaded), tuple(findings)
+    entries = sorted(root.iterdir(), key=lambda e: e.name)
+    files = [(e.name, e.read_bytes()) for e in entries if e.name.endswith(".yaml") and e.is_file()]
+
+    def load() -> tuple[Catalog, tuple[Karta, ...]]:
+        loaded: list[LoadedDefinition] = []
+        findings: list[Finding] = []
+        with compiled.one_entry():
+            for name, content in files:
+                more, problems = load_text(content, f"builtin:{name}", ORIGIN)
+                loaded.extend(more)
+                findings.extend(problems)
+        return (tuple(loaded), tuple(findings)), tuple(d.karta for d in loaded)
+
+    parts = [part for name, content in files for part in (name, content)]
+    return compiled.remembered([b"catalog", *parts], load)
 
 
 def builtin_definitions(*, strict: bool = True) -> list[LoadedDefinition]:

@@ -92,7 +92,17 @@ def _describe(error: Any) -> str:
 
 
 def definition_from_dict(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
-    """Parse one object as a Karta; on failure every problem is returned, each with its field path."""
+    """Parse one object as a Karta; on failure every problem is returned, each with its field path.
+
+    A Karta loaded before (the same content, by this code version) comes from the on-disk cache, with
+    its jq expressions already compiled (``workload_map.definition.compiled``).
+    """
+    from workload_map.definition import compiled
+
+    return compiled.definition(data, functools.partial(_parse, data, location))
+
+
+def _parse(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
     if not isinstance(data, dict):
         return None, [Finding(location, f"expected a Karta object (a mapping), got {type(data).__name__}")]
     findings: list[Finding] = []

@@ -18,7 +18,9 @@ KIND = "Karta"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True)
+    # defer_build: the validation schema (tens of ms) is built on the first validation, which a process
+    # whose definitions all come from the cache (workload_map.definition.compiled) never does.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True, defer_build=True)
 
 
 class GroupVersionKind(_Strict):
@@ -29,6 +31,10 @@ class GroupVersionKind(_Strict):
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
+
+    def to_json(self) -> dict[str, str]:
+        # What model_dump gives, without building the serializer (a deferred schema) in every process.
+        return {"group": self.group, "version": self.version, "kind": self.kind}
 
     def __str__(self) -> str:
         return f"{self.kind}.{self.version}.{self.group}" if self.group else f"{self.kind}.{self.version}"
@@ -267,7 +273,7 @@ class KartaSpec(_Strict):
 
 class Karta(_Strict):
     # metadata and status are Kubernetes-owned (ObjectMeta, conditions) and kept verbatim.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True, defer_build=True)
 
     api_version: str = Field(alias="apiVersion")
     kind: str

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from workload_map.definition.expressions import iter_expressions
 from workload_map.definition.model import ComponentDefinition, Karta
 from workload_map.errors import Finding, Location, Severity
-from workload_map.jq import JqError, check_expression, compile_expression
+from workload_map.jq import expression_errors
 
 
 def validate(karta: Karta, location: Location | None = None) -> list[Finding]:
@@ -232,13 +232,8 @@ def _check_gang(karta: Karta, location: Location) -> list[Finding]:
 def _check_expressions(karta: Karta, location: Location) -> list[Finding]:
     findings = []
     for ref in iter_expressions(karta):
-        errors: list[JqError] = list(check_expression(ref.expression))
-        if not errors:
-            # check_expression only covers the sandbox; a parse error surfaces when compiling.
-            try:
-                compile_expression(ref.expression)
-            except JqError as exc:
-                errors.append(exc)
-        for error in errors:
+        # Every sandbox violation, else the parse error; known without compiling again when the definition
+        # was loaded before (workload_map.definition.compiled).
+        for error in expression_errors(ref.expression):
             findings.append(Finding(location.child(*ref.path), str(error), expression=ref.expression))
     return findings

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .errors import JqError, JqLimitError, JqRuntimeError, JqSandboxError, JqSyntaxError
 from .limits import LIMITS, Limits
-from .program import Program, compile_expression
+from .program import Program, Verdict, compile_expression, expression_errors, prime, verdict
 from .sandbox import check_expression
 from .text import to_text
 
@@ -20,7 +20,11 @@ __all__ = [
     "JqSyntaxError",
     "Limits",
     "Program",
+    "Verdict",
     "check_expression",
     "compile_expression",
+    "expression_errors",
+    "prime",
     "to_text",
+    "verdict",
 ]

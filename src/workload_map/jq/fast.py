@@ -760,6 +760,8 @@ class FastProgram:
         entry = scope.funcs.get((name, len(args)))
         if entry is not None:
             return self._call_user(entry, args, scope)
+        if name == "test" and len(args) == 1:
+            return _literal_test(args[0])
         builtin = _BUILTINS.get((name, len(args)))
         if builtin is None:
             raise Unsupported
@@ -1115,6 +1117,32 @@ def _endswith(v: Any, x: Any) -> Any:
     return s.endswith(suffix)
 
 
+def _contains(v: Any, x: Any) -> Any:
+    # Strings only (libjq's substring search); arrays and objects (recursive containment) go to libjq.
+    if type(v) is not str or type(x) is not str:
+        raise Bail
+    return x in v
+
+
+# A `test` pattern made only of these is a literal for Oniguruma: matching is substring search.
+_LITERAL_PATTERN = re.compile(r"[A-Za-z0-9_ /-]*")
+
+
+def _literal_test(pattern: Any) -> Gen:
+    """``test("literal")``: the one regular-expression form definitions use (e.g. ``test("gpu")``) run
+    in process, so that a command whose expressions are otherwise all fast never starts the libjq worker."""
+    if pattern[0] != "const" or type(pattern[1]) is not str or not _LITERAL_PATTERN.fullmatch(pattern[1]):
+        raise Unsupported
+    needle = pattern[1]
+
+    def test_gen(v: Any, env: Env) -> Iterator[Any]:
+        if type(v) is not str:
+            raise Bail
+        yield needle in v
+
+    return test_gen
+
+
 def _rounding(fn: Callable[[float], Any]) -> Callable[[Any], Any]:
     def convert(v: Any) -> Any:
         if not _is_num(v):
@@ -1169,6 +1197,7 @@ _BUILTINS: dict[tuple[str, int], Callable[[FastProgram, list[Gen]], Gen]] = {
     ("rtrimstr", 1): _with_arg(_rtrimstr),
     ("startswith", 1): _with_arg(_startswith),
     ("endswith", 1): _with_arg(_endswith),
+    ("contains", 1): _with_arg(_contains),
 }
 
 
@@ -1200,11 +1229,24 @@ def _single_path(node: Any) -> tuple[Any, ...] | None:
         node = node[1]
 
 
-def compile_fast(expression: str) -> FastProgram | None:
+def fast_ast(expression: str) -> Any:
+    """purejq's AST of the expression when the fast path can run it, else None (libjq runs it).
+
+    The AST is plain tuples, lists and scalars: it can be stored, and :func:`from_ast` turns it into a
+    program again without parsing.
+    """
     try:
         from ._purejq import parse
 
         ast = parse(expression)
+        FastProgram(ast)
+    except Exception:
+        return None
+    return ast
+
+
+def from_ast(ast: Any) -> FastProgram | None:
+    try:
         return FastProgram(ast)
     except Exception:
         return None

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
-import jq as _libjq
-
-from . import _isolated
-from .errors import JqLimitError, JqRuntimeError, JqSandboxError, JqSyntaxError
-from .fast import Bail, FastError, FastProgram, compile_fast
+from .errors import JqError, JqLimitError, JqRuntimeError, JqSandboxError, JqSyntaxError
+from .fast import Bail, FastError, FastProgram, fast_ast, from_ast
 from .limits import LIMITS
-from .sandbox import LexError, check_recursion, check_tokens, tokenize
+from .sandbox import LexError, Token, check_expression, check_recursion, check_tokens, tokenize
 
 _LINE_COL = re.compile(r"line (\d+), column (\d+)")
+
+
+def _libjq(expression: str, value: Any, mode: str) -> list[Any]:
+    # The worker's module (subprocess, select, threads) loads only when an expression needs libjq.
+    from . import _isolated
+
+    modes = {"all": _isolated.MODE_ALL, "first": _isolated.MODE_FIRST, "paths": _isolated.MODE_PATHS}
+    return _isolated.run_isolated(expression, value, modes[mode])
 
 
 class Program:
@@ -38,7 +44,7 @@ class Program:
                 return fast.all(value)
             except (Bail, FastError, RecursionError):
                 pass
-        return _isolated.run_isolated(self.expression, value, _isolated.MODE_ALL)
+        return _libjq(self.expression, value, "all")
 
     def first(self, value: Any) -> Any:
         """The first output, or None when there is none."""
@@ -48,7 +54,7 @@ class Program:
                 return fast.first(value)[1]
             except (Bail, FastError, RecursionError):
                 pass
-        out = _isolated.run_isolated(self.expression, value, _isolated.MODE_FIRST)
+        out = _libjq(self.expression, value, "first")
         return out[0] if out else None
 
     def paths(self, value: Any) -> list[list[str | int]]:
@@ -60,7 +66,7 @@ class Program:
             except (Bail, FastError, RecursionError):
                 pass
         try:
-            result: list[list[str | int]] = _isolated.run_isolated(self.expression, value, _isolated.MODE_PATHS)
+            result: list[list[str | int]] = _libjq(self.expression, value, "paths")
         except JqLimitError:
             raise
         except JqRuntimeError as exc:
@@ -75,34 +81,102 @@ class Program:
         return f"Program({self.expression!r})"
 
 
-@functools.lru_cache(maxsize=4096)
-def compile_expression(expression: str) -> Program:
-    """Parse, sandbox-check and prepare `expression`; cached by its text."""
+ERROR_TYPES: dict[str, type[JqError]] = {"syntax": JqSyntaxError, "sandbox": JqSandboxError}
+
+
+class Verdict(NamedTuple):
+    """What compiling an expression found out, in a form that can be stored and reused by a later process.
+
+    Computing it is the expensive, pure part of compilation: the sandbox analysis, libjq's syntax check
+    (~1.5 ms an expression, most of a cold start) and the fast-path parse. ``compile_expression`` and
+    ``expression_errors`` only read it. Errors are kept as (kind, message, position, construct) so every
+    raise is a fresh exception. A named tuple, because a warm process unpickles hundreds of them.
+    """
+
+    expression: str
+    fast_ast: Any  # purejq's AST when the in-process fast path runs the expression, else None
+    sandbox: tuple[tuple[str, str, int | None, str | None], ...]  # every sandbox violation (check_expression)
+    error: tuple[str, str, int | None, str | None] | None  # what compiling raises, None when it compiles
+
+
+def _pack(error: JqError) -> tuple[str, str, int | None, str | None]:
+    kind = "sandbox" if isinstance(error, JqSandboxError) else "syntax"
+    return kind, error.message, error.position, error.construct
+
+
+def _unpack(expression: str, packed: tuple[str, str, int | None, str | None]) -> JqError:
+    kind, message, position, construct = packed
+    return ERROR_TYPES[kind](message, expression, position, construct)
+
+
+_known: dict[str, Verdict] = {}  # verdicts computed in this process or primed from a cache
+_KNOWN_MAX = 16384  # a long-running host that sees ever new definitions starts over past this
+
+
+def prime(verdicts: Iterable[Verdict]) -> None:
+    """Make verdicts computed earlier (by this code version; the caller keys its cache so) known."""
+    for one in verdicts:
+        _remember(one)
+
+
+def _remember(one: Verdict) -> Verdict:
+    if len(_known) >= _KNOWN_MAX:
+        _known.clear()
+    return _known.setdefault(one.expression, one)
+
+
+def verdict(expression: str) -> Verdict:
+    """The verdict on ``expression``, computed once per process unless primed."""
+    known = _known.get(expression)
+    return known if known is not None else _remember(_judge(expression))
+
+
+def _judge(expression: str) -> Verdict:
     if len(expression) > LIMITS.max_expression_chars:
-        raise JqSyntaxError(
+        too_long = JqSyntaxError(
             f"expression is {len(expression)} characters, over the {LIMITS.max_expression_chars} limit",
             expression,
         )
+        return Verdict(expression, None, tuple(map(_pack, check_expression(expression))), _pack(too_long))
     try:
-        tokens = tokenize(expression)
+        tokens: list[Token] | None = tokenize(expression)
     except LexError:
         tokens = None
-    if tokens is not None:
-        violations = check_tokens(expression, tokens)
-        if violations:
-            raise violations[0]
-    _syntax_check(expression)
-    if tokens is None:
-        raise JqSandboxError(f"sandbox: expression {expression!r} could not be analysed", expression, None, None)
-    violations = check_recursion(expression, tokens)
-    if violations:
-        raise violations[0]
-    return Program(expression, compile_fast(expression))
+    token_violations = check_tokens(expression, tokens) if tokens is not None else []
+    recursion = check_recursion(expression, tokens) if tokens is not None else []
+    sandbox = tuple(_pack(e) for e in [*token_violations, *recursion])
+    error: JqError | None = token_violations[0] if token_violations else _syntax_error(expression)
+    if error is None and tokens is None:
+        error = JqSandboxError(f"sandbox: expression {expression!r} could not be analysed", expression, None, None)
+    if error is None and recursion:
+        error = recursion[0]
+    if error is not None:
+        return Verdict(expression, None, sandbox, _pack(error))
+    return Verdict(expression, fast_ast(expression), sandbox, None)
 
 
-def _syntax_check(expression: str) -> None:
+@functools.lru_cache(maxsize=4096)
+def compile_expression(expression: str) -> Program:
+    """Parse, sandbox-check and prepare `expression`; cached by its text."""
+    found = verdict(expression)
+    if found.error is not None:
+        raise _unpack(expression, found.error)
+    return Program(expression, from_ast(found.fast_ast) if found.fast_ast is not None else None)
+
+
+def expression_errors(expression: str) -> list[JqError]:
+    """Every sandbox violation of the expression or, when there is none, the error compiling it raises."""
+    found = verdict(expression)
+    if found.sandbox:
+        return [_unpack(expression, packed) for packed in found.sandbox]
+    return [_unpack(expression, found.error)] if found.error is not None else []
+
+
+def _syntax_error(expression: str) -> JqSyntaxError | None:
+    import jq as libjq  # a warm process has every verdict primed and never loads libjq here
+
     try:
-        _libjq.compile(expression)
+        libjq.compile(expression)
     except ValueError as exc:
         raw = str(exc)
         lines = raw.splitlines()
@@ -112,7 +186,8 @@ def _syntax_check(expression: str) -> None:
         m = _LINE_COL.search(message)
         if m is not None:
             position = _offset(expression, int(m.group(1)), int(m.group(2)))
-        raise JqSyntaxError(f"syntax: {message} in {expression!r}", expression, position, None) from None
+        return JqSyntaxError(f"syntax: {message} in {expression!r}", expression, position, None)
+    return None
 
 
 def _offset(expression: str, line: int, column: int) -> int:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 
 from workload_map._gc import bulk
 from workload_map.errors import DocumentError, Location
@@ -22,8 +21,6 @@ _YAML_SUFFIXES = {".yaml", ".yml"}
 _JSON_SUFFIXES = {".json"}
 STDIN = "-"
 
-# libyaml is several times faster on large dumps; the pure loader behaves the same.
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Document:
@@ -127,8 +124,12 @@ def _looks_like_json(text: str | bytes) -> bool:
 
 
 def _parse_yaml(text: str | bytes, source: str) -> list[Any]:
+    import yaml  # JSON dumps, the common case for large ones, never load PyYAML
+
+    # libyaml is several times faster on large dumps; the pure loader behaves the same.
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return list(yaml.load_all(text, Loader=_Loader))
+        return list(yaml.load_all(text, Loader=loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"

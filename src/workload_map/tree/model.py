@@ -141,7 +141,7 @@ class ComponentView:
         kind: GroupVersionKind | None = self.component.definition.kind
         return {
             "name": self.name,
-            "kind": kind.model_dump(mode="json") if kind else None,
+            "kind": kind.to_json() if kind else None,
             "parent": self.component.parent,
             "depth": self.component.depth,
             "producesPods": self.component.has_pods,
