@@ -6,7 +6,9 @@ Only click is imported here at load time; see the package docstring.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from typing import Any
 
 import click
@@ -98,7 +100,16 @@ def _register() -> None:
 _register()
 
 
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> None:
+    # SIGTERM's default action skips exit hooks; as an exit they run and end helper processes (the
+    # libjq worker) before wmap is gone, as Ctrl-C does.
+    # Only from the main thread: a host running the CLI in another thread keeps its own handling.
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "wmap"
     prog_name = "kubectl wmap" if prog == "kubectl-wmap" else "wmap"
     cli.main(args=argv, prog_name=prog_name, complete_var=COMPLETE_VAR)

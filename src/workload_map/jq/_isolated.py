@@ -1,7 +1,21 @@
-"""Parent side of the libjq worker: framing, timeouts, respawn after a kill."""
+"""Parent side of the libjq worker: framing, timeouts, respawn after a kill, and its end.
+
+The worker is started by the first expression that needs libjq (most never do: the fast path runs
+them) and ends with the process that started it, leaving nothing behind:
+
+- at interpreter exit (normal exit, an error, Ctrl-C's KeyboardInterrupt, ``sys.exit`` from a signal
+  handler) an ``atexit`` hook kills it and waits for it, so it is gone before the parent is;
+- when the parent dies without running exit hooks (SIGKILL, a default SIGTERM), the kernel kills the
+  worker (``PR_SET_PDEATHSIG``, set up by the worker itself on Linux, for a worker started from the
+  main thread), and an idle worker also stops at end of input;
+- Ctrl-C in a terminal signals the whole foreground process group: the worker ignores SIGINT and leaves
+  the decision to its parent;
+- a forked child forgets the parent's worker (and closes its copies of the pipes) and starts its own.
+"""
 
 from __future__ import annotations
 
+import atexit
 import os
 import select
 import struct
@@ -30,6 +44,9 @@ class _Worker:
             [
                 sys.executable,
                 str(_WORKER),
+                # The kernel's death signal follows the *thread* that started the worker: ask for it
+                # only from the main thread, which lives as long as the process.
+                str(os.getpid() if threading.current_thread() is threading.main_thread() else 0),
                 str(LIMITS.worker_memory_bytes),
                 str(LIMITS.max_output_bytes),
                 str(LIMITS.max_string_bytes),
@@ -45,9 +62,16 @@ class _Worker:
             self.proc.kill()
         finally:
             self.proc.wait()
-            for stream in (self.proc.stdin, self.proc.stdout):
-                if stream is not None:
-                    stream.close()
+            self.close_pipes()
+
+    def close_pipes(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
 
     def request(self, mode: int, expr: bytes, data: bytes, timeout: float) -> tuple[int, bytes]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -75,31 +99,42 @@ class _Worker:
                 return status, bytes(buf[_REPLY.size : need])
 
 
-_lock = threading.Lock()
-# one worker, replaced after a kill; a list so the functions need no `global`
-_slot: list[_Worker | None] = [None]
+class _State:
+    """One worker per process, replaced after a kill; class attributes so functions need no `global`."""
+
+    lock = threading.Lock()
+    worker: _Worker | None = None
+    exit_hook = False
 
 
 def run_isolated(expression: str, value: Any, mode: int) -> list[Any]:
     """Evaluate with libjq in the worker; returns outputs (paths in MODE_PATHS)."""
     data = encode_input(value, expression)
     expr = expression.encode()
-    with _lock:
-        worker = _slot[0]
+    with _State.lock:
+        worker = _State.worker
+        if worker is not None and not worker.alive:
+            # Ended between two calls (killed from outside, or its starting thread ended: PDEATHSIG
+            # follows the thread); not a limit this expression hit, so start afresh.
+            worker.kill()
+            worker = None
         if worker is None:
-            worker = _slot[0] = _Worker()
+            worker = _State.worker = _Worker()
+            if not _State.exit_hook:
+                _State.exit_hook = True
+                atexit.register(shutdown)
         try:
             status, payload = worker.request(mode, expr, data, LIMITS.timeout_seconds)
         except TimeoutError:
             worker.kill()
-            _slot[0] = None
+            _State.worker = None
             raise JqLimitError(
                 f"evaluation of {expression!r} exceeded the {LIMITS.timeout_seconds:g} s time limit",
                 expression,
             ) from None
         except (EOFError, BrokenPipeError, OSError):
             worker.kill()
-            _slot[0] = None
+            _State.worker = None
             raise JqLimitError(f"evaluation of {expression!r} exceeded the memory limit", expression) from None
     text = payload.decode()
     if status == _OK:
@@ -129,9 +164,28 @@ def encode_input(value: Any, expression: str) -> bytes:
 
 
 def shutdown() -> None:
-    """Stop the worker (tests, forked children)."""
-    with _lock:
-        worker = _slot[0]
+    """Stop the worker and wait for it (at exit; tests). The next expression that needs libjq starts
+    a new one."""
+    with _State.lock:
+        worker = _State.worker
         if worker is not None:
             worker.kill()
-            _slot[0] = None
+            _State.worker = None
+
+
+def worker_pid() -> int | None:
+    """The running worker's process id, if one runs (tests and diagnostics)."""
+    worker = _State.worker
+    return worker.proc.pid if worker is not None and worker.alive else None
+
+
+def _forget_after_fork() -> None:
+    # The child must neither talk to nor kill its parent's worker; holding the pipes open would keep
+    # that worker from seeing end of input when the parent exits.
+    _State.lock = threading.Lock()
+    worker, _State.worker = _State.worker, None
+    if worker is not None:
+        worker.close_pipes()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)

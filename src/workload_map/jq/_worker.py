@@ -8,7 +8,9 @@ This file is executed as a script, so it must only import third-party modules.
 
 from __future__ import annotations
 
+import os
 import resource
+import signal
 import struct
 import sys
 from typing import Any
@@ -31,10 +33,25 @@ def _read_exact(stream: Any, n: int) -> bytes:
     return bytes(buf)
 
 
+def _end_with(parent: int) -> None:
+    """Die with the parent (its pid, 0 when not asked), even when it is killed without exit hooks."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent decides
+    if not parent:
+        return
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent was already gone before the death signal was armed
+        os._exit(0)
+
+
 def main() -> None:
-    mem_limit = int(sys.argv[1])
-    max_total = int(sys.argv[2])
-    max_string = int(sys.argv[3])
+    _end_with(int(sys.argv[1]))
+    mem_limit = int(sys.argv[2])
+    max_total = int(sys.argv[3])
+    max_string = int(sys.argv[4])
     if mem_limit > 0:
         resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
     stdin = sys.stdin.buffer
