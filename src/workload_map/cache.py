@@ -152,18 +152,3 @@ def _prune(directory: Path) -> None:
         with contextlib.suppress(OSError):
             os.unlink(path)
 
-
-def clear() -> int:
-    """Remove every entry (``wmap``'s users rarely need it; tests do). Returns how many were removed."""
-    directory = cache_dir()
-    removed = 0
-    if directory is None or not directory.is_dir():
-        return 0
-    for entry in directory.iterdir():
-        if entry.name.endswith(_SUFFIX):
-            try:
-                entry.unlink()
-                removed += 1
-            except OSError:
-                pass
-    return removed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import subprocess
@@ -178,3 +179,51 @@ def test_stdin_dump(defs_file: Path, dump_file: Path) -> None:
     )
     assert result.returncode == 0
     assert "minijob.test.wmap.io/train" in result.stdout.splitlines()
+
+
+# Never needed by a dump-mode `get -o json` once the definitions are cached: the Kubernetes client and
+# the live layer, the operator, the CRD generator, rich (tables, progress), PyYAML (a JSON dump), libjq
+# and its worker (every expression of this dump runs in process), purejq (ASTs come from the cache),
+# and importlib.metadata (pydantic loads it only to build a schema, which a cached definition skips).
+NOT_FOR_DUMP_GET = (
+    "kubernetes",
+    "urllib3",
+    "workload_map.cluster.live",
+    "workload_map.cluster.connection",
+    "workload_map.operator",
+    "workload_map.crd",
+    "rich",
+    "yaml",
+    "jq",
+    "workload_map.jq._isolated",
+    "purejq",
+    "importlib.metadata",
+)
+
+
+def _modules_after(argv: list[str]) -> list[str]:
+    code = (
+        "import json, sys\n"
+        "from workload_map.cli.main import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "sys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.startswith("{"), result.stdout[:200]
+    modules: list[str] = json.loads(result.stderr)
+    return modules
+
+
+def test_dump_get_json_imports_only_what_it_needs(dump_file: Path, defs_file: Path, tmp_path: Path) -> None:
+    argv = ["get", "-A", "-o", "json", "--from-file", str(dump_file), "--definitions", str(defs_file)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WMAP_CACHE_DIR", str(tmp_path / "cache"))
+        cold = _modules_after(argv)  # first call: compiles and stores the definitions
+        warm = _modules_after(argv)
+    assert "jq" in cold  # libjq validated the definitions on their first load
+    unwanted = sorted(m for m in warm if any(m == n or m.startswith(n + ".") for n in NOT_FOR_DUMP_GET))
+    assert unwanted == []
+    assert "workload_map.resolver" in warm and "pydantic" in warm  # it did resolve, from the model

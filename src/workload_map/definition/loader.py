@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import difflib
 import functools
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
 from workload_map.definition.model import API_VERSION, KIND, Karta
 from workload_map.errors import DocumentError, Finding, Location
-from workload_map.sources.documents import Document, parse_text, read_source
+from workload_map.sources.documents import STDIN, Document, file_content, parse_file, parse_text, read_source
 
 
 @dataclass(frozen=True)
@@ -162,11 +164,35 @@ def load_text(content: bytes, source: str, origin: str = "file") -> tuple[list[L
 
 
 def load_paths(paths: Iterable[str], origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
-    """Definitions from files, directories or stdin (``-``); unreadable sources become findings."""
+    """Definitions from files, directories or stdin (``-``); unreadable sources become findings.
+
+    A file that loaded cleanly before (the same path and bytes) comes from the on-disk cache whole: a
+    warm process neither parses its YAML nor validates nor compiles it.
+    """
     loaded: list[LoadedDefinition] = []
     findings: list[Finding] = []
     for path in paths:
-        more, problems = _load_source(path, functools.partial(read_source, path), origin)
+        if path != STDIN and os.path.isfile(path):
+            more, problems = _load_file(path, origin)
+        else:
+            more, problems = _load_source(path, functools.partial(read_source, path), origin)
         loaded.extend(more)
         findings.extend(problems)
     return loaded, findings
+
+
+def _load_file(path: str, origin: str) -> tuple[list[LoadedDefinition], list[Finding]]:
+    from workload_map.definition import compiled
+
+    file = Path(path)
+    try:
+        content = file_content(file)
+    except DocumentError as exc:
+        return [], [Finding(exc.location, exc.message)]
+
+    def parse() -> tuple[tuple[list[LoadedDefinition], list[Finding]], tuple[Karta, ...]]:
+        with compiled.one_entry():  # the file is the entry, not each of its documents
+            more, problems = _load_source(path, functools.partial(parse_file, file, content), origin)
+        return (more, problems), () if problems else tuple(d.karta for d in more)
+
+    return compiled.remembered([b"file", path, origin, content], parse)

@@ -159,12 +159,22 @@ def read_source(path: str) -> list[Document]:
 
 
 def _read_file(file: Path) -> list[Document]:
+    return parse_file(file, file_content(file))
+
+
+def file_content(file: Path) -> bytes:
+    """The bytes of one file, for :func:`parse_file` (an unreadable or empty file is a DocumentError)."""
     try:
         content = file.read_bytes()
     except OSError as exc:
         raise DocumentError(f"cannot read: {exc.strerror}", Location(str(file))) from None
     if not content.strip():
         raise DocumentError("file is empty", Location(str(file)))
+    return content
+
+
+def parse_file(file: Path, content: bytes) -> list[Document]:
+    """The documents of a file's ``content``, located in ``file`` (JSON by suffix, else YAML or JSON)."""
     return parse_text(content, str(file), prefer_json=file.suffix.lower() in _JSON_SUFFIXES)
 
 
