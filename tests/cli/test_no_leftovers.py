@@ -1,9 +1,10 @@
 """``wmap`` leaves no process behind: the libjq worker ends before the command does, however it ends.
 
 Each run is the installed console script in a session of its own (its process group), on a definition
-whose status expression needs libjq (a regular expression), so the worker starts. After the command
-has ended, no process of that group may be alive. The signal cases interrupt the command while it is
-still running: its output (larger than a pipe's buffer) is not read until the signal has been sent.
+whose status expression needs libjq (a regular expression with a character class), so the worker
+starts. After the command has ended, no process of that group may be alive. The signal cases
+interrupt the command while it is still running: its output (larger than a pipe's buffer) is not read
+until the signal has been sent.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ spec:
       statusDefinition:
         statusMappings:
           running:
-            - byExpression: {expression: '.status.phase // "" | test("^Run")', expectedResult: "true"}
+            - byExpression: {expression: '.status.phase // "" | test("^R[a-z]+g$")', expectedResult: "true"}
 """
 
 

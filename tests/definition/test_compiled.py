@@ -52,7 +52,7 @@ COMMAND = textwrap.dedent(
     from workload_map.jq import program
     judged = []
     real_judge = program._judge
-    program._judge = lambda e: judged.append(e) or real_judge(e)
+    program._judge = lambda e, **kw: judged.append(e) or real_judge(e, **kw)
     from workload_map.definition.loader import load_paths
     from workload_map.definition.validate import validate
     from workload_map.resolver import ClusterView
@@ -166,7 +166,7 @@ def karta_document(replicas: str) -> dict[str, Any]:
 def test_code_version_is_part_of_the_key(fresh_process: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     judged: list[str] = []
     real = program._judge
-    monkeypatch.setattr(program, "_judge", lambda e: judged.append(e) or real(e))
+    monkeypatch.setattr(program, "_judge", lambda e, **kw: judged.append(e) or real(e, **kw))
     document = karta_document(".spec.size")
     assert definition_from_dict(document, Location("a"))[0] is not None
     assert judged  # first load: compiled and stored

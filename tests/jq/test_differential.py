@@ -496,6 +496,17 @@ FAST_PATH_CONSTRUCTS: list[str] = [
     '.a.s | test("^H")',
     '.a.s | test("W.r")',
     '[.labels | to_entries[] | select(.key | test("app")) | .value]',
+    '["ImagePullError", "Failed", "FailedX", "", "Error\\n", "x\\nFailed"] | map(test("(Error|Failed)$"))',
+    '["abc", "abbc", "ac", "xabcx", "a\\nc"] | map(test("^a.c$"), test("ab+c"), test("ab*c"), test("ab?c"))',
+    '["color", "colour", "colouur"] | map(test("colou?r$"))',
+    '["c", "abc", "ababc", "abac"] | map(test("^(ab)*c"))',
+    '["", "a"] | map(test("^$"), test("(|a)"), test("a||b"), test("()"))',
+    '["a$b", "ab"] | map(test("a$b"), test("a^b"))',
+    '"aaa" | test("*a")',
+    '"aaa" | test("a**")',
+    '"aaa" | test("(a")',
+    '"aaa" | test("(?i)A")',
+    '"ünï" | test("n.$")',
 ]
 
 
@@ -747,7 +758,9 @@ def test_fast_path_is_used_for_plain_paths() -> None:
         assert compile_expression(expression).uses_fast_path
 
 
-def test_fast_path_runs_literal_test_and_string_contains() -> None:
-    for expression in ('.a | test("gpu")', '.a | contains("/")', '.a | test("nvidia.com")'):
-        program = compile_expression(expression)
-        assert program.uses_fast_path == (expression != '.a | test("nvidia.com")'), expression
+def test_fast_path_runs_plain_regex_test_and_string_contains() -> None:
+    in_process = ('.a | test("gpu")', '.a | contains("/")', '.a | test("(Error|Failed)$")', '.a | test("nvidia.com")')
+    for expression in in_process:
+        assert compile_expression(expression).uses_fast_path, expression
+    for expression in ('.a | test("[0-9]+")', '.a | test("a{2}")', '.a | test("x"; "i")', '.a | test(.b)'):
+        assert not compile_expression(expression).uses_fast_path, expression

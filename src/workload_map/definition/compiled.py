@@ -34,7 +34,7 @@ from workload_map import cache
 from workload_map.definition.expressions import iter_expressions
 from workload_map.definition.model import Karta
 from workload_map.errors import Finding
-from workload_map.jq import LIMITS, Verdict, prime, verdict
+from workload_map.jq import LIMITS, Verdict, prime, verdicts
 
 FORMAT = "definitions-1"
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -81,13 +81,8 @@ def fingerprint() -> str:
 
 
 def verdicts_of(kartas: Iterable[Karta]) -> tuple[Verdict, ...]:
-    """The verdict on every expression of the definitions (computed now when not known yet)."""
-    seen: dict[str, Verdict] = {}
-    for karta in kartas:
-        for ref in iter_expressions(karta):
-            if ref.expression not in seen:
-                seen[ref.expression] = verdict(ref.expression)
-    return tuple(seen.values())
+    """The verdict on every expression of the definitions (computed now, together, when not known yet)."""
+    return tuple(verdicts(ref.expression for karta in kartas for ref in iter_expressions(karta)))
 
 
 def remembered(key_parts: Iterable[bytes | str], load: Callable[[], tuple[T, tuple[Karta, ...]]]) -> T:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .errors import JqError, JqLimitError, JqRuntimeError, JqSandboxError, JqSyntaxError
 from .limits import LIMITS, Limits
-from .program import Program, Verdict, compile_expression, expression_errors, prime, verdict
+from .program import Program, Verdict, compile_expression, expression_errors, prime, verdict, verdicts
 from .sandbox import check_expression
 from .text import to_text
 
@@ -27,4 +27,5 @@ __all__ = [
     "prime",
     "to_text",
     "verdict",
+    "verdicts",
 ]

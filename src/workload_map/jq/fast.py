@@ -761,7 +761,7 @@ class FastProgram:
         if entry is not None:
             return self._call_user(entry, args, scope)
         if name == "test" and len(args) == 1:
-            return _literal_test(args[0])
+            return _regex_test(args[0])
         builtin = _BUILTINS.get((name, len(args)))
         if builtin is None:
             raise Unsupported
@@ -1124,21 +1124,44 @@ def _contains(v: Any, x: Any) -> Any:
     return x in v
 
 
-# A `test` pattern made only of these is a literal for Oniguruma: matching is substring search.
-_LITERAL_PATTERN = re.compile(r"[A-Za-z0-9_ /-]*")
+# `test(PATTERN)` runs in process when PATTERN is a plain regular expression on which Oniguruma (libjq's
+# engine, Perl_NT syntax) and Python's `re` agree about *whether* a string matches: literal ASCII word
+# characters, space, `/` and `-`, groups without extensions, alternation, `.`, anchors and a single
+# greedy quantifier after an atom. `.`, `^` and `$` treat newlines differently in the two engines, so a
+# subject containing one goes to libjq.
+_REGEX_CHARS = re.compile(r"[A-Za-z0-9_ /\-()|^$.*+?]*")
+_QUANTIFIERS = "*+?"
 
 
-def _literal_test(pattern: Any) -> Gen:
-    """``test("literal")``: the one regular-expression form definitions use (e.g. ``test("gpu")``) run
-    in process, so that a command whose expressions are otherwise all fast never starts the libjq worker."""
-    if pattern[0] != "const" or type(pattern[1]) is not str or not _LITERAL_PATTERN.fullmatch(pattern[1]):
+def _plain_regex(pattern: str) -> re.Pattern[str] | None:
+    if not _REGEX_CHARS.fullmatch(pattern) or "(?" in pattern:
+        return None
+    previous = ""
+    for ch in pattern:
+        if ch in _QUANTIFIERS and (previous in ("", "(", "|", "^") or previous in _QUANTIFIERS):
+            return None
+        previous = ch
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+def _regex_test(pattern: Any) -> Gen:
+    """``test("...")`` with a constant plain pattern (the catalog's ``test("gpu")``,
+    ``test("(Error|Failed)$")``), so that a command whose expressions are otherwise fast never starts the
+    libjq worker. Any other pattern, flags, or a non-string subject go to libjq."""
+    if pattern[0] != "const" or type(pattern[1]) is not str:
         raise Unsupported
-    needle = pattern[1]
+    compiled = _plain_regex(pattern[1])
+    if compiled is None:
+        raise Unsupported
+    search = compiled.search
 
     def test_gen(v: Any, env: Env) -> Iterator[Any]:
-        if type(v) is not str:
+        if type(v) is not str or "\n" in v or "\r" in v:
             raise Bail
-        yield needle in v
+        yield search(v) is not None
 
     return test_gen
 

@@ -131,7 +131,67 @@ def verdict(expression: str) -> Verdict:
     return known if known is not None else _remember(_judge(expression))
 
 
-def _judge(expression: str) -> Verdict:
+def verdicts(expressions: Iterable[str]) -> list[Verdict]:
+    """The verdicts on many expressions (a definition's, a catalog's), in order.
+
+    Those not known yet are judged together: libjq checks the syntax of every one that passes the
+    sandbox in one compilation of ``[(E1), (E2), ...]`` instead of one compilation each (~1.5 ms apiece,
+    mostly libjq loading its builtins), and only a batch that fails is split, down to the expressions
+    that are wrong, which are then judged alone for libjq's own message.
+    """
+    wanted = list(dict.fromkeys(expressions))
+    todo = [e for e in wanted if e not in _known]
+    proven = _valid_together([e for e in todo if _batchable(e)])
+    for expression in todo:
+        _remember(_judge(expression, syntax_proven=expression in proven))
+    return [verdict(e) for e in wanted]
+
+
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _batchable(expression: str) -> bool:
+    """Whether libjq accepting ``(EXPRESSION)`` among others proves it accepts the expression alone.
+
+    It does when the expression's brackets pair up among themselves: our closing parenthesis can then
+    only close our opening one, so libjq parsed the text between them as one whole expression, and each
+    element of the array sees no name the others define (user ``def``s are scoped to their element, and
+    elements are bound, so an undefined name is still an error). Comments could swallow our bracket
+    (jq continues a comment after a trailing backslash): expressions with both a ``#`` and a backslash are left
+    to be judged alone, as are those the sandbox rejects anyway.
+    """
+    if len(expression) > LIMITS.max_expression_chars or ("#" in expression and "\\" in expression):
+        return False
+    try:
+        tokens = tokenize(expression)
+    except LexError:
+        return False
+    if check_tokens(expression, tokens):
+        return False
+    stack: list[str] = []
+    for token in tokens:
+        if token.kind != "op":
+            continue
+        if token.text in _OPENERS:
+            stack.append(_OPENERS[token.text])
+        elif token.text in (")", "]", "}") and (not stack or stack.pop() != token.text):
+            return False
+    return not stack
+
+
+def _valid_together(batch: list[str]) -> set[str]:
+    """The expressions of ``batch`` libjq is proven to accept (see :func:`_batchable`)."""
+    if not batch:
+        return set()
+    if _syntax_error("[" + ",".join(f"(\n{e}\n)" for e in batch) + "]") is None:
+        return set(batch)
+    if len(batch) == 1:
+        return set()
+    middle = len(batch) // 2
+    return _valid_together(batch[:middle]) | _valid_together(batch[middle:])
+
+
+def _judge(expression: str, *, syntax_proven: bool = False) -> Verdict:
     if len(expression) > LIMITS.max_expression_chars:
         too_long = JqSyntaxError(
             f"expression is {len(expression)} characters, over the {LIMITS.max_expression_chars} limit",
@@ -145,7 +205,11 @@ def _judge(expression: str) -> Verdict:
     token_violations = check_tokens(expression, tokens) if tokens is not None else []
     recursion = check_recursion(expression, tokens) if tokens is not None else []
     sandbox = tuple(_pack(e) for e in [*token_violations, *recursion])
-    error: JqError | None = token_violations[0] if token_violations else _syntax_error(expression)
+    error: JqError | None = None
+    if token_violations:
+        error = token_violations[0]
+    elif not syntax_proven:
+        error = _syntax_error(expression)
     if error is None and tokens is None:
         error = JqSandboxError(f"sandbox: expression {expression!r} could not be analysed", expression, None, None)
     if error is None and recursion:

@@ -1,0 +1,91 @@
+"""Verdicts on many expressions at once (one libjq compilation for a batch) equal the verdicts of each
+expression judged alone, including for text crafted to close the batch's brackets or hide them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from workload_map.catalog import load_builtin
+from workload_map.definition.expressions import iter_expressions
+from workload_map.jq import program
+
+TRICKY = [
+    "1), (2",  # would turn one element into two
+    "1]",
+    ") , (",
+    "1) | (2",
+    "(1",
+    "[1, 2",
+    "{a: 1",
+    "1 # comment",
+    "# comment \\\n1",  # a comment continued past the newline
+    "1 # comment \\",
+    '"\\(1"',  # unterminated interpolation
+    '"a)b" | length',  # brackets inside strings do not count
+    '"\\(.a)" + ")"',
+    "def f: 1; f",
+    "f",  # a def of another element is not visible
+    "$x",
+    "undefined_fn(1)",
+    ".a?//1",
+    "def f: 1;",
+    "if . then 1",
+    "try 1",
+    ". as [$a, {b: $c}] | $a",
+    "reduce .[] as $x (0; . + $x)",
+    "label $out | 1",
+    "break $out",
+    ".a |",
+    "env",  # rejected by the sandbox before libjq
+    ".a = 1",
+]
+
+
+@pytest.fixture(autouse=True)
+def fresh() -> Iterator[None]:
+    saved = dict(program._known)
+    program._known.clear()
+    yield
+    program._known.clear()
+    program._known.update(saved)
+
+
+def alone(expressions: list[str]) -> list[program.Verdict]:
+    out = []
+    for expression in dict.fromkeys(expressions):
+        program._known.clear()
+        out.append(program._judge(expression))
+    program._known.clear()
+    return out
+
+
+def catalog_expressions() -> list[str]:
+    loaded, _ = load_builtin()
+    return list(dict.fromkeys(r.expression for d in loaded for r in iter_expressions(d.karta)))
+
+
+def test_batch_equals_alone_on_the_catalog() -> None:
+    expressions = catalog_expressions()
+    assert all(program._batchable(e) for e in expressions)  # the whole catalog takes one compilation
+    assert program.verdicts(expressions) == alone(expressions)
+
+
+@pytest.mark.parametrize("tricky", TRICKY)
+def test_batch_equals_alone_with_crafted_text(tricky: str) -> None:
+    expressions = [".a", tricky, "length", ".b // 1"]
+    assert program.verdicts(expressions) == alone(expressions)
+
+
+def test_batch_equals_alone_all_together() -> None:
+    expressions = [*catalog_expressions()[:40], *TRICKY]
+    assert program.verdicts(expressions) == alone(expressions)
+
+
+def test_one_libjq_compilation_for_a_valid_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = program._syntax_error
+    monkeypatch.setattr(program, "_syntax_error", lambda e: calls.append(e) or real(e))
+    program.verdicts(catalog_expressions())
+    assert len(calls) == 1
