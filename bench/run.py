@@ -5,6 +5,7 @@
     python bench/run.py --sizes 100,5000     # choose the dump sizes
     python bench/run.py --live               # also the live mode on the test kube-apiserver (needs the binaries)
     python bench/run.py --profile            # pyinstrument profiles of get -A at 1,000 (pip install pyinstrument)
+    python bench/run.py --skip dump,startup,jq   # only the fast-start figures (whole processes, small clusters)
 
 Speed is reported as ratios against baselines measured in the same run, never as absolute targets in tests.
 """
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--live-workloads", type=int, default=100, help="workloads loaded into the test cluster")
     ap.add_argument("--profile", action="store_true", help="profile missed targets with pyinstrument")
     ap.add_argument("--jq-seconds", type=float, default=0.3, help="seconds per jq throughput case")
-    ap.add_argument("--skip", default="", help="comma list of sections to skip: dump,startup,memory,jq")
+    ap.add_argument("--skip", default="", help="comma list of sections to skip: dump,startup,faststart,jq")
     ap.add_argument("-o", "--output", type=Path, default=None, help="results JSON (default bench/results/<ts>.json)")
     args = ap.parse_args(argv)
 
@@ -107,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{name} done in {time.perf_counter() - t:.0f}s]", flush=True)
 
     import bench_dump
+    import bench_faststart
     import bench_jq
     import bench_startup
 
@@ -118,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             repeats=max(10, args.repeats), memory_sizes=[s for s in sizes if s <= 1000][-1:] or sizes[:1]
         ),
     )
+    section("faststart", lambda: bench_faststart.run(repeats=max(7, args.repeats)))
     section("jq", lambda: bench_jq.run(seconds=args.jq_seconds))
     if args.live:
         import bench_live
