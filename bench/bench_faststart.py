@@ -85,12 +85,12 @@ def _group(pgid: int) -> list[int]:
     return alive
 
 
-def measure(argv: list[str], repeats: int, *, cache: str) -> dict[str, Any]:
+def measure(argv: list[str], repeats: int, *, cache: str, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     """Median wall/CPU/RSS; ``cache`` is "warm" (one shared, pre-filled directory), "cold" (a new empty
     directory for every run) or "n/a" (the command does not read definitions)."""
     root = Path(tempfile.mkdtemp(prefix="wmap-bench-cache-"))
     try:
-        env = dict(os.environ, WMAP_CACHE_DIR=str(root / "warm"))
+        env = dict(os.environ, WMAP_CACHE_DIR=str(root / "warm"), **(extra_env or {}))
         env.pop("WMAP_NO_CACHE", None)
         once(argv, env)  # warm-up: page cache, bytecode; fills the warm cache
         samples = []
@@ -160,7 +160,11 @@ def phases(path: Path, env: dict[str, str]) -> list[tuple[str, float]]:
     return [(name, statistics.median(r[i][1] for r in runs)) for i, (name, _) in enumerate(runs[0])]
 
 
-def run(*, repeats: int, dump_size: int = 100, log: Any = print) -> tuple[list[Figure], dict[str, Any]]:
+def run(
+    *, repeats: int, dump_size: int = 100, before_src: Path | None = None, log: Any = print
+) -> tuple[list[Figure], dict[str, Any]]:
+    """``before_src``: the ``src`` directory of another checkout (e.g. a worktree of the previous
+    version), whose ``wmap get`` is measured in the same run on the same inputs as "before"."""
     compileall.compile_dir(str(REPO_ROOT / "src" / "workload_map"), quiet=1)
     wmap = str(VENV_BIN / "wmap")
     dump = dump_path(dump_size)
@@ -179,9 +183,17 @@ def run(*, repeats: int, dump_size: int = 100, log: Any = print) -> tuple[list[F
                 [wmap, "get", "-A", "--from-file", str(path)],
                 cache,
             )
+    before_env: dict[str, str] = {}
+    if before_src is not None:
+        compileall.compile_dir(str(before_src / "workload_map"), quiet=1)
+        before_env = {"PYTHONPATH": str(before_src)}
+        for label, path in (("example", EXAMPLE), (f"{dump_size} workloads", dump)):
+            argv = [wmap, "get", "-A", "--from-file", str(path)]
+            commands[f"before: wmap get -A --from-file {label}"] = (argv, "n/a")
     results = {}
     for name, (argv, cache) in commands.items():
-        results[name] = measure(argv, repeats, cache=cache)
+        extra = before_env if name.startswith("before") else {}
+        results[name] = measure(argv, repeats, cache=cache, extra_env=extra)
         r = results[name]
         log(f"  {name}: wall {r['wall_s'] * 1e3:.0f} ms, CPU {r['cpu_s'] * 1e3:.0f} ms, RSS {r['rss_mb']:.0f} MB")
 
@@ -230,6 +242,20 @@ def run(*, repeats: int, dump_size: int = 100, log: Any = print) -> tuple[list[F
             wall_base, wall_name = (help_, "wmap --help") if label == "example" else (parse, parse_name)
             add(name, "wall_s", wall_base, wall_name)
             add(name, "rss_mb", parse, parse_name)
+    if before_src is not None:
+        for label in ("example", f"{dump_size} workloads"):
+            before = results[f"before: wmap get -A --from-file {label}"]
+            add(f"before: wmap get -A --from-file {label}", "cpu_s", help_, "wmap --help")
+            figures.append(
+                Figure(
+                    "faststart",
+                    f"wmap get -A --from-file {label}, warm cache: CPU against before",
+                    results[f"wmap get -A --from-file {label}, warm cache"]["cpu_s"] * 1e3,
+                    "ms",
+                    before["cpu_s"] * 1e3,
+                    "before",
+                )
+            )
     breakdown: dict[str, list[tuple[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="wmap-bench-cache-") as warm:
         env = dict(os.environ, WMAP_CACHE_DIR=warm)

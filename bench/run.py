@@ -75,6 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--live-workloads", type=int, default=100, help="workloads loaded into the test cluster")
     ap.add_argument("--profile", action="store_true", help="profile missed targets with pyinstrument")
     ap.add_argument("--jq-seconds", type=float, default=0.3, help="seconds per jq throughput case")
+    ap.add_argument(
+        "--before-src",
+        type=Path,
+        default=None,
+        help="src/ of another checkout (e.g. a worktree of main): its `wmap get` is measured as 'before' in faststart",
+    )
     ap.add_argument("--skip", default="", help="comma list of sections to skip: dump,startup,faststart,jq")
     ap.add_argument("-o", "--output", type=Path, default=None, help="results JSON (default bench/results/<ts>.json)")
     args = ap.parse_args(argv)
@@ -120,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             repeats=max(10, args.repeats), memory_sizes=[s for s in sizes if s <= 1000][-1:] or sizes[:1]
         ),
     )
-    section("faststart", lambda: bench_faststart.run(repeats=max(7, args.repeats)))
+    section("faststart", lambda: bench_faststart.run(repeats=max(7, args.repeats), before_src=args.before_src))
     section("jq", lambda: bench_jq.run(seconds=args.jq_seconds))
     if args.live:
         import bench_live
