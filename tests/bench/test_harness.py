@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +102,33 @@ def test_live_comparison_keys_rows_by_namespace_and_name() -> None:
     assert same["same_workloads_and_status"], same
     different = bench_live._compare(wmap_rows, jq_out.replace("Failed", "Running"))
     assert different["status_differences"] == 1
+
+
+def test_faststart_measures_whole_processes_and_counts_leftovers(tmp_path: Path) -> None:
+    import bench_faststart
+
+    quick = bench_faststart.measure([sys.executable, "-c", "pass"], 1, cache="n/a")
+    assert quick["cpu_s"] > 0 and quick["wall_s"] >= quick["cpu_s"] / 2 and quick["left"] == 0
+    assert 1 < quick["rss_mb"] < 200  # the child's own peak, not the benchmark process's
+    pids = tmp_path / "pids"
+    leaver = (
+        "import subprocess, sys; "
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)']); "
+        "open(sys.argv[1], 'a').write(f'{child.pid}\\n')"
+    )
+    try:
+        left = bench_faststart.measure([sys.executable, "-c", leaver, str(pids)], 1, cache="n/a")
+        assert left["left"] == 1  # a child outliving its parent is seen
+    finally:
+        for pid in pids.read_text().split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+
+
+def test_faststart_phases_cover_a_whole_get(dump: Path, tmp_path: Path) -> None:
+    import bench_faststart
+
+    env = dict(os.environ, WMAP_CACHE_DIR=str(tmp_path / "cache"))
+    names = [name for name, _ in bench_faststart.phases(dump, env)]
+    assert names[0].startswith("click") and "resolve (trees)" in names
+    assert names[-1] == "interpreter start + teardown"
