@@ -193,3 +193,9 @@ def test_cluster_karta_keyed_by_content_and_failures_never_stored(fresh_process:
     for where in ("x.yaml", "y.yaml"):  # the findings carry each caller's location
         karta, findings = definition_from_dict(broken, Location(where))
         assert karta is None and findings[0].location.source == where
+
+
+def test_fingerprint_covers_existing_sources() -> None:
+    # a renamed module would silently drop out of the code version otherwise
+    assert all((compiled._PACKAGE / name).is_file() for name in compiled._SOURCES)
+    assert "-\n" not in compiled.fingerprint() + "\n"

@@ -10,9 +10,9 @@ primes the jq engine with the verdicts.
 
 Keys are the definition's content and the code fingerprint (:func:`fingerprint`): the sources of the
 modules that load definitions and compile jq, and the versions of pydantic, pydantic-core, the libjq
-binding, purejq and Python. Editing the code, upgrading or reinstalling a library moves every key, so
-an entry is never read by code other than the code that wrote it. Only successful loads are stored:
-a definition with problems is parsed again, so its findings always carry the caller's locations.
+binding, purejq, PyYAML and Python. Editing the code, upgrading or reinstalling a library moves every
+key, so an entry is never read by code other than the code that wrote it. Only successful loads are
+stored: a definition with problems is parsed again, so its findings always carry the caller's locations.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 # The modules whose code decides what a stored entry holds.
 _SOURCES = (
     "cache.py",
+    "catalog/__init__.py",
     "errors.py",
     "definition/compiled.py",
     "definition/expressions.py",
@@ -52,8 +53,10 @@ _SOURCES = (
     "jq/limits.py",
     "jq/program.py",
     "jq/sandbox.py",
+    "sources/documents.py",
 )
-_LIBRARIES = ("jq", "purejq")  # the libjq binding decides syntax verdicts, purejq the fast-path ASTs
+# The libjq binding decides syntax verdicts, purejq the fast-path ASTs, PyYAML what a YAML file holds.
+_LIBRARIES = ("jq", "purejq", "yaml")
 
 T = TypeVar("T")
 _storing = contextvars.ContextVar("storing", default=True)
@@ -94,9 +97,9 @@ def remembered(key_parts: Iterable[bytes | str], load: Callable[[], tuple[T, tup
     key = cache.key_of(fingerprint(), str(LIMITS.max_expression_chars), *key_parts)
     hit = cache.load(key)
     if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[1], tuple):
-        value, verdicts = hit
-        if all(isinstance(v, Verdict) for v in verdicts):
-            prime(verdicts)
+        value, stored = hit
+        if all(isinstance(v, Verdict) for v in stored):
+            prime(stored)
             return value  # type: ignore[no-any-return]
     value, kartas = load()
     # With nowhere to store them, verdicts are left to be computed when an expression first runs.

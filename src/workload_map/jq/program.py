@@ -132,7 +132,7 @@ def verdict(expression: str) -> Verdict:
 
 
 def verdicts(expressions: Iterable[str]) -> list[Verdict]:
-    """The verdicts on many expressions (a definition's, a catalog's), in order.
+    """The verdicts on many expressions (a definition's, a catalog's): one per distinct expression, in order.
 
     Those not known yet are judged together: libjq checks the syntax of every one that passes the
     sandbox in one compilation of ``[(E1), (E2), ...]`` instead of one compilation each (~1.5 ms apiece,
