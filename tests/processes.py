@@ -29,26 +29,25 @@ def ended(pid: int) -> bool:
     return fields is None or fields[0] in ("Z", "X")
 
 
-def children_of(pid: int) -> list[int]:
-    """Live children of ``pid``."""
+def _live(field: int, value: int) -> list[int]:
+    """Live processes whose stat field (1 = parent id, 2 = process group) is ``value``."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             fields = _stat(int(entry.name))
-            if fields is not None and int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            if fields is not None and int(fields[field]) == value and fields[0] not in ("Z", "X"):
                 found.append(int(entry.name))
     return found
+
+
+def children_of(pid: int) -> list[int]:
+    """Live children of ``pid``."""
+    return _live(1, pid)
 
 
 def in_group(pgid: int) -> list[int]:
     """Live processes of process group ``pgid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat(int(entry.name))
-            if fields is not None and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-                found.append(int(entry.name))
-    return found
+    return _live(2, pgid)
 
 
 def cpu_ticks(pid: int) -> int:
