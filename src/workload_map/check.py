@@ -107,11 +107,18 @@ def _resolution_findings(definition: LoadedDefinition, obj: dict[str, Any], subj
             for instance in component.instances:
                 label = component.name + (f"[{instance.id}]" if instance.id is not None else "")
                 if instance.template is None:
-                    findings.append(
-                        Finding(
-                            where.child("specDefinition"), f"{subject}: pod template of {label} resolves to nothing"
+                    # An object may leave a pod to the operator's default (a RayJob without
+                    # submitterPodTemplate, a Dynamo component without podTemplate): nothing to read or
+                    # write, which matters only when pods are expected.
+                    if instance.desired_pods > 0:
+                        findings.append(
+                            Finding(
+                                where.child("specDefinition"),
+                                f"{subject}: pod template of {label} resolves to nothing (the object gives none; "
+                                "the operator's default pod applies, with no fields to read or update)",
+                                Severity.WARNING,
+                            )
                         )
-                    )
                 elif not (instance.template.get("spec") or {}).get("containers"):
                     findings.append(
                         Finding(

@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import jq
 import pytest
 
+import jq
 from corpus import CORPUS, corpus_objects
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.expressions import Target, iter_expressions
@@ -55,17 +55,23 @@ CONSTRUCTS: list[tuple[str, bool, list[Any]]] = [
     ("if .x then .a else 1 end", False, [{}, {"x": 1}]),
     ("select(.x) | .a", True, [{"x": 1}, {}]),
     ("select(.x != null) | .a", True, [{"x": 1}]),
-    (".spec.m | select(. != null) | .[keys[] | select(ascii_downcase == \"master\")] | .template", True,
-     [{"spec": {"m": {"Master": {"template": {}}, "Worker": {}}}}, {"spec": {}}]),
+    (
+        '.spec.m | select(. != null) | .[keys[] | select(ascii_downcase == "master")] | .template',
+        True,
+        [{"spec": {"m": {"Master": {"template": {}}, "Worker": {}}}}, {"spec": {}}],
+    ),
     (".a[.k]", True, [{"a": {"x": 1}, "k": "x"}]),
     (".a as $x | .b", True, [{"a": 1}]),
     (".a as $x | $x", False, [{"a": 1}]),
-    ("\"k\" as $k | .[$k]", True, [{}]),
+    ('"k" as $k | .[$k]', True, [{}]),
     (". as [$a] ?// $a | .b", True, [[1], 1]),
+    (".a as [$x] | .c", False, [{"a": [1]}]),
+    (". as {a: $x} | .b", False, [{"a": 1}]),
+    ("[1, 2] as $s | $s[0] as $k | .[$k]", True, [{}]),
     ("def f: .a; f | .b", True, [{}]),
     ("def f(g): g | .x; f(.a)", True, [{}]),
     ("def f(g): g | .x; f(1)", False, [{}]),
-    ("def f($k): .[$k]; f(\"a\")", True, [{}]),
+    ('def f($k): .[$k]; f("a")', True, [{}]),
     ("def f: {}; .a | f", False, [{}]),
     ("first(.a[])", True, [{"a": [1, 2]}]),
     ("first", True, [[1]]),
@@ -74,18 +80,18 @@ CONSTRUCTS: list[tuple[str, bool, list[Any]]] = [
     ("nth(1; .a[])", True, [{"a": [1, 2]}]),
     ("limit(1; .a[])", True, [{"a": [1, 2]}]),
     ("limit(2; .a, 1)", False, [{}]),
-    ("getpath([\"a\", \"b\"])", True, [{}]),
+    ('getpath(["a", "b"])', True, [{}]),
     ("values", True, [1, None]),
     ("objects | .a", True, [{}]),
     ("try .a", True, [{}]),
     ("try .a catch empty", True, [{}]),
-    ("try error(\"x\") catch .", False, [{}]),
+    ('try error("x") catch .', False, [{}]),
     ("label $out | .a, break $out", True, [{}]),
     ("empty", True, [{}]),
     ("null", False, [{}]),
     ("1", False, [{}]),
-    ("\"s\"", False, [{}]),
-    ("\"\\(.a)\"", False, [{"a": 1}]),
+    ('"s"', False, [{}]),
+    ('"\\(.a)"', False, [{"a": 1}]),
     ("{a: .a}", False, [{}]),
     ("[.a]", False, [{}]),
     ("[]", False, [{}]),
@@ -103,8 +109,8 @@ CONSTRUCTS: list[tuple[str, bool, list[Any]]] = [
     ("foreach .a[] as $x (.; .b; .)", False, [{"a": [1], "b": 3}]),
     ("map(.a)", False, [[{}]]),
     ("add", False, [[{}]]),
-    ("ltrimstr(\"a\")", True, ["ab", "b"]),
-    ("splits(\"a\")", True, ["bab"]),
+    ('ltrimstr("a")', True, ["ab", "b"]),
+    ('splits("a")', True, ["bab"]),
 ]
 
 

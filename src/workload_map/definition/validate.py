@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from workload_map.definition.expressions import iter_expressions
 from workload_map.definition.model import ComponentDefinition, Karta
+from workload_map.definition.writable import read_only_findings
 from workload_map.errors import Finding, Location, Severity
 from workload_map.jq import expression_errors
 
@@ -31,6 +32,7 @@ def validate(karta: Karta, location: Location | None = None) -> list[Finding]:
         findings += _check_component(component, loc, is_root=component is karta.root)
     findings += _check_gang(karta, location)
     findings += _check_expressions(karta, location)
+    findings += read_only_findings(karta, location)
     return findings
 
 

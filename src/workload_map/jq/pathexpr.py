@@ -18,7 +18,8 @@ expression iff every sub-expression in *output position* is path-forming, where
 - output position is propagated through ``|`` (both sides), ``,``, ``//`` (both sides), the branches
   of ``if`` (not the conditions; a missing ``else`` is ``.``), ``try`` (the body; a ``catch`` handler
   gets the error message, not a location, so it must give no output), ``reduce``/``foreach`` never
-  (libjq tracks no paths through their state), the body of ``E as $x | body``, ``label``, and the
+  (libjq tracks no paths through their state), the body of ``E as $x | body`` (a destructuring
+  pattern ``[$a]``/``{a: $a}`` is refused: libjq path-tracks its index steps), ``label``, and the
   bodies of user ``def``\\s at their call sites (filter arguments are checked where they are used);
 - everything else is value-forming.
 
@@ -158,6 +159,11 @@ def _check(node: Any, scope: _Scope, depth: int = 0) -> NotAPath | None:
             )
         return problem
     if tag == "as":
+        patterns = node[2]
+        if patterns[-1][0] != "pvar":
+            # libjq runs destructuring ([$a], {a: $x}) as path-tracked index steps on the bound value,
+            # which is refused in path mode; with `?//` a final plain `$x` alternative catches that.
+            return NotAPath(render(node), "destructures a value, which libjq refuses while tracking paths")
         return again(node[3])
     if tag == "label":
         return again(node[2])
@@ -231,7 +237,7 @@ def path_problem(expression: str) -> NotAPath | None:
 
 
 # --- rendering a sub-tree back to jq text, for messages ---------------------------------------------
-def render(node: Any) -> str:  # noqa: PLR0911, PLR0912 - one case per syntax node
+def render(node: Any) -> str:
     tag = node[0]
     if tag == "identity":
         return "."
@@ -275,7 +281,7 @@ def render(node: Any) -> str:  # noqa: PLR0911, PLR0912 - one case per syntax no
     if tag == "loc":
         return "$__loc__"
     if tag == "call":
-        return node[1] + (f"({'; '.join(render(a) for a in node[2])})" if node[2] else "")
+        return str(node[1]) + (f"({'; '.join(render(a) for a in node[2])})" if node[2] else "")
     if tag == "str":
         import json
 
@@ -285,7 +291,9 @@ def render(node: Any) -> str:  # noqa: PLR0911, PLR0912 - one case per syntax no
     if tag == "format":
         return f"@{node[1]}"
     if tag == "if":
-        text = " ".join(f"{'if' if i == 0 else 'elif'} {render(c)} then {render(b)}" for i, (c, b) in enumerate(node[1]))
+        text = " ".join(
+            f"{'if' if i == 0 else 'elif'} {render(c)} then {render(b)}" for i, (c, b) in enumerate(node[1])
+        )
         return text + (f" else {render(node[2])}" if node[2] is not None else "") + " end"
     if tag == "try":
         return f"try {render(node[1])}" + (f" catch {render(node[2])}" if node[2] is not None else "")

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from workload_map.crd.labels import INDEX_LABELS, index_labels, root_gvk_of
+from workload_map.errors import Severity
 from workload_map.operator.reconcile import validation_findings
 
 MAX_LISTED = 20
@@ -103,7 +104,10 @@ def validate_karta(request: dict[str, Any], list_kartas: Callable[[], Iterable[d
                     "only one Karta per root group/version/kind is allowed (edit that one instead)",
                     code=409,
                 )
-    return response(uid, True)
+    # Admitted, with the validator's warnings (e.g. spec paths that make a component read-only for
+    # updates), which kubectl prints as "Warning: ...".
+    warnings = validation_findings(obj, Severity.WARNING)[:MAX_LISTED]
+    return response(uid, True, warnings=warnings)
 
 
 def _escape(key: str) -> str:

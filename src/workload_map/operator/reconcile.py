@@ -38,13 +38,14 @@ def now_rfc3339() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def validation_findings(obj: dict[str, Any]) -> list[str]:
-    """Every error finding of the validator for a raw Karta object, located (``spec.….field: message``)."""
+def validation_findings(obj: dict[str, Any], severity: Severity = Severity.ERROR) -> list[str]:
+    """Every finding of the validator of one severity (errors by default) for a raw Karta object, located
+    (``spec.….field: message``)."""
     clean = {k: v for k, v in obj.items() if k != "status"}
     karta, findings = definition_from_dict(clean, Location())
     if karta is not None:
         findings = validate(karta, Location())
-    return [_finding_text(f) for f in findings if f.severity is Severity.ERROR]
+    return [_finding_text(f) for f in findings if f.severity is severity]
 
 
 def _finding_text(finding: Any) -> str:

@@ -84,14 +84,20 @@ class _Reader:
     def size(self) -> int:
         return 1 if self.count is None else self.count
 
-    def values(self, expression: str | None, *field_path: str | int) -> list[Any] | None:
-        """One value per instance, or None when the expression fails or misaligns (already reported)."""
+    def values(self, expression: str | None, *field_path: str | int, optional: bool = False) -> list[Any] | None:
+        """One value per instance, or None when the expression fails or misaligns (already reported).
+
+        ``optional``: no output at all for a single instance means unset (fragment paths, which the Go
+        reference also reads as zero values when missing); nothing can be shifted with one instance.
+        """
         if expression is None:
             return [None] * self.size
         path = (*self.component.path, *field_path)
         outputs = run_checked(expression, self.workload, self.diagnostics, path, ".".join(map(str, field_path)))
         if outputs is None:
             return None
+        if optional and not outputs and self.size == 1:
+            return [None]
         if self.count is None:
             if len(outputs) > 1:
                 self.diagnostics.warn(
@@ -189,7 +195,9 @@ def _templates(reader: _Reader, component: Component) -> list[dict[str, Any] | N
         expression = getattr(fragments, field_name)
         if expression is None:
             continue
-        values = reader.values(expression, "specDefinition", "fragmentedPodSpecDefinition", info.alias or field_name)
+        values = reader.values(
+            expression, "specDefinition", "fragmentedPodSpecDefinition", info.alias or field_name, optional=True
+        )
         per_field[field_name] = values if values is not None else [None] * n
     return [from_fragments(fragments, {name: column[i] for name, column in per_field.items()}) for i in range(n)]
 

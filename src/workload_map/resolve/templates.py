@@ -23,24 +23,50 @@ FRAGMENT_TARGETS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The fields of Kubernetes' ObjectMeta and PodSpec (k8s.io/api core/v1 and meta/v1, v1.35). A value read
+# through metadataPath / podSpecPath / podTemplateSpecPath is decoded as that type, keeping only its fields,
+# as the Go reference decodes it into metav1.ObjectMeta / corev1.PodSpec (JSON decoding drops unknown keys).
+# This lets a definition point podSpecPath at an object that is a PodSpec plus fields of its own (KServe's
+# `.spec.transformer`: PodSpec inline with minReplicas, logger, ...) and metadataPath at an object that holds
+# labels and annotations beside other fields (a Grove clique), and still address where they live.
+OBJECT_META_FIELDS = frozenset(
+    {
+        "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+        "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+        "ownerReferences", "finalizers", "managedFields",
+    }
+)  # fmt: skip
+POD_SPEC_FIELDS = frozenset(
+    {
+        "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
+        "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector",
+        "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "nodeName", "hostNetwork",
+        "hostPID", "hostIPC", "shareProcessNamespace", "securityContext", "imagePullSecrets", "hostname",
+        "subdomain", "affinity", "schedulerName", "tolerations", "hostAliases", "priorityClassName", "priority",
+        "dnsConfig", "readinessGates", "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead",
+        "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "resourceClaims",
+        "resources", "hostnameOverride", "workloadRef",
+    }
+)  # fmt: skip
+
+
+def _decoded(value: Any, fields: frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in value.items() if k in fields} if isinstance(value, Mapping) else {}
+
+
 def from_template(value: Any) -> dict[str, Any] | None:
     if not isinstance(value, Mapping):
         return None
-    metadata = value.get("metadata")
-    spec = value.get("spec")
     return {
-        "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
-        "spec": dict(spec) if isinstance(spec, Mapping) else {},
+        "metadata": _decoded(value.get("metadata"), OBJECT_META_FIELDS),
+        "spec": _decoded(value.get("spec"), POD_SPEC_FIELDS),
     }
 
 
 def from_pod_spec(spec: Any, metadata: Any) -> dict[str, Any] | None:
     if not isinstance(spec, Mapping):
         return None
-    return {
-        "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
-        "spec": dict(spec),
-    }
+    return {"metadata": _decoded(metadata, OBJECT_META_FIELDS), "spec": _decoded(spec, POD_SPEC_FIELDS)}
 
 
 def from_fragments(definition: FragmentedPodSpecDefinition, values: Mapping[str, Any]) -> dict[str, Any] | None:
