@@ -168,3 +168,11 @@ def test_merge_patch_removes_and_replaces() -> None:
         "b": {"d": None},
         "e": [1],
     }
+
+
+def test_module_examples_run() -> None:
+    import doctest
+
+    from workload_map.resolve import writes
+
+    assert doctest.testmod(writes).failed == 0

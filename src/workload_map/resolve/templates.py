@@ -69,10 +69,12 @@ def from_pod_spec(spec: Any, metadata: Any) -> dict[str, Any] | None:
     return {"metadata": _decoded(metadata, OBJECT_META_FIELDS), "spec": _decoded(spec, POD_SPEC_FIELDS)}
 
 
-def from_fragments(definition: FragmentedPodSpecDefinition, values: Mapping[str, Any]) -> dict[str, Any] | None:
-    """``values`` maps fragment field names (snake_case) to what their paths gave for one instance."""
-    if all(v is None for v in values.values()):
-        return None
+def from_fragments(definition: FragmentedPodSpecDefinition, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` maps fragment field names (snake_case) to what their paths gave for one instance.
+
+    An instance always has a template, empty when no fragment has a value: the fields are locations in
+    the object (where an update writes), set or not (a Milvus component that sets nothing of its own).
+    """
     template: dict[str, Any] = {"metadata": {}, "spec": {}}
     for fragment, target in FRAGMENT_TARGETS.items():
         value = values.get(fragment)

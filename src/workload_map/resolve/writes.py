@@ -1,8 +1,21 @@
 """Updating pod specs (and suspending or resuming) through the definition's own paths.
 
 Writes go through the same jq paths that reads use, so any framework a definition describes can be
-changed without framework code. A write is all or nothing: if any target is not a writable location,
-names an absent instance, or would change the object's identity, nothing is written.
+changed without framework code: the locations are ``path(EXPR)`` of each spec path (which must be a
+jq path expression; ``workload_map.definition.writable`` reports those that are not). A write is all or
+nothing: if any target is not a writable location, names an absent instance, or would change the
+object's identity, nothing is written.
+
+The one entry point for callers is ``update_workload`` (the CLI's ``wmap update`` and the library use
+it); ``update_pod_specs`` and ``set_suspended`` are its two halves.
+
+    >>> from workload_map.catalog import builtin_definitions
+    >>> jobset = next(d.karta for d in builtin_definitions() if d.name == "jobset-x-k8s-io-jobset-v1alpha2")
+    >>> obj = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "t"},
+    ...        "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {"template": {"spec": {}}}}}]}}
+    >>> result = update_workload(jobset, obj, change=PodSpecChange(scheduler_name="kai-scheduler"), suspend=True)
+    >>> result.patch["spec"]["suspend"], result.changes[0]
+    (True, "spec.replicatedJobs[0].template.spec.template.spec.schedulerName: None -> 'kai-scheduler'")
 """
 
 from __future__ import annotations
@@ -14,9 +27,10 @@ from typing import Any
 
 from workload_map.definition.model import ComponentDefinition, Karta, SuspendAction
 from workload_map.errors import WorkloadMapError
-from workload_map.jq import JqError, compile_expression
+from workload_map.jq import JqError, compile_expression, to_text
+from workload_map.jq.pathexpr import path_problem
 from workload_map.resolve.components import hierarchy_order
-from workload_map.resolve.evaluate import Diagnostics, run
+from workload_map.resolve.evaluate import run
 
 Path = tuple[str | int, ...]
 
@@ -39,7 +53,12 @@ class WriteError(WorkloadMapError):
 
 @dataclass
 class PodSpecChange:
-    """What to change in every targeted pod template. ``None`` leaves a field alone."""
+    """What to change in every targeted pod template. ``None`` leaves a field alone.
+
+    Maps are merged entry by entry (``labels``, ``annotations``, ``node_selector``, and the
+    ``requests``/``limits`` of ``resources``, as ``kubectl label`` / ``kubectl set resources`` do);
+    every other field replaces the value at its location.
+    """
 
     scheduler_name: str | None = None
     labels: dict[str, str] | None = None
@@ -52,6 +71,8 @@ class PodSpecChange:
     resource_claims: list[dict[str, Any]] | None = None
     pod_affinity: dict[str, Any] | None = None
     node_affinity: dict[str, Any] | None = None
+    tolerations: list[dict[str, Any]] | None = None  # PodTemplateSpec / PodSpec forms only: the format
+    node_selector: dict[str, str] | None = None  # has no fragment paths for these two
 
     def is_empty(self) -> bool:
         return all(getattr(self, name) is None for name in self.__dataclass_fields__ if name != "container")
@@ -62,6 +83,9 @@ class WriteResult:
     obj: dict[str, Any]
     patch: dict[str, Any]
     changes: list[str] = field(default_factory=list)
+    # Pod templates left alone because the object has none for them (the operator's default pod, e.g. a
+    # RayJob's submitter without submitterPodTemplate), one line each.
+    skipped: list[str] = field(default_factory=list)
 
 
 def _format(path: Path) -> str:
@@ -73,10 +97,19 @@ def _format(path: Path) -> str:
 
 def _paths(expression: str, obj: Any, what: str) -> list[Path]:
     try:
-        found = compile_expression(expression).paths(obj)
+        problem = path_problem(expression)
+        found = compile_expression(expression).paths(obj) if problem is None else None
     except JqError as exc:
         raise WriteError(f"{what}: {expression!r} does not address a writable location: {exc}") from None
-    return [tuple(p) for p in found]
+    if found is None:
+        raise WriteError(
+            f"{what}: {expression!r} does not address a writable location: it is not a jq path expression ({problem})"
+        )
+    paths = [tuple(p) for p in found]
+    for path in paths:
+        if any(not isinstance(part, (str, int)) for part in path):
+            raise WriteError(f"{what}: {expression!r} addresses a slice, not a location that can be written")
+    return paths
 
 
 def _check_identity(path: Path) -> None:
@@ -156,6 +189,18 @@ class _Target:
     spec: Path | None = None  # a PodSpec
     metadata: Path | None = None
     fragments: dict[str, Path] = field(default_factory=dict)
+    # fragment fields that cannot be written for this instance, and why (not a path expression, or no
+    # location in this object); an error only when a change needs them
+    unwritable: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return f"component {self.component!r}" + (f" instance {self.instance!r}" if self.instance else "")
+
+    @property
+    def absent(self) -> bool:
+        """The object holds no pod fields for this instance (reads give no template either)."""
+        return self.template is None and self.spec is None and self.metadata is None and not self.fragments
 
 
 def _instance_ids(component: ComponentDefinition, obj: Any) -> list[str | None]:
@@ -164,18 +209,20 @@ def _instance_ids(component: ComponentDefinition, obj: Any) -> list[str | None]:
     outputs, error = run(component.instance_id_path, obj)
     if error is not None:
         raise WriteError(f"component {component.name!r}: instanceIdPath failed: {error}")
-    from workload_map.jq import to_text
-
     return [to_text(o) for o in outputs]
 
 
-def _aligned(expression: str, obj: Any, count: int, what: str) -> list[Path]:
+def _aligned(expression: str, obj: Any, count: int, what: str) -> list[Path | None]:
+    """One location per instance; a single instance may have none (the object does not hold it, as reads
+    give no value then), more or fewer is a misalignment."""
     paths = _paths(expression, obj, what)
+    if count == 1 and not paths:
+        return [None]
     if len(paths) != count:
         raise WriteError(
             f"{what}: expected {count} location(s), one per instance, but {expression!r} gave {len(paths)}"
         )
-    return paths
+    return list(paths)
 
 
 def _targets(component: ComponentDefinition, obj: Any) -> list[_Target]:
@@ -184,6 +231,8 @@ def _targets(component: ComponentDefinition, obj: Any) -> list[_Target]:
         return []
     ids = _instance_ids(component, obj)
     n = len(ids)
+    if n == 0:
+        return []
     targets = [_Target(component.name, i) for i in ids]
     name = component.name
     if spec.pod_template_spec_path is not None:
@@ -204,9 +253,18 @@ def _targets(component: ComponentDefinition, obj: Any) -> list[_Target]:
             expression = getattr(fragments, field_name)
             if expression is None:
                 continue
-            paths = _aligned(expression, obj, n, f"{name}.{info.alias or field_name}")
+            what = f"{name}.{info.alias or field_name}"
+            try:
+                paths = _aligned(expression, obj, n, what)
+            except WriteError as exc:
+                for target in targets:
+                    target.unwritable[field_name] = exc.message
+                continue
             for target, path in zip(targets, paths, strict=True):
-                target.fragments[field_name] = path
+                if path is None:
+                    target.unwritable[field_name] = f"{what}: {expression!r} addresses no location in this object"
+                else:
+                    target.fragments[field_name] = path
     return targets
 
 
@@ -225,10 +283,11 @@ def _container_index(obj: Any, containers_path: Path, wanted: str | None) -> int
 def _writes_for(target: _Target, obj: Any, change: PodSpecChange) -> list[tuple[Path, Any]]:
     """(path, value) pairs for one target; raises WriteError when a field has no route."""
     writes: list[tuple[Path, Any]] = []
-    where = f"component {target.component!r}" + (f" instance {target.instance!r}" if target.instance else "")
 
-    def unsupported(what: str) -> WriteError:
-        return WriteError(f"{where}: the definition gives no path to write {what}")
+    def unsupported(what: str, key: str | None = None) -> WriteError:
+        if key is not None and key in target.unwritable:
+            return WriteError(f"{target.where}: cannot write {what}: {target.unwritable[key]}")
+        return WriteError(f"{target.where}: the definition gives no path to write {what}")
 
     spec_path: Path | None = None
     meta_path: Path | None = None
@@ -238,23 +297,26 @@ def _writes_for(target: _Target, obj: Any, change: PodSpecChange) -> list[tuple[
         spec_path, meta_path = target.spec, target.metadata
     frag = target.fragments
 
-    def field_path(key: str, in_spec: tuple[str, ...]) -> Path:
-        if key in frag:
+    def field_path(key: str | None, in_spec: tuple[str, ...]) -> Path:
+        if key is not None and key in frag:
             return frag[key]
         if spec_path is not None:
             return (*spec_path, *in_spec)
-        raise unsupported(in_spec[-1])
+        raise unsupported(in_spec[-1] + ("" if key else " (the fragmented form has no path for it)"), key)
 
-    if change.scheduler_name is not None:
-        writes.append((field_path("scheduler_name_path", ("schedulerName",)), change.scheduler_name))
-    if change.priority_class_name is not None:
-        writes.append((field_path("priority_class_name_path", ("priorityClassName",)), change.priority_class_name))
-    if change.resource_claims is not None:
-        writes.append((field_path("resource_claims_path", ("resourceClaims",)), change.resource_claims))
-    if change.pod_affinity is not None:
-        writes.append((field_path("pod_affinity_path", ("affinity", "podAffinity")), change.pod_affinity))
-    if change.node_affinity is not None:
-        writes.append((field_path("node_affinity_path", ("affinity", "nodeAffinity")), change.node_affinity))
+    for value, key, in_spec in (
+        (change.scheduler_name, "scheduler_name_path", ("schedulerName",)),
+        (change.priority_class_name, "priority_class_name_path", ("priorityClassName",)),
+        (change.resource_claims, "resource_claims_path", ("resourceClaims",)),
+        (change.pod_affinity, "pod_affinity_path", ("affinity", "podAffinity")),
+        (change.node_affinity, "node_affinity_path", ("affinity", "nodeAffinity")),
+        (change.tolerations, None, ("tolerations",)),
+    ):
+        if value is not None:
+            writes.append((field_path(key, in_spec), value))
+    if change.node_selector is not None:
+        base = field_path(None, ("nodeSelector",))
+        writes.extend(((*base, k), v) for k, v in change.node_selector.items())
     for attr, key, name in (("labels", "labels_path", "labels"), ("annotations", "annotations_path", "annotations")):
         values: dict[str, str] | None = getattr(change, attr)
         if values is None:
@@ -264,7 +326,7 @@ def _writes_for(target: _Target, obj: Any, change: PodSpecChange) -> list[tuple[
         elif meta_path is not None:
             base = (*meta_path, name)
         else:
-            raise unsupported(f"{name} (no metadataPath)")
+            raise unsupported(name if frag or target.unwritable else f"{name} (no metadataPath)", key)
         writes.extend(((*base, k), v) for k, v in values.items())
     if change.containers is not None:
         if "containers_path" in frag:
@@ -278,14 +340,26 @@ def _writes_for(target: _Target, obj: Any, change: PodSpecChange) -> list[tuple[
         if value is None:
             continue
         if key in frag and change.container is None:
-            writes.append((frag[key], value))
-        elif "container_path" in frag:
-            writes.append(((*frag["container_path"], name), value))
+            location = frag[key]
+        elif "container_path" in frag and change.container is None:
+            location = (*frag["container_path"], name)
         elif "containers_path" in frag or spec_path is not None:
             base = frag.get("containers_path") or (*(spec_path or ()), "containers")
-            writes.append(((*base, _container_index(obj, base, change.container), name), value))
+            location = (*base, _container_index(obj, base, change.container), name)
         else:
-            raise unsupported(name)
+            raise unsupported(name, key)
+        writes.extend(_resource_writes(location, value) if name == "resources" else [(location, value)])
+    return writes
+
+
+def _resource_writes(location: Path, resources: dict[str, Any]) -> list[tuple[Path, Any]]:
+    """``requests``/``limits`` entry by entry (the container keeps the others); other keys replaced."""
+    writes: list[tuple[Path, Any]] = []
+    for key, value in resources.items():
+        if key in ("requests", "limits") and isinstance(value, dict):
+            writes.extend(((*location, key, name), quantity) for name, quantity in value.items())
+        else:
+            writes.append(((*location, key), value))
     return writes
 
 
@@ -297,24 +371,46 @@ def update_pod_specs(
     component: str | None = None,
     instance: str | None = None,
 ) -> WriteResult:
-    """Apply ``change`` to every pod template (or one component / instance); all or nothing."""
+    """Apply ``change`` to every pod template (or one component / instance); all or nothing.
+
+    Instances whose pod fields the object does not hold (the operator's default pod) are left alone
+    and listed in ``WriteResult.skipped``; naming one with ``component``/``instance`` is an error.
+    """
     if change.is_empty():
         raise WriteError("nothing to change")
-    components = [d for d, _, _ in hierarchy_order(karta) if d.spec_definition is not None]
+    producing = [d for d, _, _ in hierarchy_order(karta) if d.spec_definition is not None]
+    components = producing
     if component is not None:
         components = [c for c in components if c.name == component]
         if not components:
-            known = ", ".join(d.name for d, _, _ in hierarchy_order(karta) if d.spec_definition is not None)
+            known = ", ".join(d.name for d in producing)
             raise WriteError(f"no pod-producing component named {component!r} (known: {known})")
     targets = [t for c in components for t in _targets(c, obj)]
     if instance is not None:
         targets = [t for t in targets if t.instance == instance]
         if not targets:
             raise WriteError(f"no instance {instance!r}" + (f" in component {component!r}" if component else ""))
-    if not targets:
-        raise WriteError("the definition has no pod templates to update")
-    writes = [w for t in targets for w in _writes_for(t, obj, change)]
-    return _apply(obj, writes)
+    present = [t for t in targets if not t.absent]
+    skipped = [
+        f"{t.where}: the object holds no pod template for it (the operator's default pod)" for t in targets if t.absent
+    ]
+    if not present:
+        if targets and (component is not None or instance is not None):
+            raise WriteError(skipped[0])
+        raise WriteError("the object holds no pod templates to update")
+    writes: list[tuple[Path, Any]] = []
+    problems: list[str] = []
+    for target in present:
+        try:
+            writes.extend(_writes_for(target, obj, change))
+        except WriteError as exc:
+            problems.append(exc.message)
+    if problems:
+        hint = "" if component is not None else " (limit the update with --component to the others)"
+        raise WriteError("; ".join(problems) + (hint if len(problems) < len(present) else ""))
+    result = _apply(obj, writes)
+    result.skipped = skipped
+    return result
 
 
 def _apply(obj: dict[str, Any], writes: Sequence[tuple[Path, Any]]) -> WriteResult:
@@ -346,12 +442,40 @@ def set_suspended(karta: Karta, obj: dict[str, Any], suspended: bool) -> WriteRe
     return _apply(obj, writes)
 
 
+def update_workload(
+    karta: Karta,
+    obj: dict[str, Any],
+    *,
+    change: PodSpecChange | None = None,
+    suspend: bool | None = None,
+    component: str | None = None,
+    instance: str | None = None,
+) -> WriteResult:
+    """Change pod-template fields (``change``, limited to ``component``/``instance``) and/or suspend
+    (``suspend=True``) or resume (``False``) one workload object; all or nothing.
+
+    The result holds the new object, the RFC 7386 merge patch from ``obj`` to it (what ``wmap update``
+    sends, with the object's resourceVersion as precondition), a line per changed location, and the
+    templates left alone. ``obj`` is not modified.
+    """
+    if (change is None or change.is_empty()) and suspend is None:
+        raise WriteError("nothing to change")
+    current, changes, skipped = obj, [], []
+    if change is not None and not change.is_empty():
+        pods = update_pod_specs(karta, current, change, component=component, instance=instance)
+        current, changes, skipped = pods.obj, pods.changes, pods.skipped
+    if suspend is not None:
+        suspension = set_suspended(karta, current, suspend)
+        current, changes = suspension.obj, [*changes, *suspension.changes]
+    return WriteResult(current, merge_patch(obj, current), changes, skipped)
+
+
 __all__ = [
-    "Diagnostics",
     "PodSpecChange",
     "WriteError",
     "WriteResult",
     "merge_patch",
     "set_suspended",
     "update_pod_specs",
+    "update_workload",
 ]

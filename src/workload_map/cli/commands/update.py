@@ -12,14 +12,38 @@ from workload_map.cli.options import namespace_option, object_source_options, ta
 DRY_RUN_CHOICES = ("none", "client", "server")
 
 
-def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
+def _pairs(values: tuple[str, ...], what: str, *, split_commas: bool = False) -> dict[str, str]:
     out: dict[str, str] = {}
     for value in values:
-        key, sep, val = value.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"{value!r} is not KEY=VALUE", param_hint=what)
-        out[key] = val
+        for item in value.split(",") if split_commas else [value]:
+            key, sep, val = item.partition("=")
+            if not sep or not key:
+                raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint=what)
+            out[key] = val
     return out
+
+
+def _document(value: str | None, what: str, kind: type) -> Any:
+    """A JSON or YAML value given inline or as ``@FILE``, of the expected kind (object or list)."""
+    if value is None:
+        return None
+    import yaml
+
+    text = value
+    if value.startswith("@"):
+        try:
+            with open(value[1:], encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as exc:
+            raise click.BadParameter(f"cannot read {value[1:]}: {exc.strerror}", param_hint=what) from None
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise click.BadParameter(f"not JSON or YAML: {exc}", param_hint=what) from None
+    if not isinstance(parsed, kind):
+        expected = "an object" if kind is dict else "a list"
+        raise click.BadParameter(f"expected {expected}, got {type(parsed).__name__}", param_hint=what)
+    return parsed
 
 
 class _DryRunCommand(click.Command):
@@ -44,6 +68,29 @@ class _DryRunCommand(click.Command):
     "--annotation", "annotations", multiple=True, metavar="KEY=VALUE", help="Set a pod annotation (repeatable)."
 )
 @click.option("--priority-class", default=None, metavar="NAME", help="Set the pods' priorityClassName.")
+@click.option(
+    "--requests",
+    multiple=True,
+    metavar="NAME=QTY[,...]",
+    help="Set resource requests of the container (kubectl set resources style: cpu=500m,memory=1Gi).",
+)
+@click.option("--limits", multiple=True, metavar="NAME=QTY[,...]", help="Set resource limits (e.g. nvidia.com/gpu=1).")
+@click.option("--image", default=None, metavar="IMAGE", help="Set the container's image.")
+@click.option(
+    "--container",
+    default=None,
+    metavar="NAME",
+    help="The container --requests/--limits/--image change (default: the first, or the main one).",
+)
+@click.option("--node-selector", multiple=True, metavar="KEY=VALUE", help="Set a nodeSelector entry (repeatable).")
+@click.option("--tolerations", default=None, metavar="JSON|@FILE", help="Replace the pods' tolerations (a list).")
+@click.option(
+    "--node-affinity", default=None, metavar="JSON|@FILE", help="Replace spec.affinity.nodeAffinity (an object)."
+)
+@click.option(
+    "--pod-affinity", default=None, metavar="JSON|@FILE", help="Replace spec.affinity.podAffinity (an object)."
+)
+@click.option("--resource-claims", default=None, metavar="JSON|@FILE", help="Replace spec.resourceClaims (a list).")
 @click.option("--component", default=None, metavar="NAME", help="Only this component (default: every pod template).")
 @click.option("--instance", default=None, metavar="ID", help="Only this instance (e.g. one replicatedJob).")
 @click.option(
@@ -76,6 +123,15 @@ def command(  # noqa: PLR0917 - click passes every option by name
     labels: tuple[str, ...],
     annotations: tuple[str, ...],
     priority_class: str | None,
+    requests: tuple[str, ...],
+    limits: tuple[str, ...],
+    image: str | None,
+    container: str | None,
+    node_selector: tuple[str, ...],
+    tolerations: str | None,
+    node_affinity: str | None,
+    pod_affinity: str | None,
+    resource_claims: str | None,
     component: str | None,
     instance: str | None,
     suspend: bool | None,
@@ -85,8 +141,9 @@ def command(  # noqa: PLR0917 - click passes every option by name
     definition_paths: tuple[str, ...],
     **connection: Any,  # kubectl's connection flags (options.connection_options)
 ) -> None:
-    """Update the pod templates of a workload (scheduler, labels, annotations, priority class) at
-    the places its definition says they live, or suspend/resume it.
+    """Update the pod templates of a workload (scheduler, labels, annotations, priority class,
+    resources, image, node selector, tolerations, affinity, resource claims) at the places its
+    definition says they live, or suspend/resume it.
 
     The JSON merge patch always goes to stderr. On a cluster it is sent as one merge patch carrying
     the resourceVersion read (a workload changed meanwhile is a Conflict, never overwritten).
@@ -97,22 +154,42 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap update jobset/train --scheduler-name kai-scheduler --label team=nlp
       wmap update jobset/train --suspend --dry-run=server -o yaml
       wmap update jobset/train --scheduler-name kai --from-file dump.yaml
+      wmap update pytorchjob/bert --component worker --limits nvidia.com/gpu=2 --requests cpu=8
+      wmap update rayjob/tune --tolerations '[{"key": "gpu", "operator": "Exists"}]'
     """
     from workload_map.cli.output import emit_warnings, to_json_text
     from workload_map.cli.sources import open_objects
     from workload_map.cli.workloads import find_one, one_target
-    from workload_map.resolve.writes import PodSpecChange, WriteError, merge_patch, set_suspended, update_pod_specs
+    from workload_map.resolve.writes import PodSpecChange, WriteError, update_workload
     from workload_map.snapshot import key_of
 
+    resources = {
+        name: values
+        for name, values in (
+            ("requests", _pairs(requests, "'--requests'", split_commas=True)),
+            ("limits", _pairs(limits, "'--limits'", split_commas=True)),
+        )
+        if values
+    }
     change = PodSpecChange(
         scheduler_name=scheduler_name,
         labels=_pairs(labels, "'--label'") or None,
         annotations=_pairs(annotations, "'--annotation'") or None,
         priority_class_name=priority_class,
+        resources=resources or None,
+        image=image,
+        container=container,
+        node_selector=_pairs(node_selector, "'--node-selector'") or None,
+        tolerations=_document(tolerations, "'--tolerations'", list),
+        node_affinity=_document(node_affinity, "'--node-affinity'", dict),
+        pod_affinity=_document(pod_affinity, "'--pod-affinity'", dict),
+        resource_claims=_document(resource_claims, "'--resource-claims'", list),
     )
     if change.is_empty() and suspend is None:
         raise click.UsageError(
-            "nothing to change: give --scheduler-name, --label, --annotation, --priority-class, --suspend or --resume"
+            "nothing to change: give a pod field (--scheduler-name, --label, --annotation, --priority-class, "
+            "--requests, --limits, --image, --node-selector, --tolerations, --node-affinity, --pod-affinity, "
+            "--resource-claims), --suspend or --resume"
         )
 
     objects = open_objects(
@@ -124,19 +201,20 @@ def command(  # noqa: PLR0917 - click passes every option by name
         definition, version_warning = view.registry.for_object(workload)
         if definition is None:  # pragma: no cover - find_one only returns covered workloads
             raise CliError("no definition covers this workload", where=str(key_of(workload)))
-        updated = workload
         try:
-            if not change.is_empty():
-                updated = update_pod_specs(
-                    definition.karta, updated, change, component=component, instance=instance
-                ).obj
-            if suspend is not None:
-                updated = set_suspended(definition.karta, updated, suspend).obj
+            result = update_workload(
+                definition.karta,
+                workload,
+                change=None if change.is_empty() else change,
+                suspend=suspend,
+                component=component,
+                instance=instance,
+            )
         except WriteError as exc:
             raise CliError(f"cannot update {key_of(workload)}", where=str(exc.location), why=exc.message) from None
-        patch = merge_patch(workload, updated)
+        updated, patch = result.obj, result.patch
         click.echo(to_json_text(patch), nl=False, err=True)
-        warnings = [*view.warnings, *([version_warning] if version_warning else [])]
+        warnings = [*view.warnings, *([version_warning] if version_warning else []), *result.skipped]
         if objects.live is None:  # dumps are never written back
             _print(updated, output or "yaml", "")
         elif dry_run == "client" or not patch:
