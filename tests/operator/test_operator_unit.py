@@ -324,3 +324,16 @@ def test_cluster_karta_replaces_the_builtin_gang_rule() -> None:
     definition, _ = controller.registry.for_object({"apiVersion": "batch/v1", "kind": "Job"})
     assert definition is not None and definition.origin == "builtin"
     assert ("batch", "Job") in attacher.gang_kinds
+
+
+def test_admission_warns_about_read_only_spec_paths() -> None:
+    writable = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": _karta()}, lambda: [])
+    assert writable["allowed"] and "warnings" not in writable
+    computed = _karta()
+    root = computed["spec"]["structureDefinition"]["rootComponent"]
+    root["specDefinition"]["podTemplateSpecPath"] = "{metadata: .spec.template.metadata, spec: .spec.template.spec}"
+    answer = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": computed}, lambda: [])
+    assert answer["allowed"]
+    [warning] = answer["warnings"]
+    assert warning.startswith("spec.structureDefinition.rootComponent.specDefinition.podTemplateSpecPath: ")
+    assert "read-only for pod-spec updates" in warning and "builds a new object" in warning
