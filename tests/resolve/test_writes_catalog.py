@@ -9,6 +9,7 @@ only the documented cases may fail (below).
 from __future__ import annotations
 
 import copy
+import functools
 import sys
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,7 @@ def _without_templates(tree: dict[str, Any]) -> dict[str, Any]:
     return tree
 
 
+@functools.cache
 def _workloads() -> list[Case]:
     out = []
     for case in cases():
@@ -180,6 +182,7 @@ def test_scheduler_name_and_queue_label_reach_every_pod_template(case: Case) -> 
     assert _without_templates(after) == _without_templates(before)
 
 
+@functools.cache
 def _one_per_definition() -> list[Case]:
     seen: dict[str, Case] = {}
     for case in _workloads():
