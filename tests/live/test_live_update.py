@@ -54,6 +54,7 @@ KINDS: dict[str, Path | None] = {
     "LeaderWorkerSet.leaderworkerset.x-k8s.io": CORPUS
     / "leaderworkerset/crd/leaderworkerset.x-k8s.io_leaderworkersets.yaml",
     "PyTorchJob.kubeflow.org": CORPUS / "pytorchjob/crd/kubeflow.org_pytorchjobs.yaml",
+    "Notebook.kubeflow.org": CORPUS / "notebook/crd/kubeflow.org_notebooks.yaml",
     "RayCluster.ray.io": CORPUS / "raycluster/crd/ray.io_rayclusters.yaml",
     "RayJob.ray.io": CORPUS / "rayjob/crd/ray.io_rayjobs.yaml",
     "RayService.ray.io": CORPUS / "rayservice/crd/ray.io_rayservices.yaml",
@@ -110,6 +111,9 @@ SERVER_REFUSES: dict[str, dict[str, str]] = {
     ),
     # A Job's pod template is immutable (mutable scheduling directives only while suspended and never started).
     "Job.batch": dict.fromkeys(FIELDS, _JOB_IMMUTABLE),
+    # The Notebook CRD embeds a PodSpec schema without resourceClaims: strict field validation refuses it
+    # (without it the field would be pruned while the patch "succeeds").
+    "Notebook.kubeflow.org": {"resource_claims": 'unknown field "spec.template.spec.resourceClaims"'},
     # TrainJob: spec.trainer is immutable (CEL self == oldSelf); image and resources live there.
     "TrainJob.trainer.kubeflow.org": {"image": _JOB_IMMUTABLE, "resources": _JOB_IMMUTABLE},
 }  # fmt: skip

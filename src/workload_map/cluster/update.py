@@ -28,7 +28,8 @@ def patch_workload(
     ``dry_run``: None (apply), "server" (``dryRun=All``: admission and validation run, nothing is
     stored). Client dry-run never reaches this function. The patch carries the object's
     resourceVersion, so a workload changed since it was read fails with a Conflict instead of being
-    overwritten.
+    overwritten, and asks for strict field validation, so a field the kind's schema would prune is an
+    error instead.
     """
     api_version = str(workload.get("apiVersion") or "")
     group, version, kind = group_of(api_version), version_of(api_version), str(workload.get("kind") or "")
@@ -44,7 +45,13 @@ def patch_workload(
     rv = (workload.get("metadata") or {}).get("resourceVersion")
     if rv:
         body["metadata"] = {**(body.get("metadata") or {}), "resourceVersion": rv}
-    query = {"fieldManager": field_manager, "dryRun": "All" if dry_run == "server" else None}
+    # fieldValidation=Strict: a field the kind's schema does not know (a CRD embedding an older PodSpec
+    # without resourceClaims) is an error, never silently pruned while the patch "succeeds".
+    query = {
+        "fieldManager": field_manager,
+        "fieldValidation": "Strict",
+        "dryRun": "All" if dry_run == "server" else None,
+    }
     try:
         result = connection.request(
             "PATCH", path, query, body=body, content_type=MERGE_PATCH, what=f"{resource.display}/{name}"

@@ -136,6 +136,13 @@ def _set(obj: dict[str, Any], path: Path, value: Any) -> None:
     _check_identity(path)
     if not path:
         raise WriteError("refusing to replace the whole object")
+    if value is None and isinstance(path[-1], str):
+        # null removes a key, as the JSON merge patch we send does on the server (Notebook's resume
+        # deletes its stop annotation); nothing to remove where the parent is absent.
+        parent = _get(obj, path[:-1])
+        if isinstance(parent, dict):
+            parent.pop(path[-1], None)
+        return
     node: Any = obj
     for index, part in enumerate(path[:-1]):
         following = path[index + 1]
