@@ -82,9 +82,9 @@ def describe_args(path: Path, target: str, namespace: str) -> list[str]:
 
 def phases(path: Path) -> dict[str, float]:
     """Where the time of `get -A` goes, through the library calls the command makes."""
+    from workload_map.api.definitions import builtin_with_warnings, read_documents, split_dump
     from workload_map.cli.commands.get import HEADERS, row
     from workload_map.cli.output import echo_table  # noqa: F401 - imported for parity with the command
-    from workload_map.cli.sources import builtin_with_warnings, read_documents, split_dump
     from workload_map.resolver import ClusterView
     from workload_map.snapshot import Snapshot
 

@@ -120,7 +120,7 @@ import click, workload_map.cli.main
 mark("click + wmap CLI (what --help loads)")
 import pydantic, workload_map.definition.model
 mark("pydantic + the definition model")
-from workload_map.cli.sources import builtin_with_warnings, read_documents, split_dump
+from workload_map.api.definitions import builtin_with_warnings, read_documents, split_dump
 from workload_map.resolver import ClusterView
 from workload_map.snapshot import Snapshot
 from workload_map.cli.commands.get import row

@@ -39,8 +39,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # resolver (architecture.md), because they resolve.
     "views": ("workload_map.snapshot", "workload_map.registry", "workload_map.resolver", "workload_map.check"),
     "sources": ("workload_map.sources", "workload_map.cluster"),
-    # The public library API: the package's own __init__.
-    "api": ("workload_map",),
+    # The public library API: the package's own __init__ and the private modules it re-exports from.
+    "api": ("workload_map", "workload_map.api"),
     # The one-line error and exit-code conventions every command line shares (docs/cli.md): the CLI's and
     # the operator's. Click only; nothing of either surface.
     "cli-conventions": ("workload_map.cli.errors",),
@@ -176,6 +176,7 @@ def test_restricted_libraries_stay_in_their_layers() -> None:
         ("workload_map.crd.__main__", "tools"),
         ("workload_map.cli.errors", "cli-conventions"),
         ("workload_map", "api"),
+        ("workload_map.api.view", "api"),
     ],
 )
 def test_layer_table(module: str, layer: str) -> None:
@@ -197,3 +198,45 @@ def test_the_checker_sees_lazy_relative_and_submodule_imports(tmp_path: Path) ->
     assert {"workload_map.registry", "workload_map.cluster.catalog_sync", "workload_map.operator.main"} <= found
     # and the verdict on such an import: the core may not reach a surface
     assert layer_of("workload_map.operator.main") not in ALLOWED["resolve"]
+
+
+# What the CLI may import of the package: the public API (``workload_map``), its own modules, the
+# foundation's accessors and errors, and the core's result types it renders (trees, statuses, quantities,
+# gang tables). Everything that reads or resolves workloads goes through ``workload_map``'s View.
+CLI_RENDERS = (
+    "workload_map._version",
+    "workload_map.errors",
+    "workload_map.objects",
+    "workload_map.tree.model",
+    "workload_map.resolve.status",
+    "workload_map.resolve.quantity",
+    "workload_map.resolve.resources",
+    "workload_map.resolve.pods",
+    "workload_map.gang.report",
+)
+# CLI modules that perform cluster operations which are not workload reads, and why.
+CLI_CLUSTER_OPERATIONS: dict[str, str] = {
+    # kubectl's connection flags are declared once, next to the code that interprets them.
+    "workload_map.cli.options": "workload_map.cluster.cli_support",
+    # Shell completion lists names with one short request and a discovery; it must not read workloads.
+    "workload_map.cli.complete": "workload_map.cluster workload_map.registry workload_map.snapshot workload_map.api",
+    # `wmap snapshot` writes the raw objects a live read returns into a dump file.
+    "workload_map.cli.commands.snapshot": "workload_map.cluster workload_map.api.definitions",
+    # `wmap catalog install|diff` applies definitions to a cluster (a cluster operation, not a read).
+    "workload_map.cli.commands.catalog": "workload_map.cluster workload_map.catalog",
+}
+
+
+def test_the_cli_reads_workloads_only_through_the_public_api() -> None:
+    violations = []
+    for module, path in MODULES.items():
+        if not module.startswith("workload_map.cli"):
+            continue
+        extra = tuple(CLI_CLUSTER_OPERATIONS.get(module, "").split())
+        for line, target in imports_of(module, path):
+            if not target.startswith(PACKAGE + ".") or target.startswith("workload_map.cli"):
+                continue  # the public API itself, third-party libraries, the CLI's own modules
+            if target in CLI_RENDERS or any(target == e or target.startswith(e + ".") for e in extra):
+                continue
+            violations.append(f"{path.relative_to(SRC)}:{line}: {module} imports {target}")
+    assert violations == [], "the CLI must use `workload_map` (docs/library.md):\n" + "\n".join(violations)

@@ -1,6 +1,12 @@
 """workload-map: read any AI workload on Kubernetes through one declarative definition.
 
-The public API is re-exported here; everything under a module not listed is internal.
+The public API is re-exported here (docs/library.md); everything under a module not listed is internal::
+
+    import workload_map as wm
+
+    with wm.open_dump("cluster.yaml", namespace=None) as view:
+        for workload in view.workloads(status="Running"):
+            print(workload.namespace, workload.name, workload.status.primary.value, workload.gpus)
 
 Exports are resolved lazily (PEP 562): importing a submodule such as ``workload_map.cli.main`` runs
 this file first, and ``wmap --help`` must not pay for pydantic, PyYAML and importlib.metadata.
@@ -13,6 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workload_map._version import __version__
+    from workload_map.api.definitions import effective_definitions
+    from workload_map.api.open import open_cluster, open_dump, open_objects
+    from workload_map.api.selectors import SelectorError, parse_selector
+    from workload_map.api.validation import ValidationReport, validate_definitions
+    from workload_map.api.view import Listing, PendingUpdate, View, emit_pod_groups, one_target, split_target
+    from workload_map.cluster.connection import RequestCounter
     from workload_map.definition import (
         GroupVersionKind,
         Karta,
@@ -21,32 +33,106 @@ if TYPE_CHECKING:
         definition_from_dict,
         load_paths,
     )
-    from workload_map.errors import Finding, Location, WorkloadMapError
+    from workload_map.errors import (
+        AmbiguousTypeError,
+        Finding,
+        Location,
+        NotFoundError,
+        ResolveError,
+        UnknownTypeError,
+        WorkloadMapError,
+    )
+    from workload_map.gang.emit import Emission
+    from workload_map.gang.model import GangPlan, PodGroupPlan
+    from workload_map.registry import KindInfo, display_type
+    from workload_map.resolve.status import StatusResult
+    from workload_map.resolve.writes import PodSpecChange
+    from workload_map.tree.model import ComponentView, InstanceView, PodCounts, WorkloadTree
 
 _EXPORTS: dict[str, str] = {
+    "AmbiguousTypeError": "workload_map.errors",
+    "ComponentView": "workload_map.tree.model",
+    "Emission": "workload_map.gang.emit",
     "Finding": "workload_map.errors",
+    "GangPlan": "workload_map.gang.model",
     "GroupVersionKind": "workload_map.definition",
+    "InstanceView": "workload_map.tree.model",
     "Karta": "workload_map.definition",
+    "KindInfo": "workload_map.registry",
+    "Listing": "workload_map.api.view",
     "LoadedDefinition": "workload_map.definition",
     "Location": "workload_map.errors",
+    "NotFoundError": "workload_map.errors",
+    "PendingUpdate": "workload_map.api.view",
+    "PodCounts": "workload_map.tree.model",
+    "PodGroupPlan": "workload_map.gang.model",
+    "PodSpecChange": "workload_map.resolve.writes",
+    "RequestCounter": "workload_map.cluster.connection",
+    "ResolveError": "workload_map.errors",
     "ResourceStatus": "workload_map.definition",
+    "StatusResult": "workload_map.resolve.status",
+    "UnknownTypeError": "workload_map.errors",
+    "View": "workload_map.api.view",
     "WorkloadMapError": "workload_map.errors",
+    "WorkloadTree": "workload_map.tree.model",
     "__version__": "workload_map._version",
     "definition_from_dict": "workload_map.definition",
+    "effective_definitions": "workload_map.api.definitions",
+    "display_type": "workload_map.registry",
+    "emit_pod_groups": "workload_map.api.view",
     "load_paths": "workload_map.definition",
+    "open_cluster": "workload_map.api.open",
+    "open_dump": "workload_map.api.open",
+    "open_objects": "workload_map.api.open",
+    "one_target": "workload_map.api.view",
+    "parse_selector": "workload_map.api.selectors",
+    "SelectorError": "workload_map.api.selectors",
+    "split_target": "workload_map.api.view",
+    "validate_definitions": "workload_map.api.validation",
+    "ValidationReport": "workload_map.api.validation",
 }
 
 __all__ = [
+    "AmbiguousTypeError",
+    "ComponentView",
+    "Emission",
     "Finding",
+    "GangPlan",
     "GroupVersionKind",
+    "InstanceView",
     "Karta",
+    "KindInfo",
+    "Listing",
     "LoadedDefinition",
     "Location",
+    "NotFoundError",
+    "PendingUpdate",
+    "PodCounts",
+    "PodGroupPlan",
+    "PodSpecChange",
+    "RequestCounter",
+    "ResolveError",
     "ResourceStatus",
+    "SelectorError",
+    "StatusResult",
+    "UnknownTypeError",
+    "ValidationReport",
+    "View",
     "WorkloadMapError",
+    "WorkloadTree",
     "__version__",
     "definition_from_dict",
+    "display_type",
+    "effective_definitions",
+    "emit_pod_groups",
     "load_paths",
+    "one_target",
+    "open_cluster",
+    "open_dump",
+    "open_objects",
+    "parse_selector",
+    "split_target",
+    "validate_definitions",
 ]
 
 

@@ -76,12 +76,31 @@ class WorkloadMapError(Exception):
     message: str
     location: Location = field(default_factory=Location)
     hint: str | None = None
+    reason: str = ""  # why, when the message says only what failed ("cannot load definitions")
 
     def __str__(self) -> str:
         where = str(self.location)
         text = f"{self.message} ({where})" if where else self.message
+        if self.reason:
+            text += f": {self.reason}"
         return f"{text}; {self.hint}" if self.hint else text
 
 
 class DocumentError(WorkloadMapError):
     """A file or stream could not be read as YAML/JSON documents."""
+
+
+class NotFoundError(WorkloadMapError):
+    """A workload named by type and name does not exist in the namespace asked for."""
+
+
+class UnknownTypeError(WorkloadMapError):
+    """No definition covers the TYPE a caller named (kind, plural, short name, kind.group)."""
+
+
+class AmbiguousTypeError(WorkloadMapError):
+    """The TYPE a caller named matches kinds of several groups; ``hint`` names one qualified spelling."""
+
+
+class ResolveError(WorkloadMapError):
+    """A workload's definition could not be applied to it (a jq expression failed on this object)."""

@@ -43,6 +43,14 @@ BUILTIN_KIND_NAMES = frozenset({
 })
 
 
+def display_type(group: str, kind: str) -> str:
+    """The kind as a table shows it: qualified by its group when the bare name would read as a
+    built-in kind (a Knative ``Service`` is ``Service.serving.knative.dev``)."""
+    if group in BUILTIN_GROUPS or kind not in BUILTIN_KIND_NAMES:
+        return kind
+    return f"{kind}.{group}"
+
+
 def plural_of(kind: str) -> str:
     lower = kind.lower()
     if lower.endswith("y") and lower[-2:-1] not in "aeiou":

@@ -78,7 +78,7 @@ def test_cluster_karta_overrides_builtin(test_cluster: TestCluster, kartas: dict
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_snapshot_round_trip(test_cluster: TestCluster, kartas: dict[str, str], tmp_path: Path, suffix: str) -> None:
-    from workload_map.cli.sources import read_documents, split_dump
+    from workload_map.api.definitions import read_documents, split_dump
 
     path = tmp_path / f"snap{suffix}"
     count, _ = save_live_snapshot(_options(test_cluster, all_namespaces=True), path)

@@ -19,8 +19,8 @@ import click
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
+    from workload_map import LoadedDefinition
     from workload_map.cluster import Connection
-    from workload_map.definition.loader import LoadedDefinition
     from workload_map.registry import DefinitionRegistry
 
 COMPLETION_TIMEOUT = "3s"
@@ -67,14 +67,14 @@ def _target_words(ctx: click.Context, incomplete: str) -> list[str]:
 
 
 def _registry(params: Mapping[str, Any], connection: Connection | None) -> DefinitionRegistry:
-    from workload_map.cli.sources import builtin_with_warnings, read_documents, split_dump, user_definitions
+    from workload_map.api.definitions import builtin_with_warnings, definition_files, read_documents, split_dump
     from workload_map.registry import DefinitionRegistry
 
     builtin, _ = builtin_with_warnings()
     cluster: list[LoadedDefinition] = []
     if params.get("from_file"):
         _, cluster, _ = split_dump(read_documents(params["from_file"]))
-    definitions = [*builtin, *cluster, *user_definitions(params.get("definition_paths") or ())]
+    definitions = [*builtin, *cluster, *definition_files(params.get("definition_paths") or ())]
     if connection is None:
         return DefinitionRegistry(definitions)
     from workload_map.cluster.discovery import LiveRegistry, discover
@@ -133,7 +133,7 @@ def names(params: Mapping[str, Any], type_name: str) -> list[str]:
             return []
         all_namespaces = bool(params.get("all_namespaces"))
         if connection is None:
-            from workload_map.cli.sources import read_documents, split_dump
+            from workload_map.api.definitions import read_documents, split_dump
 
             objects, _, _ = split_dump(read_documents(params.get("from_file") or ()))
             ns = params.get("namespace") or "default"
@@ -165,7 +165,7 @@ def namespaces(params: Mapping[str, Any]) -> list[str]:
     if connection is None:
         if not params.get("from_file"):
             return []
-        from workload_map.cli.sources import read_documents, split_dump
+        from workload_map.api.definitions import read_documents, split_dump
         from workload_map.snapshot import namespace_of
 
         objects, _, _ = split_dump(read_documents(params["from_file"]))

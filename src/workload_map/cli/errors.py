@@ -62,14 +62,18 @@ def not_found(type_name: str, name: str, namespace: str | None) -> CliError:
 
 
 def from_library(exc: Exception, what: str | None = None) -> CliError:
-    """A library WorkloadMapError (or DocumentError) as a CLI error, keeping its location and hint."""
-    from workload_map.errors import WorkloadMapError
+    """A library WorkloadMapError (or DocumentError) as a CLI error, keeping its location, reason and hint,
+    with the exit code of its kind (docs/cli.md): not found 3, no definition for the type 4."""
+    from workload_map.errors import NotFoundError, UnknownTypeError, WorkloadMapError
 
     if isinstance(exc, WorkloadMapError):
         where = str(exc.location)
+        code = EXIT_NOT_FOUND if isinstance(exc, NotFoundError) else EXIT_ERROR
+        code = EXIT_NO_DEFINITION if isinstance(exc, UnknownTypeError) else code
         if what is None:
-            return CliError(exc.message, where=where, hint=exc.hint)
-        return CliError(what, where=where, why=exc.message, hint=exc.hint)
+            return CliError(exc.message, where=where, why=exc.reason, hint=exc.hint, exit_code=code)
+        why = f"{exc.message}: {exc.reason}" if exc.reason else exc.message
+        return CliError(what, where=where, why=why, hint=exc.hint, exit_code=code)
     return CliError(what or "failed", why=str(exc))
 
 

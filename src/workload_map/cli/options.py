@@ -85,7 +85,7 @@ def connection_options(func: F) -> F:
     """kubectl's ``--kubeconfig --context --cluster --user --request-timeout --chunk-size``.
 
     The command receives them as keyword arguments; pass them on as ``connection=`` to
-    ``cli.sources.open_objects`` (commands collect them with ``**connection``).
+    ``cli.sources.open_view`` (commands collect them with ``**connection``).
     """
     return kubectl_connection_options(func)
 

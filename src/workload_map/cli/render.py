@@ -267,7 +267,7 @@ class _TreeBuilder:
                 pod_node = branch.add(_pod_label(pod, None))
                 pod_node.add(f"reason: {pod.unattributed_reason or 'unknown'}")
         if tree.children:
-            from workload_map.snapshot import name_of
+            from workload_map.objects import name_of
 
             branch = root.add("owned workloads")
             for child in tree.children:

@@ -63,7 +63,7 @@ def live_options(params: dict[str, Any], *, namespace: str | None, all_namespace
 
 def live_snapshot(options: LiveOptions | None = None) -> tuple[Snapshot, list[LoadedDefinition], list[str]]:
     """Objects, cluster Karta definitions and warnings of the live cluster (the CLI itself uses
-    ``cli/sources.py:open_objects``, which keeps the LiveSource).
+    ``cli/sources.py:open_view``, which keeps the LiveSource).
 
     Reads the click context's params when ``options`` is None (namespace, -A, connection flags).
     """

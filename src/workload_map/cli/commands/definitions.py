@@ -10,7 +10,7 @@ from workload_map.cli.errors import EXIT_NO_DEFINITION, CliError
 from workload_map.cli.options import definitions_option
 
 if TYPE_CHECKING:
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map import LoadedDefinition
 
 HEADERS = ("NAME", "KIND", "VERSION", "COMPONENTS", "GANG", "ORIGIN")
 
@@ -36,13 +36,11 @@ def _find(definitions: list[LoadedDefinition], name: str) -> LoadedDefinition:
     for definition in definitions:
         if definition.name == name:
             return definition
-    from workload_map.cli.kinds import resolve_kind
-    from workload_map.registry import DefinitionRegistry
+    import workload_map as wm
 
-    registry = DefinitionRegistry(definitions)
     try:
-        info = resolve_kind(registry, name)
-    except CliError:
+        info = wm.open_objects([], definitions, builtin=False).kind(name)
+    except wm.WorkloadMapError:
         raise CliError(
             f'no definition named or covering "{name}"',
             hint="list them with: wmap definitions",

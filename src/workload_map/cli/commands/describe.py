@@ -34,15 +34,14 @@ def command(
     """
     from workload_map.cli.output import echo_document, emit_warnings, render
     from workload_map.cli.render import glyphs_for_stdout, header_lines, resources_lines, rich_tree, status_lines
-    from workload_map.cli.sources import open_objects
+    from workload_map.cli.sources import open_view
     from workload_map.cli.workloads import find_one, one_target, tree_of
 
-    source = open_objects(
+    view = open_view(
         from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
     )
-    source.close()  # everything is read: the rest works on the snapshot
-    view = source.view
-    workload = find_one(view, target, source.namespace)
+    view.close()  # everything is read: the rest works on what was read
+    workload = find_one(view, target)
     tree = tree_of(view, workload)
 
     if output in ("json", "yaml"):

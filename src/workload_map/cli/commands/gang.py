@@ -58,31 +58,29 @@ def command(  # noqa: PLR0917 - click passes every option by name
     """
     import json
 
-    from workload_map.cli.errors import CliError
+    import workload_map as wm
+    from workload_map.cli.errors import from_library
     from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
-    from workload_map.cli.sources import open_objects
+    from workload_map.cli.sources import open_view
     from workload_map.cli.workloads import find_one, one_target
-    from workload_map.gang import plan_in_view
-    from workload_map.gang.emit import emit
     from workload_map.gang.report import HEADERS, detail_lines, table_rows
-    from workload_map.snapshot import key_of
+    from workload_map.objects import key_of
 
-    loaded = open_objects(
+    view = open_view(
         from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
     )
-    loaded.close()  # everything is read: the rest works on the snapshot
-    view = loaded.view
-    workload = find_one(view, target, loaded.namespace)
+    view.close()  # everything is read: the rest works on what was read
+    workload = find_one(view, target)
     try:
-        plan = plan_in_view(view, workload)
-    except (LookupError, ValueError, TypeError) as exc:
-        raise CliError("cannot compute gang groups", where=str(key_of(workload)), why=str(exc)) from None
+        plan = view.gang(workload)
+    except wm.WorkloadMapError as exc:
+        raise from_library(exc) from None
     warnings = [*view.warnings, *plan.warnings]
 
     if scheduler is not None:
         if output == "text":
             raise click.UsageError("--for prints manifests: use it with -o yaml or -o json")
-        emission = emit(
+        emission = wm.emit_pod_groups(
             plan,
             scheduler,
             queue=queue,

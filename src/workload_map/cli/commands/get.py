@@ -20,10 +20,7 @@ from workload_map.cli.options import (
 from workload_map.cli.workloads import kind_name
 
 if TYPE_CHECKING:
-    from workload_map.cli.sources import Objects
-    from workload_map.registry import KindInfo
-    from workload_map.resolver import ClusterView
-    from workload_map.tree.model import WorkloadTree
+    from workload_map import View, WorkloadTree
 
 HEADERS = ("NAME", "TYPE", "STATUS", "COMPONENTS", "PODS", "GPUS", "AGE")
 WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION")
@@ -38,11 +35,9 @@ def _components(tree: WorkloadTree) -> str:
 
 def type_column(tree: WorkloadTree) -> str:
     """The kind, qualified by its group when the bare name would read as a built-in kind (Knative Service)."""
-    from workload_map.registry import BUILTIN_GROUPS, BUILTIN_KIND_NAMES
+    from workload_map import display_type
 
-    if tree.group in BUILTIN_GROUPS or tree.kind not in BUILTIN_KIND_NAMES:
-        return tree.kind
-    return f"{tree.kind}.{tree.group}"
+    return display_type(tree.group, tree.kind)
 
 
 def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
@@ -138,21 +133,22 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap get -A --watch
       wmap get --from-file dump.yaml -A
     """
+    import workload_map as wm
     from workload_map.cli.errors import not_found
     from workload_map.cli.kinds import resolve_kind, split_target, type_label
     from workload_map.cli.output import emit_warnings
-    from workload_map.cli.selectors import SelectorError, parse_selector
-    from workload_map.cli.sources import open_objects
+    from workload_map.cli.sources import open_view
 
     type_name, names = split_target(target)
-    try:
-        requirements = parse_selector(selector) if selector else []
-    except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="'-l' / '--selector'") from None
+    if selector:
+        try:
+            wm.parse_selector(selector)
+        except wm.SelectorError as exc:
+            raise click.BadParameter(str(exc), param_hint="'-l' / '--selector'") from None
     if watch and from_file:
         raise click.UsageError("--watch needs a live cluster: it cannot watch --from-file")
 
-    objects = open_objects(
+    view = open_view(
         from_file,
         definition_paths,
         namespace=namespace,
@@ -161,9 +157,9 @@ def command(  # noqa: PLR0917 - click passes every option by name
         kinds=[type_name] if type_name else None,
     )
     try:
-        view, ns = objects.view, objects.namespace
-        kind = resolve_kind(view.registry, type_name) if type_name else None
-        query = _Query(kind, names, ns, requirements, status)
+        ns = view.namespace
+        kind = resolve_kind(view, type_name) if type_name else None
+        query = _Query(type_name, names, selector, status)
         trees, problems, missing = query.trees(view, progress=True)
         printer = _Printer(output, with_namespace=ns is None, single=len(names) == 1)
         printer.first(trees)
@@ -176,43 +172,28 @@ def command(  # noqa: PLR0917 - click passes every option by name
                 click.echo(f'error: {type_label(kind)} "{name}" not found in namespace "{ns}"', err=True)
             raise not_found(type_label(kind), missing[0], ns)
         if watch:
-            assert objects.live is not None
             timeout = watch_timeout if watch_timeout is not None else _env_timeout()
-            _watch(objects, query, printer, timeout)
+            _watch(view, query, printer, timeout)
     finally:
-        objects.close()
+        view.close()
 
 
 class _Query:
-    """Which workloads ``get`` shows: TYPE, names, namespace, ``-l`` and ``--status``."""
+    """Which workloads ``get`` shows: TYPE, names, ``-l`` and ``--status`` (the view's namespace scope)."""
 
-    def __init__(
-        self, kind: KindInfo | None, names: list[str], ns: str | None, requirements: list[Any], status: str | None
-    ) -> None:
-        self.kind, self.names, self.ns, self.requirements, self.status = kind, names, ns, requirements, status
+    def __init__(self, type_name: str | None, names: list[str], selector: str | None, status: str | None) -> None:
+        self.type_name, self.names, self.selector, self.status = type_name, names, selector, status
 
-    def trees(self, view: ClusterView, *, progress: bool = False) -> tuple[list[WorkloadTree], list[str], list[str]]:
+    def trees(self, view: View, *, progress: bool = False) -> tuple[list[WorkloadTree], list[str], list[str]]:
         """The trees to print, resolution problems, and the names asked for that do not exist."""
-        from workload_map.cli.selectors import matches
-        from workload_map.snapshot import meta
-
-        missing: list[str] = []
-        if self.kind is not None and self.names:
-            workloads = []
-            for name in self.names:
-                found = view.find(self.kind, name, self.ns)
-                if not found:
-                    missing.append(name)
-                workloads.extend(found)
-        else:
-            workloads = view.workloads(self.kind, self.ns, top_level=self.kind is None)
-        if self.requirements:
-            workloads = [w for w in workloads if matches(self.requirements, meta(w).get("labels") or {})]
-        trees, problems = view.trees(_with_progress(workloads) if progress else workloads)
-        if self.status:
-            wanted = self.status.lower()
-            trees = [t for t in trees if t.status.primary.value.lower() == wanted]
-        return trees, problems, missing
+        listing = view.workloads(
+            self.type_name,
+            self.names,
+            selector=self.selector,
+            status=self.status,
+            progress=_with_progress if progress else None,
+        )
+        return listing.workloads, listing.problems, listing.missing
 
 
 class _Printer:
@@ -284,7 +265,7 @@ class _Printer:
 
 
 def _key(tree: WorkloadTree) -> str:
-    from workload_map.snapshot import key_of
+    from workload_map.objects import key_of
 
     return str(key_of(tree.workload))
 
@@ -302,22 +283,17 @@ def _env_timeout() -> float | None:
         raise click.BadParameter(f"{WATCH_TIMEOUT_ENV}={value!r} is not a number of seconds") from None
 
 
-def _watch(objects: Objects, query: _Query, printer: _Printer, timeout: float | None) -> None:
-    """Keep the snapshot current with watches (``cluster.watch``) and print what changed."""
+def _watch(view: View, query: _Query, printer: _Printer, timeout: float | None) -> None:
+    """Keep the view current with watches and print what changed."""
     from workload_map.cli.output import emit_warnings
-    from workload_map.cluster.watch import watch_snapshots
     from workload_map.errors import WorkloadMapError
-    from workload_map.resolver import ClusterView
 
-    source = objects.live
-    assert source is not None
     sys.stdout.flush()
     try:
-        for event in watch_snapshots(source.connection, source.lists, timeout=timeout):
-            view = ClusterView(event.snapshot, source.registry)
-            trees, _, _ = query.trees(view)
+        for current, warnings in view.watch(timeout):
+            trees, _, _ = query.trees(current)
             printer.changes(trees)
-            emit_warnings(event.warnings)
+            emit_warnings(warnings)
     except WorkloadMapError as exc:
         from workload_map.cli.errors import from_library
 

@@ -48,7 +48,7 @@ def command(
     """
     from workload_map.cli.errors import CliError
     from workload_map.cli.output import emit_warnings, stderr_is_tty
-    from workload_map.cli.sources import REQUESTS_ENV, print_requests, user_definitions
+    from workload_map.cli.sources import REQUESTS_ENV, print_requests
     from workload_map.cluster import connect
     from workload_map.cluster.cli_support import live_options
     from workload_map.cluster.snapshot_cmd import snapshot_document, write_snapshot
@@ -58,7 +58,7 @@ def command(
         dict(connection),
         namespace=namespace,
         all_namespaces=all_namespaces,
-        definitions=user_definitions(definition_paths),
+        definitions=_definitions(definition_paths),
     )
     try:
         conn = connect(options)
@@ -119,3 +119,14 @@ def _list(options: LiveOptions, conn: Connection) -> LiveSource:
     ) as progress:
         progress.add_task("listing workloads, their objects and pods", total=None)
         return _live(options)
+
+
+def _definitions(paths: tuple[str, ...]) -> list[Any]:
+    import workload_map as wm
+    from workload_map.api.definitions import definition_files
+    from workload_map.cli.errors import from_library
+
+    try:
+        return definition_files(paths)
+    except wm.WorkloadMapError as exc:
+        raise from_library(exc) from None

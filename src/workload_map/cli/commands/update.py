@@ -6,7 +6,6 @@ from typing import Any
 
 import click
 
-from workload_map.cli.errors import CliError
 from workload_map.cli.options import namespace_option, object_source_options, target_argument
 
 DRY_RUN_CHOICES = ("none", "client", "server")
@@ -157,11 +156,11 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap update pytorchjob/bert --component worker --limits nvidia.com/gpu=2 --requests cpu=8
       wmap update rayjob/tune --tolerations '[{"key": "gpu", "operator": "Exists"}]'
     """
+    import workload_map as wm
+    from workload_map.cli.errors import from_library
     from workload_map.cli.output import emit_warnings, to_json_text
-    from workload_map.cli.sources import open_objects
+    from workload_map.cli.sources import open_view
     from workload_map.cli.workloads import find_one, one_target
-    from workload_map.resolve.writes import PodSpecChange, WriteError, update_workload
-    from workload_map.snapshot import key_of
 
     resources = {
         name: values
@@ -171,7 +170,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         )
         if values
     }
-    change = PodSpecChange(
+    change = wm.PodSpecChange(
         scheduler_name=scheduler_name,
         labels=_pairs(labels, "'--label'") or None,
         annotations=_pairs(annotations, "'--annotation'") or None,
@@ -192,51 +191,37 @@ def command(  # noqa: PLR0917 - click passes every option by name
             "--resource-claims), --suspend or --resume"
         )
 
-    objects = open_objects(
+    view = open_view(
         from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
     )
     try:
-        view = objects.view
-        workload = find_one(view, target, objects.namespace)
-        definition, version_warning = view.registry.for_object(workload)
-        if definition is None:  # pragma: no cover - find_one only returns covered workloads
-            raise CliError("no definition covers this workload", where=str(key_of(workload)))
+        workload = find_one(view, target)
         try:
-            result = update_workload(
-                definition.karta,
+            update = view.update(
                 workload,
-                change=None if change.is_empty() else change,
+                None if change.is_empty() else change,
                 suspend=suspend,
                 component=component,
                 instance=instance,
             )
-        except WriteError as exc:
-            raise CliError(f"cannot update {key_of(workload)}", where=str(exc.location), why=exc.message) from None
-        updated, patch = result.obj, result.patch
+        except wm.WorkloadMapError as exc:
+            raise from_library(exc) from None
+        patch = update.patch
         click.echo(to_json_text(patch), nl=False, err=True)
-        warnings = [*view.warnings, *([version_warning] if version_warning else []), *result.skipped]
-        if objects.live is None:  # dumps are never written back
-            _print(updated, output or "yaml", "")
+        warnings = [*view.warnings, *update.warnings]
+        if not view.is_live:  # dumps are never written back
+            _print(update.object, output or "yaml", "")
         elif dry_run == "client" or not patch:
-            _print(updated, output, " (dry run)" if patch else " (no change)")
+            _print(update.object, output, " (dry run)" if patch else " (no change)")
         else:
-            from workload_map.cluster.update import patch_workload
-            from workload_map.errors import WorkloadMapError
-
             try:
-                answer = patch_workload(
-                    objects.live.connection,
-                    objects.live.discovery,
-                    workload,
-                    patch,
-                    dry_run="server" if dry_run == "server" else None,
-                )
-            except WorkloadMapError as exc:
-                raise CliError(exc.message, where=str(exc.location), hint=exc.hint) from None
+                answer = update.apply(dry_run=dry_run == "server")
+            except wm.WorkloadMapError as exc:
+                raise from_library(exc) from None
             _print(answer, output, " (server dry run)" if dry_run == "server" else "")
         emit_warnings(warnings)
     finally:
-        objects.close()
+        view.close()
 
 
 def _print(obj: dict[str, Any], output: str | None, note: str) -> None:

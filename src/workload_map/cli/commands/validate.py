@@ -32,17 +32,6 @@ def _within(finding: Finding, location: Location) -> bool:
     )
 
 
-def _check_against(definitions: list[Any], object_files: tuple[str, ...]) -> list[Finding]:
-    from workload_map.check import check_against
-    from workload_map.cli.sources import read_documents
-
-    samples = read_documents(object_files)
-    findings: list[Finding] = []
-    for definition in definitions:
-        findings += check_against(definition, samples)
-    return findings
-
-
 @click.command("validate")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option(
@@ -64,27 +53,25 @@ def command(files: tuple[str, ...], against: tuple[str, ...], output: str) -> No
       wmap validate my-karta.yaml
       wmap validate definitions/ --against samples/jobset.yaml
     """
+    import workload_map as wm
+    from workload_map.cli.errors import from_library
     from workload_map.cli.output import to_json_text
-    from workload_map.definition.loader import load_paths
-    from workload_map.definition.validate import validate
-    from workload_map.errors import Severity
 
-    loaded, findings = load_paths(files, origin="file")
-    for definition in loaded:
-        findings += validate(definition.karta, definition.location)
-    if against:
-        findings += _check_against(loaded, against)
-    errors = [f for f in findings if f.severity is Severity.ERROR]
+    try:
+        report = wm.validate_definitions(files, against=against)
+    except wm.WorkloadMapError as exc:
+        raise from_library(exc) from None
+    loaded, findings, errors = report.definitions, report.findings, report.errors
 
     if output == "json":
-        report = {
+        document = {
             "valid": not errors,
             "definitions": [
                 {"name": d.name, "source": d.location.source, "document": d.location.document} for d in loaded
             ],
             "findings": [_finding_json(f) for f in findings],
         }
-        click.echo(to_json_text(report), nl=False)
+        click.echo(to_json_text(document), nl=False)
     else:
         for finding in findings:
             click.echo(str(finding))

@@ -1,0 +1,123 @@
+"""Which definitions are in effect: the built-in catalog, Karta objects found with the objects, and files.
+
+Precedence for the same root group/version/kind: built-in < Karta objects of a dump or the cluster
+(origin "cluster") < definition files the caller names (origin "file").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from workload_map.errors import Location, Severity, WorkloadMapError
+
+if TYPE_CHECKING:
+    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.sources.documents import Document
+
+KARTA_API_VERSION = "run.ai/v1alpha1"
+KARTA_KIND = "Karta"
+
+
+def builtin_with_warnings() -> tuple[list[LoadedDefinition], list[str]]:
+    """Built-in definitions; a broken built-in file becomes a warning, never a failure."""
+    from workload_map.catalog import load_builtin
+
+    loaded, findings = load_builtin()
+    return list(loaded), [f"built-in catalog: {f}" for f in findings]
+
+
+def definition_files(paths: Sequence[str]) -> list[LoadedDefinition]:
+    """Definition files (origin "file"). The caller named them, so a broken one is an error."""
+    if not paths:
+        return []
+    from workload_map.definition.loader import load_paths
+
+    loaded, findings = load_paths(paths, origin="file")
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        raise WorkloadMapError(
+            "cannot load definitions",
+            first.location,
+            hint=f"run: wmap validate {' '.join(paths)}",
+            reason=first.message + more,
+        )
+    return loaded
+
+
+def as_definitions(given: Iterable[str | LoadedDefinition | Any]) -> list[LoadedDefinition]:
+    """Paths, LoadedDefinitions and Karta models, in the caller's order, as LoadedDefinitions."""
+    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import Karta
+
+    out: list[LoadedDefinition] = []
+    paths: list[str] = []
+    for item in given:
+        if isinstance(item, str):
+            paths.append(item)
+        elif isinstance(item, LoadedDefinition):
+            out.append(item)
+        elif isinstance(item, Karta):
+            out.append(LoadedDefinition(item, Location("<library>"), "file"))
+        else:
+            raise TypeError(f"a definition is a path, a LoadedDefinition or a Karta, not {type(item).__name__}")
+    return [*definition_files(paths), *out]
+
+
+def read_documents(paths: Sequence[str]) -> list[Document]:
+    """Every YAML/JSON document of the files, directories or ``-`` (stdin) given, located."""
+    from workload_map.errors import DocumentError
+    from workload_map.sources.documents import read_source
+
+    docs: list[Document] = []
+    for path in paths:
+        try:
+            found = read_source(path)
+        except DocumentError as exc:
+            raise WorkloadMapError("cannot read objects", exc.location, reason=exc.message) from None
+        if not found:
+            raise WorkloadMapError("cannot read objects", Location(path), reason="no YAML or JSON objects found")
+        docs.extend(found)
+    return docs
+
+
+def _is_karta(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("apiVersion") == KARTA_API_VERSION and data.get("kind") == KARTA_KIND
+
+
+def split_dump(docs: Iterable[Document]) -> tuple[list[dict[str, Any]], list[LoadedDefinition], list[str]]:
+    """Objects, the Karta definitions found among them (origin "cluster") and warnings."""
+    from workload_map.definition.loader import LoadedDefinition, definition_from_dict
+
+    objects: list[dict[str, Any]] = []
+    definitions: list[LoadedDefinition] = []
+    warnings: list[str] = []
+    for doc in docs:
+        if _is_karta(doc.data):
+            karta, problems = definition_from_dict(doc.data, doc.location)
+            if karta is None:
+                name = (doc.data.get("metadata") or {}).get("name") or "?"
+                for problem in problems:
+                    warnings.append(f"ignoring Karta {name!r} from the input: {problem}")
+            else:
+                definitions.append(LoadedDefinition(karta, doc.location, "cluster"))
+            continue
+        if isinstance(doc.data, dict) and doc.data.get("kind"):
+            objects.append(doc.data)
+        else:
+            warnings.append(f"{doc.location}: ignoring a document that is not a Kubernetes object")
+    return objects, definitions, warnings
+
+
+def effective_definitions(
+    definitions: Iterable[str | LoadedDefinition | Any] = (),
+) -> tuple[list[LoadedDefinition], list[str]]:
+    """The definitions in effect without reading any objects (built-in overridden by ``definitions``),
+    and the warnings of the built-in catalog."""
+    from workload_map.registry import DefinitionRegistry
+
+    builtin, warnings = builtin_with_warnings()
+    registry = DefinitionRegistry([*builtin, *as_definitions(definitions)])
+    return registry.definitions, warnings

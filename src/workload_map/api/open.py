@@ -1,0 +1,114 @@
+"""Opening a View: from dump files, from objects in memory, or from a live cluster with a kubeconfig."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from workload_map.api.definitions import as_definitions, builtin_with_warnings, read_documents, split_dump
+from workload_map.api.view import View, one_target
+from workload_map.errors import Location, WorkloadMapError
+
+if TYPE_CHECKING:
+    from workload_map.cluster import Connection
+    from workload_map.definition.loader import LoadedDefinition
+
+DEFAULT_NAMESPACE = "default"
+DefinitionsArg = Iterable["str | LoadedDefinition | Any"]
+
+
+def open_objects(
+    objects: Iterable[dict[str, Any]],
+    definitions: DefinitionsArg = (),
+    *,
+    namespace: str | None = DEFAULT_NAMESPACE,
+    builtin: bool = True,
+) -> View:
+    """A View over Kubernetes objects already in memory (dicts as the API returns them).
+
+    Karta objects among them are definitions (origin "cluster"); ``definitions`` (paths, LoadedDefinition
+    or Karta models) override both them and the built-in catalog (``builtin=False`` leaves it out).
+    ``namespace`` is the default scope of listings (None: all namespaces).
+    """
+    from workload_map._gc import bulk_load
+    from workload_map.resolver import ClusterView
+    from workload_map.snapshot import Snapshot
+    from workload_map.sources.documents import Document
+
+    user = as_definitions(definitions)
+    shipped, warnings = builtin_with_warnings() if builtin else ([], [])
+    with bulk_load():  # one GC pause and one freeze for splitting and indexing
+        docs = (Document(obj, Location("<objects>", index)) for index, obj in enumerate(objects))
+        objs, cluster_definitions, split_warnings = split_dump(docs)
+        cluster = ClusterView(Snapshot(objs), [*shipped, *cluster_definitions, *user])
+    cluster.warnings[:0] = [*warnings, *split_warnings]
+    return View(cluster, namespace)
+
+
+def open_dump(
+    *paths: str,
+    definitions: DefinitionsArg = (),
+    namespace: str | None = DEFAULT_NAMESPACE,
+) -> View:
+    """A View over dump files (YAML or JSON, ``kubectl get -o yaml`` Lists, directories, ``-`` for stdin).
+
+    Karta objects in the dump are definitions; ``definitions`` override them and the built-in catalog.
+    """
+    if not paths:
+        raise WorkloadMapError("no dump to read", hint="name at least one file, directory or -")
+    from workload_map._gc import bulk_load
+    from workload_map.resolver import ClusterView
+    from workload_map.snapshot import Snapshot
+
+    user = as_definitions(definitions)
+    shipped, warnings = builtin_with_warnings()
+    with bulk_load():  # one GC pause and one freeze for reading, splitting and indexing the dump
+        objs, cluster_definitions, dump_warnings = split_dump(read_documents(paths))
+        cluster = ClusterView(Snapshot(objs), [*shipped, *cluster_definitions, *user])
+    cluster.warnings[:0] = [*warnings, *dump_warnings]
+    return View(cluster, namespace)
+
+
+def open_cluster(
+    *,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    cluster: str | None = None,
+    user: str | None = None,
+    namespace: str | None = None,
+    all_namespaces: bool = False,
+    definitions: DefinitionsArg = (),
+    types: Sequence[str] | None = None,
+    workload: str | Sequence[str] | None = None,
+    request_timeout: str | None = None,
+    chunk_size: int = 500,
+    connection: Connection | None = None,
+) -> View:
+    """A View of a live cluster, read with a kubeconfig (kubectl's rules: $KUBECONFIG, ~/.kube/config,
+    in-cluster), as one LIST per covered kind plus pods and the cluster's Karta definitions.
+
+    ``namespace`` (default: the context's) or ``all_namespaces`` sets what is read and the listing scope.
+    ``types`` narrows the read to some TYPEs (what ``wmap get TYPE`` reads); ``workload`` (``"TYPE/NAME"``)
+    reads only what one workload needs (``wmap describe``). ``definitions`` override the cluster's Kartas.
+    """
+    from workload_map.cluster import LiveOptions, live_source
+    from workload_map.resolver import ClusterView
+
+    options = LiveOptions(
+        kubeconfig=kubeconfig,
+        context=context,
+        cluster=cluster,
+        user=user,
+        request_timeout=request_timeout,
+        chunk_size=chunk_size,
+        namespace=namespace,
+        all_namespaces=all_namespaces,
+        kinds=list(types) if types else None,
+        describe=one_target(workload) if workload is not None else None,
+        definitions=as_definitions(definitions),
+        connection=connection,
+    )
+    source = live_source(options)
+    view = ClusterView(source.snapshot, source.registry)
+    view.warnings[:0] = source.warnings
+    return View(view, None if all_namespaces else source.connection.namespace, source)

@@ -1,0 +1,46 @@
+"""Validating definitions: statically, and against sample objects (every expression evaluated on them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from workload_map.errors import Finding, Severity
+
+if TYPE_CHECKING:
+    from workload_map.definition.loader import LoadedDefinition
+
+
+@dataclass
+class ValidationReport:
+    """The definitions that loaded and every finding about the files, errors and warnings alike."""
+
+    definitions: list[LoadedDefinition] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+
+def validate_definitions(paths: Sequence[str], *, against: Sequence[str] = ()) -> ValidationReport:
+    """Load and validate definition files (YAML/JSON files, directories, ``-``); with ``against``, also
+    evaluate every expression on those sample workload objects and pods (what ``wmap validate`` does)."""
+    from workload_map.api.definitions import read_documents
+    from workload_map.check import check_against
+    from workload_map.definition.loader import load_paths
+    from workload_map.definition.validate import validate
+
+    loaded, findings = load_paths(paths, origin="file")
+    for definition in loaded:
+        findings += validate(definition.karta, definition.location)
+    if against:
+        samples = read_documents(against)
+        for definition in loaded:
+            findings += check_against(definition, samples)
+    return ValidationReport(list(loaded), list(findings))

@@ -1,0 +1,375 @@
+"""A View: one cluster's objects (a dump or a live read) plus the definitions that read them.
+
+Everything a caller asks about workloads goes through a View: listing with ``get``'s filters, one
+workload's tree and status explanation, gang groups, and updates. The CLI is one such caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from workload_map.errors import (
+    AmbiguousTypeError,
+    Location,
+    NotFoundError,
+    ResolveError,
+    UnknownTypeError,
+    WorkloadMapError,
+)
+
+if TYPE_CHECKING:
+    from workload_map.cluster import LiveSource, RequestCounter
+    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.gang.emit import Emission
+    from workload_map.gang.model import GangPlan
+    from workload_map.registry import DefinitionRegistry, KindInfo
+    from workload_map.resolve.writes import PodSpecChange
+    from workload_map.resolver import ClusterView
+    from workload_map.tree.model import WorkloadTree
+
+Obj = dict[str, Any]
+DryRun = Literal["none", "client", "server"]
+_SCOPE: Any = object()  # "the view's own namespace scope" as a default argument
+
+
+def split_target(target: str | Sequence[str]) -> tuple[str | None, list[str]]:
+    """``"jobset/a"`` or ``("jobset", "a", "b")`` -> (TYPE, names); ``()`` -> (None, [])."""
+    args = [target] if isinstance(target, str) else list(target)
+    if not args:
+        return None, []
+    first, rest = args[0], args[1:]
+    if "/" in first:
+        type_name, _, name = first.partition("/")
+        if not type_name or not name:
+            raise ValueError(f"invalid TYPE/NAME {first!r}")
+        if rest:
+            raise ValueError("give either TYPE/NAME or TYPE NAME..., not both")
+        return type_name, [name]
+    for name in rest:
+        if "/" in name:
+            raise ValueError(f"invalid NAME {name!r}: TYPE is already given")
+    return first, rest
+
+
+def one_target(target: str | Sequence[str], name: str | None = None) -> tuple[str, str]:
+    """``(TYPE, NAME)`` of ``"TYPE/NAME"``, ``("TYPE", "NAME")`` or ``target="TYPE", name="NAME"``."""
+    type_name, names = split_target([target, name] if isinstance(target, str) and name else target)
+    if type_name is None or len(names) != 1:
+        raise ValueError("name one workload: TYPE/NAME or TYPE NAME")
+    return type_name, names[0]
+
+
+def type_label(info: KindInfo) -> str:
+    """What messages call a kind: the lower-case ``kind.group`` kubectl prints."""
+    return info.display.lower()
+
+
+@dataclass
+class Listing:
+    """The workloads a listing selected (iterate it), what could not be resolved, and names not found."""
+
+    workloads: list[WorkloadTree]
+    problems: list[str] = field(default_factory=list)  # "<key>: cannot resolve: <why>", one per workload
+    missing: list[str] = field(default_factory=list)  # names asked for that do not exist
+
+    def __iter__(self) -> Iterator[WorkloadTree]:
+        return iter(self.workloads)
+
+    def __len__(self) -> int:
+        return len(self.workloads)
+
+
+class PendingUpdate:
+    """A change computed through a workload's definition and not sent yet: inspect ``patch`` and
+    ``object``, then :meth:`apply` it (live views only)."""
+
+    def __init__(self, view: View, workload: Obj, patch: dict[str, Any], obj: Obj, warnings: list[str]) -> None:
+        self._view = view
+        self.workload = workload  # as read
+        self.patch = patch  # the RFC 7386 merge patch from ``workload`` to ``object``
+        self.object = obj  # the workload with the change applied locally
+        self.warnings = warnings  # pod templates left alone, definition version mismatches
+
+    def apply(self, *, dry_run: bool = False) -> Obj:
+        """Send the patch (with the resourceVersion read: a concurrent change is a Conflict error);
+        ``dry_run`` asks the API server to validate and admit it without storing it. Returns the
+        object the server answered. An empty patch sends nothing and returns ``object``."""
+        source = self._view.live_source
+        if source is None:
+            raise WorkloadMapError(
+                "cannot apply an update to objects read from files", hint="open a live view to write to a cluster"
+            )
+        if not self.patch:
+            return self.object
+        from workload_map.cluster.update import patch_workload
+
+        return patch_workload(
+            source.connection, source.discovery, self.workload, self.patch, dry_run="server" if dry_run else None
+        )
+
+
+class View:
+    """One cluster's objects plus the definitions that read them; open one with :func:`open_dump`,
+    :func:`open_cluster` or :func:`open_objects`.
+
+    ``namespace`` is the scope listings default to (None: all namespaces). ``warnings`` holds what did
+    not stop the read (broken cluster Kartas, owners missing from the input). A live view holds a
+    connection: use it as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, cluster: ClusterView, namespace: str | None, live: LiveSource | None = None) -> None:
+        self._cluster = cluster
+        self.namespace = namespace
+        self.live_source = live
+        self._closed = False
+
+    # -- lifecycle
+    def __enter__(self) -> View:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the live connection (idempotent; a dump view has none). Everything read stays usable."""
+        if self.live_source is not None and not self._closed:
+            self._closed = True
+            self.live_source.connection.close()
+
+    @property
+    def is_live(self) -> bool:
+        return self.live_source is not None
+
+    @property
+    def requests(self) -> RequestCounter | None:
+        """The API requests this view made (live views), for request-economy checks."""
+        return None if self.live_source is None else self.live_source.connection.counter
+
+    @property
+    def warnings(self) -> list[str]:
+        return self._cluster.warnings
+
+    @property
+    def registry(self) -> DefinitionRegistry:
+        return self._cluster.registry
+
+    @property
+    def objects(self) -> list[Obj]:
+        """Every object read (workloads, their children and pods)."""
+        return list(self._cluster.snapshot)
+
+    def definitions(self) -> list[LoadedDefinition]:
+        """The definitions in effect in this view, after precedence."""
+        return self._cluster.registry.definitions
+
+    # -- types
+    def kind(self, type_name: str) -> KindInfo:
+        """The covered kind a user means by TYPE (kind, plural, short name, kind.group, kind.version.group)."""
+        from workload_map.registry import AmbiguousType
+
+        try:
+            info = self._cluster.registry.resolve_type(type_name)
+        except AmbiguousType as exc:
+            candidates = ", ".join(sorted(c.display for c in exc.candidates))
+            example = sorted(f"{c.plural}.{c.group}" for c in exc.candidates)[0]
+            raise AmbiguousTypeError(
+                f'type "{type_name}" is ambiguous',
+                reason=f"it matches {candidates}",
+                hint=f"name the group too, e.g. {example}",
+            ) from None
+        if info is None:
+            raise UnknownTypeError(
+                f'no definition covers type "{type_name}"',
+                hint="list the covered types with: wmap definitions (or add one with --definitions FILE)",
+            )
+        return info
+
+    # -- reading
+    def _scope(self, namespace: str | None) -> str | None:
+        return self.namespace if namespace is _SCOPE else namespace
+
+    def find(self, target: str | Sequence[str], name: str | None = None, *, namespace: str | None = _SCOPE) -> Obj:
+        """The workload object named ``"TYPE/NAME"`` (or ``TYPE, NAME``), in the view's namespace unless given."""
+        type_name, wanted = one_target(target, name)
+        kind = self.kind(type_name)
+        ns = self._scope(namespace) or "default"
+        found = self._cluster.find(kind, wanted, ns)
+        if not found:
+            raise _not_found(type_label(kind), wanted, ns)
+        return found[0]
+
+    def workload(
+        self, target: str | Sequence[str] | Obj, name: str | None = None, *, namespace: str | None = _SCOPE
+    ) -> WorkloadTree:
+        """One workload resolved: its tree (components, instances, pods, requests) and status explanation.
+
+        ``target`` is ``"TYPE/NAME"``, ``("TYPE", "NAME")``, ``"TYPE"`` with ``name``, or a workload object.
+        """
+        obj = target if isinstance(target, dict) else self.find(target, name, namespace=namespace)
+        try:
+            return self._cluster.tree(obj)
+        except (LookupError, RecursionError, ValueError, TypeError) as exc:
+            raise ResolveError("cannot resolve workload", _where(obj), reason=str(exc)) from None
+
+    def workloads(
+        self,
+        type: str | None = None,
+        names: Iterable[str] = (),
+        *,
+        namespace: str | None = _SCOPE,
+        selector: str | None = None,
+        status: str | None = None,
+        progress: Callable[[list[Obj]], Iterable[Obj]] | None = None,
+    ) -> Listing:
+        """The workloads ``wmap get`` would list: every top-level workload, or every workload of ``type``
+        (only ``names`` when given), in ``namespace`` (the view's scope by default; None: all), matching
+        the label ``selector`` (kubectl syntax) and with primary ``status`` (case-insensitive).
+
+        One workload that cannot be resolved becomes a line of ``problems``, never a failure.
+        ``progress`` may wrap the objects being resolved (a progress bar).
+        """
+        from workload_map.api.selectors import matches, parse_selector
+        from workload_map.objects import meta
+
+        requirements = parse_selector(selector) if selector else []
+        kind = self.kind(type) if type else None
+        ns = self._scope(namespace)
+        wanted = list(names)
+        missing: list[str] = []
+        if kind is not None and wanted:
+            objs: list[Obj] = []
+            for name in wanted:
+                found = self._cluster.find(kind, name, ns)
+                if not found:
+                    missing.append(name)
+                objs.extend(found)
+        else:
+            objs = self._cluster.workloads(kind, ns, top_level=kind is None)
+        if requirements:
+            objs = [o for o in objs if matches(requirements, meta(o).get("labels") or {})]
+        trees, problems = self._cluster.trees(progress(objs) if progress else objs)
+        if status:
+            trees = [t for t in trees if t.status.primary.value.lower() == status.lower()]
+        return Listing(trees, problems, missing)
+
+    def owner_of(self, obj: Obj) -> Obj | None:
+        """The outermost covered workload that owns ``obj`` (a pod or a child workload), if any."""
+        return self._cluster.owner_workload(obj)
+
+    def pods_of(self, workload: WorkloadTree | Obj) -> list[Obj]:
+        """The pod objects attributed to a workload through its owner chain."""
+        return self._cluster.pods_of(workload.workload if not isinstance(workload, dict) else workload)
+
+    # -- gang scheduling
+    def gang(
+        self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE
+    ) -> GangPlan:
+        """The pod groups a workload needs (docs/gang.md); emit manifests with :func:`emit_pod_groups`."""
+        from workload_map.gang import plan_in_view
+
+        obj = self._object(target, name, namespace)
+        try:
+            return plan_in_view(self._cluster, obj)
+        except (LookupError, ValueError, TypeError) as exc:
+            raise ResolveError("cannot compute gang groups", _where(obj), reason=str(exc)) from None
+
+    # -- writes
+    def update(
+        self,
+        target: WorkloadTree | Obj | str,
+        change: PodSpecChange | None = None,
+        *,
+        name: str | None = None,
+        namespace: str | None = _SCOPE,
+        suspend: bool | None = None,
+        component: str | None = None,
+        instance: str | None = None,
+    ) -> PendingUpdate:
+        """Compute a pod-template change (limited to ``component``/``instance``) and/or suspend (True) or
+        resume (False), through the workload's definition; nothing is sent until ``.apply()``."""
+        from workload_map.objects import key_of
+        from workload_map.resolve.writes import WriteError, update_workload
+
+        obj = self._object(target, name, namespace)
+        definition, version_warning = self._cluster.registry.for_object(obj)
+        if definition is None:
+            raise UnknownTypeError("no definition covers this workload", _where(obj))
+        try:
+            result = update_workload(
+                definition.karta, obj, change=change, suspend=suspend, component=component, instance=instance
+            )
+        except WriteError as exc:
+            raise WorkloadMapError(f"cannot update {key_of(obj)}", exc.location, reason=exc.message) from None
+        warnings = [*([version_warning] if version_warning else []), *result.skipped]
+        return PendingUpdate(self, obj, result.patch, result.obj, warnings)
+
+    def suspend(
+        self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE
+    ) -> PendingUpdate:
+        """:meth:`update` with ``suspend=True``."""
+        return self.update(target, name=name, namespace=namespace, suspend=True)
+
+    def resume(
+        self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE
+    ) -> PendingUpdate:
+        """:meth:`update` with ``suspend=False``."""
+        return self.update(target, name=name, namespace=namespace, suspend=False)
+
+    # -- live
+    def watch(self, timeout: float | None = None) -> Iterator[tuple[View, list[str]]]:
+        """Live views only: after each change, a new View of the whole current state and the warnings of
+        that change, until ``timeout`` seconds have passed (None: until the caller stops iterating)."""
+        source = self.live_source
+        if source is None:
+            raise WorkloadMapError("cannot watch objects read from files", hint="open a live view to watch")
+        from workload_map.cluster.watch import watch_snapshots
+        from workload_map.resolver import ClusterView
+
+        for event in watch_snapshots(source.connection, source.lists, timeout=timeout):
+            yield View(ClusterView(event.snapshot, source.registry), self.namespace, source), list(event.warnings)
+
+    def _object(self, target: WorkloadTree | Obj | str, name: str | None, namespace: str | None) -> Obj:
+        if isinstance(target, dict):
+            return target
+        if isinstance(target, str):
+            return self.find(target, name, namespace=namespace)
+        return target.workload
+
+
+def _where(obj: Obj) -> Location:
+    from workload_map.objects import key_of
+
+    return Location(str(key_of(obj)))
+
+
+def _not_found(type_name: str, name: str, namespace: str | None) -> NotFoundError:
+    where = f' in namespace "{namespace}"' if namespace else " in any namespace"
+    return NotFoundError(
+        f'{type_name} "{name}" not found{where}',
+        hint="list what exists with: wmap get " + type_name + (" -A" if namespace else ""),
+    )
+
+
+def emit_pod_groups(
+    plan: GangPlan,
+    scheduler: str,
+    *,
+    queue: str | None = None,
+    priority_class_name: str | None = None,
+    schedule_timeout_seconds: int | None = None,
+    workload_api_version: str = "v1beta1",
+) -> Emission:
+    """PodGroup manifests of a plan for ``scheduler`` ("kai", "volcano", "coscheduling", "workload-api"),
+    with how each pod attaches to its group (docs/gang.md)."""
+    from workload_map.gang.emit import emit
+
+    return emit(
+        plan,
+        scheduler,
+        queue=queue,
+        priority_class_name=priority_class_name,
+        schedule_timeout_seconds=schedule_timeout_seconds,
+        workload_api_version=workload_api_version,
+    )
