@@ -620,3 +620,16 @@ __all__ = [
     "plan_gang",
     "plan_in_view",
 ]
+
+
+def gang_definitions(definitions: Iterable[LoadedDefinition]) -> list[LoadedDefinition]:
+    """Definitions whose workloads get groups: with gangScheduling instructions, bare pods excepted."""
+    out = []
+    for d in definitions:
+        gang, identity = d.karta.gang, d.karta.identity
+        if gang is None or identity is None or (identity.group, identity.kind) == ("", "Pod"):
+            continue
+        if gang.pod_group is None and not gang.pod_groups:
+            continue
+        out.append(d)
+    return out

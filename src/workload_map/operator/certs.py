@@ -241,7 +241,14 @@ class SecretCertStore:
                 if secret is None:
                     self.connection.request("POST", f"/api/v1/namespaces/{self.namespace}/secrets", body=body)
                 else:
-                    body["metadata"]["resourceVersion"] = secret["metadata"]["resourceVersion"]
+                    # The chart creates the Secret empty (so the operator needs no create on Secrets): keep
+                    # its labels and annotations, Helm's ownership metadata among them, or the next
+                    # `helm upgrade` refuses to adopt it.
+                    existing = secret.get("metadata") or {}
+                    body["metadata"]["labels"] = {**(existing.get("labels") or {}), **body["metadata"]["labels"]}
+                    if existing.get("annotations"):
+                        body["metadata"]["annotations"] = dict(existing["annotations"])
+                    body["metadata"]["resourceVersion"] = existing["resourceVersion"]
                     self.connection.request("PUT", self.path, body=body)
             except ClusterError as exc:
                 if exc.status in (409,):

@@ -37,7 +37,7 @@ from workload_map.cluster.discovery import Discovery, ServedResource, discover
 from workload_map.cluster.fetch import KARTA_VERSION, cluster_definition, layered_definitions, plan_lists
 from workload_map.crd.labels import FIELD_MANAGER
 from workload_map.definition.loader import LoadedDefinition
-from workload_map.gang.compute import plan_in_view
+from workload_map.gang.compute import gang_definitions, plan_in_view
 from workload_map.gang.emit import COSCHEDULING, VOLCANO, emit
 from workload_map.operator.admission import response
 from workload_map.operator.controller import KARTAS, WorkQueue
@@ -69,19 +69,6 @@ def scheduler_for(labels: dict[str, Any] | None, default: str) -> str | None:
     if value in ("", "true"):
         return default
     return value if value in SCHEDULERS else None
-
-
-def gang_definitions(definitions: Iterable[LoadedDefinition]) -> list[LoadedDefinition]:
-    """Definitions whose workloads get groups: with gangScheduling instructions, bare pods excepted."""
-    out = []
-    for d in definitions:
-        gang, identity = d.karta.gang, d.karta.identity
-        if gang is None or identity is None or (identity.group, identity.kind) == ("", "Pod"):
-            continue
-        if gang.pod_group is None and not gang.pod_groups:
-            continue
-        out.append(d)
-    return out
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
@@ -826,7 +813,9 @@ class PodAttacher:
                 what=f"owner {ref.get('kind')}/{ref.get('name')}",
             )
         except ClusterError as exc:
-            if exc.status == 404:
+            # 403: a kind the operator's role does not read is, by construction of that role
+            # (workload_map.cluster.access), neither a gang workload nor on the owner chain of one.
+            if exc.status in (403, 404):
                 return None
             raise
         if _meta(obj).get("uid") != uid:

@@ -1,66 +1,41 @@
-"""Least-privilege RBAC of the operator, derived from the catalog.
+"""Least-privilege RBAC of the operator, derived from what it reads (workload_map.cluster.access).
 
-Read-only (get, list, watch) on every kind a built-in definition names: component kinds and
-``additionalChildKinds``; plus what the operator writes itself: Kartas and their status, gang PodGroups,
-Events, and — in namespaced Roles — its Lease and certificate Secret; and ``patch`` on its own two webhook
-configurations (the ``caBundle``). ``python -m workload_map.crd`` writes the chart's ClusterRole from
-:func:`cluster_rules`; a test renders the chart and compares.
+Read-only (get, list, watch) on the kinds the gang controller and its pod webhook read: gang workload roots,
+the owner-chain kinds of every definition and pods — never the Secrets, ConfigMaps or Services a definition
+names in ``additionalChildKinds``; plus what the operator writes itself: Kartas and their status, gang
+PodGroups, Events, and — in namespaced Roles — its Lease and its own certificate Secret by name; and
+``patch`` on its own two webhook configurations (the ``caBundle``). ``python -m workload_map.crd`` writes the
+chart's ClusterRole from :func:`cluster_rules`; tests render the chart, compare, and check that every rule
+has its line in docs/security.md.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from workload_map.cluster.access import READ, operator_read_kinds, operator_read_rules, plural
 from workload_map.definition.loader import LoadedDefinition
 
-READ = ["get", "list", "watch"]
-
-# Plurals that the simple English rule below gets wrong (the API server's plural is authoritative).
-PLURAL_OVERRIDES: dict[str, str] = {}
+GANG_WRITE = ["get", "list", "watch", "create", "update", "patch", "delete"]
 
 OWN_RULES: list[dict[str, Any]] = [
     {"apiGroups": ["run.ai"], "resources": ["kartas"], "verbs": ["get", "list", "watch", "patch"]},
     {"apiGroups": ["run.ai"], "resources": ["kartas/status"], "verbs": ["get", "patch", "update"]},
-    {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "verbs": READ},
+    {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "verbs": list(READ)},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
     # The gang controller watches namespaces for its opt-in label.
-    {"apiGroups": [""], "resources": ["namespaces"], "verbs": READ},
-    {
-        "apiGroups": ["scheduling.volcano.sh"],
-        "resources": ["podgroups"],
-        "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"],
-    },
-    {
-        "apiGroups": ["scheduling.x-k8s.io"],
-        "resources": ["podgroups"],
-        "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"],
-    },
+    {"apiGroups": [""], "resources": ["namespaces"], "verbs": list(READ)},
+    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["podgroups"], "verbs": list(GANG_WRITE)},
+    {"apiGroups": ["scheduling.x-k8s.io"], "resources": ["podgroups"], "verbs": list(GANG_WRITE)},
 ]
 
 
-def plural(kind: str) -> str:
-    if kind in PLURAL_OVERRIDES:
-        return PLURAL_OVERRIDES[kind]
-    low = kind.lower()
-    if low.endswith(("s", "x", "z", "ch", "sh")):
-        return low + "es"
-    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
-        return low[:-1] + "ies"
-    return low + "s"
-
-
 def catalog_kinds(definitions: Iterable[LoadedDefinition]) -> dict[str, set[str]]:
-    """API group -> resources named by the definitions."""
-    out: dict[str, set[str]] = defaultdict(set)
-    for definition in definitions:
-        karta = definition.karta
-        for component in karta.components:
-            if component.kind is not None and component.kind.kind:
-                out[component.kind.group].add(plural(component.kind.kind))
-        for gvk in karta.spec.structure_definition.additional_child_kinds:
-            out[gvk.group].add(plural(gvk.kind))
+    """API group -> resources the operator reads for these definitions."""
+    out: dict[str, set[str]] = {}
+    for group, kind in operator_read_kinds(definitions):
+        out.setdefault(group, set()).add(plural(kind))
     return out
 
 
@@ -70,16 +45,21 @@ def cluster_rules(definitions: Iterable[LoadedDefinition] | None = None) -> list
         from workload_map.catalog import builtin_definitions
 
         definitions = builtin_definitions()
-    rules = [dict(r) for r in OWN_RULES]
-    for group, resources in sorted(catalog_kinds(definitions).items()):
-        rules.append({"apiGroups": [group], "resources": sorted(resources), "verbs": list(READ)})
+    own = {(r["apiGroups"][0], res) for r in OWN_RULES for res in r["resources"]}
+    rules = [{**r, "verbs": list(r["verbs"])} for r in OWN_RULES]
+    for rule in operator_read_rules(definitions):
+        # A kind the operator already writes (PodGroups) needs no second, narrower rule.
+        resources = [res for res in rule["resources"] if (rule["apiGroups"][0], res) not in own]
+        if resources:
+            rules.append({**rule, "resources": resources})
     return rules
 
 
 def namespaced_rules(
     lease: str = "workload-map-operator", secret: str = "workload-map-webhook-tls"
 ) -> list[dict[str, Any]]:
-    """The Role rules in the operator's namespace (create cannot be limited by resourceNames)."""
+    """The Role rules in the operator's namespace (create cannot be limited by resourceNames; the chart
+    creates the certificate Secret empty, so no create on Secrets is needed)."""
     return [
         {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
         {
@@ -88,7 +68,6 @@ def namespaced_rules(
             "resourceNames": [lease],
             "verbs": ["get", "update"],
         },
-        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
         {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [secret], "verbs": ["get", "update"]},
     ]
 

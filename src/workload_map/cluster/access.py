@@ -1,0 +1,149 @@
+"""What each identity of the project reads and writes, as RBAC rules derived from the definitions in use.
+
+Permissions follow what the code *reads*, not what a definition *names*: ``additionalChildKinds`` lists
+every kind a workload's operator creates (MPIJob names its SSH Secret, most name ConfigMaps and Services),
+but only kinds that can sit on a pod's owner chain are ever listed (:func:`~workload_map.cluster.fetch.
+child_kinds`); the rest are never requested, so no rule is granted for them. No identity reads a Secret,
+a ConfigMap or a Service of a workload.
+
+* The operator's gang controller lists and watches the workload kinds of definitions with gang scheduling
+  instructions, the owner-chain kinds of every definition (its pod webhook walks a new pod's owners), and
+  pods (:func:`operator_read_rules`).
+* The CLI's read-only commands list every covered workload kind, the owner-chain kinds and pods, and read
+  the cluster's Kartas; ``wmap update``/suspend also patches the workload object itself and nothing else
+  (:func:`cli_rules`).
+
+The operator's ClusterRole in the chart is generated from these rules (``python -m workload_map.crd``);
+``wmap auth`` prints the CLI's. docs/security.md documents every rule.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from workload_map.cluster.fetch import KARTA_GROUP, child_kinds
+from workload_map.definition.loader import LoadedDefinition
+from workload_map.gang.compute import gang_definitions
+
+READ = ["get", "list", "watch"]
+# wmap update sends one JSON merge patch of the workload object (workload_map.cluster.update); it never
+# creates, replaces or deletes anything.
+UPDATE = ["patch"]
+
+Rule = dict[str, Any]
+
+# Plurals that the simple English rule below gets wrong (the API server's plural is authoritative).
+PLURAL_OVERRIDES: dict[str, str] = {}
+
+
+def plural(kind: str) -> str:
+    if kind in PLURAL_OVERRIDES:
+        return PLURAL_OVERRIDES[kind]
+    low = kind.lower()
+    if low.endswith(("s", "x", "z", "ch", "sh")):
+        return low + "es"
+    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        return low[:-1] + "ies"
+    return low + "s"
+
+
+GroupKind = tuple[str, str]
+
+
+def _roots(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
+    return {(d.karta.identity.group, d.karta.identity.kind) for d in definitions if d.karta.identity is not None}
+
+
+def _by_group(kinds: Iterable[GroupKind]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for group, kind in kinds:
+        out[group].add(plural(kind))
+    return out
+
+
+def _rules(kinds: Iterable[GroupKind], verbs: list[str]) -> list[Rule]:
+    """One rule per API group (sorted), resources sorted: a stable, reviewable order."""
+    return [
+        {"apiGroups": [group], "resources": sorted(resources), "verbs": list(verbs)}
+        for group, resources in sorted(_by_group(kinds).items())
+    ]
+
+
+def operator_read_kinds(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
+    """Kinds the operator lists, watches or GETs: gang workload roots, owner-chain kinds, pods."""
+    defs = list(definitions)
+    kinds = _roots(gang_definitions(defs)) | child_kinds(defs) | {("", "Pod")}
+    return {k for k in kinds if k[0] != KARTA_GROUP}
+
+
+def operator_read_rules(definitions: Iterable[LoadedDefinition]) -> list[Rule]:
+    return _rules(operator_read_kinds(definitions), READ)
+
+
+def cli_read_kinds(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
+    """Kinds the read-only commands list (get, describe, explain, snapshot, gang): every covered workload
+    kind, the owner-chain kinds, pods."""
+    defs = list(definitions)
+    kinds = _roots(defs) | child_kinds(defs) | {("", "Pod")}
+    return {k for k in kinds if k[0] != KARTA_GROUP}
+
+
+KARTA_READ_RULE: Rule = {"apiGroups": [KARTA_GROUP], "resources": ["kartas"], "verbs": ["get", "list"]}
+
+
+def cli_rules(definitions: Iterable[LoadedDefinition], *, update: bool = False) -> list[Rule]:
+    """The rules of the CLI's user: read-only, or with ``update`` also a patch on the workload kinds.
+
+    Kartas are cluster-scoped: the rule on them belongs in a ClusterRole (:func:`cli_manifests` splits)."""
+    defs = list(definitions)
+    rules = [dict(KARTA_READ_RULE), *_rules(cli_read_kinds(defs), READ)]
+    if update:
+        roots = {k for k in _roots(defs) if k[0] != KARTA_GROUP}
+        rules += _rules(roots, UPDATE)
+    return rules
+
+
+def cli_manifests(
+    definitions: Iterable[LoadedDefinition],
+    *,
+    update: bool = False,
+    name: str = "wmap-reader",
+    namespace: str | None = None,
+) -> list[dict[str, Any]]:
+    """ClusterRole (cluster-wide use, ``-A``), or a Role for ``namespace`` plus a ClusterRole for the
+    cluster-scoped Kartas: ready for ``kubectl apply`` (bind them with a (Cluster)RoleBinding)."""
+    rules = cli_rules(definitions, update=update)
+    labels = {"app.kubernetes.io/name": "workload-map", "app.kubernetes.io/component": "cli"}
+    meta: dict[str, Any] = {"name": name, "labels": labels}
+    if namespace is None:
+        return [{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": meta, "rules": rules}]
+    namespaced = [r for r in rules if r["apiGroups"] != [KARTA_GROUP]]
+    cluster = [r for r in rules if r["apiGroups"] == [KARTA_GROUP]]
+    return [
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": f"{name}-definitions", "labels": labels},
+            "rules": cluster,
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": {**meta, "namespace": namespace},
+            "rules": namespaced,
+        },
+    ]
+
+
+__all__ = [
+    "READ",
+    "UPDATE",
+    "cli_manifests",
+    "cli_read_kinds",
+    "cli_rules",
+    "operator_read_kinds",
+    "operator_read_rules",
+    "plural",
+]
