@@ -76,13 +76,13 @@ class WorkloadMapError(Exception):
     message: str
     location: Location = field(default_factory=Location)
     hint: str | None = None
-    reason: str = ""  # why, when the message says only what failed ("cannot load definitions")
+    detail: str = ""  # why, when the message says only what failed ("cannot load definitions")
 
     def __str__(self) -> str:
         where = str(self.location)
         text = f"{self.message} ({where})" if where else self.message
-        if self.reason:
-            text += f": {self.reason}"
+        if self.detail:
+            text += f": {self.detail}"
         return f"{text}; {self.hint}" if self.hint else text
 
 

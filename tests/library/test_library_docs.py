@@ -111,3 +111,15 @@ def test_a_user_script_passes_mypy_strict(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 1 and "incompatible types" in proc.stdout.lower(), proc.stdout
+
+
+def test_a_cluster_error_reads_as_one_line_without_its_status_reason() -> None:
+    """A ClusterError's ``reason`` is the API's Status reason (Forbidden), not a second explanation."""
+    from workload_map.cli.errors import from_library
+    from workload_map.cluster.connection import ClusterError
+
+    error = ClusterError("Forbidden: alice cannot list pods", status=403, reason="Forbidden")
+    assert from_library(error).line() == "Forbidden: alice cannot list pods"
+    assert str(error) == "Forbidden: alice cannot list pods"
+    located = wm.WorkloadMapError("cannot load definitions", wm.Location("a.yaml"), detail="bad field")
+    assert from_library(located).line() == "cannot load definitions (a.yaml): bad field"

@@ -42,7 +42,7 @@ def definition_files(paths: Sequence[str]) -> list[LoadedDefinition]:
             "cannot load definitions",
             first.location,
             hint=f"run: wmap validate {' '.join(paths)}",
-            reason=first.message + more,
+            detail=first.message + more,
         )
     return loaded
 
@@ -76,9 +76,9 @@ def read_documents(paths: Sequence[str]) -> list[Document]:
         try:
             found = read_source(path)
         except DocumentError as exc:
-            raise WorkloadMapError("cannot read objects", exc.location, reason=exc.message) from None
+            raise WorkloadMapError("cannot read objects", exc.location, detail=exc.message) from None
         if not found:
-            raise WorkloadMapError("cannot read objects", Location(path), reason="no YAML or JSON objects found")
+            raise WorkloadMapError("cannot read objects", Location(path), detail="no YAML or JSON objects found")
         docs.extend(found)
     return docs
 

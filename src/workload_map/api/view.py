@@ -176,7 +176,7 @@ class View:
             example = sorted(f"{c.plural}.{c.group}" for c in exc.candidates)[0]
             raise AmbiguousTypeError(
                 f'type "{type_name}" is ambiguous',
-                reason=f"it matches {candidates}",
+                detail=f"it matches {candidates}",
                 hint=f"name the group too, e.g. {example}",
             ) from None
         if info is None:
@@ -211,7 +211,7 @@ class View:
         try:
             return self._cluster.tree(obj)
         except (LookupError, RecursionError, ValueError, TypeError) as exc:
-            raise ResolveError("cannot resolve workload", _where(obj), reason=str(exc)) from None
+            raise ResolveError("cannot resolve workload", _where(obj), detail=str(exc)) from None
 
     def workloads(
         self,
@@ -273,7 +273,7 @@ class View:
         try:
             return plan_in_view(self._cluster, obj)
         except (LookupError, ValueError, TypeError) as exc:
-            raise ResolveError("cannot compute gang groups", _where(obj), reason=str(exc)) from None
+            raise ResolveError("cannot compute gang groups", _where(obj), detail=str(exc)) from None
 
     # -- writes
     def update(
@@ -301,7 +301,7 @@ class View:
                 definition.karta, obj, change=change, suspend=suspend, component=component, instance=instance
             )
         except WriteError as exc:
-            raise WorkloadMapError(f"cannot update {key_of(obj)}", exc.location, reason=exc.message) from None
+            raise WorkloadMapError(f"cannot update {key_of(obj)}", exc.location, detail=exc.message) from None
         warnings = [*([version_warning] if version_warning else []), *result.skipped]
         return PendingUpdate(self, obj, result.patch, result.obj, warnings)
 

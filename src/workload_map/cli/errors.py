@@ -62,7 +62,7 @@ def not_found(type_name: str, name: str, namespace: str | None) -> CliError:
 
 
 def from_library(exc: Exception, what: str | None = None) -> CliError:
-    """A library WorkloadMapError (or DocumentError) as a CLI error, keeping its location, reason and hint,
+    """A library WorkloadMapError (or DocumentError) as a CLI error, keeping its location, detail and hint,
     with the exit code of its kind (docs/cli.md): not found 3, no definition for the type 4."""
     from workload_map.errors import NotFoundError, UnknownTypeError, WorkloadMapError
 
@@ -71,8 +71,8 @@ def from_library(exc: Exception, what: str | None = None) -> CliError:
         code = EXIT_NOT_FOUND if isinstance(exc, NotFoundError) else EXIT_ERROR
         code = EXIT_NO_DEFINITION if isinstance(exc, UnknownTypeError) else code
         if what is None:
-            return CliError(exc.message, where=where, why=exc.reason, hint=exc.hint, exit_code=code)
-        why = f"{exc.message}: {exc.reason}" if exc.reason else exc.message
+            return CliError(exc.message, where=where, why=exc.detail, hint=exc.hint, exit_code=code)
+        why = f"{exc.message}: {exc.detail}" if exc.detail else exc.message
         return CliError(what, where=where, why=why, hint=exc.hint, exit_code=code)
     return CliError(what or "failed", why=str(exc))
 
