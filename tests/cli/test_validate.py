@@ -96,6 +96,47 @@ def test_unknown_field_did_you_mean(tmp_path: Path) -> None:
     ) in result.stdout
 
 
+GANG_ONLY = """\
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: gang-only}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: root
+      kind: {group: x.io, version: v1, kind: Thing}
+      statusDefinition: {statusMappings: {}}
+    childComponents:
+      - {name: pods, kind: {group: "", version: v1, kind: Pod}, ownerRef: root}
+  optimizationInstructions:
+    gangScheduling:
+      podGroups: [{name: all, members: [{componentName: pods}]}]
+"""
+
+
+def test_gang_only_definition_is_valid_with_a_warning(tmp_path: Path) -> None:
+    path = write(tmp_path, "gang.yaml", GANG_ONLY)
+    result = validate(path)
+    assert result.exit_code == 0, result.output
+    assert "statusMappings: warning: statusMappings maps no status; every workload will be Undefined" in result.stdout
+    assert "definition 'gang-only' is valid" in result.stdout
+
+
+def test_unknown_field_and_semantic_findings_in_one_pass(tmp_path: Path) -> None:
+    text = MISSPELT.replace(
+        "running: [{byPhase: Running}]", "running: [{byExpression: {expression: input, expectedResult: x}}]"
+    )
+    text += "    childComponents:\n      - {name: c, ownerRef: nobody}\n"
+    path = write(tmp_path, "both.yaml", text)
+    result = validate(path)
+    assert result.exit_code == 1
+    out = result.stdout
+    assert "scaleDefinition.replicaPath: error: unknown field 'replicaPath'" in out
+    assert "childComponents[0].ownerRef: error: ownerRef 'nobody' names no component" in out
+    assert "byExpression.expression: error: sandbox: 'input'" in out
+    assert "3 errors in 1 source(s)" in result.stderr
+
+
 def test_json_report(tmp_path: Path) -> None:
     result = validate("-o", "json", write(tmp_path, "broken.yaml", BROKEN))
     assert result.exit_code == 1

@@ -8,10 +8,10 @@ from workload_map.definition.validate import validate
 from workload_map.errors import Location, Severity
 
 
-def findings_for(data: dict) -> list[str]:
+def findings_for(data: dict, severity: Severity = Severity.ERROR) -> list[str]:
     loaded, problems = definition_from_dict(data, Location("d.yaml", 0))
     assert loaded is not None, problems
-    return [str(f) for f in validate(loaded, Location("d.yaml", 0)) if f.severity is Severity.ERROR]
+    return [str(f) for f in validate(loaded, Location("d.yaml", 0)) if f.severity is severity]
 
 
 def test_valid_definitions_have_no_findings() -> None:
@@ -59,11 +59,13 @@ def test_status_rules() -> None:
     del status["conditionsDefinition"]
     status["statusMappings"]["failed"] = [{"byPhase": "Failed"}, {}]
     status["statusMappings"]["running"][0]["byConditions"][0].pop("status")
-    messages = "\n".join(findings_for(data))
+    # KAI Scheduler's Karta validator accepts every one of these, so they warn and never refuse.
+    assert findings_for(data) == []
+    messages = "\n".join(findings_for(data, Severity.WARNING))
     assert "byPhase needs statusDefinition.phaseDefinition" in messages
     assert "byConditions needs statusDefinition.conditionsDefinition" in messages
-    assert "statusMappings.failed[1]: error: matcher has no byPhase" in messages
-    assert "expected condition 'Available' needs a status or a reason" in messages
+    assert "statusMappings.failed[1]: warning: matcher has no byPhase" in messages
+    assert "expected condition 'Available' has neither status nor reason" in messages
 
 
 def test_selector_rules() -> None:
@@ -88,7 +90,8 @@ def test_gang_members_must_name_components() -> None:
     messages = "\n".join(findings_for(data))
     assert "podGroups[0].members[0].componentName: error: member names unknown component 'nope'" in messages
     assert "podGroup.subGroups[0].componentName: error: sub-group names unknown component 'missing'" in messages
-    assert "use either podGroups or podGroup, not both" in messages
+    warnings = "\n".join(findings_for(data, Severity.WARNING))
+    assert "use either podGroups or podGroup, not both; podGroup is used" in warnings
 
 
 def test_expressions_are_parsed_and_sandboxed_with_their_location() -> None:
@@ -107,3 +110,89 @@ def test_expressions_are_parsed_and_sandboxed_with_their_location() -> None:
     ]
     assert "env" in sandbox
     assert any("statusMappings.running[0].byExpression.expression" in m and "input" in m for m in messages)
+
+
+# A gang-only definition in the shape KAI Scheduler's e2e tests use (written here, not copied): a root
+# kind, its pods as a child, one pod group, and a statusDefinition that maps nothing.
+GANG_ONLY = """
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: gang-only}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: trainer
+      kind: {group: example.com, version: v1, kind: Trainer}
+      statusDefinition:
+        statusMappings: {}
+    childComponents:
+      - name: workers
+        kind: {group: "", version: v1, kind: Pod}
+        ownerRef: trainer
+        specDefinition:
+          metadataPath: .metadata
+  optimizationInstructions:
+    gangScheduling:
+      podGroups:
+        - name: all
+          members:
+            - componentName: workers
+"""
+
+
+def test_gang_only_definition_is_valid_with_one_warning_per_unmapped_status() -> None:
+    data = yaml.safe_load(GANG_ONLY)
+    assert findings_for(data) == []
+    warnings = findings_for(data, Severity.WARNING)
+    assert any(
+        "rootComponent.statusDefinition.statusMappings: warning: statusMappings maps no status; every workload "
+        "will be Undefined" in w
+        for w in warnings
+    ), warnings
+    assert any("metadataPath is only read with podSpecPath" in w for w in warnings), warnings
+
+
+def test_absent_status_mappings_is_the_same_as_empty() -> None:
+    data = yaml.safe_load(GANG_ONLY)
+    del data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    assert findings_for(data) == []
+    assert any("maps no status" in w for w in findings_for(data, Severity.WARNING))
+
+
+def test_missing_root_status_definition_stays_an_error_as_in_kai() -> None:
+    data = yaml.safe_load(GANG_ONLY)
+    del data["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    assert any("needs a statusDefinition" in m for m in findings_for(data))
+
+
+def test_empty_pod_group_warns() -> None:
+    data = yaml.safe_load(GANG_ONLY)
+    data["spec"]["optimizationInstructions"]["gangScheduling"]["podGroups"][0]["members"] = []
+    assert findings_for(data) == []
+    assert any("pod group has no members" in w for w in findings_for(data, Severity.WARNING))
+
+
+def test_unknown_field_is_reported_with_the_semantic_findings() -> None:
+    data = yaml.safe_load(LWS_DEFINITION)
+    structure = data["spec"]["structureDefinition"]
+    structure["childComponents"][2]["scaleDefinition"] = {"replicaPath": ".x"}  # unknown field
+    structure["childComponents"][0]["ownerRef"] = "ghost"  # semantic: dangling
+    structure["rootComponent"]["statusDefinition"]["statusMappings"]["running"][0]["byExpression"] = {
+        "expression": "env.HOME",  # sandbox
+        "expectedResult": "true",
+    }
+    loaded, findings = definition_from_dict(data, Location("d.yaml", 0))
+    assert loaded is None
+    text = "\n".join(str(f) for f in findings)
+    assert "childComponents[2].scaleDefinition.replicaPath: error: unknown field 'replicaPath'" in text
+    assert "childComponents[0].ownerRef: error: ownerRef 'ghost' names no component" in text
+    assert "statusMappings.running[0].byExpression.expression: error:" in text and "env" in text
+
+
+def test_a_missing_required_field_gives_only_the_schema_finding() -> None:
+    data = yaml.safe_load(LWS_DEFINITION)
+    structure = data["spec"]["structureDefinition"]
+    del structure["childComponents"][0]["name"]
+    structure["childComponents"][1]["ownerRef"] = "ghost"
+    _, findings = definition_from_dict(data, Location("d.yaml", 0))
+    assert [f.location.path for f in findings] == ["spec.structureDefinition.childComponents[0].name"]

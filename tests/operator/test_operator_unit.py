@@ -110,6 +110,30 @@ def test_admission_validation_rules() -> None:
     assert not wrong["allowed"] and "index labels" in wrong["status"]["message"]
 
 
+def test_admission_accepts_a_gang_only_karta_with_a_warning() -> None:
+    # KAI Scheduler accepts a Karta that maps no status (gang-only); so must the webhook.
+    gang_only = _karta()
+    root = gang_only["spec"]["structureDefinition"]["rootComponent"]
+    root["statusDefinition"] = {"statusMappings": {}}
+    gang_only["spec"]["optimizationInstructions"] = {
+        "gangScheduling": {"podGroups": [{"name": "all", "members": [{"componentName": "root"}]}]}
+    }
+    result = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": gang_only}, lambda: [])
+    assert result["allowed"], result
+    assert any("maps no status" in w for w in result["warnings"]), result
+
+
+def test_admission_denial_lists_an_unknown_field_with_the_other_findings() -> None:
+    bad = _karta()
+    root = bad["spec"]["structureDefinition"]["rootComponent"]
+    root["scaleDefinition"] = {"replicaPath": ".spec.replicas"}
+    root["specDefinition"]["podTemplateSpecPath"] = "del(.a)"
+    denied = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": bad}, lambda: [])
+    assert not denied["allowed"]
+    message = denied["status"]["message"]
+    assert "unknown field 'replicaPath'" in message and "specDefinition.podTemplateSpecPath" in message
+
+
 def test_mutation_stamps_labels() -> None:
     result = admission.mutate_karta({"uid": "1", "operation": "CREATE", "object": _karta(group="", kind="Pod")})
     patch = json.loads(base64.b64decode(result["patch"]))

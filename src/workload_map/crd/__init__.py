@@ -55,7 +55,9 @@ def _rule(rule: str, message: str, field_path: str | None = None, reason: str | 
     return out
 
 
-# CEL rules per model ($defs name); applied wherever the model appears.
+# CEL rules per model ($defs name); applied wherever the model appears. Only what KAI Scheduler's Karta
+# validator also refuses: what it accepts (a lone metadataPath, an expected condition with only a type)
+# must be storable here too, so those are validator warnings, not rules.
 _MODEL_RULES: dict[str, list[Rule]] = {
     "ComponentTypeSelector": [
         _rule(
@@ -71,16 +73,12 @@ _MODEL_RULES: dict[str, list[Rule]] = {
             "specDefinition has more than one pod spec form (podTemplateSpecPath, podSpecPath, "
             "fragmentedPodSpecDefinition); keep exactly one",
         ),
-        _rule("!has(self.metadataPath) || has(self.podSpecPath)", "metadataPath is only valid with podSpecPath"),
     ],
     "ComponentDefinition": [
         _rule(
             "has(self.instanceIdPath) == (has(self.podSelector) && has(self.podSelector.componentInstanceSelector))",
             "instanceIdPath and podSelector.componentInstanceSelector go together: set both or neither",
         ),
-    ],
-    "ExpectedCondition": [
-        _rule("has(self.status) || has(self.reason)", "an expected condition needs a status or a reason"),
     ],
     "SuspendDefinition": [],
 }

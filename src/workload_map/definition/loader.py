@@ -6,6 +6,7 @@ closest one when it looks misspelt) instead of being dropped.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import os
@@ -129,10 +130,41 @@ def _parse(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
                 continue
             seen.add(loc)
             findings.append(Finding(location.child(*loc), _describe(error)))
-        return None, findings
+        return None, findings + _semantic_findings(data, errors, location)
     except RecursionError:
         return None, [Finding(location, "definition is nested too deeply")]
     return karta, []
+
+
+def _semantic_findings(data: dict[str, Any], errors: list[Any], location: Location) -> list[Finding]:
+    """The validator's findings on the document without the fields the schema refused.
+
+    An unknown or mistyped field must not hide the rest of what is wrong with a definition: the author
+    fixes everything in one round. Refused fields are removed (their paths stay the same, so the
+    findings point into the document as written); when that cannot give a loadable definition (a
+    required field is missing or a list item itself is refused) only the schema findings stand.
+    """
+    from workload_map.definition.validate import validate
+
+    pruned = copy.deepcopy(data)
+    for error in errors:
+        loc = tuple(error["loc"])
+        if error["type"] == "missing" or not loc:
+            return []
+        parent: Any = pruned
+        for part in loc[:-1]:
+            try:
+                parent = parent[part]
+            except (KeyError, IndexError, TypeError):
+                return []
+        if not isinstance(parent, dict):
+            return []
+        parent.pop(loc[-1], None)
+    try:
+        karta = Karta.model_validate(pruned, by_alias=True)
+    except (ValidationError, RecursionError):
+        return []
+    return validate(karta, location)
 
 
 def load_documents(docs: Iterable[Document], origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:

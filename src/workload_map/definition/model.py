@@ -182,7 +182,9 @@ class StatusMappings(_Strict):
 class StatusDefinition(_Strict):
     phase_definition: PhaseDefinition | None = Field(None, alias="phaseDefinition")
     conditions_definition: ConditionsDefinition | None = Field(None, alias="conditionsDefinition")
-    status_mappings: StatusMappings = Field(alias="statusMappings")
+    # Absent is the same as {}: a gang-only or scheduling-only definition maps no status (KAI Scheduler
+    # accepts it; every workload is Undefined). The validator warns.
+    status_mappings: StatusMappings = Field(default_factory=StatusMappings, alias="statusMappings")
 
 
 class SuspendAction(_Strict):

@@ -11,6 +11,8 @@ from workload_map.definition.writable import read_only_findings
 from workload_map.errors import Finding, Location, Severity
 from workload_map.jq import expression_errors
 
+WARNING = Severity.WARNING
+
 
 def validate(karta: Karta, location: Location | None = None) -> list[Finding]:
     location = location or Location()
@@ -139,7 +141,11 @@ def _check_component(component: ComponentDefinition, loc: Location, *, is_root: 
             )
         if spec.metadata_path is not None and spec.pod_spec_path is None:
             findings.append(
-                Finding(loc.child("specDefinition", "metadataPath"), "metadataPath is only valid with podSpecPath")
+                Finding(
+                    loc.child("specDefinition", "metadataPath"),
+                    "metadataPath is only read with podSpecPath; here it is ignored",
+                    Severity.WARNING,
+                )
             )
     selector = component.pod_selector
     instance_selector = selector.component_instance_selector if selector else None
@@ -176,25 +182,54 @@ def _check_component(component: ComponentDefinition, loc: Location, *, is_root: 
                 )
             )
         mappings_loc = loc.child("statusDefinition", "statusMappings")
-        if not status.status_mappings.entries():
-            findings.append(Finding(mappings_loc, "statusMappings maps no status; every workload would be Undefined"))
+        if not status.status_mappings.entries() and is_root:
+            # Legitimate for gang-only and scheduling-only definitions, which KAI Scheduler accepts.
+            findings.append(
+                Finding(
+                    mappings_loc,
+                    "statusMappings maps no status; every workload will be Undefined",
+                    Severity.WARNING,
+                )
+            )
         for _, field_name, matchers in status.status_mappings.entries():
             for index, matcher in enumerate(matchers):
                 m_loc = mappings_loc.child(field_name, index)
+                # KAI Scheduler's validator accepts all of these, so they are warnings: the definition
+                # loads everywhere, the matcher just never matches (or matches more than meant).
                 if matcher.by_phase is None and not matcher.by_conditions and matcher.by_expression is None:
-                    findings.append(Finding(m_loc, "matcher has no byPhase, byConditions or byExpression"))
+                    findings.append(
+                        Finding(
+                            m_loc,
+                            "matcher has no byPhase, byConditions or byExpression; it never matches here "
+                            "(KAI Scheduler's reference matches it always)",
+                            WARNING,
+                        )
+                    )
                 if matcher.by_phase is not None and status.phase_definition is None:
-                    findings.append(Finding(m_loc.child("byPhase"), "byPhase needs statusDefinition.phaseDefinition"))
+                    findings.append(
+                        Finding(
+                            m_loc.child("byPhase"),
+                            "byPhase needs statusDefinition.phaseDefinition; without it the matcher never matches",
+                            WARNING,
+                        )
+                    )
                 if matcher.by_conditions and status.conditions_definition is None:
                     findings.append(
-                        Finding(m_loc.child("byConditions"), "byConditions needs statusDefinition.conditionsDefinition")
+                        Finding(
+                            m_loc.child("byConditions"),
+                            "byConditions needs statusDefinition.conditionsDefinition; without it the matcher "
+                            "never matches",
+                            WARNING,
+                        )
                     )
                 for c_index, condition in enumerate(matcher.by_conditions or []):
                     if condition.status is None and condition.reason is None:
                         findings.append(
                             Finding(
                                 m_loc.child("byConditions", c_index),
-                                f"expected condition {condition.type!r} needs a status or a reason",
+                                f"expected condition {condition.type!r} has neither status nor reason; it matches "
+                                "whenever the condition exists, whatever its status",
+                                WARNING,
                             )
                         )
     return findings
@@ -208,14 +243,16 @@ def _check_gang(karta: Karta, location: Location) -> list[Finding]:
     names = {c.name for c in karta.components}
     base = location.child("spec", "optimizationInstructions", "gangScheduling")
     if gang.pod_groups is not None and gang.pod_group is not None:
-        findings.append(Finding(base, "use either podGroups or podGroup, not both"))
+        findings.append(
+            Finding(base, "use either podGroups or podGroup, not both; podGroup is used, podGroups ignored", WARNING)
+        )
     group_names = Counter(g.name for g in gang.pod_groups or [])
     for g_index, group in enumerate(gang.pod_groups or []):
         g_loc = base.child("podGroups", g_index)
         if group_names[group.name] > 1:
             findings.append(Finding(g_loc.child("name"), f"duplicate pod group name {group.name!r}"))
         if not group.members:
-            findings.append(Finding(g_loc.child("members"), "a pod group needs at least one member"))
+            findings.append(Finding(g_loc.child("members"), "pod group has no members; it groups no pod", WARNING))
         member_names = Counter(m.component_name for m in group.members)
         for m_index, member in enumerate(group.members):
             m_loc = g_loc.child("members", m_index, "componentName")
