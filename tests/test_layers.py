@@ -224,6 +224,8 @@ CLI_CLUSTER_OPERATIONS: dict[str, str] = {
     "workload_map.cli.commands.snapshot": "workload_map.cluster workload_map.api.definitions",
     # `wmap catalog install|diff` applies definitions to a cluster (a cluster operation, not a read).
     "workload_map.cli.commands.catalog": "workload_map.cluster workload_map.catalog",
+    # `wmap auth` prints the CLI's RBAC, derived by the code that derives the operator's (no cluster access).
+    "workload_map.cli.commands.auth": "workload_map.cluster.access",
 }
 
 

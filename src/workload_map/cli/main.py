@@ -82,6 +82,7 @@ def completion_cmd(shell: str) -> None:
 def _register() -> None:
     # Command modules import only click at load time; their bodies import the library.
     from workload_map.cli.commands import (
+        auth,
         catalog,
         definitions,
         describe,
@@ -93,7 +94,7 @@ def _register() -> None:
         validate,
     )
 
-    for module in (get, describe, explain, gang, update, snapshot, catalog, definitions, validate):
+    for module in (get, describe, explain, gang, update, snapshot, catalog, definitions, validate, auth):
         cli.add_command(module.command)
 
 

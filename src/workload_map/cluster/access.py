@@ -131,7 +131,7 @@ def cli_manifests(
         {
             "apiVersion": "rbac.authorization.k8s.io/v1",
             "kind": "Role",
-            "metadata": {**meta, "namespace": namespace},
+            "metadata": {"name": name, "namespace": namespace, "labels": labels},
             "rules": namespaced,
         },
     ]

@@ -1,0 +1,53 @@
+"""``wmap auth``: the minimal RBAC role a user of the CLI needs, derived from the definitions in use."""
+
+from __future__ import annotations
+
+import click
+
+from workload_map.cli.options import definitions_option
+
+
+@click.command("auth")
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Also allow wmap update and suspend/resume: patch on the covered workload kinds (nothing else).",
+)
+@click.option(
+    "-n",
+    "--namespace",
+    default=None,
+    metavar="NAMESPACE",
+    help="A Role for this namespace (plus a ClusterRole for the cluster-scoped Kartas) instead of one "
+    "ClusterRole for every namespace.",
+)
+@click.option("--name", default=None, help="Role name [default: wmap-reader, or wmap-updater with --update].")
+@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", help="Output format.")
+@definitions_option
+def command(
+    update: bool, namespace: str | None, name: str | None, output: str, definition_paths: tuple[str, ...]
+) -> None:
+    """Print the minimal Role/ClusterRole for wmap, ready for kubectl apply.
+
+    Read-only use (get, describe, explain, snapshot, gang) needs get/list/watch on the covered workload
+    kinds, the kinds that own their pods, and pods, plus get/list on Kartas; never Secrets, ConfigMaps or
+    Services. --update adds patch on the workload kinds. Bind the role with a (Cluster)RoleBinding.
+
+    \b
+    Examples:
+      wmap auth | kubectl apply -f -
+      wmap auth --update -n team-a | kubectl apply -f -
+      kubectl create rolebinding alice-wmap -n team-a --role=wmap-reader --user=alice
+    """
+    from workload_map.cli.output import echo_document, emit_warnings, to_yaml_text
+    from workload_map.cli.sources import definitions_only
+    from workload_map.cluster.access import cli_manifests
+
+    definitions, warnings = definitions_only(definition_paths)
+    role = name or ("wmap-updater" if update else "wmap-reader")
+    docs = cli_manifests(definitions, update=update, name=role, namespace=namespace)
+    if output == "json":
+        echo_document({"apiVersion": "v1", "kind": "List", "items": docs}, "json")
+    else:
+        click.echo("---\n".join(to_yaml_text(doc) for doc in docs), nl=False)
+    emit_warnings(warnings)
