@@ -171,5 +171,10 @@ def test_rendered_deployment_is_hardened(values: tuple[str, ...]) -> None:
         assert ctx["allowPrivilegeEscalation"] is False
         assert ctx["capabilities"] == {"drop": ["ALL"]}
         assert "add" not in ctx["capabilities"] and not ctx.get("privileged")
-        assert container["resources"]["limits"]["memory"]
+        limit = str(container["resources"]["limits"]["memory"])
+        assert limit.endswith("Mi")
+        # the jq worker's address-space cap sits below the container's memory limit
+        [jq_memory] = [a.split("=", 1)[1] for a in container["args"] if a.startswith("--jq-memory-mb=")]
+        assert int(jq_memory) < int(limit[:-2])
+        assert [a for a in container["args"] if a.startswith("--jq-timeout-seconds=")] == ["--jq-timeout-seconds=1"]
     assert pod["serviceAccountName"] == "wm-workload-map"

@@ -32,6 +32,7 @@ from workload_map.cli.errors import CliError, one_line_errors
 from workload_map.cluster.cli_support import connection_options
 from workload_map.cluster.connection import ClusterError, Connection, ConnectionOptions
 from workload_map.crd import GROUP, PLURAL, VERSION
+from workload_map.jq import LIMITS
 from workload_map.operator import admission, certs, logs
 from workload_map.operator.controller import KartaController
 from workload_map.operator.gang import ClusterDefinitions, GangController, PodAttacher
@@ -73,6 +74,11 @@ class OperatorConfig:
     gang_controller: bool = False  # PodGroups + /mutate-pod for namespaces that opt in
     gang_default_scheduler: str = "volcano"  # for the opt-in label value "true"
     gang_debounce_seconds: float = 1.0
+    # jq budgets of the definitions' expressions (workload_map.jq.limits; the CLI's defaults). The chart
+    # sets the worker's memory below the container's limit: a hostile expression kills its worker, never
+    # the operator.
+    jq_timeout_seconds: float = LIMITS.timeout_seconds
+    jq_memory_mb: int = LIMITS.worker_memory_bytes // (1024 * 1024)
 
 
 class Operator:
@@ -381,9 +387,16 @@ def in_pod() -> bool:
     return bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
 
 
+def apply_jq_limits(config: OperatorConfig) -> None:
+    """The process-wide jq budgets (every evaluation reads workload_map.jq.LIMITS)."""
+    LIMITS.timeout_seconds = config.jq_timeout_seconds
+    LIMITS.worker_memory_bytes = config.jq_memory_mb * 1024 * 1024
+
+
 def run(config: OperatorConfig) -> int:
     """Run the operator until SIGTERM/SIGINT; startup problems raise CliError (exit 1)."""
     logs.setup(config.log_level)
+    apply_jq_limits(config)
     operator = Operator(config)
     done = threading.Event()
 
@@ -546,6 +559,20 @@ CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_
     help="At most one PodGroup reconcile per workload this often.",
 )
 @click.option(
+    "--jq-timeout-seconds",
+    type=click.FloatRange(min=0.01),
+    default=LIMITS.timeout_seconds,
+    show_default=True,
+    help="Time limit of one jq evaluation of a definition's expression (as in wmap).",
+)
+@click.option(
+    "--jq-memory-mb",
+    type=click.IntRange(min=64),
+    default=LIMITS.worker_memory_bytes // (1024 * 1024),
+    show_default=True,
+    help="Address-space limit of the jq worker process; keep it below the container's memory limit.",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
     envvar="LOG_LEVEL",
@@ -606,6 +633,8 @@ def _config(ctx: click.Context, p: dict[str, Any]) -> OperatorConfig:
         gang_controller=p["gang_controller"],
         gang_default_scheduler=p["gang_default_scheduler"],
         gang_debounce_seconds=p["gang_debounce_seconds"],
+        jq_timeout_seconds=p["jq_timeout_seconds"],
+        jq_memory_mb=p["jq_memory_mb"],
     )
     if p["identity"]:
         config.identity = p["identity"]

@@ -19,17 +19,46 @@ from typing import Any
 log = logging.getLogger("workload_map.operator.server")
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
+# An AdmissionReview of the largest object etcd stores (1.5 MiB by default) is far below this.
 MAX_BODY = 8 * 1024 * 1024
+# Seconds a connection may stay silent (TLS handshake, headers, body): a peer trickling bytes loses its
+# thread after this long. The API server sends a whole review at once and waits at most its webhook
+# timeoutSeconds (10 s in the chart) for the answer.
+IO_TIMEOUT = 10.0
+# Connections served at once; more are closed at accept, so a flood of peers cannot exhaust threads.
+MAX_CONNECTIONS = 64
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            log.warning("too many connections: closing one", extra={"peer": str(client_address[0])})
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
 
 def _handler_class(routes: dict[str, Handler] | None, probes: dict[str, Callable[[], tuple[bool, str]]] | None) -> type:
     class H(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        timeout = IO_TIMEOUT  # socket timeout of every read and write of the connection
 
         def log_message(self, format: str, *args: Any) -> None:
             log.debug("http", extra={"request": format % args})
@@ -56,8 +85,17 @@ def _handler_class(routes: dict[str, Handler] | None, probes: dict[str, Callable
             if route is None:
                 self._send(404, b'{"error":"no such webhook"}')
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            if length <= 0 or length > MAX_BODY:
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = 0
+            if length > MAX_BODY:
+                # Refused unread; the connection is closed so the unread body is never parsed as a request.
+                self.close_connection = True
+                self._send(413, b'{"error":"request body too large"}')
+                return
+            if length <= 0:
+                self.close_connection = True
                 self._send(400, b'{"error":"bad request body"}')
                 return
             try:
