@@ -178,3 +178,26 @@ def test_rendered_deployment_is_hardened(values: tuple[str, ...]) -> None:
         assert int(jq_memory) < int(limit[:-2])
         assert [a for a in container["args"] if a.startswith("--jq-timeout-seconds=")] == ["--jq-timeout-seconds=1"]
     assert pod["serviceAccountName"] == "wm-workload-map"
+
+
+def test_extra_rules_are_opt_in_and_appended() -> None:
+    default = next(d for d in _chart_docs() if d["kind"] == "ClusterRole")
+    assert default["rules"][-1]["apiGroups"] == ["admissionregistration.k8s.io"]
+    extra = next(
+        d
+        for d in _chart_docs(
+            "--set",
+            "rbac.extraRules[0].apiGroups[0]=example.com",
+            "--set",
+            "rbac.extraRules[0].resources[0]=widgets",
+            "--set",
+            "rbac.extraRules[0].verbs={get,list,watch}",
+        )
+        if d["kind"] == "ClusterRole"
+    )
+    assert extra["rules"][:-1] == default["rules"]
+    assert extra["rules"][-1] == {
+        "apiGroups": ["example.com"],
+        "resources": ["widgets"],
+        "verbs": ["get", "list", "watch"],
+    }

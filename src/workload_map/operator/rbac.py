@@ -90,4 +90,8 @@ def render_clusterrole_template() -> str:
         "  resources: [validatingwebhookconfigurations, mutatingwebhookconfigurations]\n"
         '  resourceNames: [{{ include "workload-map.fullname" . }}]\n'
         "  verbs: [get, patch]\n"
+        "# rbac.extraRules: read rules for the kinds of the cluster's own Kartas (outside the built-in catalog)\n"
+        "{{- with .Values.rbac.extraRules }}\n"
+        "{{ toYaml . }}\n"
+        "{{- end }}\n"
     )
