@@ -48,6 +48,13 @@ class _Server(ThreadingHTTPServer):
             self._slots.release()
             raise
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A failed TLS handshake or a reset peer: one JSON log line, not a traceback on stderr.
+        import sys
+
+        exc = sys.exc_info()[1]
+        log.info("connection failed", extra={"peer": str(client_address[0]), "error": repr(exc)})
+
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
