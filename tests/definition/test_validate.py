@@ -196,3 +196,46 @@ def test_a_missing_required_field_gives_only_the_schema_finding() -> None:
     structure["childComponents"][1]["ownerRef"] = "ghost"
     _, findings = definition_from_dict(data, Location("d.yaml", 0))
     assert [f.location.path for f in findings] == ["spec.structureDefinition.childComponents[0].name"]
+
+
+# The other gang form KAI Scheduler's e2e suite uses (written here, not copied): logical children (no
+# kind) told apart by a pod label, each with its own template and replica count, one podGroup with a
+# sub-group per child, and nothing mapped to a status.
+SUB_GROUPS = """
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: example-org-v2-batchrun}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: batchrun
+      kind: {group: example.org, version: v2, kind: BatchRun}
+      statusDefinition: {statusMappings: {}}
+    childComponents:
+      - name: driver
+        ownerRef: batchrun
+        specDefinition: {podTemplateSpecPath: .spec.driver.podTemplate}
+        scaleDefinition: {replicasPath: .spec.driver.count}
+        podSelector:
+          componentTypeSelector: {keyPath: '.metadata.labels["example.org/part"]', value: driver}
+      - name: executor
+        ownerRef: batchrun
+        specDefinition: {podTemplateSpecPath: .spec.executor.podTemplate}
+        scaleDefinition: {replicasPath: .spec.executor.count}
+        podSelector:
+          componentTypeSelector: {keyPath: '.metadata.labels["example.org/part"]', value: executor}
+  optimizationInstructions:
+    gangScheduling:
+      podGroup:
+        name: batchrun
+        subGroups: [{componentName: driver}, {componentName: executor}]
+"""
+
+
+def test_sub_group_gang_only_definition_has_exactly_the_unmapped_status_warning() -> None:
+    loaded, problems = definition_from_dict(yaml.safe_load(SUB_GROUPS), Location("d.yaml", 0))
+    assert loaded is not None, problems
+    findings = validate(loaded, Location("d.yaml", 0))
+    assert [(f.severity, f.location.path) for f in findings] == [
+        (Severity.WARNING, "spec.structureDefinition.rootComponent.statusDefinition.statusMappings")
+    ]
