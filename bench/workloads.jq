@@ -155,11 +155,22 @@ def _status_9_v1:
   | [
     (if (($by["Failed"] != null and $by["Failed"].status == "True")) or (($by["FailureTarget"] != null and $by["FailureTarget"].status == "True")) then "Failed" else empty end),
     (if (($by["Complete"] != null and $by["Complete"].status == "True")) or (($by["SuccessCriteriaMet"] != null and $by["SuccessCriteriaMet"].status == "True")) then "Completed" else empty end),
-    (if ((try ([$w | ((.spec.suspend == true) and (([(.status.conditions // [])[] | select(.type == "Suspended")] | last | .status) != "True") and ([(.status.conditions // [])[] | select((.type == "Complete" or .type == "Failed")
-      and .status == "True")] | length == 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | ((.spec.suspend != true) and ([(.status.conditions // [])[] | select(.type == "Suspended")] | last | .status == "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
-    (if ((try ([$w | ((.spec.suspend == true) and ([(.status.conditions // [])[] | select(.type == "Suspended")] | last | .status == "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
-    (if ((try ([$w | ((.status.failed // 0) > 0 and (.status.active // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | ((.spec.suspend == true) and ((.status.active // 0) > 0 or (.status.terminating // 0) > 0) and ([(.status.conditions // [])[] | select((.type == "Complete" or .type == "Failed"
+      or .type == "SuccessCriteriaMet" or .type == "FailureTarget") and .status == "True")]
+     | length == 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | ((.spec.suspend != true) and ([(.status.conditions // [])[] | select(.type == "Suspended")] | last
+     | .status == "False" and .reason == "JobResumed")
+and (.status.ready // 0) == 0 and ([(.status.conditions // [])[] | select((.type == "Complete" or .type == "Failed"
+      or .type == "SuccessCriteriaMet" or .type == "FailureTarget") and .status == "True")]
+     | length == 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (((.spec.suspend == true)
+ or ([(.status.conditions // [])[] | select(.type == "Suspended")] | last | .status == "True"))
+and (.status.active // 0) == 0 and (.status.terminating // 0) == 0 and ([(.status.conditions // [])[] | select((.type == "Complete" or .type == "Failed"
+      or .type == "SuccessCriteriaMet" or .type == "FailureTarget") and .status == "True")]
+     | length == 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | (((.status.failed // 0) + ((.status.uncountedTerminatedPods.failed // []) | length)) > 0 and (.spec.suspend != true) and ((.status.active // 0) == 0 or (.status.ready != null and .status.ready < .status.active)) and ([(.status.conditions // [])[] | select((.type == "Complete" or .type == "Failed"
+      or .type == "SuccessCriteriaMet" or .type == "FailureTarget") and .status == "True")]
+     | length == 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if ((try ([$w | ((.status.active // 0) > 0 and (.status.ready == null or .status.ready > 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
     (if ((try ([$w | ((.status.active // 0) > 0 and .status.ready == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.startTime != null and (.status.active // 0) == 0 and ((.status.conditions // []) | length == 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
@@ -198,12 +209,14 @@ def _status_12_v1alpha2:
     (if (($by["Completed"] != null and $by["Completed"].status == "True")) or ((try ([$w | (.status.terminalState // "")] | length > 0 and ((.[0] | tostring) == "Completed")) catch false)) then "Completed" else empty end),
     (if ((try ([$w | (.status != null and (.spec.suspend // false) == true and ((.status.terminalState // "") == "") and ((([.status.conditions[]? | select(.type == "Suspended")] | last | .status) != "True")
      or (([.status.replicatedJobsStatus[]?.active // 0] | add // 0) > 0)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (.status != null and (.spec.suspend // false) == false and ((.status.terminalState // "") == "") and (([.status.conditions[]? | select(.type == "Suspended")] | last) as $s
-     | ($s.status == "True")
-       or ($s.status == "False" and $s.reason == "ResumeJobs"
-           and ([.status.replicatedJobsStatus[]?.suspended // 0] | add // 0) > 0)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
-    (if ((try ([$w | (.status != null and (.spec.suspend // false) == true and ([.status.conditions[]? | select(.type == "Suspended")] | last | .status) == "True" and ([.status.replicatedJobsStatus[]?.active // 0] | add // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
-    (if ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and ([.status.conditions[]? | select(.status == "True") | .type]
+    (if ((try ([$w | (([.spec.replicatedJobs[]? | .replicas // 1] | add // 0) as $want | ([.status.replicatedJobsStatus[]? | (.ready // 0) + (.succeeded // 0)] | add // 0) as $up | .status != null and (.spec.suspend // false) == false
+  and ((.status.terminalState // "") == "")
+  and (([.status.conditions[]? | select(.type == "Restarting")] | last | .status) != "True")
+  and (([.status.conditions[]? | select(.type == "Suspended")] | last) as $s
+       | $s.status == "False" and $s.reason == "ResumeJobs")
+  and ((([.status.replicatedJobsStatus[]?.suspended // 0] | add // 0) > 0) or $up < $want))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and ([.status.conditions[]? | select(.type == "Suspended")] | last | .status) == "True" and ([.status.replicatedJobsStatus[]?.active // 0] | add // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and (.spec.suspend // false) == false and ([.status.conditions[]? | select(.type == "Restarting")] | last | .status) == "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and ([.status.conditions[]? | select(.status == "True") | .type]
      | index("Completed") == null and index("Failed") == null)
 and ([.status.replicatedJobsStatus[]?.failed // 0] | add // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if ((try ([$w | (([.spec.replicatedJobs[]? | .replicas // 1] | add // 0) as $want | ([.status.replicatedJobsStatus[]? | (.ready // 0) + (.succeeded // 0)] | add // 0) as $up | .status != null and (.spec.suspend // false) == false
