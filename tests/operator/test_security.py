@@ -201,3 +201,21 @@ def test_extra_rules_are_opt_in_and_appended() -> None:
         "resources": ["widgets"],
         "verbs": ["get", "list", "watch"],
     }
+
+
+def test_serve_identity_is_its_own_read_only_account() -> None:
+    assert not [d for d in _chart_docs() if d["metadata"]["name"].endswith("-serve") and "rbac" in d["apiVersion"]]
+    docs = _chart_docs("--set", "serve.enabled=true")
+    [role] = [d for d in docs if d["kind"] == "ClusterRole" and d["metadata"]["name"] == "wm-workload-map-serve"]
+    [binding] = [
+        d for d in docs if d["kind"] == "ClusterRoleBinding" and d["metadata"]["name"] == "wm-workload-map-serve"
+    ]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "wm-workload-map-serve", "namespace": "workload-map"}
+    ]
+    assert binding["roleRef"]["name"] == "wm-workload-map-serve"
+    # exactly what `wmap auth` prints for read-only use: reads only, no Secret, ConfigMap or Service
+    assert role["rules"] == access.cli_rules(builtin_definitions())
+    grants = _grants(role["rules"])
+    assert {v for _, _, v, _ in grants} <= set(access.READ)
+    assert not {(g, r) for g, r, _, _ in grants} & {("", "secrets"), ("", "configmaps"), ("", "services")}

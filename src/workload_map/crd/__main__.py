@@ -1,7 +1,7 @@
 """``python -m workload_map.crd [--check] [--root DIR]``: write (or check) the generated CRD files.
 
 Writes ``deploy/crd/kartas.run.ai.yaml``, the chart's ``templates/crd-kartas.yaml`` and its RBAC-derived
-``templates/clusterrole.yaml`` under the
+``templates/clusterrole.yaml`` and ``templates/serve-rbac.yaml`` under the
 repository root (default: the current directory). With ``--check`` nothing is written and the exit status
 is 1 when a file is missing or stale.
 """
@@ -17,15 +17,17 @@ from workload_map.crd import render_chart_template, render_crd
 CRD_PATH = Path("deploy/crd/kartas.run.ai.yaml")
 CHART_CRD_PATH = Path("charts/workload-map/templates/crd-kartas.yaml")
 CHART_CLUSTERROLE_PATH = Path("charts/workload-map/templates/clusterrole.yaml")
+CHART_SERVE_RBAC_PATH = Path("charts/workload-map/templates/serve-rbac.yaml")
 
 
 def generated_files() -> dict[Path, str]:
-    from workload_map.operator.rbac import render_clusterrole_template
+    from workload_map.operator.rbac import render_clusterrole_template, render_serve_rbac_template
 
     return {
         CRD_PATH: render_crd(),
         CHART_CRD_PATH: render_chart_template(),
         CHART_CLUSTERROLE_PATH: render_clusterrole_template(),
+        CHART_SERVE_RBAC_PATH: render_serve_rbac_template(),
     }
 
 
