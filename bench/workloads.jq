@@ -435,12 +435,11 @@ def _status_24_v1:
   | [
     (if (($phase == "Failed")) or (($phase == "ValidationFailed")) or ((try ([$w | (.status.jobDeploymentStatus == "Complete" and (.status.jobStatus == "FAILED" or .status.jobStatus == "STOPPED"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
     (if ((try ([$w | (.status.jobDeploymentStatus == "Complete" and .status.jobStatus == "SUCCEEDED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Completed" else empty end),
-    (if (($phase == "Suspending")) then "Suspending" else empty end),
-    (if ((try ([$w | (.status.jobDeploymentStatus == "Suspended" and .spec.suspend != true)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if (($phase == "Suspending")) or ((try ([$w | (.spec.suspend == true and ((.status.jobDeploymentStatus // "") | IN("Running", "Initializing")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
     (if (($phase == "Suspended")) then "Suspended" else empty end),
-    (if (($phase == "Retrying")) then "Degraded" else empty end),
-    (if (($phase == "Running")) then "Running" else empty end),
-    (if (($phase == "Initializing")) or (($phase == "Waiting")) or ((try ([$w | (.status != null and (.status.jobDeploymentStatus // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+    (if (($phase == "Retrying")) or ((try ([$w | ((.status.failed // 0) > 0 and (((.status.jobDeploymentStatus // "") | IN("", "Initializing", "Waiting")) or (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING")))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if (($phase == "Initializing")) or (($phase == "Waiting")) or ((try ([$w | (.status != null and (.status.jobDeploymentStatus // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayService.ray.io v1 (ray-io-rayservice-v1)
 def _status_25_v1:
