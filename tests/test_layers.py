@@ -38,13 +38,15 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # Objects + definitions -> workload trees; checks of definitions against samples live here, next to the
     # resolver (architecture.md), because they resolve.
     "views": ("workload_map.snapshot", "workload_map.registry", "workload_map.resolver", "workload_map.check"),
-    "sources": ("workload_map.sources", "workload_map.cluster"),
+    "sources": ("workload_map.sources", "workload_map.cluster", "workload_map.live"),
     # The public library API: the package's own __init__ and the private modules it re-exports from.
     "api": ("workload_map", "workload_map.api"),
     # The one-line error and exit-code conventions every command line shares (docs/cli.md): the CLI's and
     # the operator's. Click only; nothing of either surface.
     "cli-conventions": ("workload_map.cli.errors",),
     "cli": ("workload_map.cli",),
+    # The exporter of `wmap serve`: HTTP and Prometheus exposition over a live model.
+    "serve": ("workload_map.serve",),
     "operator": ("workload_map.operator",),
     # Build tools run from a checkout: ``python -m workload_map.crd`` writes the CRD and the chart's RBAC.
     "tools": ("workload_map.crd.__main__",),
@@ -68,7 +70,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "cli-conventions": ("foundation",),
     # The two surfaces are peers: neither reaches into the other (catalog install, which both need, is a
     # cluster operation: workload_map.cluster.catalog_sync).
-    "cli": (*_BELOW_SURFACES, "cli-conventions"),
+    "cli": (*_BELOW_SURFACES, "cli-conventions", "serve"),  # `wmap serve` starts the service
+    "serve": _BELOW_SURFACES,
     "operator": (*_BELOW_SURFACES, "cli-conventions"),
     "tools": tuple(LAYERS),
 }
@@ -79,7 +82,8 @@ RESTRICTED: dict[str, tuple[str, ...]] = {
     "urllib3": ("sources",),
     "click": ("sources", "cli-conventions", "cli", "operator", "tools"),  # sources: cluster.cli_support's flags
     "rich": ("cli",),
-    "http": ("operator",),
+    "http": ("operator", "serve"),
+    "prometheus_client": ("serve",),
     "ssl": ("operator",),
     "socketserver": ("operator",),
     "cryptography": ("operator",),
@@ -222,6 +226,8 @@ CLI_CLUSTER_OPERATIONS: dict[str, str] = {
     "workload_map.cli.complete": "workload_map.cluster workload_map.registry workload_map.snapshot workload_map.api",
     # `wmap snapshot` writes the raw objects a live read returns into a dump file.
     "workload_map.cli.commands.snapshot": "workload_map.cluster workload_map.api.definitions",
+    # `wmap serve` starts the service surface over the public API's live model.
+    "workload_map.cli.commands.serve": "workload_map.serve",
     # `wmap catalog install|diff` applies definitions to a cluster (a cluster operation, not a read).
     "workload_map.cli.commands.catalog": "workload_map.cluster workload_map.catalog",
     # `wmap auth` prints the CLI's RBAC, derived by the code that derives the operator's (no cluster access).

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from workload_map._version import __version__
     from workload_map.api.definitions import effective_definitions
-    from workload_map.api.open import open_cluster, open_dump, open_objects
+    from workload_map.api.open import open_cluster, open_dump, open_objects, watch_cluster
     from workload_map.api.selectors import SelectorError, parse_selector
     from workload_map.api.validation import ValidationReport, validate_definitions
     from workload_map.api.view import Listing, PendingUpdate, View, emit_pod_groups, one_target, split_target
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from workload_map.gang.emit import Emission
     from workload_map.gang.model import GangPlan, PodGroupPlan
+    from workload_map.live.model import LiveModel
     from workload_map.registry import KindInfo, display_type
     from workload_map.resolve.status import StatusResult
     from workload_map.resolve.writes import PodSpecChange
@@ -84,6 +85,8 @@ _EXPORTS: dict[str, str] = {
     "open_cluster": "workload_map.api.open",
     "open_dump": "workload_map.api.open",
     "open_objects": "workload_map.api.open",
+    "watch_cluster": "workload_map.api.open",
+    "LiveModel": "workload_map.live.model",
     "one_target": "workload_map.api.view",
     "parse_selector": "workload_map.api.selectors",
     "SelectorError": "workload_map.api.selectors",
@@ -103,6 +106,7 @@ __all__ = [
     "Karta",
     "KindInfo",
     "Listing",
+    "LiveModel",
     "LoadedDefinition",
     "Location",
     "NotFoundError",
@@ -133,6 +137,7 @@ __all__ = [
     "parse_selector",
     "split_target",
     "validate_definitions",
+    "watch_cluster",
 ]
 
 

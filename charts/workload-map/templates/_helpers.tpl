@@ -19,6 +19,13 @@ app.kubernetes.io/name: workload-map
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/* `wmap serve` pods: a name of their own, so that neither the operator's Deployment nor its webhook
+Service ever selects them. */}}
+{{- define "workload-map.serveSelector" -}}
+app.kubernetes.io/name: workload-map-serve
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
 {{- define "workload-map.webhookService" -}}
 {{- printf "%s-webhook" (include "workload-map.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}

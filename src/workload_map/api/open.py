@@ -12,6 +12,7 @@ from workload_map.errors import Location, WorkloadMapError
 if TYPE_CHECKING:
     from workload_map.cluster import Connection
     from workload_map.definition.loader import LoadedDefinition
+    from workload_map.live.model import LiveModel
 
 DEFAULT_NAMESPACE = "default"
 DefinitionsArg = Iterable["str | LoadedDefinition | Any"]
@@ -24,7 +25,8 @@ def open_objects(
     namespace: str | None = DEFAULT_NAMESPACE,
     builtin: bool = True,
 ) -> View:
-    """A View over Kubernetes objects already in memory (dicts as the API returns them).
+    """A View over Kubernetes objects already in memory (dicts as the API returns them; the items of a
+    ``List`` count as objects).
 
     Karta objects among them are definitions (origin "cluster"); ``definitions`` (paths, LoadedDefinition
     or Karta models) override both them and the built-in catalog (``builtin=False`` leaves it out).
@@ -38,11 +40,20 @@ def open_objects(
     user = as_definitions(definitions)
     shipped, warnings = builtin_with_warnings() if builtin else ([], [])
     with bulk_load():  # one GC pause and one freeze for splitting and indexing
-        docs = (Document(obj, Location("<objects>", index)) for index, obj in enumerate(objects))
+        docs = (Document(obj, Location("<objects>", index)) for index, obj in enumerate(_expand_lists(objects)))
         objs, cluster_definitions, split_warnings = split_dump(docs)
         cluster = ClusterView(Snapshot(objs), [*shipped, *cluster_definitions, *user])
     cluster.warnings[:0] = [*warnings, *split_warnings]
     return View(cluster, namespace)
+
+
+def _expand_lists(objects: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    """Objects, with the items of ``List`` documents (``kubectl get -o yaml``) in place of the List."""
+    for obj in objects:
+        if isinstance(obj, dict) and str(obj.get("kind") or "").endswith("List") and isinstance(obj.get("items"), list):
+            yield from obj["items"]
+        else:
+            yield obj
 
 
 def open_dump(
@@ -112,3 +123,34 @@ def open_cluster(
     view = ClusterView(source.snapshot, source.registry)
     view.warnings[:0] = source.warnings
     return View(view, None if all_namespaces else source.connection.namespace, source)
+
+
+def watch_cluster(
+    *,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    cluster: str | None = None,
+    user: str | None = None,
+    definitions: DefinitionsArg = (),
+    request_timeout: str | None = None,
+    chunk_size: int = 500,
+) -> LiveModel:
+    """A started LiveModel of the whole cluster: every covered workload resolved and kept current by
+    watches (``model.workloads()`` is the current answer; ``model.stop()`` ends it). ``wmap serve`` runs one."""
+    from workload_map.cluster import LiveOptions
+    from workload_map.live.model import LiveModel
+
+    model = LiveModel(
+        LiveOptions(
+            kubeconfig=kubeconfig,
+            context=context,
+            cluster=cluster,
+            user=user,
+            request_timeout=request_timeout,
+            chunk_size=chunk_size,
+            all_namespaces=True,
+            definitions=as_definitions(definitions),
+        )
+    )
+    model.start()
+    return model

@@ -89,12 +89,13 @@ def _register() -> None:
         explain,
         gang,
         get,
+        serve,
         snapshot,
         update,
         validate,
     )
 
-    for module in (get, describe, explain, gang, update, snapshot, catalog, definitions, validate, auth):
+    for module in (get, describe, explain, gang, update, snapshot, catalog, definitions, validate, auth, serve):
         cli.add_command(module.command)
 
 

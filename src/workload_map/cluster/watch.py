@@ -10,6 +10,7 @@ and continues. The generator yields a new Snapshot after every batch of events a
 from __future__ import annotations
 
 import queue
+import random
 import threading
 import time
 from collections.abc import Iterator
@@ -43,14 +44,27 @@ def _key(obj: Obj) -> tuple[str, str, str, str]:
     )
 
 
-class _Watcher(threading.Thread):
+class Watcher(threading.Thread):
+    """One watch of one list's resource, namespace and selectors, putting ``(type, payload, extra)`` on ``out``:
+    ADDED/MODIFIED/DELETED with the object, RELISTED with a fresh ListResult (after 410 Gone, or after an
+    error when retrying) and FAILED with the ClusterError.
+
+    ``retry=False`` (``get --watch``): FAILED ends the watch. ``retry=True`` (the long-running live model):
+    FAILED is reported, then the watcher waits a capped exponential backoff with jitter (30 s at most) and
+    lists again, so a throttled, restarted or briefly forbidden resource recovers by itself.
+    """
+
+    MAX_BACKOFF = 30.0
+
     def __init__(
         self,
         connection: Connection,
         listed: ListResult,
         out: queue.Queue[Any],
         stop: threading.Event,
-        watch_seconds: int,
+        watch_seconds: int = WATCH_SECONDS,
+        *,
+        retry: bool = False,
     ) -> None:
         super().__init__(daemon=True, name=f"watch {listed.resource.display}")
         self.connection = connection
@@ -58,8 +72,10 @@ class _Watcher(threading.Thread):
         self.out = out
         self.stop_event = stop
         self.watch_seconds = watch_seconds
+        self.retry = retry
         self.resource_version = listed.resource_version
         self.opened: list[Any] = []
+        self.failures = 0
 
     def close(self) -> None:
         for response in self.opened:
@@ -70,6 +86,35 @@ class _Watcher(threading.Thread):
                 pass
 
     def run(self) -> None:
+        while not self.stop_event.is_set():
+            self._watch()
+            if not self.retry or self.stop_event.is_set():
+                return
+            self.failures += 1
+            delay = min(self.MAX_BACKOFF, 0.5 * 2 ** min(self.failures, 8)) * random.uniform(0.5, 1.0)
+            if self.stop_event.wait(delay):
+                return
+            self._relist(reason="listed again after an error")
+
+    def _relist(self, reason: str) -> bool:
+        res = self.listed.resource
+        try:
+            fresh = list_all(
+                self.connection,
+                res,
+                self.listed.namespace,
+                label_selector=self.listed.label_selector,
+                field_selector=self.listed.field_selector,
+            )
+        except ClusterError as exc:
+            self.out.put(("FAILED", self.listed, exc))
+            return False
+        self.resource_version = fresh.resource_version
+        self.failures = 0
+        self.out.put(("RELISTED", fresh, f"watch of {res.display} {reason}"))
+        return True
+
+    def _watch(self) -> None:
         res = self.listed.resource
         path = resource_path(res.group, res.version, res.plural, self.listed.namespace if res.namespaced else None)
         while not self.stop_event.is_set():
@@ -110,25 +155,14 @@ class _Watcher(threading.Thread):
             except GoneError:
                 if self.stop_event.is_set():
                     return
-                try:
-                    fresh = list_all(
-                        self.connection,
-                        res,
-                        self.listed.namespace,
-                        label_selector=self.listed.label_selector,
-                        field_selector=self.listed.field_selector,
-                    )
-                except ClusterError as exc:
-                    self.out.put(("FAILED", None, exc))
+                if not self._relist(reason="expired (410 Gone): listed again"):
                     return
-                self.resource_version = fresh.resource_version
-                self.out.put(("RELISTED", fresh, f"watch of {res.display} expired (410 Gone): listed again"))
             except ClusterError as exc:
                 if not self.stop_event.is_set():
-                    self.out.put(("FAILED", None, exc))
+                    self.out.put(("FAILED", self.listed, exc))
                 return
             except Exception as exc:  # pragma: no cover - never let a thread die silently
-                self.out.put(("FAILED", None, ClusterError(f"watch {res.display}: {type(exc).__name__}: {exc}")))
+                self.out.put(("FAILED", self.listed, ClusterError(f"watch {res.display}: {type(exc).__name__}: {exc}")))
                 return
 
 
@@ -148,7 +182,7 @@ def watch_snapshots(
             store[_key(obj)] = obj
     events: queue.Queue[Any] = queue.Queue()
     stop = threading.Event()
-    watchers = [_Watcher(connection, listed, events, stop, watch_seconds) for listed in lists]
+    watchers = [Watcher(connection, listed, events, stop, watch_seconds) for listed in lists]
     for w in watchers:
         w.start()
     deadline = time.monotonic() + timeout if timeout else None

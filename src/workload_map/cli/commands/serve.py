@@ -1,0 +1,84 @@
+"""``wmap serve``: keep the cluster's workloads resolved and export them for Prometheus (docs/metrics.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from workload_map.cli.options import connection_options, definitions_option
+
+
+@click.command("serve")
+@click.option(
+    "--address", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface)."
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=9400, show_default=True, help="HTTP port (0: any free).")
+@click.option(
+    "--serve-timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    hidden=True,
+    help="Stop after SECONDS (tests and scripts).",
+)
+@definitions_option
+@connection_options
+def command(
+    address: str,
+    port: int,
+    serve_timeout: float | None,
+    definition_paths: tuple[str, ...],
+    **connection: Any,  # kubectl's connection flags (options.connection_options)
+) -> None:
+    """Watch the cluster and serve every covered workload as Prometheus metrics.
+
+    \b
+    One LIST + WATCH per covered kind and for pods; each event re-resolves only the workloads it touches.
+    Endpoints: /metrics (docs/metrics.md), /healthz, /readyz (ready once the first list is resolved).
+    \b
+    Examples:
+      wmap serve --port 9400
+      wmap serve --context prod --address 0.0.0.0
+    """
+    import threading
+
+    import workload_map as wm
+    from workload_map.cli.errors import CliError, from_library
+    from workload_map.cli.output import emit_warnings
+    from workload_map.serve.server import Service
+
+    try:
+        model = wm.watch_cluster(
+            kubeconfig=connection.get("kubeconfig"),
+            context=connection.get("context"),
+            cluster=connection.get("cluster"),
+            user=connection.get("user"),
+            request_timeout=connection.get("request_timeout"),
+            chunk_size=500 if connection.get("chunk_size") is None else int(connection["chunk_size"]),
+            definitions=definition_paths,
+        )
+    except wm.WorkloadMapError as exc:
+        raise from_library(exc) from None
+    service: Service | None = None
+    try:
+        try:
+            service = Service(model, address=address, port=port)
+        except OSError as exc:
+            raise CliError(
+                "cannot listen", where=f"{address}:{port}", why=exc.strerror or str(exc), hint="choose another --port"
+            ) from None
+        service.start()
+        workloads = len(model.workloads())
+        click.echo(
+            f"Serving {workloads} workloads on http://{address}:{service.port}/metrics "
+            f"(initial sync {model.sync_seconds or 0:.2f} s)",
+            err=True,
+        )
+        emit_warnings(model.warnings)
+        threading.Event().wait(serve_timeout)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if service is not None:
+            service.stop()
+        model.stop()

@@ -1,0 +1,355 @@
+"""``LiveModel``: every covered workload of a cluster, resolved and kept current by watches.
+
+The first read is the one-shot live read (``cluster.live_source`` over all namespaces: one LIST per
+covered kind, child kind and pods). Then one retrying ``cluster.watch.Watcher`` per list feeds a queue;
+an applier thread takes events in batches, updates the projected object store and re-resolves only the
+workloads the batch touched.
+
+Objects are grouped by their **root**: the outermost ancestor present in the store, following
+ownerReferences (the controller reference first). A workload and everything it owns share a root, so
+an event on a pod re-resolves exactly the workloads of its root, with the same ClusterView code a dump
+uses (over the root's objects only) — which is what keeps the model's answer equal to ``wmap get -A``.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from workload_map.live.projection import project
+
+if TYPE_CHECKING:
+    from workload_map.cluster import LiveOptions, LiveSource
+    from workload_map.cluster.fetch import ListResult
+    from workload_map.cluster.watch import Watcher
+    from workload_map.tree.model import WorkloadTree
+
+Obj = dict[str, Any]
+SETTLE_SECONDS = 0.05  # a burst of events (a rollout) is applied as one batch
+
+
+def _uid(obj: Obj) -> str:
+    metadata = obj.get("metadata") or {}
+    uid = metadata.get("uid")
+    if uid:
+        return str(uid)
+    # Objects without a uid (hand-made test objects) are still distinct by identity.
+    return f"{obj.get('apiVersion')}/{obj.get('kind')}/{metadata.get('namespace') or ''}/{metadata.get('name')}"
+
+
+def _owner_uid(obj: Obj) -> str | None:
+    refs = (obj.get("metadata") or {}).get("ownerReferences") or []
+    refs = [r for r in refs if isinstance(r, dict) and r.get("uid")]
+    if not refs:
+        return None
+    controller = [r for r in refs if r.get("controller")]
+    return str((controller or refs)[0]["uid"])
+
+
+def resource_name(listed: ListResult) -> str:
+    """The label value naming a listed resource: ``plural.group`` (``pods`` for the core group)."""
+    res = listed.resource
+    return f"{res.plural}.{res.group}" if res.group else res.plural
+
+
+@dataclass
+class Resolved:
+    """One top-level workload as last resolved, with its gang groups' minimum sizes."""
+
+    tree: WorkloadTree
+    gang_groups: list[tuple[str, int]] = field(default_factory=list)
+
+
+@dataclass
+class ResourceState:
+    """What the model knows about one watched resource (freshness, counters, readability)."""
+
+    name: str
+    objects: int = 0
+    last_event: float | None = None  # wall-clock time of the last event applied
+    events: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # by event type
+    relists: int = 0
+    errors: int = 0
+    readable: bool = True
+    error: str | None = None  # the last error, while the resource is failing
+
+
+class LiveModel:
+    """A cluster kept resolved. ``start()`` reads and starts watching; ``workloads()`` is the current answer.
+
+    Thread-safe: the applier thread swaps results under a lock, readers get copies.
+    """
+
+    def __init__(self, options: LiveOptions, *, settle: float = SETTLE_SECONDS, watch_seconds: int = 300) -> None:
+        self.options = options
+        self.settle = settle
+        self.watch_seconds = watch_seconds
+        self.source: LiveSource | None = None
+        self.resources: dict[str, ResourceState] = {}
+        self.warnings: list[str] = []
+        self.sync_seconds: float | None = None
+        self.started_at: float | None = None  # wall-clock time the initial list began
+        self.resolves = 0  # workload roots re-resolved since start
+        self.version = 0  # incremented after every applied batch
+        self._objects: dict[str, Obj] = {}
+        self._children: dict[str, set[str]] = defaultdict(set)  # owner uid (present or not) -> uids
+        self._root: dict[str, str] = {}
+        self._results: dict[str, list[Resolved]] = {}
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._stop = threading.Event()
+        self._watchers: list[Watcher] = []
+        self._applier: threading.Thread | None = None
+
+    # -- lifecycle
+    def start(self) -> None:
+        """Read the whole cluster once, resolve it, then keep it current in background threads."""
+        from dataclasses import replace
+
+        from workload_map._gc import bulk_load
+        from workload_map.cluster import live_source
+        from workload_map.cluster.watch import Watcher
+
+        began = time.monotonic()
+        self.started_at = time.time()
+        source = live_source(replace(self.options, all_namespaces=True))
+        self.source = source
+        self.warnings = list(source.warnings)
+        with bulk_load():
+            for listed in source.lists:
+                state = self.resources.setdefault(resource_name(listed), ResourceState(resource_name(listed)))
+                state.objects += len(listed.items)
+            for obj in source.snapshot:
+                self._put(project(obj))
+            roots = {self._root_of(uid) for uid in self._objects}
+            for uid in self._objects:
+                self._root[uid] = self._root_of(uid)
+            self._resolve(roots)
+        self.sync_seconds = time.monotonic() - began
+        with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+        self._watchers = [
+            Watcher(source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
+            for listed in source.lists
+        ]
+        for watcher in self._watchers:
+            watcher.start()
+        self._applier = threading.Thread(target=self._apply_loop, name="wmap live model", daemon=True)
+        self._applier.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        for watcher in self._watchers:
+            watcher.close()
+        if self._applier is not None:
+            self._applier.join(timeout=5)
+        if self.source is not None:
+            self.source.connection.close()
+
+    @property
+    def ready(self) -> bool:
+        return self.sync_seconds is not None and not self._stop.is_set()
+
+    # -- answers
+    def workloads(self) -> list[Resolved]:
+        """Every top-level workload, sorted as ``wmap get -A`` sorts them."""
+        with self._lock:
+            items = [r for results in self._results.values() for r in results]
+        return sorted(items, key=lambda r: (r.tree.namespace, r.tree.kind, r.tree.name))
+
+    def wait_for_version(self, version: int, timeout: float) -> bool:
+        """Block until a batch after ``version`` is applied (tests and benchmarks)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.version > version, timeout)
+
+    # -- the store
+    def _put(self, obj: Obj) -> None:
+        uid = _uid(obj)
+        old = self._objects.get(uid)
+        if old is not None:
+            previous_owner = _owner_uid(old)
+            if previous_owner is not None:
+                self._children[previous_owner].discard(uid)
+        self._objects[uid] = obj
+        owner = _owner_uid(obj)
+        if owner is not None:
+            self._children[owner].add(uid)
+
+    def _remove(self, uid: str) -> None:
+        old = self._objects.pop(uid, None)
+        if old is not None:
+            owner = _owner_uid(old)
+            if owner is not None:
+                self._children[owner].discard(uid)
+        self._root.pop(uid, None)
+
+    def _root_of(self, uid: str) -> str:
+        seen = {uid}
+        current = uid
+        while True:
+            obj = self._objects.get(current)
+            owner = _owner_uid(obj) if obj is not None else None
+            if owner is None or owner not in self._objects or owner in seen:
+                return current
+            seen.add(owner)
+            current = owner
+
+    def _subtree(self, uid: str) -> list[str]:
+        out, stack, seen = [], [uid], {uid}
+        while stack:
+            current = stack.pop()
+            if current in self._objects:
+                out.append(current)
+            for child in self._children.get(current, ()):
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+        return out
+
+    def _reroot(self, uid: str, dirty: set[str]) -> None:
+        """Give ``uid`` and everything below it their root again; both old and new roots become dirty."""
+        root = self._root_of(uid) if uid in self._objects else uid
+        for member in self._subtree(uid):
+            old = self._root.get(member)
+            if old is not None:
+                dirty.add(old)
+            self._root[member] = root
+        dirty.add(root)
+
+    # -- resolution
+    def _resolve(self, roots: Iterable[str]) -> None:
+        from workload_map.gang import plan_in_view
+        from workload_map.resolver import ClusterView
+        from workload_map.snapshot import Snapshot
+
+        assert self.source is not None
+        registry = self.source.registry
+        updates: dict[str, list[Resolved] | None] = {}
+        for root in roots:
+            if root not in self._objects or self._root.get(root, root) != root:
+                updates[root] = None
+                continue
+            members = [self._objects[m] for m in self._subtree(root)]
+            view = ClusterView(Snapshot(members), registry)
+            trees, _problems = view.trees(view.workloads(None, None))
+            resolved: list[Resolved] = []
+            for tree in trees:
+                try:
+                    plan = plan_in_view(view, tree.workload)
+                    groups = [(g.name or "", g.min_member) for g in plan.groups]
+                except (LookupError, ValueError, TypeError):
+                    groups = []
+                resolved.append(Resolved(tree, groups))
+            updates[root] = resolved
+            self.resolves += 1
+        with self._lock:
+            for root, result in updates.items():
+                if result:
+                    self._results[root] = result
+                else:
+                    self._results.pop(root, None)
+
+    def _apply_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                batch = [self._queue.get(timeout=0.5)]
+            except queue.Empty:
+                continue
+            if self.settle:
+                time.sleep(self.settle)
+            while True:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            self._apply(batch)
+
+    def _apply(self, batch: list[tuple[str, Any, Any]]) -> None:
+        from workload_map._gc import bulk_load
+
+        dirty: set[str] = set()
+        now = time.time()
+        with bulk_load():
+            for kind, payload, extra in batch:
+                if kind == "FAILED":
+                    self._failed(payload, extra)
+                elif kind == "RELISTED":
+                    self._relisted(payload, dirty, extra)
+                else:
+                    self._event(kind, payload, dirty, now)
+            self._resolve(dirty)
+        with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+
+    def _state_for(self, obj: Obj) -> ResourceState | None:
+        assert self.source is not None
+        for listed in self.source.lists:
+            res = listed.resource
+            if (res.api_version, res.kind) == (obj.get("apiVersion"), obj.get("kind")):
+                return self.resources.get(resource_name(listed))
+        return None
+
+    def _event(self, kind: str, obj: Obj, dirty: set[str], now: float) -> None:
+        uid = _uid(obj)
+        state = self._state_for(obj)
+        if state is not None:
+            state.events[kind] += 1
+            state.last_event = now
+            state.readable, state.error = True, None
+            if kind == "ADDED" and uid not in self._objects:
+                state.objects += 1
+            elif kind == "DELETED" and uid in self._objects:
+                state.objects -= 1
+        old_root = self._root.get(uid)
+        if old_root is not None:
+            dirty.add(old_root)
+        if kind == "DELETED":
+            self._remove(uid)
+            for child in list(self._children.get(uid, ())):
+                self._reroot(child, dirty)
+            return
+        self._put(project(obj))
+        self._reroot(uid, dirty)
+
+    def _relisted(self, fresh: ListResult, dirty: set[str], note: str | None) -> None:
+        name = resource_name(fresh)
+        state = self.resources.setdefault(name, ResourceState(name))
+        state.relists += 1
+        state.readable, state.error = True, None
+        res = fresh.resource
+        keep = {_uid(o) for o in fresh.items}
+        stale = [
+            uid
+            for uid, obj in self._objects.items()
+            if (obj.get("apiVersion"), obj.get("kind")) == (res.api_version, res.kind)
+            and (fresh.namespace is None or (obj.get("metadata") or {}).get("namespace") == fresh.namespace)
+            and uid not in keep
+        ]
+        for uid in stale:
+            self._event("DELETED", self._objects[uid], dirty, time.time())
+        for obj in fresh.items:
+            obj.setdefault("apiVersion", res.api_version)
+            obj.setdefault("kind", res.kind)
+            self._event("MODIFIED", obj, dirty, time.time())
+        state.objects = len(fresh.items)
+        if note:
+            self.warnings.append(note)
+            del self.warnings[:-100]  # a bounded log: the freshest notes
+
+    def _failed(self, listed: ListResult | None, error: Exception) -> None:
+        if listed is None:
+            return
+        name = resource_name(listed)
+        state = self.resources.setdefault(name, ResourceState(name))
+        state.errors += 1
+        state.error = str(error)
+        if getattr(error, "status", 0) in (401, 403):
+            state.readable = False

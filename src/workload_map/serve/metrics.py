@@ -1,0 +1,183 @@
+"""The Prometheus exposition of a LiveModel: the versioned interface of docs/metrics.md.
+
+A custom collector reads the model's current answer at every scrape, so a workload that disappears
+takes its series with it (no stale series to expire) and every scrape is one consistent state.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
+from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from prometheus_client.core import Metric
+
+    from workload_map.live.model import LiveModel, Resolved
+    from workload_map.tree.model import WorkloadTree
+
+METRICS_VERSION = "1"
+STATUSES = (
+    "Initializing",
+    "Running",
+    "Completed",
+    "Failed",
+    "Degraded",
+    "Suspended",
+    "Suspending",
+    "Resuming",
+    "Undefined",
+)
+POD_STATES = ("desired", "ready", "running", "pending", "succeeded", "failed")
+WORKLOAD = ("namespace", "workload_kind", "workload")
+
+
+def _workload_labels(tree: WorkloadTree) -> list[str]:
+    return [tree.namespace, tree.kind, tree.name]
+
+
+def _gpus(value: Decimal) -> float:
+    return float(value)
+
+
+class ModelCollector(Collector):
+    """Series for every workload of the model, per pod attribution, and the model's own health."""
+
+    def __init__(self, model: LiveModel) -> None:
+        self.model = model
+
+    def collect(self) -> Iterator[Metric]:
+        from workload_map._version import __version__
+
+        build = InfoMetricFamily("wmap_build", "The exporter's version and the metrics interface version.")
+        build.add_metric([], {"version": __version__, "metrics_version": METRICS_VERSION})
+        yield build
+        resolved = self.model.workloads()
+        yield from self._workloads(resolved)
+        yield from self._pods(resolved)
+        yield from self._resources()
+
+    def _workloads(self, resolved: list[Resolved]) -> Iterator[Metric]:
+        info = GaugeMetricFamily(
+            "wmap_workload_info",
+            "One series per top-level workload (value 1), with its group and definition.",
+            labels=[*WORKLOAD, "workload_group", "definition", "definition_origin"],
+        )
+        status = GaugeMetricFamily(
+            "wmap_workload_status",
+            "1 for the workload's primary status, 0 for every other status of the vocabulary.",
+            labels=[*WORKLOAD, "status"],
+        )
+        pods = GaugeMetricFamily(
+            "wmap_workload_pods",
+            "Pods of a workload component by state; desired is what the spec asks for.",
+            labels=[*WORKLOAD, "component", "state"],
+        )
+        requested = GaugeMetricFamily(
+            "wmap_workload_gpus_requested",
+            "GPUs the component's desired pods request (every replica the spec asks for).",
+            labels=[*WORKLOAD, "component"],
+        )
+        in_use = GaugeMetricFamily(
+            "wmap_workload_gpus_in_use",
+            "GPUs requested by the component's pods that are bound to a node and not finished.",
+            labels=[*WORKLOAD, "component"],
+        )
+        gang = GaugeMetricFamily(
+            "wmap_workload_gang_min_members",
+            "Minimum members of each gang-scheduling pod group of the workload (docs/gang.md).",
+            labels=[*WORKLOAD, "group"],
+        )
+        from workload_map.resolve.resources import gpu_count
+        from workload_map.tree.model import PodCounts
+
+        for item in resolved:
+            tree = item.tree
+            labels = _workload_labels(tree)
+            info.add_metric([*labels, tree.group, tree.definition.name, tree.definition.origin], 1)
+            primary = tree.status.primary.value
+            for value in STATUSES:
+                status.add_metric([*labels, value], 1 if value == primary else 0)
+            for component in tree.components:
+                if not component.component.has_pods:
+                    continue
+                counts = component.counts
+                for state in POD_STATES:
+                    pods.add_metric([*labels, component.name, state], getattr(counts, state))
+                desired = sum((gpu_count(i.desired_requests) for i in component.instances), Decimal(0))
+                requested.add_metric([*labels, component.name], _gpus(desired))
+                bound = sum(
+                    (
+                        gpu_count(p.resources.requests)
+                        for i in component.instances
+                        for p in i.pods
+                        if p.state.active and p.state.node
+                    ),
+                    Decimal(0),
+                )
+                in_use.add_metric([*labels, component.name], _gpus(bound))
+            if tree.unattributed:  # pods of the workload no component claims: component ""
+                counts = PodCounts()
+                for pod in tree.unattributed:
+                    counts.add_pod(pod)
+                for state in POD_STATES:
+                    pods.add_metric([*labels, "", state], getattr(counts, state))
+            for group, min_members in item.gang_groups:
+                gang.add_metric([*labels, group], min_members)
+        yield from (info, status, pods, requested, in_use, gang)
+
+    def _pods(self, resolved: list[Resolved]) -> Iterator[Metric]:
+        attribution = GaugeMetricFamily(
+            "wmap_pod_workload",
+            "1 per pod, naming the outermost covered workload it belongs to (every pod counted once).",
+            labels=["namespace", "pod", "workload_kind", "workload", "component", "instance"],
+        )
+        for item in resolved:
+            tree = item.tree
+            for pod in tree.all_pods:
+                attribution.add_metric(
+                    [pod.namespace, pod.name, tree.kind, tree.name, pod.component or "", pod.instance or ""], 1
+                )
+        yield attribution
+
+    def _resources(self) -> Iterator[Metric]:
+        model = self.model
+        now = time.time()
+        age = GaugeMetricFamily(
+            "wmap_watch_last_event_age_seconds",
+            "Seconds since the model last applied an event of this resource (since the initial list if none).",
+            labels=["resource"],
+        )
+        objects = GaugeMetricFamily("wmap_watch_objects", "Objects of this resource in the model.", labels=["resource"])
+        readable = GaugeMetricFamily(
+            "wmap_watch_resource_readable",
+            "1 while the resource can be listed and watched, 0 when forbidden.",
+            labels=["resource"],
+        )
+        events = CounterMetricFamily("wmap_watch_events", "Watch events applied, by type.", labels=["resource", "type"])
+        relists = CounterMetricFamily("wmap_watch_relists", "Relists (410 Gone, recovery).", labels=["resource"])
+        errors = CounterMetricFamily("wmap_watch_errors", "Failed lists and watches.", labels=["resource"])
+        synced = model.sync_seconds
+        for name, state in sorted(model.resources.items()):
+            since = state.last_event if state.last_event is not None else model.started_at
+            age.add_metric([name], max(0.0, now - since) if since else 0.0)
+            objects.add_metric([name], state.objects)
+            readable.add_metric([name], 1 if state.readable else 0)
+            for kind, count in sorted(state.events.items()):
+                events.add_metric([name, kind], count)
+            relists.add_metric([name], state.relists)
+            errors.add_metric([name], state.errors)
+        yield from (age, objects, readable, events, relists, errors)
+        ready = GaugeMetricFamily("wmap_model_ready", "1 once the initial list is resolved and watches run.")
+        ready.add_metric([], 1 if model.ready else 0)
+        yield ready
+        sync = GaugeMetricFamily("wmap_model_sync_duration_seconds", "Seconds the initial list and resolution took.")
+        sync.add_metric([], synced or 0.0)
+        yield sync
+        resolves = CounterMetricFamily("wmap_model_resolves", "Workload roots re-resolved since start.")
+        resolves.add_metric([], model.resolves)
+        yield resolves
