@@ -32,6 +32,8 @@ def test_serve_on_renders_a_hardened_deployment_and_a_service() -> None:
     assert "--port=9500" in container["args"] and "--address=0.0.0.0" in container["args"]
     assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    (account,) = _named(docs, "ServiceAccount")
+    assert pod["spec"]["serviceAccountName"] == account["metadata"]["name"]
     assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
     # its pods are selected by its own Deployment and Service only, never by the operator's or the webhook's
     labels = pod["metadata"]["labels"]
