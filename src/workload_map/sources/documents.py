@@ -20,7 +20,10 @@ from workload_map.errors import DocumentError, Location
 _YAML_SUFFIXES = {".yaml", ".yml"}
 _JSON_SUFFIXES = {".json"}
 STDIN = "-"
-
+# YAML aliases share one node in memory, but everything downstream (JSON encoding, the model, jq)
+# sees the expanded tree: a "billion laughs" file of a few hundred bytes expands to billions of nodes.
+# Kubernetes' own YAML reader limits alias expansion the same way.
+MAX_ALIAS_EXPANSION = 1_000_000
 
 
 class Document:
@@ -129,16 +132,61 @@ def _parse_yaml(text: str | bytes, source: str) -> list[Any]:
     # libyaml is several times faster on large dumps; the pure loader behaves the same.
     loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return list(yaml.load_all(text, Loader=loader))
+        docs = list(yaml.load_all(text, Loader=loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
         problem = exc.problem or str(exc)
         raise DocumentError(f"YAML syntax error at {where}: {problem}", Location(source)) from None
+    except yaml.reader.ReaderError as exc:
+        # Invalid UTF-8 or a control character: libyaml reports an offset into the whole stream.
+        raise DocumentError(f"{exc.reason} at {_line_column(text, exc.position)}", Location(source)) from None
     except yaml.YAMLError as exc:
         raise DocumentError(f"YAML error: {exc}", Location(source)) from None
     except RecursionError:
         raise DocumentError("document is nested too deeply to read", Location(source)) from None
+    # An alias needs both an anchor (&) and a reference (*); most files have neither, so skip the walk.
+    if ("&" in text and "*" in text) if isinstance(text, str) else (b"&" in text and b"*" in text):
+        for index, doc in enumerate(docs):
+            extra = _alias_expansion(doc)
+            if extra > MAX_ALIAS_EXPANSION:
+                raise DocumentError(
+                    f"YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} extra nodes"
+                    " (a 'billion laughs' document); write the repeated parts out",
+                    Location(source, index),
+                )
+    return docs
+
+
+def _line_column(text: str | bytes, position: int) -> str:
+    head = text[:position]
+    newline = "\n" if isinstance(head, str) else b"\n"
+    line = head.count(newline)  # type: ignore[arg-type]
+    column = position - (head.rfind(newline) + 1)  # type: ignore[arg-type]
+    return f"line {line + 1}, column {column + 1}"
+
+
+def _alias_expansion(root: Any) -> int:
+    """How many more nodes the expanded tree of ``root`` has than the loaded one (shared nodes count
+    once per reference); iterative, so deeply nested documents cannot overflow the stack."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if not isinstance(node, dict | list):
+            continue
+        key = id(node)
+        children = node.values() if isinstance(node, dict) else node
+        if done:
+            sizes[key] = 1 + sum(sizes.get(id(c), 1) for c in children)
+            continue
+        if key in sizes:
+            continue
+        sizes[key] = 1  # placeholder: a node on its own path (never produced by YAML) counts once
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if isinstance(c, dict | list))
+    # The expanded size of every node is known; the root's minus the distinct nodes is the expansion.
+    return sizes.get(id(root), 1) - len(sizes)
 
 
 @bulk

@@ -1,0 +1,190 @@
+"""Hostile definitions and files through the CLI: rejected with a located reason, or stopped at run time
+by the jq engine's budgets (bench/JQ_ENGINE.md, "Sandbox and bounds") with the other workloads resolved."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from tests.cli.conftest import DEFINITIONS, objects
+
+from workload_map.cli.main import cli
+
+# The Group definition's status expression, which each case replaces with a hostile one.
+GROUP_EXPRESSION = "'.status.readyReplicas == .spec.replicas'"
+EXPECTED = {("default", "train"), ("default", "broken"), ("research", "eval"), ("serving", "llm")}
+
+
+def definitions_with(expression: str) -> str:
+    assert GROUP_EXPRESSION in DEFINITIONS
+    return DEFINITIONS.replace(GROUP_EXPRESSION, "'" + expression.replace("'", "''") + "'")
+
+
+def hostile_objects() -> list[dict[str, Any]]:
+    items = objects()
+    for item in items:
+        if item["kind"] == "Group":
+            # Runtime sizes an expression may turn into work: a repetition count, a list to multiply.
+            item["spec"].update({"big": 1e9, "list": list(range(2000))})
+    return items
+
+
+def invoke(tmp_path: Path, *args: str, definitions: str | None = None, dump: Any = None) -> Result:
+    argv = list(args)
+    if dump is not None:
+        (tmp_path / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": dump}))
+        argv += ["--from-file", str(tmp_path / "dump.json")]
+    if definitions is not None:
+        (tmp_path / "defs.yaml").write_text(definitions)
+        argv += ["--definitions", str(tmp_path / "defs.yaml")]
+    result = CliRunner().invoke(cli, argv)
+    # A crash is an exception other than click's exit; its message would be a traceback.
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result
+
+
+def listed(result: Result) -> dict[tuple[str, str], dict[str, Any]]:
+    rows = json.loads(result.stdout)
+    return {(row["workload"]["namespace"], row["workload"]["name"]): row for row in rows["items"]}
+
+
+STATIC = [
+    ("[range(1e9)] | length > 0", "range"),
+    ("def f: [f]; f", "f/0"),
+    ("def f(x): x | f(x); f(.)", "f/1"),
+    ("[repeat(.)] | length > 0", "repeat"),
+    ("[..] | length > 0", ".."),
+    ("$ENV.HOME", "$ENV"),
+    ("env.HOME", "env"),
+    ("input", "input"),
+    ("[inputs] | length", "inputs"),
+    ("debug", "debug"),
+    ("stderr", "stderr"),
+    ("input_filename", "input_filename"),
+    ("$__loc__", "$__loc__"),
+    ("halt_error", "halt_error"),
+    ('import "x" as x; .', "import"),
+    (".status.readyReplicas |= 1", "|="),
+    ("[limit(1e9; recurse)] | length > 0", "recurse"),
+    ('"\\(env)"', "env"),
+]
+
+
+@pytest.mark.parametrize(("expression", "construct"), STATIC)
+def test_rejected_at_validation_with_location(tmp_path: Path, expression: str, construct: str) -> None:
+    path = tmp_path / "defs.yaml"
+    path.write_text(definitions_with(expression))
+    result = invoke(tmp_path, "validate", str(path))
+    assert result.exit_code == 1
+    line = next(line for line in result.output.splitlines() if "sandbox" in line)
+    assert str(path) in line
+    assert "statusMappings.running[0]" in line
+    assert f"'{construct}'" in line
+
+
+@pytest.mark.parametrize(("expression", "construct"), STATIC[:8])
+def test_rejected_expression_leaves_the_others_resolved(tmp_path: Path, expression: str, construct: str) -> None:
+    result = invoke(tmp_path, "get", "-A", "-o", "json", definitions=definitions_with(expression), dump=objects())
+    assert result.exit_code == 0
+    rows = listed(result)
+    assert set(rows) == EXPECTED
+    assert rows[("default", "train")]["status"]["primary"] == "Running"
+    assert rows[("serving", "llm")]["status"]["primary"] == "Undefined"
+    assert f"'{construct}'" in result.stderr
+
+
+RUNTIME = [
+    '"x" * .spec.big | length > 0',  # a 1 GB string: over the worker's memory or the time limit
+    "[.spec.list[] as $a | .spec.list[] as $b | .spec.list[]] | length > 0",  # 8e9 outputs
+    "[.spec.list[] as $a | .spec.list[] | tostring] | add | length > 0",  # 4e6 strings, then a 15 MB one
+    "reduce .spec.list[] as $x ([0]; . + .) | length > 0",  # doubling 2000 times
+    "[.spec.list | tojson | tojson | tojson | tojson | tojson | tojson | tojson | tojson] | length > 0",
+]
+
+
+@pytest.mark.parametrize("expression", RUNTIME)
+def test_runtime_blowup_stopped_others_resolved(tmp_path: Path, expression: str) -> None:
+    definitions = definitions_with(expression)
+    validated = tmp_path / "check.yaml"
+    validated.write_text(definitions)
+    assert invoke(tmp_path, "validate", str(validated)).exit_code == 0  # nothing static to reject
+    result = invoke(tmp_path, "get", "-A", "-o", "json", definitions=definitions, dump=hostile_objects())
+    assert result.exit_code == 0
+    rows = listed(result)
+    assert set(rows) == EXPECTED
+    assert rows[("default", "train")]["status"]["primary"] == "Running"
+    llm = rows[("serving", "llm")]
+    # The expression either finished within the budgets (its result is then a boolean) or was stopped.
+    if llm["status"]["primary"] == "Undefined":
+        assert "group.test.wmap.io/llm in serving" in result.stderr
+        assert "limit" in result.stderr or "exceed" in result.stderr
+
+
+def billion_laughs() -> str:
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for level in range(1, 10):
+        lines.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+BAD_FILES = {
+    "billion-laughs.yaml": (billion_laughs().encode(), "YAML aliases expand to more than"),
+    "karta-bomb.yaml": (
+        DEFINITIONS.split("---")[0].encode()
+        + b"  optimizationInstructions: &o0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+        + b"".join(
+            f"  x{level}: &o{level} [".encode() + b", ".join([f"*o{level - 1}".encode()] * 10) + b"]\n"
+            for level in range(1, 8)
+        ),
+        "YAML aliases expand to more than",
+    ),
+    "invalid-utf8.yaml": (DEFINITIONS.encode().replace(b"minijob", b"mini\xff\xfejob", 1), "UTF-8"),
+    "control-character.yaml": (b'apiVersion: v1\nkind: Pod\nmetadata: {name: "a\x01"}\n', "line 3, column"),
+    "invalid-utf8.json": (b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "\xff"}}', "UTF-8"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_bad_files_rejected_with_reason(tmp_path: Path, name: str) -> None:
+    content, reason = BAD_FILES[name]
+    path = tmp_path / name
+    path.write_bytes(content)
+    for args in (
+        ["validate", str(path)],
+        ["get", "-A", "--from-file", str(path)],
+        ["get", "-A", "--definitions", str(path), "--from-file", str(tmp_path / "dump.json")],
+    ):
+        (tmp_path / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects()}))
+        result = invoke(tmp_path, *args)
+        assert result.exit_code == 1, (args, result.output)
+        assert str(path) in result.output
+        assert reason in result.output
+
+
+def test_small_aliases_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "defs.yaml"
+    shared = DEFINITIONS.replace(
+        "- byPhase: Running", "- &running {byPhase: Running}\n          degraded:\n            - *running", 1
+    )
+    assert shared != DEFINITIONS
+    path.write_text(shared)
+    assert invoke(tmp_path, "validate", str(path)).exit_code == 0
+
+
+def test_fifty_megabyte_files(tmp_path: Path) -> None:
+    """Files are read whole (cost linear in size, no size limit: dumps of 100 MB are normal); a 50 MB
+    definition file and a 50 MB dump object neither fail nor hide a workload."""
+    padding = "y" * (50 * 1024 * 1024)
+    huge_definitions = DEFINITIONS.replace(
+        "metadata: {name: test-wmap-io-group-v1}",
+        "metadata: {name: test-wmap-io-group-v1, annotations: {padding: '" + padding + "'}}",
+    )
+    items = objects()
+    items.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"}, "data": {"x": padding}})
+    result = invoke(tmp_path, "get", "-A", "-o", "json", definitions=huge_definitions, dump=items)
+    assert result.exit_code == 0
+    assert set(listed(result)) == EXPECTED
