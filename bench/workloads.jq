@@ -239,9 +239,7 @@ def _status_13_v1:
     (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
     (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (on("Suspended")
-     or ((cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed")))
-         and ((on("Running") or on("Restarting")) | not))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed"))) and ((on("Running") or on("Restarting")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
     (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
     (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
@@ -255,10 +253,10 @@ def _status_14_v2beta1:
   | [
     (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
     (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (on("Suspended")
-     or ((cond("Suspended") | (.status == "False") and (.reason == "MPIJobResumed"))
-         and (on("Running") | not))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and ((cond("Suspended").status != "True")
+     or ([(.status.replicaStatuses // {})[] | .active // 0] | add // 0) > 0)
+and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and (.reason == "MPIJobResumed")) and (on("Running") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
     (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; ((cond("Succeeded").status == "True" or cond("Failed").status == "True") | not) and (((.status.replicaStatuses.Launcher.failed // 0) + (.status.replicaStatuses.Worker.failed // 0)) > 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
@@ -303,9 +301,7 @@ def _status_16_v1:
     (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
     (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (on("Suspended")
-     or ((cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed")))
-         and ((on("Running") or on("Restarting")) | not))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed"))) and ((on("Running") or on("Restarting")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
     (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
     (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
@@ -320,9 +316,7 @@ def _status_17_v1:
     (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
     (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (on("Suspended")
-     or ((cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed")))
-         and ((on("Running") or on("Restarting")) | not))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed"))) and ((on("Running") or on("Restarting")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
     (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
     (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
@@ -337,9 +331,7 @@ def _status_18_v1:
     (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
     (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (on("Suspended")
-     or ((cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed")))
-         and ((on("Running") or on("Restarting")) | not))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed"))) and ((on("Running") or on("Restarting")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
     (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
     (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
@@ -354,9 +346,7 @@ def _status_19_v1:
     (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
     (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (on("Suspended")
-     or ((cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed")))
-         and ((on("Running") or on("Restarting")) | not))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed"))) and ((on("Running") or on("Restarting")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
     (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
     (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
