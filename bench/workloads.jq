@@ -526,6 +526,10 @@ def _status_29_v1beta2:
    and ($t == "Never" or ($t == "OnFailure"
         and (.status.submissionAttempts // 0) > (.spec.restartPolicy.onSubmissionFailureRetries // 0)))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
     (if (($phase == "COMPLETED")) or ((try ([$w | (.status.applicationState.state == "SUCCEEDING" and .spec.restartPolicy.type != "Always")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Completed" else empty end),
+    (if (($phase == "SUSPENDING")) or ((try ([$w | (.spec.suspend == true and ((.status.applicationState.state // "")
+     | IN("SUSPENDING", "SUSPENDED", "COMPLETED", "FAILED") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if (($phase == "RESUMING")) then "Resuming" else empty end),
+    (if (($phase == "SUSPENDED")) then "Suspended" else empty end),
     (if ((try ([$w | ((.spec.restartPolicy.type // "Never") as $t | (.status.applicationState.state == "FAILING"
    and ($t == "Always" or ($t == "OnFailure"
         and (.status.executionAttempts // 0) <= (.spec.restartPolicy.onFailureRetries // 0))))
