@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 EXAMPLE := src/workload_map/examples/ai-cluster.yaml
 
-.PHONY: example test lint unit live bench clean
+.PHONY: example test lint unit live bench fuzz clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ live: $(BIN)/.installed
 	$(BIN)/python -m pytest -q -m live tests
 
 test: lint unit live
+
+# The property and hostile-input tests for FUZZ_SECONDS (default 600) with random seeds; reports crashes.
+fuzz: $(BIN)/.installed
+	$(BIN)/python tests/fuzz/run.py
 
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py
