@@ -12,15 +12,44 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner, Result
-from hypothesis import given
+
+# A venv made before hypothesis joined the test extras skips these (saying why) rather than failing the
+# whole collection; `make` reinstalls the extras when pyproject.toml changes.
+pytest.importorskip("hypothesis", reason="hypothesis is not installed: pip install -e '.[test]'")
+from hypothesis import HealthCheck, given, settings
 from tests.fuzz.strategies import EXAMPLE, FUZZ_NAMESPACE, fuzz_cluster
 
 from workload_map.cli.main import cli
+
+# Hypothesis profiles. ``default``: the bounded, seeded budget of the normal test run (the same examples
+# every run). ``fuzz``: ``make fuzz`` (tests/fuzz/run.py), random and larger, a new seed each round.
+_SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+# Deadlines are the engine's (1 s per evaluation, bench/JQ_ENGINE.md); hypothesis' own per-example
+# deadline would be a timed assertion on a shared machine.
+settings.register_profile(
+    "default",
+    max_examples=int(os.environ.get("WMAP_FUZZ_EXAMPLES", "40")),
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=_SLOW,
+    print_blob=True,
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=int(os.environ.get("WMAP_FUZZ_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=_SLOW,
+    print_blob=True,
+)
+settings.load_profile(os.environ.get("WMAP_HYPOTHESIS_PROFILE", "default"))
 
 
 def run(*args: str) -> Result:
