@@ -183,9 +183,11 @@ def _status_10_v1alpha1:
     (if (($phase == "Failed")) or (($phase == "Terminated")) or (($phase == "Terminating")) then "Failed" else empty end),
     (if (($phase == "Completed")) or (($phase == "Completing")) then "Completed" else empty end),
     (if (($phase == "Aborting")) then "Suspending" else empty end),
-    (if ((try ([$w | (.status.state.phase == "Restarting" and ([(.status.conditions // [])[] | .status] | .[-2:] == ["Aborted", "Restarting"]))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if ((try ([$w | ([(.status.conditions // [])[] | .status] as $h | (.status.state.phase == "Restarting" and ($h | .[-2:] | IN(["Aborted", "Restarting"], ["Aborting", "Restarting"])))
+  or (.status.state.phase == "Pending"
+      and ($h | .[-3:] | IN(["Aborted", "Restarting", "Pending"], ["Aborting", "Restarting", "Pending"]))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
     (if (($phase == "Aborted")) then "Suspended" else empty end),
-    (if ((try ([$w | (.status.state.phase == "Restarting" and ([(.status.conditions // [])[] | .status] | .[-2:] != ["Aborted", "Restarting"]))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.state.phase == "Running" and (.status.failed // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | (.status.state.phase == "Restarting" and ([(.status.conditions // [])[] | .status] | .[-2:] | IN(["Aborted", "Restarting"], ["Aborting", "Restarting"]) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.state.phase == "Running" and (.status.failed // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if (($phase == "Running")) then "Running" else empty end),
     (if (($phase == "Pending")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
