@@ -42,39 +42,48 @@ class PodState:
         return self.phase not in ("Succeeded", "Failed") and not self.terminating
 
 
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """The mappings of a list field; anything else (a string, a number, a mapping) holds none. Objects
+    from a dump or an API server with a broken webhook can carry any JSON where a list of objects goes."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def pod_state(pod: dict[str, Any]) -> PodState:
-    status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
-    assert isinstance(status, dict)
-    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
-    assert isinstance(spec, dict)
+    status = _dict(pod.get("status"))
+    spec = _dict(pod.get("spec"))
     phase = str(status.get("phase") or "Pending")
-    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
-    by_type = {c.get("type"): c for c in conditions}
-    ready = (by_type.get("Ready") or {}).get("status") == "True"
+    by_type = {str(c.get("type")): c for c in _dicts(status.get("conditions"))}
+    ready = _dict(by_type.get("Ready")).get("status") == "True"
     reason = message = None
+    containers = _dicts(status.get("containerStatuses"))
     if phase == "Pending":
         scheduled = by_type.get("PodScheduled")
         if scheduled is not None and scheduled.get("status") == "False":
             reason = str(scheduled.get("reason") or "NotScheduled")
             message = scheduled.get("message")
         else:
-            for container in status.get("containerStatuses") or []:
-                waiting = ((container or {}).get("state") or {}).get("waiting") or {}
+            for container in containers:
+                waiting = _dict(_dict(container.get("state")).get("waiting"))
                 if waiting.get("reason"):
                     reason, message = str(waiting["reason"]), waiting.get("message")
                     break
     restarts = 0
-    for container in status.get("containerStatuses") or []:
-        count = (container or {}).get("restartCount")
-        if isinstance(count, int):
+    for container in containers:
+        count = container.get("restartCount")
+        if isinstance(count, int) and not isinstance(count, bool) and count > 0:
             restarts += count
+    node = spec.get("nodeName")
     return PodState(
         phase=phase,
         ready=ready,
         pending_reason=reason,
         pending_message=str(message) if message else None,
         terminating=bool(meta(pod).get("deletionTimestamp")),
-        node=spec.get("nodeName") or None,
+        node=node if isinstance(node, str) and node else None,
         restarts=restarts,
     )
 

@@ -1,0 +1,64 @@
+"""What the fuzzing found, as plain tests with explicit objects (tests/fuzz/test_properties.py found them).
+
+Each case is a pod whose status or spec holds JSON of the wrong type where Kubernetes puts a list of objects,
+owned by a workload next to a well-formed one; every command ends normally and the good workload is intact.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from workload_map.cli.main import cli
+
+SANDBOX = "agents.x-k8s.io/v1alpha1"
+
+
+def sandbox(name: str) -> dict[str, Any]:
+    return {"apiVersion": SANDBOX, "kind": "Sandbox", "metadata": {"name": name, "namespace": "fuzz", "uid": name}}
+
+
+def pod(owner: str, status: Any, spec: Any) -> dict[str, Any]:
+    owner_ref = {"apiVersion": SANDBOX, "kind": "Sandbox", "name": owner, "uid": owner, "controller": True}
+    metadata = {"name": f"{owner}-pod", "namespace": "fuzz", "uid": f"{owner}-pod", "ownerReferences": [owner_ref]}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec, "status": status}
+
+
+GOOD_SPEC = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}], "nodeName": "n1"}
+CASES = {
+    # Found by make fuzz: 'bool' object has no attribute 'get' in pod_state (an internal error, exit 1).
+    "containerStatuses of a boolean": ({"phase": "Running", "containerStatuses": [True]}, GOOD_SPEC),
+    "containerStatuses of junk": (
+        {"phase": "Pending", "containerStatuses": [None, 3, "x", {"state": [], "restartCount": "many"}]},
+        GOOD_SPEC,
+    ),
+    "containerStatuses not a list": ({"phase": "Pending", "containerStatuses": "oops"}, GOOD_SPEC),
+    "waiting state not a mapping": ({"phase": "Pending", "containerStatuses": [{"state": {"waiting": 7}}]}, GOOD_SPEC),
+    "conditions not a list": ({"phase": "Running", "conditions": 5}, GOOD_SPEC),
+    "nodeName not a string": ({"phase": "Running"}, {**GOOD_SPEC, "nodeName": {"a": 1}}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_malformed_pod_fields(tmp_path: Path, case: str) -> None:
+    status, spec = CASES[case]
+    items = [sandbox("bad"), pod("bad", status, spec), sandbox("good"), pod("good", {"phase": "Running"}, GOOD_SPEC)]
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    source = ["--from-file", str(dump)]
+    listing = CliRunner().invoke(cli, ["get", "-A", "-o", "json", *source])
+    assert listing.exit_code == 0, listing.output
+    names = {item["workload"]["name"] for item in json.loads(listing.stdout)["items"]}
+    assert names == {"bad", "good"}
+    for args in (
+        ["describe", "sandbox/bad", "-o", "json"],
+        ["gang", "sandbox/bad", "-o", "json"],
+        ["update", "sandbox/bad", "--scheduler-name", "kai", "--dry-run", "-o", "json"],
+    ):
+        result = CliRunner().invoke(cli, [*args, "-n", "fuzz", *source])
+        assert result.exit_code == 0, (args, result.output)
+        json.loads(result.stdout)
