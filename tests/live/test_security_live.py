@@ -81,7 +81,8 @@ def release(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory)
     ensure_crds(test_cluster, "jobsets.jobset.x-k8s.io", "kartas.run.ai")
     ns = f"wmap-sec-{secrets.token_hex(3)}"
     _ok(test_cluster.kubectl("create", "namespace", ns))
-    docs = [d for d in yaml.safe_load_all(helm_template("--set", "gangController.enabled=true", namespace=ns)) if d]
+    values = ("--set", "gangController.enabled=true", "--set", "serve.enabled=true")
+    docs = [d for d in yaml.safe_load_all(helm_template(*values, namespace=ns)) if d]
     rbac_kinds = {"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Secret"}
     _apply(test_cluster, [d for d in docs if d["kind"] in rbac_kinds])
     port = free_port()
@@ -93,7 +94,7 @@ def release(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory)
                 hook["clientConfig"] = {"url": f"https://127.0.0.1:{port}{hook['clientConfig']['service']['path']}"}
             hooks.append(doc)
     _apply(test_cluster, hooks)
-    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    deployment = next(d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == RELEASE)
     args = [a for a in deployment["spec"]["template"]["spec"]["containers"][0]["args"] if "--webhook-port" not in a]
     tmp = tmp_path_factory.mktemp("security")
     kubeconfig = _token_kubeconfig(test_cluster, RELEASE, ns, tmp / "operator.kubeconfig")
@@ -115,7 +116,7 @@ def release(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory)
         op.stop()
         print(log.read_text()[-5000:])
         test_cluster.kubectl("delete", "validatingwebhookconfiguration,mutatingwebhookconfiguration", RELEASE)
-        test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", RELEASE)
+        test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", RELEASE, f"{RELEASE}-serve")
         test_cluster.kubectl("delete", "namespace", ns, "--wait=false")
 
 
@@ -167,7 +168,8 @@ def test_operator_and_gang_controller_work_under_the_charts_serviceaccount(
     assert {"ca.crt", "tls.crt", "tls.key"} <= set(secret["data"])
     assert secret["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "Helm"
     # Nothing the operator does was refused: its rules cover everything it reads and writes.
-    refused = [line for line in release.op.log_lines() if "403" in json.dumps(line) or "orbidden" in json.dumps(line)]
+    # (A refused request is logged with the API server's reason, "Forbidden (GET ...)".)
+    refused = [line for line in release.op.log_lines() if any("forbidden" in str(v).lower() for v in line.values())]
     assert refused == [], refused[:3]
     conn.request("DELETE", f"{KARTAS}/{name}")
 
@@ -304,6 +306,69 @@ def test_cli_read_only_commands_work_under_exactly_the_printed_role_and_never_wr
     finally:
         test_cluster.kubectl("delete", "clusterrolebinding", f"wmap-reader-{ns}", f"wmap-updater-{ns}")
         test_cluster.kubectl("delete", "clusterrole", "wmap-reader-definitions", "wmap-updater-definitions")
+
+
+def test_wmap_serve_works_under_its_own_account_and_reads_nothing_else(
+    test_cluster: TestCluster, release: Release, conn: Connection, tmp_path: Path
+) -> None:
+    """The chart's serve Deployment args under a token of the chart's serve ServiceAccount: metrics served
+    for every covered workload, every resource readable, and no Secret, write or rule beyond `wmap auth`."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    from workload_map.cluster.access import cli_rules
+
+    ns = _namespace(conn, {})
+    jobset_scenario(conn, ns, name="metered", running=True)
+    account = f"{RELEASE}-serve"
+    kubeconfig = _token_kubeconfig(test_cluster, account, release.namespace, tmp_path / "serve.kubeconfig")
+    [deployment] = [d for d in release.docs if d["kind"] == "Deployment" and d["metadata"]["name"] == account]
+    spec = deployment["spec"]["template"]["spec"]
+    assert spec["serviceAccountName"] == account
+    [container] = spec["containers"]
+    assert container["command"] == ["wmap", "serve"]
+    port = free_port()
+    args = [a for a in container["args"] if not a.startswith(("--port", "--address"))]
+    argv = [sys.executable, "-m", "workload_map.cli.main", "serve", *args, "--address=127.0.0.1", f"--port={port}"]
+    log = tmp_path / "serve.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen([*argv, "--kubeconfig", str(kubeconfig)], stdout=subprocess.DEVNULL, stderr=err)
+    try:
+
+        def get(path: str) -> str:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+                return str(response.read().decode())
+
+        eventually(lambda: get("/readyz") == "ready\n", timeout=90, what=f"wmap serve ready (log: {log})")
+        metrics = eventually(
+            lambda: (m := get("/metrics")) and 'workload="metered"' in m and m, timeout=60, what="metered exported"
+        )
+        readable = [line for line in metrics.splitlines() if line.startswith("wmap_watch_resource_readable{")]
+        assert readable and all(float(line.rsplit(" ", 1)[1]) == 1 for line in readable), readable
+        assert "forbidden" not in log.read_text().lower(), log.read_text()[-2000:]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    for args in (
+        ("list", "secrets", "--all-namespaces"),
+        ("get", f"secret/{RELEASE}-webhook-tls", "-n", release.namespace),
+        ("list", "configmaps", "--all-namespaces"),
+        ("patch", "jobsets.jobset.x-k8s.io", "-n", ns),
+        ("delete", "pods", "-n", ns),
+        ("create", "podgroups.scheduling.volcano.sh", "-n", ns),
+        ("patch", "kartas.run.ai"),
+    ):
+        assert not _can(test_cluster, kubeconfig, *args), args
+    documented = {
+        (g, r, v, False)
+        for rule in cli_rules(builtin_definitions())
+        for g in rule["apiGroups"]
+        for r in rule["resources"]
+        for v in rule["verbs"]
+    }
+    granted = _rules_review(kubeconfig, ns) - BASIC_USER
+    assert granted == documented, (sorted(granted - documented), sorted(documented - granted))
 
 
 def test_karta_webhook_failure_policy_with_the_operator_down(
