@@ -187,7 +187,7 @@ def _status_10_v1alpha1:
   or (.status.state.phase == "Pending"
       and ($h | .[-3:] | IN(["Aborted", "Restarting", "Pending"], ["Aborting", "Restarting", "Pending"]))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
     (if (($phase == "Aborted")) then "Suspended" else empty end),
-    (if ((try ([$w | (.status.state.phase == "Restarting" and ([(.status.conditions // [])[] | .status] | .[-2:] | IN(["Aborted", "Restarting"], ["Aborting", "Restarting"]) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.state.phase == "Running" and (.status.failed // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | (.status.state.phase == "Restarting" and ([(.status.conditions // [])[] | .status] | .[-2:] | IN(["Aborted", "Restarting"], ["Aborting", "Restarting"]) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.state.phase == "Pending" and ([(.status.conditions // [])[] | .status] | .[-2:] == ["Restarting", "Pending"]) and ([(.status.conditions // [])[] | .status] | .[-3:-2] | .[0] | IN("Aborted", "Aborting") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.state.phase == "Running" and (.status.failed // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if (($phase == "Running")) then "Running" else empty end),
     (if (($phase == "Pending")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
