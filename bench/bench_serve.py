@@ -1,0 +1,418 @@
+"""`wmap serve`'s live model under churn, on the genuine test kube-apiserver (issue 12, item 5).
+
+The generated cluster is loaded as `bench_live` loads it. Then:
+- initial sync: `LiveModel.start()` (list + resolve everything) against `wmap get -A` read through the same
+  live layer in the same run (both in process, warm);
+- churn: a separate process patches pod status (Ready flips) and workload status (a condition message) at a
+  fixed rate through the API; the serving process (the model, its watches and its applier; a child of this
+  one, so its CPU and RSS are its own) records when each written resourceVersion was reflected in the
+  model's answer (after its batch was re-resolved and `version` bumped). Freshness = that time minus the
+  time the PATCH returned. Figures per rate: events applied/s, freshness p50/p99, CPU seconds per event
+  (process CPU of the serving process over the window) and RSS.
+
+    python bench/bench_serve.py --workloads 100 --rates 100,300 --seconds 10
+    python bench/bench_serve.py                      # 1,000 workloads, rates 100,250,500,1000
+Child modes (internal): `child model KUBECONFIG SPEC_JSON`, `child churn KUBECONFIG RATE SECONDS TARGETS_JSON`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_common import NAMESPACES, SEED, Figure
+
+CHURN_THREADS = 8
+WORKLOAD_SHARE = 10  # one workload status patch per this many patches; the rest are pod status patches
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# ----------------------------------------------------------------------------------------------- churn child
+def churn(kubeconfig: str, rate: float, seconds: float, targets: list[dict[str, Any]]) -> dict[str, Any]:
+    """Patch the targets round-robin at ``rate`` patches/s for ``seconds``; return each write's
+    resourceVersion and the wall time its PATCH returned."""
+    from workload_map.cluster.connection import ClusterError, ConnectionOptions, connect
+
+    conn = connect(ConnectionOptions(kubeconfig=kubeconfig))
+    pool = conn.api_client.rest_client.pool_manager
+    if hasattr(pool, "connection_pool_kw"):
+        pool.connection_pool_kw["maxsize"] = CHURN_THREADS
+    writes: list[tuple[str, float]] = []
+    errors = 0
+    lock = threading.Lock()
+    flips = [0] * len(targets)
+
+    def patch(i: int) -> None:
+        nonlocal errors
+        target = targets[i % len(targets)]
+        n = flips[i % len(targets)] = flips[i % len(targets)] + 1
+        if target["kind"] == "Pod":
+            body: dict[str, Any] = {
+                # the message makes every patch a change (a no-op patch writes no event)
+                "status": {
+                    "conditions": [{"type": "Ready", "status": "False" if n % 2 else "True", "message": f"churn {n}"}]
+                }
+            }
+            content_type = "application/strategic-merge-patch+json"
+        else:
+            conditions = [dict(c) for c in target["conditions"]]
+            conditions[0]["message"] = f"churn {n}"
+            body = {"status": {"conditions": conditions}}
+            content_type = "application/merge-patch+json"
+        try:
+            out = conn.request("PATCH", target["path"] + "/status", body=body, content_type=content_type)
+        except ClusterError:
+            with lock:
+                errors += 1
+            return
+        done = time.time()
+        with lock:
+            writes.append((str(out["metadata"]["resourceVersion"]), done))
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=CHURN_THREADS) as ex:
+        i = 0
+        while True:
+            due = start + i / rate
+            now = time.monotonic()
+            if due - start >= seconds:
+                break
+            if due > now:
+                time.sleep(due - now)
+            ex.submit(patch, i)
+            i += 1
+    elapsed = time.monotonic() - start
+    conn.close()
+    return {"writes": writes, "errors": errors, "sent": i, "seconds": elapsed}
+
+
+def _targets(model: Any) -> list[dict[str, Any]]:
+    """Owned pods and workloads with status conditions, interleaved one workload per WORKLOAD_SHARE."""
+    from workload_map.cluster.connection import resource_path
+
+    assert model.source is not None
+    paths: dict[tuple[str, str], tuple[str, str, str, bool]] = {}
+    for listed in model.source.lists:
+        res = listed.resource
+        paths[(res.api_version, res.kind)] = (res.group, res.version, res.plural, res.namespaced)
+    pods, workloads = [], []
+    for obj in model._objects.values():  # the bench reads the store; pods are projected, workloads are not
+        where = paths.get((obj.get("apiVersion"), obj.get("kind")))
+        md = obj.get("metadata") or {}
+        if where is None:
+            continue
+        group, version, plural, namespaced = where
+        path = resource_path(group, version, plural, md.get("namespace") if namespaced else None) + "/" + md["name"]
+        if obj["kind"] == "Pod":
+            if md.get("ownerReferences"):
+                pods.append({"kind": "Pod", "path": path})
+        elif not md.get("ownerReferences"):
+            conditions = (obj.get("status") or {}).get("conditions")
+            if isinstance(conditions, list) and conditions and isinstance(conditions[0], dict):
+                workloads.append({"kind": obj["kind"], "path": path, "conditions": conditions})
+    out: list[dict[str, Any]] = []
+    for i, pod in enumerate(pods[:2000]):
+        out.append(pod)
+        if workloads and i % (WORKLOAD_SHARE - 1) == 0:
+            out.append(workloads[(i // (WORKLOAD_SHARE - 1)) % len(workloads)])
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- model child
+def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
+    from workload_map.cluster import LiveOptions
+    from workload_map.live.model import LiveModel
+
+    applied: dict[str, float] = {}  # resourceVersion -> when its batch was reflected in the answer
+
+    class Recording(LiveModel):
+        def _apply(self, batch: list[tuple[str, Any, Any]]) -> None:
+            super()._apply(batch)
+            done = time.time()
+            for kind, payload, _extra in batch:
+                if kind in ("ADDED", "MODIFIED", "DELETED") and isinstance(payload, dict):
+                    rv = (payload.get("metadata") or {}).get("resourceVersion")
+                    if rv:
+                        applied[str(rv)] = done
+
+    out: dict[str, Any] = {"rss_mb_before": _rss_mb()}
+    model = Recording(LiveOptions(kubeconfig=kubeconfig))
+    cpu0 = time.process_time()
+    model.start()
+    gc.collect()
+    out.update(
+        sync_seconds=model.sync_seconds,
+        sync_cpu_seconds=time.process_time() - cpu0,
+        workloads=len(model.workloads()),
+        objects=len(model._objects),
+        pods=sum(1 for o in model._objects.values() if o.get("kind") == "Pod"),
+        rss_mb_synced=_rss_mb(),
+    )
+    targets = _targets(model)
+    out["targets"] = len(targets)
+    runs = []
+    for rate in spec["rates"]:
+        time.sleep(1.0)  # let the previous run's tail drain
+        applied.clear()
+        events0 = sum(sum(s.events.values()) for s in model.resources.values())
+        cpu0, wall0 = time.process_time(), time.monotonic()
+        proc = subprocess.run(
+            [sys.executable, __file__, "child", "churn", kubeconfig, str(rate), str(spec["seconds"])],
+            input=json.dumps(targets),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"churn child failed: {proc.stderr[-3000:]}")
+        written = json.loads(proc.stdout)
+        deadline = time.monotonic() + 30
+        pending = {rv for rv, _ in written["writes"]}
+        while time.monotonic() < deadline and not pending <= applied.keys():
+            time.sleep(0.05)
+        caught_up = pending <= applied.keys()
+        last = max((applied[rv] for rv in pending if rv in applied), default=time.time())
+        wall = time.monotonic() - wall0 - max(0.0, time.time() - last)  # up to the last write reflected
+        cpu = time.process_time() - cpu0
+        events = sum(sum(s.events.values()) for s in model.resources.values()) - events0
+        fresh = [applied[rv] - at for rv, at in written["writes"] if rv in applied]
+        runs.append(
+            {
+                "rate": rate,
+                "sent": written["sent"],
+                "written": len(written["writes"]),
+                "write_errors": written["errors"],
+                "write_rate": len(written["writes"]) / written["seconds"],
+                "events": events,
+                "events_per_s": events / wall if wall > 0 else 0.0,
+                "caught_up": caught_up,
+                "missing": len(pending - applied.keys()),
+                "fresh_p50": _pct(fresh, 0.50),
+                "fresh_p99": _pct(fresh, 0.99),
+                "fresh_max": max(fresh, default=None),
+                "cpu_seconds": cpu,
+                "cpu_per_event_ms": 1000 * cpu / events if events else None,
+                "rss_mb": _rss_mb(),
+                "resolves": model.resolves,
+            }
+        )
+        print(f"  rate {rate}/s: {json.dumps(runs[-1])}", file=sys.stderr, flush=True)
+    out["runs"] = runs
+    out["replay"] = [_replay(model, applied, rate, spec["seconds"]) for rate in spec.get("replay", [])]
+    out["rss_mb_peak"] = _peak_mb()
+    model.stop()
+    return out
+
+
+def _replay(model: Any, applied: dict[str, float], rate: float, seconds: float) -> dict[str, Any]:
+    """The model alone at ``rate``: pod MODIFIED events (Ready flips of owned pods, full objects as a watch
+    delivers them, from the last LIST) put on the model's own queue, so the apiserver's write rate on a
+    loaded machine is no bound. Freshness = queued -> reflected."""
+    import copy
+
+    assert model.source is not None
+    pods = [o for listed in model.source.lists if listed.resource.kind == "Pod" for o in listed.items]
+    pods = [p for p in pods if (p.get("metadata") or {}).get("ownerReferences")][:2000]
+    applied.clear()
+    queued: dict[str, float] = {}
+    cpu0, wall0 = time.process_time(), time.monotonic()
+    i = 0
+    while True:
+        due = wall0 + i / rate
+        if due - wall0 >= seconds:
+            break
+        now = time.monotonic()
+        if due > now:
+            time.sleep(due - now)
+        pod = copy.deepcopy(pods[i % len(pods)])
+        rv = f"replay-{rate:g}-{i}"
+        pod["metadata"]["resourceVersion"] = rv
+        pod.setdefault("apiVersion", "v1")
+        pod.setdefault("kind", "Pod")
+        conditions = (pod.setdefault("status", {})).setdefault("conditions", [])
+        conditions[:] = [c for c in conditions if c.get("type") != "Ready"]
+        conditions.append({"type": "Ready", "status": "False" if (i // len(pods)) % 2 == 0 else "True"})
+        queued[rv] = time.time()
+        model._queue.put(("MODIFIED", pod, None))
+        i += 1
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not queued.keys() <= applied.keys():
+        time.sleep(0.02)
+    last = max((applied[rv] for rv in queued if rv in applied), default=time.time())
+    wall = time.monotonic() - wall0 - max(0.0, time.time() - last)
+    cpu = time.process_time() - cpu0
+    fresh = [applied[rv] - at for rv, at in queued.items() if rv in applied]
+    result = {
+        "rate": rate,
+        "events": i,
+        "events_per_s": i / wall if wall > 0 else 0.0,
+        "caught_up": queued.keys() <= applied.keys(),
+        "missing": len(queued.keys() - applied.keys()),
+        "fresh_p50": _pct(fresh, 0.50),
+        "fresh_p99": _pct(fresh, 0.99),
+        "fresh_max": max(fresh, default=None),
+        "cpu_seconds": cpu,
+        "cpu_per_event_ms": 1000 * cpu / i if i else None,
+        "rss_mb": _rss_mb(),
+    }
+    print(f"  replay {rate}/s: {json.dumps(result)}", file=sys.stderr, flush=True)
+    return result
+
+
+# ----------------------------------------------------------------------------------------------- the benchmark
+def run(
+    *, workloads: int, rates: list[float], replay: list[float], seconds: float, log: Any = print
+) -> tuple[list[Figure], dict[str, Any]]:
+    import bench_live
+    import gen_cluster
+
+    details: dict[str, Any] = {}
+    figures: list[Figure] = []
+    cluster = bench_live.start_cluster()
+    try:
+        objects = gen_cluster.generate(workloads, NAMESPACES, SEED)
+        crds = bench_live.install_crds(cluster, objects, log)
+        loaded = bench_live.load(cluster, objects, crds["served"], log)
+        details["load"] = loaded
+        pods = loaded["created"].get("Pod", 0)
+        del objects
+        gc.collect()
+        kubeconfig = str(cluster.kubeconfig_path)
+        label = f"{workloads} workloads / {pods} pods"
+        gets = []
+        for _ in range(3):
+            t = time.perf_counter()
+            rows, _source = bench_live.wmap_get(kubeconfig)
+            gets.append(time.perf_counter() - t)
+        get_s = statistics.median(gets)
+        spec = {"rates": rates, "seconds": seconds, "replay": replay}
+        proc = subprocess.run(
+            [sys.executable, __file__, "child", "model", kubeconfig, json.dumps(spec)],
+            stdout=subprocess.PIPE,
+            stderr=None,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError("model child failed")
+        result = json.loads(proc.stdout)
+        details["model"] = result
+        details["get_rows"] = len(rows)
+        figures.append(
+            Figure(
+                "serve",
+                f"initial sync of the model, {label}",
+                result["sync_seconds"],
+                "s",
+                baseline=get_s,
+                baseline_name="wmap get -A (live layer, in process)",
+                note=(
+                    f"{result['workloads']} workloads (get -A: {len(rows)} rows); "
+                    f"CPU {result['sync_cpu_seconds']:.2f} s"
+                ),
+            )
+        )
+        figures.append(
+            Figure(
+                "serve",
+                f"RSS after sync, {label}",
+                result["rss_mb_synced"],
+                "MB",
+                target="< 400 MB at 19k pods",
+                met=result["rss_mb_synced"] < 400 if pods >= 15000 else None,
+                note=f"interpreter + imports before start: {result['rss_mb_before']:.0f} MB",
+            )
+        )
+        for r in [*result["runs"], *({**x, "replay": True, "write_rate": x["rate"]} for x in result["replay"])]:
+            ok = (
+                r["caught_up"]
+                and r["fresh_p99"] is not None
+                and r["fresh_p99"] < 1.0
+                and r["cpu_per_event_ms"] is not None
+                and r["cpu_per_event_ms"] <= 2.0
+            )
+            figures.append(
+                Figure(
+                    "serve",
+                    f"replay {r['rate']:g}/s into the model"
+                    if r.get("replay")
+                    else f"churn {r['rate']:g}/s written {r['write_rate']:.0f}/s",
+                    r["events_per_s"],
+                    "events/s",
+                    target=">= 500/s on one core (CPU <= 2 ms/event), p99 < 1 s",
+                    met=ok if r["write_rate"] >= 450 else None,
+                    note=(
+                        f"freshness p50 {r['fresh_p50'] or 0:.3f} s p99 {r['fresh_p99'] or 0:.3f} s "
+                        f"max {r['fresh_max'] or 0:.3f} s; CPU {r['cpu_per_event_ms'] or 0:.2f} ms/event "
+                        f"(= {1000 / r['cpu_per_event_ms'] if r['cpu_per_event_ms'] else 0:.0f} events/s per core); "
+                        f"RSS {r['rss_mb']:.0f} MB; missing {r['missing']}"
+                    ),
+                )
+            )
+        figures.append(Figure("serve", f"peak RSS of the serving process, {label}", result["rss_mb_peak"], "MB"))
+    finally:
+        cluster.stop()
+    return figures, details
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["child"]:
+        if argv[1] == "model":
+            print(json.dumps(model_child(argv[2], json.loads(argv[3]))))
+        else:
+            print(json.dumps(churn(argv[2], float(argv[3]), float(argv[4]), json.loads(sys.stdin.read()))))
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workloads", type=int, default=1000)
+    ap.add_argument("--rates", default="100,250,500,1000", help="churn rates, patches/s")
+    ap.add_argument("--replay", default="250,500,1000", help="rates of events put straight on the model's queue")
+    ap.add_argument("--seconds", type=float, default=15.0, help="churn duration per rate")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    from run import table
+
+    figures, details = run(
+        workloads=args.workloads,
+        rates=[float(r) for r in args.rates.split(",")],
+        replay=[float(r) for r in args.replay.split(",") if r],
+        seconds=args.seconds,
+    )
+    print(table(figures))
+    out = Path(__file__).resolve().parent / "results" / time.strftime("serve-%Y%m%dT%H%M%SZ.json", time.gmtime())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"figures": [f.to_json() for f in figures], "details": details}, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
