@@ -37,7 +37,13 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "gang": ("workload_map.gang",),
     # Objects + definitions -> workload trees; checks of definitions against samples live here, next to the
     # resolver (architecture.md), because they resolve.
-    "views": ("workload_map.snapshot", "workload_map.registry", "workload_map.resolver", "workload_map.check"),
+    "views": (
+        "workload_map.snapshot",
+        "workload_map.registry",
+        "workload_map.resolver",
+        "workload_map.check",
+        "workload_map.sampletest",
+    ),
     "sources": ("workload_map.sources", "workload_map.cluster", "workload_map.live"),
     # The public library API: the package's own __init__ and the private modules it re-exports from.
     "api": ("workload_map", "workload_map.api"),

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from workload_map.api.definitions import effective_definitions
     from workload_map.api.open import open_cluster, open_dump, open_objects, watch_cluster
     from workload_map.api.selectors import SelectorError, parse_selector
-    from workload_map.api.validation import ValidationReport, validate_definitions
+    from workload_map.api.validation import ValidationReport, test_samples, validate_definitions
     from workload_map.api.view import Listing, PendingUpdate, View, emit_pod_groups, one_target, split_target
     from workload_map.cluster.connection import RequestCounter
     from workload_map.definition import (
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from workload_map.registry import KindInfo, display_type
     from workload_map.resolve.status import StatusResult
     from workload_map.resolve.writes import PodSpecChange
+    from workload_map.sampletest import SampleResult
     from workload_map.tree.model import ComponentView, InstanceView, PodCounts, WorkloadTree
 
 _EXPORTS: dict[str, str] = {
@@ -92,6 +93,8 @@ _EXPORTS: dict[str, str] = {
     "SelectorError": "workload_map.api.selectors",
     "split_target": "workload_map.api.view",
     "validate_definitions": "workload_map.api.validation",
+    "test_samples": "workload_map.api.validation",
+    "SampleResult": "workload_map.sampletest",
     "ValidationReport": "workload_map.api.validation",
 }
 
@@ -117,6 +120,7 @@ __all__ = [
     "RequestCounter",
     "ResolveError",
     "ResourceStatus",
+    "SampleResult",
     "SelectorError",
     "StatusResult",
     "UnknownTypeError",
@@ -136,6 +140,7 @@ __all__ = [
     "open_objects",
     "parse_selector",
     "split_target",
+    "test_samples",
     "validate_definitions",
     "watch_cluster",
 ]

@@ -10,6 +10,7 @@ from workload_map.errors import Finding, Severity
 
 if TYPE_CHECKING:
     from workload_map.definition.loader import LoadedDefinition
+    from workload_map.sampletest import SampleResult
 
 
 @dataclass
@@ -44,3 +45,17 @@ def validate_definitions(paths: Sequence[str], *, against: Sequence[str] = ()) -
         for definition in loaded:
             findings += check_against(definition, samples)
     return ValidationReport(list(loaded), list(findings))
+
+
+def test_samples(definition: LoadedDefinition, samples: Sequence[str]) -> list[SampleResult]:
+    """Resolve every sample object of ``definition``'s root kind found in ``samples`` (files, directories,
+    ``-``), with the pods and owners beside it, and check the expectation each carries in its
+    ``workload-map.run.ai/expect`` annotation (what ``wmap definitions test`` does)."""
+    from workload_map.api.definitions import read_documents
+    from workload_map.sampletest import run_samples
+
+    return run_samples(definition, read_documents(samples))
+
+
+# A library function, not a pytest test, whatever its name says.
+test_samples.__test__ = False  # type: ignore[attr-defined]

@@ -55,7 +55,7 @@ def _find(definitions: list[LoadedDefinition], name: str) -> LoadedDefinition:
     return sorted(matches, key=lambda d: d.karta.identity.version if d.karta.identity else "")[-1]
 
 
-@click.command("definitions")
+@click.command("show")
 @click.argument("name", required=False)
 @click.option(
     "-o",
@@ -65,8 +65,10 @@ def _find(definitions: list[LoadedDefinition], name: str) -> LoadedDefinition:
     help="Output format [default: table for the list, yaml for one definition].",
 )
 @definitions_option
-def command(name: str | None, output: str | None, definition_paths: tuple[str, ...]) -> None:
+def show(name: str | None, output: str | None, definition_paths: tuple[str, ...]) -> None:
     """List the workload definitions in effect, or show one (by name or by the TYPE it covers).
+
+    `wmap definitions [NAME]` is this command.
 
     \b
     Examples:
@@ -96,3 +98,41 @@ def command(name: str | None, output: str | None, definition_paths: tuple[str, .
         else:
             echo_document(as_list([d.karta.to_dict() for d in definitions]), fmt)
     emit_warnings(warnings)
+
+
+class _DefinitionsGroup(click.Group):
+    """``wmap definitions [NAME]`` lists or shows (the ``show`` subcommand); other words are subcommands.
+
+    Definition names are slugs (``batch-job-v1``) and TYPE spellings, never a subcommand's word, so the
+    first argument decides without ambiguity.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("-h", "--help")):
+            args = ["show", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("definitions", cls=_DefinitionsGroup)
+def command() -> None:
+    """The workload definitions in effect (list, show), and testing one against its samples.
+
+    \b
+    Examples:
+      wmap definitions
+      wmap definitions jobset -o yaml
+      wmap definitions test my-karta.yaml --samples samples/
+    """
+
+
+command.add_command(show)
+
+
+def _register_subcommands() -> None:
+    # Authoring commands live in their own module (their bodies import the library lazily).
+    from workload_map.cli.commands import definitions_test
+
+    command.add_command(definitions_test.command)
+
+
+_register_subcommands()

@@ -1,0 +1,184 @@
+"""A definition's samples as its regression test: `wmap definitions test DEF --samples DIR`.
+
+Every sample object of the definition's root kind is resolved (with the pods and intermediate owners found
+beside it in the samples, so a captured tree reads as it would live) and compared with the expectation the
+sample carries in its ``workload-map.run.ai/expect`` annotation, a JSON object:
+
+    {"primary": "Running", "matched": ["Running"], "pods": {"worker": 4}, "desiredPods": 5, "gpus": 8}
+
+``pods`` are desired pods per pod-producing component (summed over its instances); every key is optional,
+and a key we do not know is itself a failure, so a misspelt expectation never passes silently. A sample
+without the annotation is shown but decides nothing.
+
+It resolves (ClusterView), so it lives in the views layer next to ``check.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from workload_map.definition.loader import LoadedDefinition
+from workload_map.registry import DefinitionRegistry
+from workload_map.resolver import ClusterView
+from workload_map.snapshot import Snapshot, group_of, key_of
+from workload_map.sources.documents import Document
+
+EXPECT_ANNOTATION = "workload-map.run.ai/expect"
+EXPECT_KEYS = ("primary", "matched", "pods", "desiredPods", "gpus")
+
+
+@dataclass
+class Check:
+    """One expected fact against what the definition resolved."""
+
+    key: str
+    expected: Any
+    actual: Any
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.expected == self.actual)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "expected": self.expected, "actual": self.actual, "ok": self.ok}
+
+
+@dataclass
+class SampleResult:
+    """One sample workload: where it came from, its tree (JSON form) and the expectation checks."""
+
+    key: str
+    location: str
+    tree: dict[str, Any] | None
+    checks: list[Check] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # an unreadable expectation, an unresolvable tree
+    has_expectation: bool = False
+
+    @property
+    def pods(self) -> dict[str, tuple[int, int]]:
+        """Per pod-producing component: (desired pods, pods found in the samples)."""
+        if self.tree is None:
+            return {}
+        observed: dict[str, int] = {}
+        for pod in self.tree["pods"]:
+            observed[pod.get("component") or ""] = observed.get(pod.get("component") or "", 0) + 1
+        return {name: (count, observed.get(name, 0)) for name, count in pods_per_component(self.tree).items()}
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems and all(c.ok for c in self.checks)
+
+    @property
+    def verdict(self) -> str:
+        if not self.passed:
+            return "FAIL"
+        return "PASS" if self.has_expectation else "SHOWN"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workload": self.key,
+            "location": self.location,
+            "verdict": self.verdict,
+            "checks": [c.to_json() for c in self.checks],
+            "problems": list(self.problems),
+            "tree": self.tree,
+        }
+
+
+def _is_root(definition: LoadedDefinition, obj: dict[str, Any]) -> bool:
+    gvk = definition.karta.identity
+    return gvk is not None and obj.get("kind") == gvk.kind and group_of(str(obj.get("apiVersion") or "")) == gvk.group
+
+
+def pods_per_component(tree: dict[str, Any]) -> dict[str, int]:
+    """Desired pods of each pod-producing component, summed over its instances."""
+    return {
+        c["name"]: sum(int(i["desiredPods"]) for i in c["instances"]) for c in tree["components"] if c["producesPods"]
+    }
+
+
+def _expectation(obj: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    text = annotations.get(EXPECT_ANNOTATION)
+    if text is None:
+        return None, None
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except json.JSONDecodeError as exc:
+        return None, f"{EXPECT_ANNOTATION} is not JSON: {exc.msg} at character {exc.pos}"
+    if not isinstance(value, dict):
+        return None, f'{EXPECT_ANNOTATION} must be a JSON object, e.g. {{"primary": "Running"}}'
+    unknown = sorted(set(value) - set(EXPECT_KEYS))
+    if unknown:
+        return value, f"{EXPECT_ANNOTATION}: unknown key(s) {unknown} (known: {list(EXPECT_KEYS)})"
+    return value, None
+
+
+def _checks(expect: dict[str, Any], tree: dict[str, Any]) -> list[Check]:
+    status = tree["status"]
+    totals = tree["totals"]
+    actual: dict[str, Any] = {
+        "primary": status["primary"],
+        "matched": status["matched"],
+        "desiredPods": totals["pods"]["desired"],
+        "gpus": totals["gpus"],
+    }
+    checks = []
+    for key in EXPECT_KEYS:
+        if key not in expect:
+            continue
+        if key == "pods":
+            per_component = pods_per_component(tree)
+            wanted = expect["pods"] if isinstance(expect["pods"], dict) else {}
+            if not isinstance(expect["pods"], dict):
+                checks.append(Check("pods", expect["pods"], per_component))
+            # Per component, so a report names the role that differs; a component the definition lacks
+            # reads as None.
+            for name, count in wanted.items():
+                checks.append(Check(f"pods.{name}", count, per_component.get(name)))
+        elif key == "matched":
+            expected = sorted(expect["matched"]) if isinstance(expect["matched"], list) else expect["matched"]
+            checks.append(Check(key, expected, sorted(actual["matched"])))
+        else:
+            checks.append(Check(key, expect[key], actual[key]))
+    return checks
+
+
+def _namespaced(obj: dict[str, Any]) -> dict[str, Any]:
+    # Sample files are often written without a namespace; ownership is matched within one namespace.
+    if (obj.get("metadata") or {}).get("namespace"):
+        return obj
+    obj = copy.deepcopy(obj)
+    obj.setdefault("metadata", {})["namespace"] = "default"
+    return obj
+
+
+def run_samples(definition: LoadedDefinition, samples: Iterable[Document]) -> list[SampleResult]:
+    """Resolve every sample workload of the definition's root kind and check its expectation."""
+    docs = [d for d in samples if isinstance(d.data, dict) and d.data.get("kind")]
+    objects = [_namespaced(d.data) for d in docs]
+    view = ClusterView(Snapshot(objects), DefinitionRegistry([definition]))
+    results = []
+    for doc, obj in zip(docs, objects, strict=True):
+        if not _is_root(definition, obj):
+            continue
+        result = SampleResult(str(key_of(obj)), str(doc.location), None)
+        expect, problem = _expectation(obj)
+        result.has_expectation = expect is not None or problem is not None
+        if problem:
+            result.problems.append(problem)
+        try:
+            tree = view.tree(obj).to_json()
+        except (LookupError, RecursionError, ValueError, TypeError) as exc:
+            result.problems.append(f"cannot resolve: {exc}")
+            results.append(result)
+            continue
+        result.tree = tree
+        if expect is not None and not problem:
+            result.checks = _checks(expect, tree)
+        results.append(result)
+    return results
