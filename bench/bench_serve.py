@@ -86,7 +86,7 @@ def churn(kubeconfig: str, rate: float, seconds: float, targets: list[dict[str, 
             content_type = "application/strategic-merge-patch+json"
         else:
             conditions = [dict(c) for c in target["conditions"]]
-            conditions[0]["message"] = f"churn {n}"
+            conditions[0]["message"] = f"churn {i}"  # unique: a workload recurs among the targets
             body = {"status": {"conditions": conditions}}
             content_type = "application/merge-patch+json"
         try:
