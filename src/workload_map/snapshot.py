@@ -70,7 +70,9 @@ class Snapshot:
         return set(self._by_kind)
 
     def resolve_reference(self, ref: dict[str, Any], namespace: str) -> Obj | None:
-        uid = ref.get("uid")
+        raw = ref.get("uid")
+        # Read as uid_of reads an object's uid: any JSON value (a list in a broken object) becomes text.
+        uid = str(raw) if raw else None
         if uid and uid in self._by_uid:
             return self._by_uid[uid]
         key = ObjectKey(

@@ -62,3 +62,21 @@ def test_malformed_pod_fields(tmp_path: Path, case: str) -> None:
         result = CliRunner().invoke(cli, [*args, "-n", "fuzz", *source])
         assert result.exit_code == 0, (args, result.output)
         json.loads(result.stdout)
+
+
+def test_uid_of_the_wrong_type(tmp_path: Path) -> None:
+    """Found by make fuzz: a uid that is a list ([null]) in an owner reference was an internal error
+    (unhashable type: 'list') in the ownership walk."""
+    bad = sandbox("bad")
+    bad["metadata"]["uid"] = [None]
+    owned = pod("bad", {"phase": "Running"}, GOOD_SPEC)
+    owned["metadata"]["ownerReferences"][0]["uid"] = [None]
+    items = [bad, owned, sandbox("good"), pod("good", {"phase": "Running"}, GOOD_SPEC)]
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    for args in (["get", "-A", "-o", "json"], ["describe", "sandbox/bad", "-n", "fuzz", "-o", "json"]):
+        result = CliRunner().invoke(cli, [*args, "--from-file", str(dump)])
+        assert result.exit_code == 0, (args, result.output)
+        json.loads(result.stdout)
+    listing = CliRunner().invoke(cli, ["get", "-A", "-o", "json", "--from-file", str(dump)])
+    assert {item["workload"]["name"] for item in json.loads(listing.stdout)["items"]} == {"bad", "good"}
