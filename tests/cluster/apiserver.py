@@ -47,7 +47,7 @@ import time
 import urllib.error
 import urllib.request
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -379,6 +379,18 @@ class TestCluster:
             raise TestClusterError("start() the cluster first")
         self._start_apiserver()
 
+    @contextlib.contextmanager
+    def frozen_apiserver(self) -> Iterator[None]:
+        """kube-apiserver stopped with SIGSTOP inside the block (its port accepts, nothing answers), then
+        resumed with SIGCONT, whatever happens inside."""
+        if self._apiserver is None:
+            raise TestClusterError("the apiserver is not running")
+        self._apiserver.send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            self._apiserver.send_signal(signal.SIGCONT)
+
     def restart_apiserver(self, *, graceful: bool = True) -> None:
         self.stop_apiserver(graceful=graceful)
         self.start_apiserver()
@@ -598,8 +610,9 @@ class TestCluster:
             # service account; without a controller manager it blocks every pod.
             "--disable-admission-plugins=ServiceAccount",
             "--allow-privileged=true",
-            # Lighter on a small, loaded machine; no effect on API semantics.
-            "--enable-priority-and-fairness=false",
+            # API Priority and Fairness on, as on every real cluster: its 429s with Retry-After are a
+            # fault clients must handle (tests/live/test_live_faults.py throttles a user with it).
+            "--enable-priority-and-fairness=true",
             "--profiling=false",
             "--endpoint-reconciler-type=none",
             "--v=1",

@@ -24,6 +24,8 @@ if str(REPO_ROOT) not in sys.path:  # make `tests.cluster` importable under any 
 
 from tests.cluster.apiserver import TestCluster  # noqa: E402
 
+LIMITED_USERS = ("wmap-throttled", "wmap-no-kind", "wmap-no-pods-ns", "wmap-ns-only")
+
 # A cold build of kube-apiserver + kubectl + etcd takes ~15 min on 2 cores.
 BUILD_TIMEOUT_S = float(os.environ.get("WMAP_TESTCLUSTER_BUILD_TIMEOUT", "2700"))
 
@@ -90,6 +92,9 @@ def test_cluster(testcluster_bin_dir: Path) -> Iterator[TestCluster]:
     # the gang tests create Workloads and PodGroups so the real API server validates our manifests.
     cluster = TestCluster(
         bin_dir,
+        # Users the fault and permission scenarios bind roles to (tests/live/test_live_faults.py,
+        # test_live_gaps.py); none is in system:masters, so RBAC and API Priority and Fairness apply.
+        extra_users={name: [] for name in LIMITED_USERS},
         extra_apiserver_args=[
             "--runtime-config=scheduling.k8s.io/v1beta1=true",
             "--feature-gates=GenericWorkload=true",

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from workload_map.cli.complete import complete_namespace, complete_target
+from workload_map.cluster.cli_support import command_timeout_option
 from workload_map.cluster.cli_support import connection_options as kubectl_connection_options
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -82,12 +83,13 @@ def output_option(choices: tuple[str, ...], default: str) -> Callable[[F], F]:
 
 
 def connection_options(func: F) -> F:
-    """kubectl's ``--kubeconfig --context --cluster --user --request-timeout --chunk-size``.
+    """kubectl's ``--kubeconfig --context --cluster --user --request-timeout --chunk-size``, and
+    ``--timeout`` (the whole command's deadline).
 
     The command receives them as keyword arguments; pass them on as ``connection=`` to
     ``cli.sources.open_view`` (commands collect them with ``**connection``).
     """
-    return kubectl_connection_options(func)
+    return command_timeout_option(kubectl_connection_options(func))
 
 
 def object_source_options(func: F) -> F:

@@ -72,7 +72,7 @@ def _report_requests_at_exit(view: View) -> None:
 
 
 def print_requests(counter: RequestCounter) -> None:
-    """``Requests: N (GET a, LIST b)`` and one line per request, on stderr."""
+    """``Requests: N (GET a, LIST b)`` (``, retried R`` after 429/5xx) and one line per request, on stderr."""
     import sys
 
     sys.stdout.flush()
@@ -80,7 +80,8 @@ def print_requests(counter: RequestCounter) -> None:
     for (verb, _path), count in sorted(counter.counts.items()):
         verbs[verb] = verbs.get(verb, 0) + count
     summary = ", ".join(f"{verb} {count}" for verb, count in sorted(verbs.items()))
-    click.echo(f"Requests: {counter.total()} ({summary})", err=True)
+    retried = f", retried {counter.retries}" if counter.retries else ""
+    click.echo(f"Requests: {counter.total()} ({summary}){retried}", err=True)
     for verb, path, query in list(counter.log):
         click.echo(f"  {verb} {path}" + (f"?{query}" if query else ""), err=True)
 

@@ -29,7 +29,7 @@ def connection_options(func: F) -> F:
             "--request-timeout",
             metavar="DURATION",
             default=None,
-            help='Time to wait for one request ("5s", "1m"; 0 = no timeout).',
+            help='Time to wait for one request ("5s", "1m"; 0 = no timeout). Default: 30s.',
         ),
         click.option(
             "--chunk-size",
@@ -44,6 +44,17 @@ def connection_options(func: F) -> F:
     return func
 
 
+def command_timeout_option(func: F) -> F:
+    """``--timeout``: the deadline of a whole command (``wmap``'s one-shot reads; not the operator's)."""
+    return click.option(
+        "--timeout",
+        "command_timeout",
+        metavar="DURATION",
+        default=None,
+        help='Time for the whole command, retries of a throttled server included ("30s", "2m"; default: none).',
+    )(func)
+
+
 def live_options(params: dict[str, Any], *, namespace: str | None, all_namespaces: bool, **extra: Any) -> LiveOptions:
     """LiveOptions from a command's click params (the names ``connection_options`` declares)."""
     from workload_map.cluster import LiveOptions
@@ -54,6 +65,7 @@ def live_options(params: dict[str, Any], *, namespace: str | None, all_namespace
         cluster=params.get("cluster"),
         user=params.get("user"),
         request_timeout=params.get("request_timeout"),
+        timeout=params.get("command_timeout"),
         chunk_size=500 if params.get("chunk_size") is None else int(params["chunk_size"]),  # 0: no paging
         namespace=namespace,
         all_namespaces=all_namespaces,

@@ -23,6 +23,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import orjson
 
+from workload_map.cluster.retry import DEFAULT_REQUEST_TIMEOUT, CancelToken, Deadline, RetryPolicy, retry_after_seconds
 from workload_map.errors import WorkloadMapError
 
 DEFAULT_CHUNK_SIZE = 500
@@ -44,6 +45,14 @@ class GoneError(ClusterError):
     """410 Gone: a continue token or watch resourceVersion is too old."""
 
 
+class CancelledError(ClusterError):
+    """The command was cancelled (another of its requests failed fatally): not itself an answer."""
+
+
+class DeadlineError(ClusterError):
+    """The command's overall deadline (``--timeout``) passed."""
+
+
 @dataclass
 class ConnectionOptions:
     """kubectl's connection flags, with the same names and meanings."""
@@ -53,14 +62,15 @@ class ConnectionOptions:
     cluster: str | None = None
     user: str | None = None
     namespace: str | None = None  # -n; None = the context's namespace (or "default")
-    request_timeout: str | float | None = None  # "0" = no timeout, "5s", "1m", "250ms", 30
+    request_timeout: str | float | None = None  # None = DEFAULT_REQUEST_TIMEOUT; "0" = no timeout; "5s", 30
     chunk_size: int = DEFAULT_CHUNK_SIZE
+    timeout: str | float | None = None  # the whole command (--timeout); None or "0" = no overall deadline
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)?")
 
 
-def parse_timeout(value: str | float | None) -> float | None:
+def parse_timeout(value: str | float | None, flag: str = "--request-timeout") -> float | None:
     """kubectl's ``--request-timeout``: a bare number is seconds, units h/m/s/ms; 0 means none."""
     if value is None or value == "":
         return None
@@ -74,11 +84,11 @@ def parse_timeout(value: str | float | None) -> float | None:
         m = _DURATION.match(text, pos)
         if not m or m.end() == pos:
             raise WorkloadMapError(
-                f"invalid --request-timeout {value!r}",
+                f"invalid {flag} {value!r}",
                 hint='use a number of seconds or a duration such as "5s", "1m", "250ms" (0 = no timeout)',
             )
         if m.group(2) is None and len(text) != m.end():
-            raise WorkloadMapError(f"invalid --request-timeout {value!r}")
+            raise WorkloadMapError(f"invalid {flag} {value!r}")
         total += float(m.group(1)) * units[m.group(2)]
         pos = m.end()
     return total or None
@@ -95,11 +105,16 @@ class RequestCounter:
         self._lock = threading.Lock()
         self.counts: Counter[tuple[str, str]] = Counter()
         self.log: deque[tuple[str, str, str]] = deque(maxlen=recent)  # verb, path, query
+        self.retries = 0  # requests sent again after a 429/5xx (counted in ``counts`` too)
 
     def add(self, verb: str, path: str, query: str) -> None:
         with self._lock:
             self.counts[(verb, path)] += 1
             self.log.append((verb, path, query))
+
+    def add_retry(self) -> None:
+        with self._lock:
+            self.retries += 1
 
     def total(self, verb: str | None = None) -> int:
         return sum(n for (v, _), n in self.counts.items() if verb is None or v == verb)
@@ -111,6 +126,7 @@ class RequestCounter:
         with self._lock:
             self.counts.clear()
             self.log.clear()
+            self.retries = 0
 
 
 def _verb(method: str, path: str, query: Mapping[str, Any] | None) -> str:
@@ -147,6 +163,9 @@ class Connection:
     context: str | None = None
     user: str | None = None
     counter: RequestCounter = field(default_factory=RequestCounter)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    deadline: Deadline = field(default_factory=Deadline)
+    cancel: CancelToken = field(default_factory=CancelToken)
 
     # -- raw requests
     def _headers(self, method: str, path: str, accept: str, content_type: str | None) -> dict[str, str]:
@@ -170,16 +189,61 @@ class Connection:
         timeout: float | bool | None = True,
         what: str | None = None,
     ) -> Any:
-        """Send one request and return the open urllib3 response (status already checked)."""
+        """Send one request and return the open urllib3 response (status already checked).
+
+        429 (and 5xx with Retry-After, for reads) is sent again after the policy's delay, while the
+        command's deadline allows; the default timeout is bounded by that deadline too. A cancelled
+        command raises CancelledError before sending anything more.
+        """
+        clean = {k: v for k, v in (query or {}).items() if v is not None and v != ""}
+        attempt = 0
+        while True:
+            attempt += 1
+            if self.cancel.cancelled:
+                raise CancelledError(f"cancelled ({what or path}): {self.cancel.reason or 'the command failed'}")
+            if timeout is True and self.deadline.expired():
+                raise self._deadline_error(what or path)
+            status, headers, payload, response = self._send(
+                method, path, clean, body=body, accept=accept, content_type=content_type, timeout=timeout
+            )
+            if response is not None:
+                return response
+            retry_after = retry_after_seconds(headers)
+            if attempt < self.retry.attempts and self.retry.retryable(method, status, retry_after):
+                wait = self.retry.delay(attempt, retry_after)
+                if timeout is True and not self.deadline.allows(wait):
+                    after = f" (Retry-After {retry_after:g}s)" if retry_after is not None else ""
+                    raise self._deadline_error(what or path, f"the server kept answering {status}{after}")
+                self.counter.add_retry()
+                self.cancel.sleep(wait)  # cancelled while waiting: the next turn raises CancelledError
+                continue
+            raise self._http_error(method, path, clean, status=status, payload=payload, what=what)
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        clean: Mapping[str, Any],
+        *,
+        body: Any,
+        accept: str,
+        content_type: str | None,
+        timeout: float | bool | None,
+    ) -> tuple[int, Mapping[str, str], bytes, Any]:
+        """One try: (status, headers, payload, None) on an HTTP error, (status, headers, b"", response) on success."""
         import urllib3
 
-        clean = {k: v for k, v in (query or {}).items() if v is not None and v != ""}
         qs = urlencode(clean)
         url = self.server + path + (f"?{qs}" if qs else "")
         self.counter.add(_verb(method, path, clean), path, qs)
         headers = self._headers(method, path, accept, content_type)
         data = orjson.dumps(body) if body is not None and not isinstance(body, (bytes, str)) else body
         seconds = self.timeout if timeout is True else (timeout or None)
+        bounded = False  # whether the command's deadline, not the request timeout, limits this try
+        if timeout is True:
+            limit = self.deadline.bound(seconds)
+            bounded = limit is not None and (seconds is None or limit < seconds)
+            seconds = limit
         urllib_timeout = urllib3.Timeout(total=seconds) if seconds else urllib3.Timeout(connect=30.0, read=None)
         try:
             response = self.api_client.rest_client.pool_manager.request(
@@ -192,16 +256,30 @@ class Connection:
                 retries=urllib3.Retry(total=1, connect=1, read=0, redirect=0, status=0, raise_on_status=False),
             )
         except Exception as exc:  # urllib3 errors: connection refused, TLS, timeouts
-            raise self._transport_error(exc) from None
-        if not 200 <= response.status <= 299:
-            try:
-                payload = response.data
-            except Exception:
-                payload = b""
-            finally:
-                response.release_conn()
-            raise self._http_error(method, path, clean, status=response.status, payload=payload, what=what)
-        return response
+            if self.cancel.cancelled:
+                raise CancelledError(f"cancelled ({path}): {self.cancel.reason or 'the command failed'}") from None
+            if bounded and self.deadline.expired():
+                raise self._deadline_error(path) from None
+            raise self._transport_error(exc, seconds) from None
+        if 200 <= response.status <= 299:
+            return response.status, response.headers, b"", response
+        try:
+            payload = response.data
+        except Exception:
+            payload = b""
+        finally:
+            response.release_conn()
+        return response.status, response.headers, payload, None
+
+    def _deadline_error(self, what: str, why: str = "") -> DeadlineError:
+        seconds = self.deadline.seconds or 0.0
+        return DeadlineError(
+            f"timed out ({self.server}): the command did not finish within {seconds:g}s (--timeout) "
+            f"while reading {what}" + (f": {why}" if why else ""),
+            status=0,
+            reason="Timeout",
+            hint="the API server is slow, throttling or not answering: retry later or raise --timeout",
+        )
 
     def request(
         self,
@@ -267,7 +345,7 @@ class Connection:
             self.api_client.close()
 
     # -- errors
-    def _transport_error(self, exc: BaseException) -> ClusterError:
+    def _transport_error(self, exc: BaseException, seconds: float | None = None) -> ClusterError:
         text = str(exc)
         reason = getattr(exc, "reason", None)
         if reason is not None:
@@ -276,7 +354,7 @@ class Connection:
         if "refused" in low:
             why = "connection refused"
         elif "timed out" in low or "timeout" in low:
-            why = "request timed out"
+            why = "request timed out" + (f" after {seconds:g}s (--request-timeout)" if seconds else "")
         elif "certificate" in low or "ssl" in low:
             why = "TLS error: " + _short(text)
         elif "name or service not known" in low or "nodename nor servname" in low or "resolve" in low:
@@ -391,7 +469,9 @@ def connect(options: ConnectionOptions | None = None) -> Connection:
     from kubernetes import client as k8s_client
     from kubernetes.config.config_exception import ConfigException
 
-    timeout = parse_timeout(options.request_timeout)
+    # No flag means a default, not forever: a frozen API server must end a command (kubectl has none).
+    timeout = DEFAULT_REQUEST_TIMEOUT if options.request_timeout is None else parse_timeout(options.request_timeout)
+    overall = parse_timeout(options.timeout, "--timeout")
     configuration = k8s_client.Configuration()
     paths = _kubeconfig_paths(options.kubeconfig)
     context_name: str | None = None
@@ -431,6 +511,7 @@ def connect(options: ConnectionOptions | None = None) -> Connection:
         chunk_size=DEFAULT_CHUNK_SIZE if options.chunk_size is None else options.chunk_size,  # 0: no paging
         context=context_name,
         user=user_name,
+        deadline=Deadline(overall),
     )
 
 

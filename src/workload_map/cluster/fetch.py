@@ -9,14 +9,15 @@ definition only, and the pods narrowed by a label selector when the definition m
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map._gc import bulk
-from workload_map.cluster.connection import ClusterError, Connection, GoneError, resource_path
+from workload_map.cluster.connection import CancelledError, ClusterError, Connection, GoneError, resource_path
 from workload_map.cluster.discovery import Discovery, ServedResource
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.registry import DefinitionRegistry
@@ -311,7 +312,12 @@ def _run_lists(
     jobs: Sequence[ListJob],
     warnings: list[str],
 ) -> list[ListResult]:
-    """The lists in parallel; a Forbidden kind is one warning, anything else stops everything."""
+    """The lists in parallel; a Forbidden kind is one warning, anything else stops everything.
+
+    The first fatal error cancels the others (``connection.cancel``): lists not started never start and
+    running ones stop at their next page or retry, so a frozen server costs one timeout, not one per list.
+    Workers are daemon threads: one still blocked in a read does not hold the command's exit.
+    """
 
     def run(job: ListJob) -> tuple[ListResult | None, list[str]]:
         resource, namespace, kwargs = job
@@ -327,23 +333,42 @@ def _run_lists(
                 return None, local
             raise
 
-    results: list[ListResult] = []
     if not jobs:
-        return results
-    with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(jobs))) as pool:
-        futures = [pool.submit(run, job) for job in jobs]
-        error: BaseException | None = None
-        for future in futures:
+        return []
+    pending: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for index in range(len(jobs)):
+        pending.put(index)
+    done: queue.SimpleQueue[tuple[int, tuple[ListResult | None, list[str]] | None, BaseException | None]]
+    done = queue.SimpleQueue()
+
+    def worker() -> None:
+        while not connection.cancel.cancelled:
             try:
-                result, local = future.result()
-            except BaseException as exc:  # keep the first failure, let the others finish
-                error = error or exc
-                continue
-            warnings.extend(local)
-            if result is not None:
-                results.append(result)
+                index = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.put((index, run(jobs[index]), None))
+            except BaseException as exc:  # handed to the caller's thread, which raises it
+                done.put((index, None, exc))
+
+    for _ in range(min(MAX_WORKERS, len(jobs))):
+        threading.Thread(target=worker, name="wmap-list", daemon=True).start()
+    outcomes: dict[int, tuple[ListResult | None, list[str]]] = {}
+    while len(outcomes) < len(jobs):
+        index, outcome, error = done.get()
         if error is not None:
+            if not isinstance(error, CancelledError):
+                connection.cancel.cancel(str(getattr(error, "message", error)))
             raise error
+        assert outcome is not None
+        outcomes[index] = outcome
+    results: list[ListResult] = []
+    for index in range(len(jobs)):  # the order of the jobs, whatever order the workers finished in
+        result, local = outcomes[index]
+        warnings.extend(local)
+        if result is not None:
+            results.append(result)
     return results
 
 
