@@ -37,7 +37,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "gang": ("workload_map.gang",),
     # Objects + definitions -> workload trees; checks of definitions against samples live here, next to the
     # resolver (architecture.md), because they resolve.
+    # coverage: the gaps of a partial read, carried by the Snapshot.
     "views": (
+        "workload_map.coverage",
         "workload_map.snapshot",
         "workload_map.registry",
         "workload_map.resolver",

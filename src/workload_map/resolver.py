@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from workload_map._gc import bulk
+from workload_map.coverage import Cause, Gap
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.registry import DefinitionRegistry, KindInfo
 from workload_map.snapshot import Obj, Snapshot, group_of, is_pod, key_of, name_of, namespace_of
@@ -26,16 +27,34 @@ class ClusterView:
         self._pods_by_owner: dict[int, list[Obj]] = defaultdict(list)
         self._covered_owner: dict[int, Obj] = {}
         self._children: dict[int, list[Obj]] = defaultdict(list)
+        # Objects whose owner chain enters a gap of the snapshot's coverage: never top-level rows.
+        self._in_gap: dict[int, Gap] = {}
+        self.gap_members: dict[Gap, list[Obj]] = defaultdict(list)
+        # Owners missing for another reason, per (group, kind, namespace): one warning line each.
+        self.missing_owners: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+        self._relevant: dict[int, set[tuple[str, str]]] = {}
         self._index()
+        self.warnings.extend(self.gap_warnings())
+        self.warnings.extend(self.missing_owner_warnings())
 
     def _covered(self, obj: Obj) -> bool:
         return self.registry.covers(group_of(str(obj.get("apiVersion") or "")), str(obj.get("kind") or ""))
 
     def _index(self) -> None:
+        coverage, listed = self.snapshot.coverage, self.snapshot.listed
         reported: set[str] = set()
         for obj in self.snapshot:
             chain = self.snapshot.owner_chain(obj)
-            if chain.broken and chain.broken not in reported and (is_pod(obj) or self._covered(obj)):
+            relevant = is_pod(obj) or self._covered(obj)
+            if chain.missing is not None and relevant:
+                group, kind, namespace = chain.missing
+                gap = coverage.gap_for(group, kind, namespace)
+                if gap is not None:
+                    self._in_gap[id(obj)] = gap
+                    self.gap_members[gap].append(obj)
+                elif listed is None or (group, kind) in listed:  # a narrowed read: other kinds are out of scope
+                    self.missing_owners[(group, kind, namespace)].append(chain.broken or str(key_of(obj)))
+            elif chain.broken and chain.broken not in reported and relevant:
                 reported.add(chain.broken)
                 self.warnings.append(chain.broken)
             if is_pod(obj):
@@ -47,6 +66,80 @@ class ClusterView:
                     self._covered_owner[id(obj)] = covered_owners[-1]
                     if not is_pod(obj):
                         self._children[id(covered_owners[0])].append(obj)
+
+    # -- what could not be seen
+    def gap_warnings(self) -> list[str]:
+        """One line per gap that matters: objects whose owners lie in it, or a kind the user may not read."""
+        lines = []
+        for gap in self.snapshot.coverage:
+            members = self.gap_members.get(gap, [])
+            if (gap.group, gap.kind) == ("", "Pod"):  # unreadable pods: what they own is hidden with them
+                hidden = f"; {_count(len(members), 'object')} owned by them not shown" if members else ""
+                lines.append(
+                    f"{_capital(gap.why)}: pod counts of the workloads there are unknown{hidden} (fix: {gap.fix})"
+                )
+            elif members:
+                pods = sum(1 for o in members if is_pod(o))
+                what = _count(pods, "pod") if pods == len(members) else _count(len(members), "object")
+                lines.append(
+                    f"{what} {_where(members)} belong to {gap.resource}, which {_which(gap)}: "
+                    f"not shown as workloads (fix: {gap.fix})"
+                )
+            elif gap.cause is not Cause.NOT_SERVED:  # a CRD that is not installed is no news
+                consequence = f"{gap.kind} workloads there are not shown, and those made of them are incomplete"
+                lines.append(f"{_capital(gap.why)}: {consequence} (fix: {gap.fix})")
+        return lines
+
+    def missing_owner_warnings(self, *, verbose: bool = False) -> list[str]:
+        """One line per owner kind and namespace: how many objects, an example and a hint; every object with
+        ``verbose``."""
+        lines = []
+        for (group, kind, namespace), keys in sorted(self.missing_owners.items()):
+            if self.registry.covers(group, kind) or (self.snapshot.listed and (group, kind) in self.snapshot.listed):
+                hint = "deleted, or created after the list was read"
+            else:
+                hint = f"no definition covers {kind}{'.' + group if group else ''}, so it was not read"
+            examples = "; ".join(sorted(keys)) if verbose else f"e.g. {keys[0]}"
+            lines.append(
+                f"{_count(len(keys), 'object')} in namespace {namespace} with a missing {kind} owner "
+                f"({examples}): {hint}"
+            )
+        return lines
+
+    def incomplete(self, workload: Obj) -> list[Gap]:
+        """Gaps (forbidden or failed, in the workload's namespace) of the kinds its pods and parts are made of:
+        its counts and status cannot be known from what was read."""
+        gaps = [g for g in self.snapshot.coverage if g.cause is not Cause.NOT_SERVED]
+        if not gaps:
+            return []
+        definition, _ = self.registry.for_object(workload)
+        if definition is None:
+            return []
+        kinds = self._relevant_kinds(definition)
+        namespace = namespace_of(workload)
+        return [g for g in gaps if (g.group, g.kind) in kinds and g.covers(g.group, g.kind, namespace)]
+
+    def _relevant_kinds(self, definition: LoadedDefinition) -> set[tuple[str, str]]:
+        """Pods, and the kinds of the definition's components and child kinds, through covered kinds it creates."""
+        cached = self._relevant.get(id(definition))
+        if cached is not None:
+            return cached
+        kinds: set[tuple[str, str]] = {("", "Pod")}
+        queue = [definition]
+        seen = {id(definition)}
+        while queue:
+            karta = queue.pop().karta
+            gvks = [c.kind for c in karta.components[1:] if c.kind is not None]
+            gvks += list(karta.spec.structure_definition.additional_child_kinds)
+            for gvk in gvks:
+                kinds.add((gvk.group, gvk.kind))
+                for other in self.registry.definitions:
+                    identity = other.karta.identity
+                    if identity and (identity.group, identity.kind) == (gvk.group, gvk.kind) and id(other) not in seen:
+                        seen.add(id(other))
+                        queue.append(other)
+        self._relevant[id(definition)] = kinds
+        return kinds
 
     # -- queries
     def workloads(
@@ -68,7 +161,7 @@ class ClusterView:
                 continue
             if namespace is not None and namespace_of(obj) != namespace:
                 continue
-            if top_level and id(obj) in self._covered_owner:
+            if top_level and (id(obj) in self._covered_owner or id(obj) in self._in_gap):
                 continue
             out.append(obj)
         return sorted(out, key=lambda o: (namespace_of(o), str(o.get("kind")), name_of(o)))
@@ -90,13 +183,15 @@ class ClusterView:
         if definition is None:
             raise LookupError(f"no definition covers {workload.get('kind')} ({workload.get('apiVersion')})")
         warnings = [version_warning] if version_warning else []
-        return build_tree(
+        tree = build_tree(
             definition,
             workload,
             self.pods_of(workload),
             children=self._children.get(id(workload), []),
             extra_warnings=warnings,
         )
+        tree.incomplete = [gap.why for gap in self.incomplete(workload)]
+        return tree
 
     @bulk
     def trees(self, workloads: Iterable[Obj]) -> tuple[list[WorkloadTree], list[str]]:
@@ -108,6 +203,29 @@ class ClusterView:
             except (LookupError, RecursionError, ValueError, TypeError) as exc:
                 problems.append(f"{key_of(workload)}: cannot resolve: {exc}")
         return trees, problems
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _where(objects: list[Obj]) -> str:
+    namespaces = sorted({namespace_of(o) for o in objects})
+    if len(namespaces) == 1:
+        return f"in namespace {namespaces[0]}"
+    return f"in {len(namespaces)} namespaces ({', '.join(namespaces[:3])}{', ...' if len(namespaces) > 3 else ''})"
+
+
+def _which(gap: Gap) -> str:
+    if gap.cause is Cause.FORBIDDEN:
+        return f"{'user ' + repr(gap.user) if gap.user else 'the user'} may not list"
+    if gap.cause is Cause.NOT_SERVED:
+        return "the API server does not serve"
+    return "could not be listed"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def describe_object(obj: Any) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workload_map._gc import bulk
+from workload_map.coverage import Coverage
 from workload_map.objects import (
     DEFAULT_NAMESPACE,
     Obj,
@@ -36,11 +37,24 @@ class OwnerChain:
 
     owners: tuple[Obj, ...]
     broken: str | None = None  # "missing <ref>" or "cycle at <key>"
+    missing: tuple[str, str, str] | None = None  # (group, kind, namespace) of the owner not in the input
 
 
 class Snapshot:
+    """``coverage``: what the read could not see (live gaps); a dump's is complete. ``listed``: the kinds a
+    narrowed read fetched (``describe``, ``get TYPE``): owners of other kinds are out of its scope, not
+    missing. None: the read meant to see everything (a dump, ``get`` of every workload)."""
+
     @bulk
-    def __init__(self, objects: Iterable[Obj]) -> None:
+    def __init__(
+        self,
+        objects: Iterable[Obj],
+        *,
+        coverage: Coverage | None = None,
+        listed: Iterable[tuple[str, str]] | None = None,
+    ) -> None:
+        self.coverage = coverage if coverage is not None else Coverage()
+        self.listed = frozenset(listed) if listed is not None else None
         self.objects: list[Obj] = [o for o in objects if isinstance(o, dict) and o.get("kind")]
         self._by_uid: dict[str, Obj] = {}
         self._by_key: dict[ObjectKey, Obj] = {}
@@ -92,6 +106,7 @@ class Snapshot:
         seen = {id(obj)}
         current = obj
         broken = None
+        missing = None
         while True:
             refs = owner_references(current)
             if not refs:
@@ -105,6 +120,11 @@ class Snapshot:
                 ref = refs[0]
                 owner = f"{ref.get('kind')}/{ref.get('name') or ref.get('uid')}"
                 broken = f"owner {owner} of {key_of(current)} is not in the input"
+                missing = (
+                    group_of(str(ref.get("apiVersion") or "")),
+                    str(ref.get("kind") or ""),
+                    namespace_of(current),
+                )
                 break
             if id(parent) in seen:
                 broken = f"ownership cycle at {key_of(parent)}"
@@ -112,13 +132,14 @@ class Snapshot:
             seen.add(id(parent))
             owners.append(parent)
             current = parent
-        chain = OwnerChain(tuple(owners), broken)
+        chain = OwnerChain(tuple(owners), broken, missing)
         self._chains[id(obj)] = chain
         return chain
 
 
 __all__ = [
     "DEFAULT_NAMESPACE",
+    "Coverage",
     "Obj",
     "ObjectKey",
     "OwnerChain",

@@ -92,6 +92,7 @@ def open_cluster(
     types: Sequence[str] | None = None,
     workload: str | Sequence[str] | None = None,
     request_timeout: str | None = None,
+    timeout: str | None = None,
     chunk_size: int = 500,
     connection: Connection | None = None,
 ) -> View:
@@ -101,6 +102,8 @@ def open_cluster(
     ``namespace`` (default: the context's) or ``all_namespaces`` sets what is read and the listing scope.
     ``types`` narrows the read to some TYPEs (what ``wmap get TYPE`` reads); ``workload`` (``"TYPE/NAME"``)
     reads only what one workload needs (``wmap describe``). ``definitions`` override the cluster's Kartas.
+    ``request_timeout`` bounds each request (default 30s, "0" none), ``timeout`` the whole read, retries of
+    a throttled server included. What could not be read (forbidden, not served) is in ``View.coverage``.
     """
     from workload_map.cluster import LiveOptions, live_source
     from workload_map.resolver import ClusterView
@@ -111,6 +114,7 @@ def open_cluster(
         cluster=cluster,
         user=user,
         request_timeout=request_timeout,
+        timeout=timeout,
         chunk_size=chunk_size,
         namespace=namespace,
         all_namespaces=all_namespaces,

@@ -21,6 +21,7 @@ from workload_map.errors import (
 
 if TYPE_CHECKING:
     from workload_map.cluster import LiveSource, RequestCounter
+    from workload_map.coverage import Coverage
     from workload_map.definition.loader import LoadedDefinition
     from workload_map.gang.emit import Emission
     from workload_map.gang.model import GangPlan
@@ -154,6 +155,11 @@ class View:
     @property
     def registry(self) -> DefinitionRegistry:
         return self._cluster.registry
+
+    @property
+    def coverage(self) -> Coverage:
+        """What a live read could not see (kinds/namespaces forbidden, not served, failed); a dump's has no gaps."""
+        return self._cluster.snapshot.coverage
 
     @property
     def objects(self) -> list[Obj]:

@@ -16,6 +16,7 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 3
 EXIT_NO_DEFINITION = 4
+EXIT_PARTIAL = 5  # a live read saw only part of what was asked (forbidden or failed kinds/namespaces)
 
 
 class CliError(click.ClickException):

@@ -48,6 +48,7 @@ def open_view(
             cluster=params.get("cluster"),
             user=params.get("user"),
             request_timeout=params.get("request_timeout"),
+            timeout=params.get("command_timeout"),
             chunk_size=500 if params.get("chunk_size") is None else int(params["chunk_size"]),
             namespace=namespace,
             all_namespaces=all_namespaces,

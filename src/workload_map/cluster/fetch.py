@@ -19,6 +19,7 @@ from typing import Any
 from workload_map._gc import bulk
 from workload_map.cluster.connection import CancelledError, ClusterError, Connection, GoneError, resource_path
 from workload_map.cluster.discovery import Discovery, ServedResource
+from workload_map.coverage import Cause, Coverage, Gap
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.registry import DefinitionRegistry
 from workload_map.snapshot import Obj, Snapshot
@@ -191,6 +192,7 @@ class Plan:
     workloads: list[ServedResource]
     children: list[ServedResource]
     pods: ServedResource | None
+    unserved: list[tuple[str, str]] = field(default_factory=list)  # needed kinds the server does not serve
 
 
 def _defined_versions(registry: DefinitionRegistry, group: str, kind: str) -> list[str]:
@@ -212,21 +214,26 @@ def plan_lists(
     covered = {(d.karta.identity.group, d.karta.identity.kind) for d in registry.definitions if d.karta.identity}
     wanted = set(kinds) if kinds is not None else covered
     workload_resources: list[ServedResource] = []
+    unserved: list[tuple[str, str]] = []
     for group, kind in sorted(wanted - {("", "Pod")}):
         res = discovery.resource(group, kind, _defined_versions(registry, group, kind))
-        if res is not None and res.can("list"):
+        if res is None:
+            unserved.append((group, kind))
+        elif res.can("list"):
             workload_resources.append(res)
     defs = list(definitions) if definitions is not None else registry.definitions
     children: list[ServedResource] = []
     listed = {(r.group, r.kind) for r in workload_resources}
     for group, kind in sorted(child_kinds(defs) - listed - {("", "Pod")}):
         res = discovery.resource(group, kind, _defined_versions(registry, group, kind))
-        if res is not None and res.can("list"):
+        if res is None:
+            unserved.append((group, kind))
+        elif res.can("list"):
             children.append(res)
     pods = discovery.resource("", "Pod")
     if pods is None:  # every real server serves pods; keep going with the well-known resource
         pods = ServedResource("", "v1", "Pod", "pods", True, ("po",), ("list", "watch"), True)
-    return Plan(workload_resources, children, pods)
+    return Plan(workload_resources, children, pods, unserved)
 
 
 # --------------------------------------------------------------------------- Karta objects
@@ -311,8 +318,10 @@ def _run_lists(
     connection: Connection,
     jobs: Sequence[ListJob],
     warnings: list[str],
+    coverage: Coverage | None = None,
 ) -> list[ListResult]:
-    """The lists in parallel; a Forbidden kind is one warning, anything else stops everything.
+    """The lists in parallel; a Forbidden or no longer served kind is a gap in ``coverage`` (one warning
+    without it), anything else stops everything.
 
     The first fatal error cancels the others (``connection.cancel``): lists not started never start and
     running ones stop at their next page or retry, so a frozen server costs one timeout, not one per list.
@@ -325,16 +334,18 @@ def _run_lists(
         try:
             return list_all(connection, resource, namespace, warnings=local, **kwargs), local
         except ClusterError as exc:
-            if exc.status == 403:
-                local.append(f"{exc.message}: its workloads are left out")
-                return None, local
-            if exc.status == 404 and resource.group:
-                local.append(f"{resource.display} is no longer served: left out")
-                return None, local
-            raise
+            cause = Cause.FORBIDDEN if exc.status == 403 else Cause.NOT_SERVED if exc.status == 404 else None
+            if cause is None or (cause is Cause.NOT_SERVED and not resource.group):
+                raise
+            if coverage is None:
+                local.append(f"{exc.message}: left out")
+            else:
+                gaps.append(gap_of(resource, namespace, cause, exc.message))
+            return None, local
 
     if not jobs:
         return []
+    gaps: list[Gap] = []  # list.append is atomic: the workers share it
     pending: queue.SimpleQueue[int] = queue.SimpleQueue()
     for index in range(len(jobs)):
         pending.put(index)
@@ -369,7 +380,45 @@ def _run_lists(
         warnings.extend(local)
         if result is not None:
             results.append(result)
+    if coverage is not None:
+        coverage.extend(sorted(gaps, key=lambda g: (g.resource, g.namespace or "")))
     return results
+
+
+def gap_of(resource: ServedResource, namespace: str | None, cause: Cause, message: str = "") -> Gap:
+    m = re.search(r"user '([^']*)'", message)
+    return Gap(
+        resource.group,
+        resource.kind,
+        resource.display,
+        namespace if resource.namespaced else None,
+        cause,
+        user=m.group(1) if m else "",
+    )
+
+
+def _unserved_gaps(registry: DefinitionRegistry, kinds: Iterable[tuple[str, str]]) -> list[Gap]:
+    out = []
+    for group, kind in kinds:
+        plural = next((k.plural for k in registry.kinds() if (k.group, k.kind) == (group, kind)), kind.lower() + "s")
+        out.append(Gap(group, kind, f"{plural}.{group}" if group else plural, None, Cause.NOT_SERVED))
+    return out
+
+
+def nothing_readable(results: list[ListResult], coverage: Coverage) -> None:
+    """Every list was forbidden: an error, as kubectl's Forbidden, not an empty answer."""
+    forbidden = coverage.forbidden()
+    if results or not forbidden:
+        return
+    first = forbidden[0]
+    who = f"user {first.user!r}" if first.user else "the user"
+    raise ClusterError(
+        f"Forbidden: {who} cannot list {first.resource} {first.where}"
+        + (f" (nor {len(forbidden) - 1} more kind(s) needed)" if len(forbidden) > 1 else ""),
+        status=403,
+        reason="Forbidden",
+        hint="ask for list permission on them, or name a namespace you may read with -n NS",
+    )
 
 
 def fetch_snapshot(
@@ -383,14 +432,25 @@ def fetch_snapshot(
 ) -> tuple[Snapshot, list[str], list[ListResult]]:
     """Everything ``get`` needs: ``namespace`` None lists cluster-wide (-A)."""
     warnings: list[str] = []
-    plan = plan_lists(registry, discovery, kinds=kinds)
+    scope: list[LoadedDefinition] | None = None
+    if kinds is not None:  # get TYPE: only the kinds between that TYPE and its pods, nothing of other workloads
+        scope = []
+        for group, kind in kinds:
+            for d in registry.definitions:
+                if d.karta.identity and (d.karta.identity.group, d.karta.identity.kind) == (group, kind):
+                    scope.extend(x for x in _definition_closure(registry, d) if x not in scope)
+    plan = plan_lists(registry, discovery, kinds=kinds, definitions=scope)
     options: dict[str, Any] = {"chunk_size": chunk_size}
     jobs: list[ListJob] = [(r, namespace, options) for r in [*plan.workloads, *plan.children]]
     if plan.pods is not None:
         jobs.insert(0, (plan.pods, namespace, options))  # the biggest list starts first
-    results = _run_lists(connection, jobs, warnings)
+    coverage = Coverage()
+    results = _run_lists(connection, jobs, warnings, coverage)
+    nothing_readable(results, coverage)
+    coverage.extend(_unserved_gaps(registry, plan.unserved))
     objects = [o for r in results for o in r.items]
-    return Snapshot(objects), warnings, results
+    listed = None if kinds is None else {(j[0].group, j[0].kind) for j in jobs}
+    return Snapshot(objects, coverage=coverage, listed=listed), warnings, results
 
 
 # --------------------------------------------------------------------------- describe
@@ -498,8 +558,14 @@ def fetch_for_describe(
     options: dict[str, Any] = {"chunk_size": chunk_size}
     if (group, kind) == ("", "Pod"):
         pod_jobs: list[ListJob] = [(res, namespace, {**options, "field_selector": f"metadata.name={name}"})]
-        results = _run_lists(connection, pod_jobs, warnings)
-        return Snapshot([o for r in results for o in r.items]), warnings, results
+        coverage = Coverage()
+        results = _run_lists(connection, pod_jobs, warnings, coverage)
+        nothing_readable(results, coverage)
+        return (
+            Snapshot([o for r in results for o in r.items], coverage=coverage, listed=[("", "Pod")]),
+            warnings,
+            results,
+        )
     definition, _ = registry.for_object({"apiVersion": res.api_version, "kind": kind})
     definition = definition or matching[0]
     closure = _definition_closure(registry, definition)
@@ -511,8 +577,11 @@ def fetch_for_describe(
     selector = pod_label_selector(definition, name)
     pods = discovery.resource("", "Pod") or ServedResource("", "v1", "Pod", "pods", True)
     jobs.insert(0, (pods, namespace, {**options, "label_selector": selector}))
-    results = _run_lists(connection, jobs, warnings)
-    return Snapshot([o for r in results for o in r.items]), warnings, results
+    coverage = Coverage()
+    results = _run_lists(connection, jobs, warnings, coverage)
+    nothing_readable(results, coverage)
+    listed = {(j[0].group, j[0].kind) for j in jobs}
+    return Snapshot([o for r in results for o in r.items], coverage=coverage, listed=listed), warnings, results
 
 
 ProgressCallback = Callable[[str], None]

@@ -106,6 +106,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
         if info is None:  # let the caller report the unknown or ambiguous type; list nothing more
             snapshot, more, lists = _empty()
         else:
+            _require_served(discovery, info, type_name)
             snapshot, more, lists = fetch_for_describe(
                 connection,
                 registry,
@@ -120,6 +121,9 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
         kinds: list[tuple[str, str]] | None = None
         if options.kinds:
             resolved = [_resolve(registry, type_name) for type_name in options.kinds]
+            for type_name, found in zip(options.kinds, resolved, strict=True):
+                if found is not None:
+                    _require_served(discovery, found, type_name)
             kinds = [(info.group, info.kind) for info in resolved if info is not None]
         if kinds == [] or (kinds is not None and len(kinds) != len(options.kinds or ())):
             snapshot, more, lists = _empty()  # the caller reports the type no definition covers
@@ -148,6 +152,20 @@ def _resolve(registry: LiveRegistry, type_name: str) -> KindInfo | None:
         return registry.resolve_type(type_name)
     except AmbiguousType:
         return None
+
+
+def _require_served(discovery: Discovery, info: KindInfo, type_name: str) -> None:
+    """A TYPE a definition covers but the server does not serve: kubectl's error, after discovery only."""
+    from workload_map.cluster.connection import ClusterError
+
+    if discovery.resource(info.group, info.kind) is None:
+        resource = f"{info.plural}.{info.group}" if info.group else info.plural
+        raise ClusterError(
+            f'the server doesn\'t have a resource type "{type_name}"',
+            status=404,
+            reason="NotFound",
+            hint=f"{info.kind} is served once its CRD ({resource}) is installed",
+        )
 
 
 def _empty() -> tuple[Snapshot, list[str], list[ListResult]]:

@@ -171,6 +171,9 @@ class WorkloadTree:
     unattributed: list[PlacedPod]
     warnings: list[str]
     children: list[dict[str, Any]] = field(default_factory=list)  # owned workloads shown under this one
+    # Why the pods and parts read may not be all there are (a kind or namespace the read could not see):
+    # counts are then unknown, not zeros, and the status is marked incomplete.
+    incomplete: list[str] = field(default_factory=list)
 
     # -- identity
     @property
@@ -262,14 +265,24 @@ class WorkloadTree:
                 {"apiVersion": c.get("apiVersion"), "kind": c.get("kind"), "name": name_of(c)} for c in self.children
             ],
             "totals": {
-                "pods": counts.to_json(),
+                "pods": _pod_totals(counts, self.incomplete),
                 "gpus": _number(self.gpus),
                 "gpusCurrent": _number(gpu_count(self.current_requests)),
                 "requests": to_json(self.desired_requests),
                 "currentRequests": to_json(self.current_requests),
             },
             "warnings": list(self.warnings),
+            **({"incomplete": list(self.incomplete)} if self.incomplete else {}),
         }
+
+
+def _pod_totals(counts: PodCounts, incomplete: list[str]) -> dict[str, int | None]:
+    """Counts of pods seen; with part of the cluster unread only ``desired`` is known (the spec says it),
+    the others are null, never the zeros of pods that could not be seen."""
+    totals: dict[str, int | None] = dict(counts.to_json())
+    if incomplete:
+        totals.update({k: None for k in totals if k != "desired"})
+    return totals
 
 
 def _pod_json(pod: PlacedPod) -> dict[str, Any]:

@@ -44,18 +44,25 @@ def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
     from workload_map.cli.output import age, number
 
     counts = tree.counts
+    incomplete = bool(tree.incomplete)  # part of its pods or parts could not be read: unknown, not zero
     cells = [
         tree.name,
         type_column(tree),
-        tree.status.primary.value,
+        tree.status.primary.value + (" (incomplete)" if incomplete else ""),
         _components(tree),
-        f"{counts.ready}/{counts.desired}",
+        f"{'?' if incomplete else counts.ready}/{counts.desired}",
         number(tree.gpus),
         age((tree.workload.get("metadata") or {}).get("creationTimestamp")),
     ]
     if wide:
         nodes = {p.state.node for p in tree.all_pods if p.state.node}
-        cells += [str(counts.pending), str(counts.failed), str(len(nodes)), tree.definition.name]
+        unknown = "?" if incomplete else None
+        cells += [
+            unknown or str(counts.pending),
+            unknown or str(counts.failed),
+            unknown or str(len(nodes)),
+            tree.definition.name,
+        ]
     return [tree.namespace, *cells] if with_namespace else cells
 
 
@@ -134,7 +141,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap get --from-file dump.yaml -A
     """
     import workload_map as wm
-    from workload_map.cli.errors import not_found
+    from workload_map.cli.errors import EXIT_PARTIAL, not_found
     from workload_map.cli.kinds import resolve_kind, split_target, type_label
     from workload_map.cli.output import emit_warnings
     from workload_map.cli.sources import open_view
@@ -171,6 +178,9 @@ def command(  # noqa: PLR0917 - click passes every option by name
             for name in missing[1:]:
                 click.echo(f'error: {type_label(kind)} "{name}" not found in namespace "{ns}"', err=True)
             raise not_found(type_label(kind), missing[0], ns)
+        partial = view.coverage.forbidden() or view.coverage.failed()
+        if partial and not watch:
+            raise click.exceptions.Exit(EXIT_PARTIAL)  # printed what it could read; the warnings say what not
         if watch:
             timeout = watch_timeout if watch_timeout is not None else _env_timeout()
             _watch(view, query, printer, timeout)

@@ -1,0 +1,101 @@
+"""What a snapshot could not see: kinds or namespaces that were forbidden, not served, or failed.
+
+A live read is often partial (RBAC, a removed CRD, a failed list). Answers built on a partial read must
+say so instead of looking complete: a pod whose owner chain enters a gap is not a top-level workload of
+its own, and a workload whose pods or children may lie in a gap has unknown counts, not zeros. The live
+layer records each gap while listing (``cluster/fetch.py``); the Snapshot carries them
+(:attr:`Snapshot.coverage`); the resolver (``resolver.ClusterView``) and the renderers read them.
+Dumps are complete by definition: their Coverage has no gaps.
+
+Reusable by any reader of a cluster (the watch-driven live model too): nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+
+class Cause(enum.Enum):
+    FORBIDDEN = "forbidden"  # RBAC: the user may not list it
+    NOT_SERVED = "not served"  # the API server does not serve the kind (its CRD is absent or removed)
+    FAILED = "failed"  # the list failed otherwise (timeout, 5xx): unknown, and maybe not for long
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One kind in one namespace (``namespace`` None: every namespace) that was not read, and why."""
+
+    group: str
+    kind: str
+    resource: str  # plural.group as kubectl names it: "rayclusters.ray.io", "pods"
+    namespace: str | None
+    cause: Cause
+    user: str = ""  # who was forbidden, when the server said
+
+    def covers(self, group: str, kind: str, namespace: str) -> bool:
+        return (self.group, self.kind) == (group, kind) and (self.namespace is None or self.namespace == namespace)
+
+    @property
+    def where(self) -> str:
+        return f"in namespace {self.namespace}" if self.namespace else "in any namespace"
+
+    @property
+    def why(self) -> str:
+        """``user 'u' may not list rayclusters.ray.io in namespace x`` and the like."""
+        if self.cause is Cause.FORBIDDEN:
+            who = f"user {self.user!r}" if self.user else "the user"
+            return f"{who} may not list {self.resource} {self.where}"
+        if self.cause is Cause.NOT_SERVED:
+            return f"the API server does not serve {self.resource}"
+        return f"listing {self.resource} {self.where} failed"
+
+    @property
+    def fix(self) -> str:
+        if self.cause is Cause.FORBIDDEN:
+            scope = f"in namespace {self.namespace}" if self.namespace else "cluster-wide (a ClusterRole)"
+            return f"grant list on {self.resource} {scope}"
+        if self.cause is Cause.NOT_SERVED:
+            return f"install the CRD of {self.resource}" if self.group else f"the server lacks {self.resource}"
+        return "retry the command"
+
+
+@dataclass
+class Coverage:
+    """The gaps of one read; empty means everything needed was read."""
+
+    gaps: list[Gap] = field(default_factory=list)
+
+    def add(self, gap: Gap) -> None:
+        if gap not in self.gaps:
+            self.gaps.append(gap)
+
+    def extend(self, gaps: Iterable[Gap]) -> None:
+        for gap in gaps:
+            self.add(gap)
+
+    def __iter__(self) -> Iterator[Gap]:
+        return iter(self.gaps)
+
+    def __len__(self) -> int:
+        return len(self.gaps)
+
+    @property
+    def complete(self) -> bool:
+        return not self.gaps
+
+    def gap_for(self, group: str, kind: str, namespace: str) -> Gap | None:
+        for gap in self.gaps:
+            if gap.covers(group, kind, namespace):
+                return gap
+        return None
+
+    def forbidden(self) -> list[Gap]:
+        return [g for g in self.gaps if g.cause is Cause.FORBIDDEN]
+
+    def failed(self) -> list[Gap]:
+        return [g for g in self.gaps if g.cause is Cause.FAILED]
+
+
+__all__ = ["Cause", "Coverage", "Gap"]

@@ -1,0 +1,248 @@
+"""Partial reads against the genuine apiserver: RBAC limits, a removed CRD, unrelated workloads.
+
+Users (static tokens of the session cluster, tests/live/conftest.py) get real Roles and ClusterRoles:
+``wmap-no-kind`` may read everything but JobSets, ``wmap-no-pods-ns`` everything but pods in one
+namespace, ``wmap-ns-only`` only one namespace. Each scenario asserts the rows, the counts, a bounded
+number of warning lines and the exit code (5 = partial result, docs/cli.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live_data import (
+    admin,
+    create_namespace,
+    deployment_scenario,
+    ensure_crds,
+    eventually,
+    jobset_scenario,
+    lws_scenario,
+)
+from tests.cluster.apiserver import TestCluster
+
+from workload_map.cluster import ClusterError, LiveOptions, live_source
+
+pytestmark = pytest.mark.live
+
+WMAP = Path(sys.executable).parent / "wmap"
+READ = ["get", "list", "watch"]
+
+
+def wmap(kubeconfig: Path | str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(WMAP), *args, "--kubeconfig", str(kubeconfig), "--timeout", "60s"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def rows(stdout: str) -> list[list[str]]:
+    lines = [re.split(r" {3,}", line.strip()) for line in stdout.splitlines() if line.strip()]
+    return [r[:-1] for r in lines[1:]]  # no header, no AGE
+
+
+def warnings(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("Warning:")]
+
+
+def _apply(cluster: TestCluster, *docs: dict[str, Any]) -> None:
+    proc = cluster.kubectl("apply", "-f", "-", input="\n---\n".join(json.dumps(d) for d in docs))
+    assert proc.returncode == 0, proc.stderr
+
+
+def _cluster_role(name: str, rules: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": name},
+            "rules": rules,
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
+        },
+    ]
+
+
+def _kubeconfig(cluster: TestCluster, tmp: Path, user: str, namespace: str | None = None) -> Path:
+    return cluster.kubeconfig_for(cluster.token_for(user), tmp / f"{user}.kubeconfig", user=user, namespace=namespace)
+
+
+@pytest.fixture(scope="module")
+def world(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Two namespaces: a JobSet, an LWS and Deployments, next to an unrelated bare-owner workload."""
+    ensure_crds(test_cluster, "jobsets.jobset.x-k8s.io", "leaderworkersets.leaderworkerset.x-k8s.io")
+    conn = admin(test_cluster)
+    suffix = secrets.token_hex(3)
+    train, serve = create_namespace(conn, f"gaps-train-{suffix}"), create_namespace(conn, f"gaps-serve-{suffix}")
+    jobset_scenario(conn, train)
+    deployment_scenario(conn, train, name="tensorboard", replicas=2)
+    lws_scenario(conn, serve)
+    deployment_scenario(conn, serve, name="web", replicas=3)
+    conn.close()
+    tmp = tmp_path_factory.mktemp("gaps")
+    everything_but_jobsets = [
+        {"apiGroups": [""], "resources": ["pods", "namespaces"], "verbs": READ},
+        {"apiGroups": ["apps", "batch", "leaderworkerset.x-k8s.io", "run.ai"], "resources": ["*"], "verbs": READ},
+    ]
+    no_pods = [
+        {"apiGroups": [""], "resources": ["namespaces"], "verbs": READ},
+        {
+            "apiGroups": ["apps", "batch", "leaderworkerset.x-k8s.io", "jobset.x-k8s.io", "run.ai"],
+            "resources": ["*"],
+            "verbs": READ,
+        },
+    ]
+    # Bound per namespace below. Not the built-in view/admin: they are aggregated by the controller
+    # manager, which the test cluster does not run.
+    read_all = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": "wmap-read-all"},
+        "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": READ}],
+    }
+    _apply(
+        test_cluster,
+        read_all,
+        *_cluster_role("wmap-no-kind", everything_but_jobsets, "wmap-no-kind"),
+        *_cluster_role("wmap-no-pods-ns", no_pods, "wmap-no-pods-ns"),
+        # pods readable in the train namespace only
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": "wmap-pods", "namespace": train},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "wmap-read-all"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "wmap-no-pods-ns"}],
+        },
+        # everything, in the serve namespace only
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": "wmap-ns-only", "namespace": serve},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "wmap-read-all"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "wmap-ns-only"}],
+        },
+    )
+    world = {
+        "train": train,
+        "serve": serve,
+        "admin": test_cluster.kubeconfig_path,
+        "no-kind": _kubeconfig(test_cluster, tmp, "wmap-no-kind"),
+        "no-pods": _kubeconfig(test_cluster, tmp, "wmap-no-pods-ns"),
+        "ns-only": _kubeconfig(test_cluster, tmp, "wmap-ns-only"),
+    }
+    for user, ns in (("no-kind", train), ("no-pods", train), ("ns-only", serve)):
+        eventually(lambda u=user, n=ns: wmap(world[u], "get", "deployments", "-n", n).returncode == 0, what="RBAC")
+    yield world
+
+
+def test_admin_sees_everything(world: dict[str, Any]) -> None:
+    proc = wmap(world["admin"], "get", "-A")
+    assert proc.returncode == 0, proc.stderr
+    names = {(r[0], r[1], r[2]) for r in rows(proc.stdout)}
+    assert (world["train"], "paralleljobs", "JobSet") in names
+    assert (world["serve"], "vllm", "LeaderWorkerSet") in names
+
+
+def test_a_forbidden_kind_is_no_phantom_rows(world: dict[str, Any]) -> None:
+    admin_rows = rows(wmap(world["admin"], "get", "-n", world["train"]).stdout)
+    proc = wmap(world["no-kind"], "get", "-n", world["train"])
+    assert proc.returncode == 5, proc.stderr
+    got = rows(proc.stdout)
+    assert [r for r in got if r[1] != "JobSet"] == got
+    assert got == [r for r in admin_rows if r[1] != "JobSet"]  # no Job or Pod rows of the JobSet's parts
+    lines = warnings(proc.stderr)
+    gap = [w for w in lines if "jobsets.jobset.x-k8s.io" in w]
+    assert len(gap) == 1 and "may not list" in gap[0] and "grant list on jobsets.jobset.x-k8s.io" in gap[0], lines
+    assert len(lines) <= 2, lines  # the gap, and the Karta CRD note
+
+
+def test_forbidden_pods_are_unknown_counts(world: dict[str, Any]) -> None:
+    proc = wmap(world["no-pods"], "get", "-n", world["serve"])
+    assert proc.returncode == 5, proc.stderr
+    got = {r[0]: r for r in rows(proc.stdout)}
+    assert set(got) == {"vllm", "web"}, proc.stdout  # no phantom StatefulSet rows of the LWS workers
+    assert got["web"][4] == "?/3" and got["web"][2].endswith("(incomplete)")
+    assert got["vllm"][4].startswith("?/")
+    lines = warnings(proc.stderr)
+    pods = [w for w in lines if "may not list pods" in w]
+    assert len(pods) == 1 and f"in namespace {world['serve']}" in pods[0], lines
+    assert "pod counts of the workloads there are unknown" in pods[0], lines
+    assert len(lines) <= 2, lines
+    readable = wmap(world["no-pods"], "get", "-n", world["train"])
+    assert readable.returncode == 0, readable.stderr
+    assert not any("?" in r[4] for r in rows(readable.stdout))
+
+
+def test_namespace_only_role(world: dict[str, Any]) -> None:
+    everything = wmap(world["ns-only"], "get", "-A")
+    assert everything.returncode == 1, everything.stderr
+    errors = [line for line in everything.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: Forbidden: user 'wmap-ns-only' cannot list"), errors
+    assert "No resources found" not in everything.stderr
+    one = wmap(world["ns-only"], "get", "-n", world["serve"])
+    assert one.returncode == 0, one.stderr
+    assert {r[0] for r in rows(one.stdout)} == {"vllm", "web"}
+
+
+def test_narrowed_reads_say_nothing_about_other_workloads(world: dict[str, Any]) -> None:
+    describe = wmap(world["admin"], "describe", "jobset/paralleljobs", "-n", world["train"])
+    assert describe.returncode == 0, describe.stderr
+    assert [w for w in warnings(describe.stderr) if "Karta" not in w] == []
+    jobsets = wmap(world["admin"], "get", "jobsets", "-A")
+    assert jobsets.returncode == 0, jobsets.stderr
+    assert [w for w in warnings(jobsets.stderr) if "Karta" not in w] == []
+    assert {r[1] for r in rows(jobsets.stdout)} >= {"paralleljobs"}
+
+
+def test_an_unserved_type_is_an_error_after_discovery(test_cluster: TestCluster, world: dict[str, Any]) -> None:
+    proc = wmap(world["admin"], "get", "rayclusters", "-A")
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[0] == 'error: the server doesn\'t have a resource type "rayclusters"', proc.stderr
+    assert "rayclusters.ray.io" in proc.stderr
+    conn = admin(test_cluster)
+    try:
+        with pytest.raises(ClusterError):
+            live_source(LiveOptions(connection=conn, kinds=["rayclusters"], all_namespaces=True))
+        lists = [p for p in conn.counter.paths("LIST") if "kartas" not in p]
+        assert lists == []  # no pod listing
+    finally:
+        conn.close()
+
+
+def test_a_removed_crd_leaves_pods_counted_not_promoted(test_cluster: TestCluster, world: dict[str, Any]) -> None:
+    """The LWS CRD is deleted (its objects go with it); the StatefulSets and pods it made stay."""
+    serve = world["serve"]
+    before = rows(wmap(world["admin"], "get", "-n", serve).stdout)
+    assert test_cluster.kubectl("delete", "crd", "leaderworkersets.leaderworkerset.x-k8s.io").returncode == 0
+    try:
+        eventually(
+            lambda: "leaderworkerset" not in test_cluster.kubectl("api-resources").stdout, what="LWS no longer served"
+        )
+        proc = wmap(world["admin"], "get", "-n", serve)
+        assert proc.returncode == 0, proc.stderr
+        assert rows(proc.stdout) == [r for r in before if r[1] != "LeaderWorkerSet"]  # no StatefulSet/Pod rows
+        lines = warnings(proc.stderr)
+        crd = [w for w in lines if "leaderworkersets.leaderworkerset.x-k8s.io" in w]
+        assert (len(crd) == 1 and "install the CRD" in crd[0] and " pods " in crd[0]) or "objects" in crd[0], lines
+        assert len(lines) <= 2, lines
+    finally:
+        ensure_crds(test_cluster, "leaderworkersets.leaderworkerset.x-k8s.io")
