@@ -361,6 +361,8 @@ def _run_lists(
             try:
                 done.put((index, run(jobs[index]), None))
             except BaseException as exc:  # handed to the caller's thread, which raises it
+                if not isinstance(exc, CancelledError):  # before this worker takes another job
+                    connection.cancel.cancel(str(getattr(exc, "message", exc)))
                 done.put((index, None, exc))
 
     for _ in range(min(MAX_WORKERS, len(jobs))):
