@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from workload_map.definition.loader import LoadedDefinition
     from workload_map.gang.emit import Emission
     from workload_map.gang.model import GangPlan
+    from workload_map.live.model import LiveModel
     from workload_map.registry import DefinitionRegistry, KindInfo
     from workload_map.resolve.writes import PodSpecChange
     from workload_map.resolver import ClusterView
@@ -322,6 +323,12 @@ class View:
     ) -> PendingUpdate:
         """:meth:`update` with ``suspend=False``."""
         return self.update(target, name=name, namespace=namespace, suspend=False)
+
+    def to_model(self) -> LiveModel:
+        """The objects of this view as a (static) LiveModel: what ``wmap serve --from-file`` serves."""
+        from workload_map.live.model import LiveModel
+
+        return LiveModel.from_snapshot(self._cluster.snapshot, self._cluster.registry)
 
     # -- live
     def watch(self, timeout: float | None = None) -> Iterator[tuple[View, list[str]]]:

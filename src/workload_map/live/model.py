@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from workload_map.cluster import LiveOptions, LiveSource
     from workload_map.cluster.fetch import ListResult
     from workload_map.cluster.watch import Watcher
+    from workload_map.gang.model import GangPlan
+    from workload_map.registry import DefinitionRegistry
+    from workload_map.snapshot import Snapshot
     from workload_map.tree.model import WorkloadTree
 
 Obj = dict[str, Any]
@@ -59,10 +62,14 @@ def resource_name(listed: ListResult) -> str:
 
 @dataclass
 class Resolved:
-    """One top-level workload as last resolved, with its gang groups' minimum sizes."""
+    """One top-level workload as last resolved, with its gang plan (None when it has none)."""
 
     tree: WorkloadTree
-    gang_groups: list[tuple[str, int]] = field(default_factory=list)
+    gang: GangPlan | None = None
+
+    @property
+    def gang_groups(self) -> list[tuple[str, int]]:
+        return [(g.name or "", g.min_member) for g in self.gang.groups] if self.gang else []
 
 
 @dataclass
@@ -106,13 +113,13 @@ class LiveModel:
         self._stop = threading.Event()
         self._watchers: list[Watcher] = []
         self._applier: threading.Thread | None = None
+        self._registry: DefinitionRegistry | None = None  # a static model's; live ones use the source's
 
     # -- lifecycle
     def start(self) -> None:
         """Read the whole cluster once, resolve it, then keep it current in background threads."""
         from dataclasses import replace
 
-        from workload_map._gc import bulk_load
         from workload_map.cluster import live_source
         from workload_map.cluster.watch import Watcher
 
@@ -121,16 +128,10 @@ class LiveModel:
         source = live_source(replace(self.options, all_namespaces=True))
         self.source = source
         self.warnings = list(source.warnings)
-        with bulk_load():
-            for listed in source.lists:
-                state = self.resources.setdefault(resource_name(listed), ResourceState(resource_name(listed)))
-                state.objects += len(listed.items)
-            for obj in source.snapshot:
-                self._put(project(obj))
-            roots = {self._root_of(uid) for uid in self._objects}
-            for uid in self._objects:
-                self._root[uid] = self._root_of(uid)
-            self._resolve(roots)
+        for listed in source.lists:
+            state = self.resources.setdefault(resource_name(listed), ResourceState(resource_name(listed)))
+            state.objects += len(listed.items)
+        self._load(source.snapshot)
         self.sync_seconds = time.monotonic() - began
         with self._changed:
             self.version += 1
@@ -152,6 +153,37 @@ class LiveModel:
             self._applier.join(timeout=5)
         if self.source is not None:
             self.source.connection.close()
+
+    @property
+    def registry(self) -> DefinitionRegistry:
+        if self._registry is not None:
+            return self._registry
+        assert self.source is not None, "start() first"
+        return self.source.registry
+
+    @classmethod
+    def from_snapshot(cls, snapshot: Snapshot, registry: DefinitionRegistry) -> LiveModel:
+        """A model of objects read once (a dump): the same answers, no watches (``wmap serve --from-file``)."""
+        from workload_map.cluster import LiveOptions
+
+        model = cls(LiveOptions())
+        model._registry = registry
+        model.started_at = time.time()
+        began = time.monotonic()
+        model._load(snapshot)
+        model.sync_seconds = time.monotonic() - began
+        model.version = 1
+        return model
+
+    def _load(self, snapshot: Iterable[Obj]) -> None:
+        from workload_map._gc import bulk_load
+
+        with bulk_load():
+            for obj in snapshot:
+                self._put(project(obj))
+            for uid in self._objects:
+                self._root[uid] = self._root_of(uid)
+            self._resolve({self._root[uid] for uid in self._objects})
 
     @property
     def ready(self) -> bool:
@@ -229,8 +261,7 @@ class LiveModel:
         from workload_map.resolver import ClusterView
         from workload_map.snapshot import Snapshot
 
-        assert self.source is not None
-        registry = self.source.registry
+        registry = self.registry
         updates: dict[str, list[Resolved] | None] = {}
         for root in roots:
             if root not in self._objects or self._root.get(root, root) != root:
@@ -241,12 +272,12 @@ class LiveModel:
             trees, _problems = view.trees(view.workloads(None, None))
             resolved: list[Resolved] = []
             for tree in trees:
+                plan: GangPlan | None
                 try:
                     plan = plan_in_view(view, tree.workload)
-                    groups = [(g.name or "", g.min_member) for g in plan.groups]
                 except (LookupError, ValueError, TypeError):
-                    groups = []
-                resolved.append(Resolved(tree, groups))
+                    plan = None
+                resolved.append(Resolved(tree, plan))
             updates[root] = resolved
             self.resolves += 1
         with self._lock:

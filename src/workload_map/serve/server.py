@@ -1,18 +1,27 @@
-"""The HTTP side of ``wmap serve``: ``/metrics``, ``/healthz`` and ``/readyz`` on one port.
+"""The HTTP side of ``wmap serve`` on one port: ``/metrics``, ``/healthz``, ``/readyz``, the JSON API
+(``/api/v1``, serve/api.py) with its event stream, and the dashboard (``/``, static files shipped in the
+package, no CDN).
 
-The standard library's threading HTTP server is enough for a scrape every few seconds and probes; the
-exposition itself is prometheus-client's (content negotiation for OpenMetrics included).
+The standard library's threading HTTP server is enough for scrapes, probes and a few dashboard users; the
+exposition itself is prometheus-client's (content negotiation for OpenMetrics included). Nothing served
+writes to the cluster. With a token, every path but the probes and the static files needs
+``Authorization: Bearer <token>`` (or ``?token=``, which EventSource needs).
 """
 
 from __future__ import annotations
 
+import hmac
+import json
 import threading
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING
+from importlib import resources
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
+from workload_map.serve import api
 from workload_map.serve.metrics import ModelCollector
 
 if TYPE_CHECKING:
@@ -22,8 +31,12 @@ if TYPE_CHECKING:
 class Service:
     """A LiveModel served over HTTP. ``start()`` binds (an error if the port is taken) and serves in a thread."""
 
-    def __init__(self, model: LiveModel, *, address: str = "127.0.0.1", port: int = 9400) -> None:
+    def __init__(
+        self, model: LiveModel, *, address: str = "127.0.0.1", port: int = 9400, token: str | None = None
+    ) -> None:
         self.model = model
+        self.token = token
+        self.stopping = threading.Event()
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(ModelCollector(model))
         self.server = ThreadingHTTPServer((address, port), _handler(self))
@@ -39,14 +52,33 @@ class Service:
         self._thread.start()
 
     def stop(self) -> None:
+        self.stopping.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+STATIC = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/static/app.css": ("app.css", "text/css; charset=utf-8"),
+}
+PROBES = ("/healthz", "/readyz")
+SSE_KEEPALIVE_SECONDS = 15.0
+
+
+def _static(name: str) -> bytes:
+    return (resources.files("workload_map.serve") / "static" / name).read_bytes()
 
 
 def _handler(service: Service) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            path = self.path.split("?", 1)[0]
+            url = urllib.parse.urlsplit(self.path)
+            path, query = url.path, dict(urllib.parse.parse_qsl(url.query))
+            # The probes and the dashboard's static files carry no cluster data; everything else needs the token.
+            if path not in PROBES and path not in STATIC and not self._authorized(query):
+                self._json(401, {"error": "unauthorized: send Authorization: Bearer <token>"})
+                return
             if path == "/metrics":
                 encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
                 self._send(200, encoder(service.registry), content_type)
@@ -55,13 +87,80 @@ def _handler(service: Service) -> type[BaseHTTPRequestHandler]:
             elif path == "/readyz":
                 ready = service.model.ready
                 self._send(200 if ready else 503, b"ready\n" if ready else b"syncing\n", "text/plain; charset=utf-8")
+            elif path in STATIC:
+                name, content_type = STATIC[path]
+                self._send(200, _static(name), content_type)
+            elif path.startswith("/api/v1/"):
+                self._api(path.removeprefix("/api/v1/"), query)
             else:
-                self._send(404, b"not found: try /metrics, /healthz or /readyz\n", "text/plain; charset=utf-8")
+                self._send(404, b"not found: try /, /metrics, /api/v1/openapi.json\n", "text/plain; charset=utf-8")
+
+        def _authorized(self, query: dict[str, str]) -> bool:
+            if service.token is None:
+                return True
+            header = self.headers.get("Authorization", "")
+            given = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else query.get("token", "")
+            return hmac.compare_digest(given.encode(), service.token.encode())
+
+        def _api(self, rest: str, query: dict[str, str]) -> None:
+            model = service.model
+            parts = [urllib.parse.unquote(p) for p in rest.split("/") if p]
+            if parts == ["workloads"]:
+                try:
+                    answer = api.workloads(
+                        model,
+                        namespace=query.get("namespace") or None,
+                        type_name=query.get("type") or None,
+                        status=query.get("status") or None,
+                        selector=query.get("selector") or None,
+                    )
+                except ValueError as exc:
+                    self._json(400, {"error": str(exc)})
+                    return
+                self._json(200, answer)
+            elif len(parts) == 4 and parts[0] == "workloads":
+                found = api.workload(model, parts[1], parts[2], parts[3])
+                if found is None:
+                    self._json(404, {"error": f"no workload {'/'.join(parts[1:])}"})
+                else:
+                    self._json(200, found)
+            elif parts == ["definitions"]:
+                self._json(200, api.definitions(model))
+            elif parts == ["openapi.json"]:
+                self._json(200, api.OPENAPI)
+            elif parts == ["events"]:
+                self._events()
+            else:
+                self._json(404, {"error": f"no API path /api/v1/{rest}"})
+
+        def _events(self) -> None:
+            """Server-Sent Events: ``change`` after every applied batch, comments as keep-alives."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            version = service.model.version
+            try:
+                self.wfile.write(f"event: change\ndata: {json.dumps({'version': version})}\n\n".encode())
+                self.wfile.flush()
+                while not service.stopping.is_set():
+                    if service.model.wait_for_version(version, SSE_KEEPALIVE_SECONDS):
+                        version = service.model.version
+                        self.wfile.write(f"event: change\ndata: {json.dumps({'version': version})}\n\n".encode())
+                    else:
+                        self.wfile.write(b": keep-alive\n\n")
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                return  # the browser went away
+
+        def _json(self, code: int, document: Any) -> None:
+            self._send(code, json.dumps(document, separators=(",", ":")).encode(), "application/json")
 
         def _send(self, code: int, body: bytes, content_type: str) -> None:
             self.send_response(code)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
+            self.send_header("X-Content-Type-Options", "nosniff")
             self.end_headers()
             self.wfile.write(body)
 

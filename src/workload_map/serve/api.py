@@ -1,0 +1,226 @@
+"""The JSON API of ``wmap serve`` (``/api/v1``): what the dashboard reads, documented by OPENAPI.
+
+Every answer is computed from the model's current state; nothing here writes to the cluster.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workload_map.live.model import LiveModel, Resolved
+
+API_VERSION = "workload-map/v1alpha1"
+
+
+def type_path(kind: str, group: str) -> str:
+    """The TYPE segment of a workload's URL: ``kind.group`` lower-case (``pod`` for the core group)."""
+    return f"{kind.lower()}.{group}" if group else kind.lower()
+
+
+def row(item: Resolved) -> dict[str, Any]:
+    """One workload as the table shows it (the columns of ``wmap get -o wide``)."""
+    from workload_map.registry import display_type
+    from workload_map.resolve.resources import gpu_count
+
+    tree = item.tree
+    counts = tree.counts
+    nodes = sorted({p.state.node for p in tree.all_pods if p.state.node})
+    return {
+        "namespace": tree.namespace,
+        "name": tree.name,
+        "kind": tree.kind,
+        "group": tree.group,
+        "type": display_type(tree.group, tree.kind),
+        "path": f"{tree.namespace}/{type_path(tree.kind, tree.group)}/{tree.name}",
+        "status": tree.status.primary.value,
+        "components": [{"name": role, "pods": count} for role, count in tree.role_summary()],
+        "pods": {
+            "ready": counts.ready,
+            "desired": counts.desired,
+            "pending": counts.pending,
+            "failed": counts.failed,
+            "running": counts.running,
+        },
+        "gpus": float(tree.gpus),
+        "gpusInUse": float(gpu_count(tree.current_requests)),
+        "nodes": nodes,
+        "creationTimestamp": _timestamp((tree.workload.get("metadata") or {}).get("creationTimestamp")),
+        "definition": tree.definition.name,
+        "labels": (tree.workload.get("metadata") or {}).get("labels") or {},
+    }
+
+
+def _timestamp(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.isoformat().replace("+00:00", "Z") if hasattr(value, "isoformat") else str(value)
+
+
+def workloads(
+    model: LiveModel,
+    *,
+    namespace: str | None = None,
+    type_name: str | None = None,
+    status: str | None = None,
+    selector: str | None = None,
+) -> dict[str, Any]:
+    """``GET /api/v1/workloads``: rows filtered as ``wmap get`` filters (ValueError for a bad filter)."""
+    from workload_map.api.selectors import matches, parse_selector
+
+    requirements = parse_selector(selector) if selector else []
+    kind = None
+    if type_name:
+        kind = model.registry.resolve_type(type_name)
+        if kind is None:
+            raise ValueError(f'no definition covers type "{type_name}"')
+    items = []
+    for item in model.workloads():
+        tree = item.tree
+        if namespace and tree.namespace != namespace:
+            continue
+        if kind is not None and (tree.group, tree.kind) != (kind.group, kind.kind):
+            continue
+        if status and tree.status.primary.value.lower() != status.lower():
+            continue
+        labels = (tree.workload.get("metadata") or {}).get("labels") or {}
+        if requirements and not matches(requirements, labels):
+            continue
+        items.append(row(item))
+    return {"apiVersion": API_VERSION, "kind": "WorkloadList", "version": model.version, "items": items}
+
+
+def workload(model: LiveModel, namespace: str, type_name: str, name: str) -> dict[str, Any] | None:
+    """``GET /api/v1/workloads/{namespace}/{type}/{name}``: the tree document, gang plan and table row."""
+    kind = model.registry.resolve_type(type_name)
+    if kind is None:
+        return None
+    for item in model.workloads():
+        tree = item.tree
+        if (tree.namespace, tree.name, tree.group, tree.kind) == (namespace, name, kind.group, kind.kind):
+            return {
+                "apiVersion": API_VERSION,
+                "kind": "Workload",
+                "row": row(item),
+                "tree": _jsonable(tree.to_json()),
+                "gang": item.gang.to_json() if item.gang else None,
+            }
+    return None
+
+
+def definitions(model: LiveModel) -> dict[str, Any]:
+    """``GET /api/v1/definitions``: the definitions in effect."""
+    items = []
+    for definition in sorted(model.registry.definitions, key=lambda d: d.name):
+        gvk = definition.karta.identity
+        items.append(
+            {
+                "name": definition.name,
+                "group": gvk.group if gvk else None,
+                "version": gvk.version if gvk else None,
+                "kind": gvk.kind if gvk else None,
+                "origin": definition.origin,
+                "components": [c.name for c in definition.karta.components],
+            }
+        )
+    return {"apiVersion": API_VERSION, "kind": "DefinitionList", "items": items}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "isoformat"):
+        return _timestamp(value)
+    return value
+
+
+_ROW = {
+    "type": "object",
+    "properties": {
+        "namespace": {"type": "string"},
+        "name": {"type": "string"},
+        "kind": {"type": "string"},
+        "group": {"type": "string"},
+        "type": {"type": "string", "description": "the kind as tables show it"},
+        "path": {"type": "string", "description": "{namespace}/{type}/{name} of the workload's URL"},
+        "status": {"type": "string", "description": "the primary status (docs/semantics.md)"},
+        "components": {"type": "array", "items": {"type": "object"}},
+        "pods": {"type": "object"},
+        "gpus": {"type": "number"},
+        "gpusInUse": {"type": "number"},
+        "nodes": {"type": "array", "items": {"type": "string"}},
+        "creationTimestamp": {"type": ["string", "null"]},
+        "definition": {"type": "string"},
+        "labels": {"type": "object"},
+    },
+}
+_FILTERS = [
+    {"name": "namespace", "in": "query", "schema": {"type": "string"}},
+    {
+        "name": "type",
+        "in": "query",
+        "schema": {"type": "string"},
+        "description": "kind, plural, short name, kind.group",
+    },
+    {"name": "status", "in": "query", "schema": {"type": "string"}},
+    {"name": "selector", "in": "query", "schema": {"type": "string"}, "description": "kubectl label selector"},
+]
+OPENAPI: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {
+        "title": "workload-map serve API",
+        "version": "v1",
+        "description": "Read-only answers of wmap serve's live model. Authorization: Bearer <token> when the "
+        "server was started with a token (also ?token= for EventSource).",
+    },
+    "paths": {
+        "/api/v1/workloads": {
+            "get": {
+                "summary": "Top-level workloads, filtered as wmap get filters them",
+                "parameters": _FILTERS,
+                "responses": {
+                    "200": {
+                        "description": "WorkloadList",
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "items": {"type": "array", "items": _ROW},
+                                        "version": {"type": "integer"},
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    "400": {"description": "a bad filter (unknown type, malformed selector)"},
+                },
+            }
+        },
+        "/api/v1/workloads/{namespace}/{type}/{name}": {
+            "get": {
+                "summary": "One workload: its tree (docs/tree-json.md) with the status explanation, and its gang plan",
+                "parameters": [
+                    {"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
+                    for p in ("namespace", "type", "name")
+                ],
+                "responses": {"200": {"description": "Workload"}, "404": {"description": "no such workload"}},
+            }
+        },
+        "/api/v1/definitions": {
+            "get": {"summary": "The definitions in effect", "responses": {"200": {"description": "DefinitionList"}}}
+        },
+        "/api/v1/events": {
+            "get": {
+                "summary": "Server-Sent Events: `change` with {version} after every batch of cluster events applied",
+                "responses": {"200": {"description": "text/event-stream"}},
+            }
+        },
+        "/api/v1/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
+        "/metrics": {
+            "get": {"summary": "Prometheus exposition (docs/metrics.md)", "responses": {"200": {"description": "text"}}}
+        },
+    },
+}

@@ -1,0 +1,114 @@
+"""The dashboard in a real browser over `wmap serve --from-file` (the built-in example), and its JSON API."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tests.browser.support import EXAMPLE, WMAP, browser_page, screenshot, serve
+
+
+def _get(url: str, token: str | None = None) -> Any:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.loads(answer.read())
+
+
+def _wmap_get(*args: str) -> list[dict[str, Any]]:
+    proc = subprocess.run([*WMAP, "get", "-A", "-o", "json", *args], capture_output=True, text=True, check=True)
+    document = json.loads(proc.stdout)
+    return list(document["items"] if document.get("kind") == "List" else [document])
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with serve("--from-file", str(EXAMPLE)) as base:
+        yield base
+
+
+def test_the_table_shows_the_rows_of_wmap_get(server: str) -> None:
+    expected = [
+        (
+            t["workload"]["namespace"],
+            t["workload"]["name"],
+            t["status"]["primary"],
+            f"{t['totals']['pods']['ready']}/{t['totals']['pods']['desired']}",
+        )
+        for t in _wmap_get("--from-file", str(EXAMPLE))
+    ]
+    with browser_page() as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#workloads tbody tr")
+        rows = page.eval_on_selector_all(
+            "#workloads tbody tr",
+            "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))",
+        )
+        screenshot(page, "dashboard-table")
+        shown = [(r[0], r[1], r[3], r[5]) for r in rows]
+        assert sorted(shown) == sorted(expected)
+        assert page.inner_text("#total-workloads") == str(len(expected))
+        # filtering by status narrows the table to those rows
+        page.select_option("#f-status", "Running")
+        running = sum(1 for e in expected if e[2] == "Running")
+        assert 0 < running < len(expected)
+        page.wait_for_function(
+            f"document.querySelectorAll('#workloads tbody tr').length === {running}"
+            " && [...document.querySelectorAll('#workloads tbody tr td:nth-child(4)')]"
+            ".every(c => c.innerText.trim() === 'Running')"
+        )
+
+
+def test_the_workload_page_draws_every_pod_of_a_multi_node_workload(server: str) -> None:
+    (tree,) = [t for t in _wmap_get("--from-file", str(EXAMPLE)) if t["workload"]["name"] == "llama3-8b-pretrain"]
+    pods = sorted(p["name"] for p in tree["pods"])
+    assert len(pods) >= 4
+    with browser_page() as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#workloads tbody tr")
+        row = page.locator('#workloads tbody tr[data-path*="llama3-8b-pretrain"]')
+        row.focus()
+        page.keyboard.press("Enter")  # keyboard navigation: a focused row opens its page
+        page.wait_for_selector("#tree-graph")
+        drawn = sorted(page.eval_on_selector_all("#tree-graph .pod", "ps => ps.map(p => p.dataset.pod)"))
+        screenshot(page, "dashboard-workload")
+        assert drawn == pods
+        assert "Running" in page.inner_text("#explanation")
+        assert page.locator("#gang").count() == 1
+
+
+def test_the_api_filters_as_get_does_and_documents_itself(server: str) -> None:
+    everything = _get(server + "/api/v1/workloads")["items"]
+    assert len(everything) == len(_wmap_get("--from-file", str(EXAMPLE)))
+    jobs = _get(server + "/api/v1/workloads?type=pytorchjobs")["items"]
+    assert {w["name"] for w in jobs} == {
+        t["workload"]["name"] for t in _wmap_get("pytorchjobs", "--from-file", str(EXAMPLE))
+    }
+    failed = _get(server + "/api/v1/workloads?status=failed")["items"]
+    assert [w["status"] for w in failed] == ["Failed"] * len(failed) and failed
+    with pytest.raises(urllib.error.HTTPError) as bad:
+        _get(server + "/api/v1/workloads?type=nosuchkind")
+    assert bad.value.code == 400
+    one = _get(server + "/api/v1/workloads/" + everything[0]["path"])
+    assert one["tree"]["workload"]["name"] == everything[0]["name"]
+    assert "explanations" in one["tree"]["status"]
+    openapi = _get(server + "/api/v1/openapi.json")
+    assert "/api/v1/workloads/{namespace}/{type}/{name}" in openapi["paths"]
+    assert _get(server + "/api/v1/definitions")["items"]
+
+
+def test_a_token_guards_everything_but_the_probes() -> None:
+    with serve("--from-file", str(EXAMPLE), env={"WMAP_SERVE_TOKEN": "s3cret"}) as base:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            _get(base + "/api/v1/workloads")
+        assert refused.value.code == 401
+        assert _get(base + "/api/v1/workloads", token="s3cret")["items"]
+        with urllib.request.urlopen(base + "/healthz", timeout=5) as answer:
+            assert answer.status == 200
+        with browser_page() as page:
+            page.goto(base + "/?token=s3cret")
+            page.wait_for_selector("#workloads tbody tr")
