@@ -153,6 +153,13 @@ class View:
     def warnings(self) -> list[str]:
         return self._cluster.warnings
 
+    def warnings_in_full(self) -> list[str]:
+        """``warnings`` with every object whose owner is missing listed, instead of one line per owner
+        kind and namespace with a count and an example (``wmap get -v``)."""
+        aggregated = set(self._cluster.missing_owner_warnings())
+        kept = [w for w in self._cluster.warnings if w not in aggregated]
+        return [*kept, *self._cluster.missing_owner_warnings(verbose=True)]
+
     @property
     def registry(self) -> DefinitionRegistry:
         return self._cluster.registry

@@ -113,6 +113,12 @@ def _progress(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     hidden=True,
     help="Stop watching after SECONDS (tests and scripts; also $WMAP_WATCH_TIMEOUT).",
 )
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="List every object whose owner is missing, not one line per owner kind and namespace.",
+)
 @object_source_options
 def command(  # noqa: PLR0917 - click passes every option by name
     target: tuple[str, ...],
@@ -123,6 +129,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     output: str,
     watch: bool,
     watch_timeout: float | None,
+    verbose: bool,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
     **connection: Any,  # kubectl's connection flags (options.connection_options)
@@ -172,7 +179,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
         printer.first(trees)
         if not trees and not missing:
             click.echo(f"No resources found in {ns} namespace." if ns else "No resources found.", err=True)
-        emit_warnings([*view.warnings, *problems, *(w for t in trees for w in t.warnings)])
+        warnings = view.warnings_in_full() if verbose else view.warnings
+        emit_warnings([*warnings, *problems, *(w for t in trees for w in t.warnings)])
         if missing:
             assert kind is not None
             for name in missing[1:]:
