@@ -7,6 +7,7 @@ import base64
 import json
 import secrets
 import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ PODS = 2100
 
 
 @pytest.fixture(scope="module")
-def big(test_cluster: TestCluster) -> dict[str, Any]:
+def big(test_cluster: TestCluster) -> Iterator[dict[str, Any]]:
     conn = admin(test_cluster)
     ns = create_namespace(conn, f"big-{secrets.token_hex(3)}")
     deployment = deployment_scenario(conn, ns, name="fleet", replicas=1)
@@ -32,7 +33,12 @@ def big(test_cluster: TestCluster) -> dict[str, Any]:
     jobs = [(pod(f"fleet-x-{i:05d}", ns, template, labels, rs), "pods", ns) for i in range(PODS - 1)]
     create_many(conn, jobs, workers=12)
     conn.close()
-    return {"ns": ns, "deployment": deployment}
+    yield {"ns": ns, "deployment": deployment}
+    # The session's cluster is shared: later modules (wmap serve's model reads every namespace) must not
+    # pay for these 2,100 pods. No kubelet finishes a graceful deletion here, so delete them at once.
+    conn = admin(test_cluster)
+    conn.request("DELETE", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": "0"})
+    conn.close()
 
 
 def test_pods_are_paged(test_cluster: TestCluster, big: dict[str, Any]) -> None:
