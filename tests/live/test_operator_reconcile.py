@@ -221,6 +221,8 @@ def test_invalid_rejected_with_located_messages(test_cluster: TestCluster, opera
     assert 'admission webhook "validate.kartas.run.ai" denied the request' in err, err
     assert "spec.structureDefinition.rootComponent.specDefinition.podTemplateSpecPath" in err, err
     assert "'del'" in err, err
+    # A warning-level finding rides along with the denial, as kubectl's "Warning:" line.
+    assert "Warning: " in err, err
     assert "statusMappings.running[0].byPhase: byPhase needs statusDefinition.phaseDefinition" in err, err
 
 

@@ -361,3 +361,14 @@ def test_admission_warns_about_read_only_spec_paths() -> None:
     [warning] = answer["warnings"]
     assert warning.startswith("spec.structureDefinition.rootComponent.specDefinition.podTemplateSpecPath: ")
     assert "read-only for pod-spec updates" in warning and "builds a new object" in warning
+
+
+def test_admission_denial_carries_the_warnings_too() -> None:
+    # One apply shows every finding: the errors that deny it and the warnings kubectl prints beside them.
+    bad = _karta()
+    root = bad["spec"]["structureDefinition"]["rootComponent"]
+    root["specDefinition"]["podTemplateSpecPath"] = "del(.a)"
+    root["statusDefinition"].pop("phaseDefinition", None)
+    denied = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": bad}, lambda: [])
+    assert not denied["allowed"]
+    assert any("byPhase needs statusDefinition.phaseDefinition" in w for w in denied["warnings"]), denied

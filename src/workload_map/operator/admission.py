@@ -59,7 +59,10 @@ def validate_karta(request: dict[str, Any], list_kartas: Callable[[], Iterable[d
         listed = problems[:MAX_LISTED]
         more = f" (and {len(problems) - MAX_LISTED} more)" if len(problems) > MAX_LISTED else ""
         message = f"Karta {name!r} is invalid: " + "; ".join(listed) + more
-        return response(uid, False, message, code=422)
+        # The apiserver relays warnings on a denial too, so the author sees every finding at once
+        # instead of fixing the errors only to be told about the rest on the next apply.
+        warnings = validation_findings(obj, Severity.WARNING)[:MAX_LISTED]
+        return response(uid, False, message, code=422, warnings=warnings)
     gvk = root_gvk_of(obj)
     if operation == "UPDATE":
         old_gvk = root_gvk_of(request.get("oldObject") or {})
