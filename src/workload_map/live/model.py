@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from workload_map.cluster.watch import Watcher
     from workload_map.gang.model import GangPlan
     from workload_map.registry import DefinitionRegistry
+    from workload_map.resolver import ClusterView
     from workload_map.snapshot import Snapshot
     from workload_map.tree.model import WorkloadTree
 
@@ -106,6 +107,9 @@ class LiveModel:
         self._objects: dict[str, Obj] = {}
         self._children: dict[str, set[str]] = defaultdict(set)  # owner uid (present or not) -> uids
         self._root: dict[str, str] = {}
+        # Where an object stands in a read of the whole cluster (see _member_order).
+        self._rank: dict[str, int] = {}
+        self._ranks: dict[tuple[Any, Any, str | None], int] = {}  # (apiVersion, kind, namespace listed) -> rank
         self._results: dict[str, list[Resolved]] = {}
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -183,7 +187,7 @@ class LiveModel:
                 self._put(project(obj))
             for uid in self._objects:
                 self._root[uid] = self._root_of(uid)
-            self._resolve({self._root[uid] for uid in self._objects})
+            self._resolve_all()
 
     @property
     def ready(self) -> bool:
@@ -210,6 +214,8 @@ class LiveModel:
             if previous_owner is not None:
                 self._children[previous_owner].discard(uid)
         self._objects[uid] = obj
+        if uid not in self._rank:
+            self._rank[uid] = self._list_rank(obj) if self.source is not None else len(self._rank)
         owner = _owner_uid(obj)
         if owner is not None:
             self._children[owner].add(uid)
@@ -221,6 +227,7 @@ class LiveModel:
             if owner is not None:
                 self._children[owner].discard(uid)
         self._root.pop(uid, None)
+        self._rank.pop(uid, None)
 
     def _root_of(self, uid: str) -> str:
         seen = {uid}
@@ -232,6 +239,29 @@ class LiveModel:
                 return current
             seen.add(owner)
             current = owner
+
+    def _list_rank(self, obj: Obj) -> int:
+        assert self.source is not None
+        if not self._ranks:
+            for index, listed in enumerate(self.source.lists):
+                res = listed.resource
+                self._ranks.setdefault((res.api_version, res.kind, listed.namespace), index)
+        kind = (obj.get("apiVersion"), obj.get("kind"))
+        rank = self._ranks.get((*kind, None))
+        if rank is not None:
+            return rank
+        return self._ranks.get((*kind, (obj.get("metadata") or {}).get("namespace")), len(self._ranks))
+
+    def _member_order(self, obj: Obj) -> tuple[int, str]:
+        """A root's objects in the order ``wmap get -A`` reads them, which is the order of a tree's children:
+        a dump's objects in file order; a cluster's list by list, each as the apiserver lists it (by etcd key,
+        ``namespace/name``), so an object added after the sync takes the place a fresh read gives it."""
+        uid = _uid(obj)
+        if self.source is None:
+            return self._rank[uid], ""
+        metadata = obj.get("metadata") or {}
+        namespace, name = metadata.get("namespace"), metadata.get("name")
+        return self._rank[uid], f"{namespace}/{name}" if namespace else str(name)
 
     def _subtree(self, uid: str) -> list[str]:
         out, stack, seen = [], [uid], {uid}
@@ -256,8 +286,37 @@ class LiveModel:
         dirty.add(root)
 
     # -- resolution
-    def _resolve(self, roots: Iterable[str]) -> None:
+    def _resolved(self, view: ClusterView, workloads: list[Obj]) -> list[Resolved]:
         from workload_map.gang import plan_in_view
+
+        trees, _problems = view.trees(workloads)
+        resolved: list[Resolved] = []
+        for tree in trees:
+            plan: GangPlan | None
+            try:
+                plan = plan_in_view(view, tree.workload)
+            except (LookupError, ValueError, TypeError):
+                plan = None
+            resolved.append(Resolved(tree, plan))
+        return resolved
+
+    def _resolve_all(self) -> None:
+        """Every root at once: one ClusterView over the whole store, as ``wmap get -A`` builds it, instead of
+        one per root (~8,000 roots at 1,000 workloads, most of them Services, ConfigMaps, revisions)."""
+        from workload_map.resolver import ClusterView
+        from workload_map.snapshot import Snapshot
+
+        view = ClusterView(Snapshot(self._objects.values()), self.registry)
+        by_root: dict[str, list[Resolved]] = defaultdict(list)
+        for item in self._resolved(view, view.workloads(None, None)):
+            by_root[self._root[_uid(item.tree.workload)]].append(item)
+        roots = set(self._root.values())
+        with self._lock:
+            self._results = {root: by_root[root] for root in roots if by_root.get(root)}
+        self.resolves += len(roots)
+
+    def _resolve(self, roots: Iterable[str]) -> None:
+        """Re-resolve the roots a batch touched, each over its own objects only."""
         from workload_map.resolver import ClusterView
         from workload_map.snapshot import Snapshot
 
@@ -267,18 +326,9 @@ class LiveModel:
             if root not in self._objects or self._root.get(root, root) != root:
                 updates[root] = None
                 continue
-            members = [self._objects[m] for m in self._subtree(root)]
+            members = sorted((self._objects[m] for m in self._subtree(root)), key=self._member_order)
             view = ClusterView(Snapshot(members), registry)
-            trees, _problems = view.trees(view.workloads(None, None))
-            resolved: list[Resolved] = []
-            for tree in trees:
-                plan: GangPlan | None
-                try:
-                    plan = plan_in_view(view, tree.workload)
-                except (LookupError, ValueError, TypeError):
-                    plan = None
-                resolved.append(Resolved(tree, plan))
-            updates[root] = resolved
+            updates[root] = self._resolved(view, view.workloads(None, None))
             self.resolves += 1
         with self._lock:
             for root, result in updates.items():
