@@ -10,7 +10,7 @@ minimum; ``gangScheduling.podGroup`` puts every pod of the workload in one group
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -593,25 +593,37 @@ def plan_gang(
 
 def plan_in_view(view: Any, workload: dict[str, Any]) -> GangPlan:
     """The plan for a workload of a :class:`workload_map.resolver.ClusterView` (its pods and definition)."""
+    return deferred_plan_in_view(view, workload)()
+
+
+def deferred_plan_in_view(view: Any, workload: dict[str, Any]) -> Callable[[], GangPlan]:
+    """What :func:`plan_in_view` reads from the view, read now; the plan is computed when the result is
+    called. A holder that keeps many workloads and is asked about few (the live model) plans on demand."""
     definition, version_warning = view.registry.for_object(workload)
     if definition is None:
         raise LookupError(f"no definition covers {workload.get('kind')} ({workload.get('apiVersion')})")
     owner = view.owner_workload(workload)
-    plan = plan_gang(definition, workload, view.pods_of(workload), top_owner=owner)
-    if owner is not None:
-        plan.warnings.append(
-            f"{key_of(workload)} is owned by {key_of(owner)}: KAI groups its pods under that top owner "
-            f"({owner.get('kind')}), with that kind's definition"
-        )
-    if version_warning:
-        plan.warnings.insert(0, version_warning)
-    return plan
+    pods = view.pods_of(workload)
+
+    def plan_now() -> GangPlan:
+        plan = plan_gang(definition, workload, pods, top_owner=owner)
+        if owner is not None:
+            plan.warnings.append(
+                f"{key_of(workload)} is owned by {key_of(owner)}: KAI groups its pods under that top owner "
+                f"({owner.get('kind')}), with that kind's definition"
+            )
+        if version_warning:
+            plan.warnings.insert(0, version_warning)
+        return plan
+
+    return plan_now
 
 
 __all__ = [
     "GangError",
     "GangPlanner",
     "candidates_for",
+    "deferred_plan_in_view",
     "effective_member",
     "gpu_product",
     "group_key",

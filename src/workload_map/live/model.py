@@ -17,7 +17,7 @@ import queue
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -61,16 +61,37 @@ def resource_name(listed: ListResult) -> str:
     return f"{res.plural}.{res.group}" if res.group else res.plural
 
 
+_UNPLANNED: Any = object()
+
+
 @dataclass
 class Resolved:
-    """One top-level workload as last resolved, with its gang plan (None when it has none)."""
+    """One top-level workload as last resolved. Its gang plan (None when it has none) is computed when first
+    asked for: planning costs about as much as the tree, and only the exporter's scrapes and the API's
+    detail read it, so a burst of events on a workload is planned once, at the next scrape."""
 
     tree: WorkloadTree
-    gang: GangPlan | None = None
+    planner: Callable[[], GangPlan] | None = field(default=None, repr=False, compare=False)
+    _plan: Any = field(default=_UNPLANNED, init=False, repr=False, compare=False)
+
+    @property
+    def gang(self) -> GangPlan | None:
+        # Two readers may both plan a fresh workload; the plans are equal, the second one is kept.
+        if self._plan is _UNPLANNED:
+            plan: GangPlan | None = None
+            if self.planner is not None:
+                try:
+                    plan = self.planner()
+                except (LookupError, ValueError, TypeError):
+                    plan = None
+            self._plan = plan
+        result: GangPlan | None = self._plan
+        return result
 
     @property
     def gang_groups(self) -> list[tuple[str, int]]:
-        return [(g.name or "", g.min_member) for g in self.gang.groups] if self.gang else []
+        gang = self.gang
+        return [(g.name or "", g.min_member) for g in gang.groups] if gang else []
 
 
 @dataclass
@@ -287,17 +308,17 @@ class LiveModel:
 
     # -- resolution
     def _resolved(self, view: ClusterView, workloads: list[Obj]) -> list[Resolved]:
-        from workload_map.gang import plan_in_view
+        from workload_map.gang.compute import deferred_plan_in_view
 
         trees, _problems = view.trees(workloads)
         resolved: list[Resolved] = []
         for tree in trees:
-            plan: GangPlan | None
+            planner: Callable[[], GangPlan] | None
             try:
-                plan = plan_in_view(view, tree.workload)
+                planner = deferred_plan_in_view(view, tree.workload)
             except (LookupError, ValueError, TypeError):
-                plan = None
-            resolved.append(Resolved(tree, plan))
+                planner = None
+            resolved.append(Resolved(tree, planner))
         return resolved
 
     def _resolve_all(self) -> None:
