@@ -50,6 +50,8 @@ _SOURCES = (
     "jq/_purejq.py",
     "jq/errors.py",
     "jq/fast.py",
+    "jq/fast_builtins.py",
+    "jq/fast_values.py",
     "jq/limits.py",
     "jq/program.py",
     "jq/sandbox.py",

@@ -11,188 +11,31 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
+from .fast_builtins import BUILTINS, regex_test
+from .fast_values import (
+    NO_ENV,
+    Bail,
+    Env,
+    FastError,
+    Gen,
+    PathGen,
+    Unsupported,
+    _add,
+    _arith,
+    _Budget,
+    _compare,
+    _index,
+    _is_num,
+    _iter,
+    _number,
+    _slice_bound,
+    _tostring,
+    _truthy,
+)
 from .limits import LIMITS
-
-Env = dict[int, Any]
-Gen = Callable[[Any, Env], Iterator[Any]]
-_NO_ENV: Env = {}
-PathGen = Callable[[Any, tuple[Any, ...]], Iterator[tuple[Any, tuple[Any, ...]]]]
-
-
-class Bail(Exception):
-    """The fast path cannot decide; re-run in libjq."""
-
-
-class FastError(Exception):
-    """A jq runtime error inside the fast path (catchable by `?`)."""
-
-
-class Unsupported(Exception):
-    """Compile time: the expression is outside the subset."""
-
-
-class _Budget:
-    __slots__ = ("left",)
-
-    def __init__(self) -> None:
-        self.left = LIMITS.max_fast_steps
-
-    def spend(self, n: int = 1) -> None:
-        self.left -= n
-        if self.left < 0:
-            raise Bail
-
-
-_MAX_SAFE = 2**53
-
-
-def _truthy(v: Any) -> bool:
-    return v is not None and v is not False
-
-
-def _is_num(v: Any) -> bool:
-    t = type(v)
-    return t is int or t is float
-
-
-def _index(v: Any, key: Any) -> Any:
-    if type(key) is str:
-        if type(v) is dict:
-            return v.get(key)
-        if v is None:
-            return None
-        raise FastError
-    if type(key) is int:
-        if type(v) is list:
-            if key < 0:
-                key += len(v)
-                if key < 0:
-                    return None
-            return v[key] if key < len(v) else None
-        if v is None:
-            return None
-        raise FastError
-    raise Bail
-
-
-def _iter(v: Any) -> Iterator[Any]:
-    if type(v) is list:
-        return iter(v)
-    if type(v) is dict:
-        return iter(v.values())
-    raise FastError
-
-
-# jq orders values by type first: null < false < true < numbers < strings < arrays < objects.
-def _rank(v: Any) -> int:
-    if v is None:
-        return 0
-    t = type(v)
-    if t is bool:
-        return 2 if v else 1
-    if t is int or t is float:
-        return 3
-    if t is str:
-        return 4
-    if t is list:
-        return 5
-    if t is dict:
-        return 6
-    raise Bail
-
-
-def _equal(a: Any, b: Any) -> bool:
-    ra, rb = _rank(a), _rank(b)
-    if ra != rb:
-        return False
-    if ra == 5:
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
-    if ra == 6:
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
-def _compare(op: str, a: Any, b: Any) -> bool:
-    if op == "==":
-        return _equal(a, b)
-    if op == "!=":
-        return not _equal(a, b)
-    ra, rb = _rank(a), _rank(b)
-    if ra == rb:
-        if ra >= 5:
-            raise Bail
-        c = int(a > b) - int(a < b)
-    else:
-        c = -1 if ra < rb else 1
-    if op == "<":
-        return c < 0
-    if op == "<=":
-        return c <= 0
-    if op == ">":
-        return c > 0
-    return c >= 0
-
-
-def _number(r: Any) -> Any:
-    # libjq computes in doubles and prints integral results without ".0".
-    if type(r) is float:
-        if math.isnan(r) or math.isinf(r):
-            raise Bail
-        if r.is_integer():
-            if abs(r) >= _MAX_SAFE:
-                raise Bail
-            return int(r)
-        return r
-    if abs(r) >= _MAX_SAFE:
-        raise Bail
-    return r
-
-
-def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """`a * b` on objects: recursive merge, b wins; a's keys keep their places (jv_object_merge_recursive)."""
-    out = dict(a)
-    for k, v in b.items():
-        old = out.get(k)
-        out[k] = _merge(old, v) if type(old) is dict and type(v) is dict else v
-    return out
-
-
-def _arith(op: str, a: Any, b: Any) -> Any:
-    if op == "+":
-        if a is None:
-            return b
-        if b is None:
-            return a
-    if op == "*" and type(a) is dict and type(b) is dict:
-        return _merge(a, b)
-    if not (_is_num(a) and _is_num(b)):
-        raise Bail
-    if op == "+":
-        return _number(a + b)
-    if op == "-":
-        return _number(a - b)
-    if op == "*":
-        return _number(a * b)
-    if op == "/":
-        if b == 0:
-            raise Bail
-        return _number(a / b)
-    raise Bail
-
-
-def _length(v: Any) -> Any:
-    t = type(v)
-    if v is None:
-        return 0
-    if t is str or t is list or t is dict:
-        return len(v)
-    if t is int or t is float:
-        return _number(abs(v))
-    raise FastError
 
 
 class _Scope:
@@ -217,135 +60,6 @@ class _Scope:
 
 # Inlining user functions at each call site is exponential in the worst case; stay far below that.
 _MAX_COMPILED_NODES = 20_000
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_INT_TEXT = re.compile(r"-?[0-9]{1,15}")
-
-
-def _type_name(v: Any) -> str:
-    return ("null", "boolean", "boolean", "number", "string", "array", "object")[_rank(v)]
-
-
-def _tostring(v: Any) -> str:
-    t = type(v)
-    if t is str:
-        return v  # type: ignore[no-any-return]
-    if v is None:
-        return "null"
-    if t is bool:
-        return "true" if v else "false"
-    if t is int and abs(v) < _MAX_SAFE:
-        return str(v)
-    # floats, big integers, arrays and objects: libjq's number and string spelling decides.
-    raise Bail
-
-
-def _add(a: Any, b: Any) -> Any:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    ta, tb = type(a), type(b)
-    if ta is str and tb is str:
-        if len(a) + len(b) > LIMITS.max_string_bytes:
-            raise Bail
-        return a + b
-    if ta is list and tb is list:
-        return a + b
-    if ta is dict and tb is dict:
-        return {**a, **b}
-    return _arith("+", a, b)
-
-
-def _keys(v: Any, *, sort: bool) -> list[Any]:
-    if type(v) is dict:
-        return sorted(v) if sort else list(v)
-    if type(v) is list:
-        return list(range(len(v)))
-    raise FastError
-
-
-def _to_entries(v: Any) -> list[Any]:
-    if type(v) is dict:
-        return [{"key": k, "value": x} for k, x in v.items()]
-    if type(v) is list:
-        return [{"key": i, "value": x} for i, x in enumerate(v)]
-    raise FastError
-
-
-def _from_entries(v: Any) -> dict[str, Any]:
-    # Only the plain {key: "...", value: ...} form; libjq's fallbacks (k, name, v, ...) stay with libjq.
-    if type(v) is not list:
-        raise Bail
-    out: dict[str, Any] = {}
-    for entry in v:
-        if type(entry) is not dict or "value" not in entry:
-            raise Bail
-        key = entry.get("key")
-        if type(key) is not str:
-            raise Bail
-        out[key] = entry["value"]
-    return out
-
-
-def _has(v: Any, key: Any) -> bool:
-    if type(v) is dict and type(key) is str:
-        return key in v
-    if type(v) is list and type(key) is int:
-        return 0 <= key < len(v)
-    raise Bail
-
-
-def _min_max(v: Any, *, is_min: bool) -> Any:
-    if type(v) is not list:
-        raise Bail
-    best: Any = None
-    for i, x in enumerate(v):
-        if _rank(x) >= 5:
-            raise Bail
-        if i == 0:
-            best = x
-        elif is_min:
-            if _compare("<", x, best):
-                best = x
-        elif _compare(">=", x, best):
-            best = x
-    return best
-
-
-def _index_of(v: Any, x: Any) -> Any:
-    """`index($x)` on an array (first position of the element or one-element subarray), else Bail."""
-    if type(v) is not list:
-        raise Bail
-    if type(x) is list:
-        if len(x) != 1:
-            raise Bail
-        x = x[0]
-    for i, y in enumerate(v):
-        if _equal(y, x):
-            return i
-    return None
-
-
-def _slice_bound(b: Any) -> int | None:
-    if b is None or type(b) is int:
-        return b
-    raise Bail
-
-
-def _tonumber(v: Any) -> Any:
-    t = type(v)
-    if t is int or t is float:
-        return v
-    if t is str and _INT_TEXT.fullmatch(v):
-        return int(v)
-    raise Bail
-
-
-def _str_arg(name: str, v: Any, x: Any) -> tuple[str, str]:
-    if type(v) is not str or type(x) is not str:
-        raise FastError(name)
-    return v, x
 
 
 class FastProgram:
@@ -369,11 +83,11 @@ class FastProgram:
 
     def all(self, value: Any) -> list[Any]:
         self._budget = _Budget()
-        return list(self._gen(value, _NO_ENV))
+        return list(self._gen(value, NO_ENV))
 
     def first(self, value: Any) -> tuple[bool, Any]:
         self._budget = _Budget()
-        for v in self._gen(value, _NO_ENV):
+        for v in self._gen(value, NO_ENV):
             return True, v
         return False, None
 
@@ -761,8 +475,8 @@ class FastProgram:
         if entry is not None:
             return self._call_user(entry, args, scope)
         if name == "test" and len(args) == 1:
-            return _regex_test(args[0])
-        builtin = _BUILTINS.get((name, len(args)))
+            return regex_test(args[0])
+        builtin = BUILTINS.get((name, len(args)))
         if builtin is None:
             raise Unsupported
         return builtin(self, [self._compile(a, scope) for a in args])
@@ -898,330 +612,12 @@ class FastProgram:
                 cond = self._compile(args[0], _Scope({}, {}))
 
                 def select_path(v: Any, p: tuple[Any, ...]) -> Iterator[tuple[Any, tuple[Any, ...]]]:
-                    for c in cond(v, _NO_ENV):
+                    for c in cond(v, NO_ENV):
                         if c is not None and c is not False:
                             yield v, p
 
                 return select_path
         raise Unsupported
-
-
-# --- builtins: (name, arity) -> factory(program, compiled args) -> Gen ------------------------------
-def _b_empty(p: FastProgram, a: list[Gen]) -> Gen:
-    return lambda v, env: iter(())
-
-
-def _b_not(p: FastProgram, a: list[Gen]) -> Gen:
-    return lambda v, env: iter((not _truthy(v),))
-
-
-def _b_length(p: FastProgram, a: list[Gen]) -> Gen:
-    return lambda v, env: iter((_length(v),))
-
-
-def _b_map(p: FastProgram, a: list[Gen]) -> Gen:
-    f = a[0]
-    spend = p._spend
-
-    def map_gen(v: Any, env: Env) -> Iterator[Any]:
-        items = _iter(v)
-        spend(1 + len(v))
-        out: list[Any] = []
-        for x in items:
-            out.extend(f(x, env))
-        spend(len(out))
-        yield out
-
-    return map_gen
-
-
-def _b_select(p: FastProgram, a: list[Gen]) -> Gen:
-    cond = a[0]
-
-    def select_gen(v: Any, env: Env) -> Iterator[Any]:
-        for c in cond(v, env):
-            if c is not None and c is not False:
-                yield v
-
-    return select_gen
-
-
-def _b_first0(p: FastProgram, a: list[Gen]) -> Gen:
-    return lambda v, env: iter((_index(v, 0),))
-
-
-def _b_last0(p: FastProgram, a: list[Gen]) -> Gen:
-    return lambda v, env: iter((_index(v, -1),))
-
-
-def _b_first1(p: FastProgram, a: list[Gen]) -> Gen:
-    f = a[0]
-
-    def first_gen(v: Any, env: Env) -> Iterator[Any]:
-        for x in f(v, env):
-            yield x
-            return
-
-    return first_gen
-
-
-def _b_last1(p: FastProgram, a: list[Gen]) -> Gen:
-    f = a[0]
-
-    def last_gen(v: Any, env: Env) -> Iterator[Any]:
-        found, last = False, None
-        for last in f(v, env):  # noqa: B007
-            found = True
-        if found:
-            yield last
-
-    return last_gen
-
-
-def _b_add(p: FastProgram, a: list[Gen]) -> Gen:
-    spend = p._spend
-
-    def add_gen(v: Any, env: Env) -> Iterator[Any]:
-        items = _iter(v)
-        spend(1 + len(v))
-        acc = None
-        for x in items:
-            acc = _add(acc, x)
-            if type(acc) is list or type(acc) is dict:
-                spend(len(acc))
-        yield acc
-
-    return add_gen
-
-
-def _any_all(p: FastProgram, gen: Gen | None, cond: Gen | None, *, is_any: bool) -> Gen:
-    spend = p._spend
-
-    def any_all_gen(v: Any, env: Env) -> Iterator[Any]:
-        if gen is None:
-            items: Iterator[Any] = _iter(v)
-            spend(1 + len(v))
-        else:
-            items = gen(v, env)
-        for x in items:
-            for c in cond(x, env) if cond is not None else (x,):
-                if (c is not None and c is not False) == is_any:
-                    yield is_any
-                    return
-        yield not is_any
-
-    return any_all_gen
-
-
-def _b_any0(p: FastProgram, a: list[Gen]) -> Gen:
-    return _any_all(p, None, None, is_any=True)
-
-
-def _b_all0(p: FastProgram, a: list[Gen]) -> Gen:
-    return _any_all(p, None, None, is_any=False)
-
-
-def _b_any1(p: FastProgram, a: list[Gen]) -> Gen:
-    return _any_all(p, None, a[0], is_any=True)
-
-
-def _b_all1(p: FastProgram, a: list[Gen]) -> Gen:
-    return _any_all(p, None, a[0], is_any=False)
-
-
-def _b_any2(p: FastProgram, a: list[Gen]) -> Gen:
-    return _any_all(p, a[0], a[1], is_any=True)
-
-
-def _b_all2(p: FastProgram, a: list[Gen]) -> Gen:
-    return _any_all(p, a[0], a[1], is_any=False)
-
-
-def _b_in1(p: FastProgram, a: list[Gen]) -> Gen:
-    # def IN(s): any(s == .; .);
-    s = a[0]
-
-    def in_gen(v: Any, env: Env) -> Iterator[Any]:
-        for x in s(v, env):
-            if _equal(x, v):
-                yield True
-                return
-        yield False
-
-    return in_gen
-
-
-def _simple(fn: Callable[[Any], Any]) -> Callable[[FastProgram, list[Gen]], Gen]:
-    def factory(p: FastProgram, a: list[Gen]) -> Gen:
-        return lambda v, env: iter((fn(v),))
-
-    return factory
-
-
-def _with_arg(fn: Callable[[Any, Any], Any]) -> Callable[[FastProgram, list[Gen]], Gen]:
-    """A builtin of one `$x` argument: one output per output of the argument (evaluated on `.`)."""
-
-    def factory(p: FastProgram, a: list[Gen]) -> Gen:
-        arg = a[0]
-
-        def gen(v: Any, env: Env) -> Iterator[Any]:
-            for x in arg(v, env):
-                yield fn(v, x)
-
-        return gen
-
-    return factory
-
-
-def _b_with_entries(p: FastProgram, a: list[Gen]) -> Gen:
-    f = a[0]
-    spend = p._spend
-
-    def with_entries_gen(v: Any, env: Env) -> Iterator[Any]:
-        entries = _to_entries(v)
-        spend(1 + len(entries))
-        out: list[Any] = []
-        for e in entries:
-            out.extend(f(e, env))
-        yield _from_entries(out)
-
-    return with_entries_gen
-
-
-def _ascii(table: dict[int, int]) -> Callable[[Any], Any]:
-    def convert(v: Any) -> Any:
-        if type(v) is not str:
-            raise FastError
-        return v.translate(table)
-
-    return convert
-
-
-def _ltrimstr(v: Any, x: Any) -> Any:
-    s, prefix = _str_arg("ltrimstr", v, x)
-    return s[len(prefix) :] if s.startswith(prefix) else s
-
-
-def _rtrimstr(v: Any, x: Any) -> Any:
-    s, suffix = _str_arg("rtrimstr", v, x)
-    return s[: len(s) - len(suffix)] if s.endswith(suffix) else s
-
-
-def _startswith(v: Any, x: Any) -> Any:
-    s, prefix = _str_arg("startswith", v, x)
-    return s.startswith(prefix)
-
-
-def _endswith(v: Any, x: Any) -> Any:
-    s, suffix = _str_arg("endswith", v, x)
-    return s.endswith(suffix)
-
-
-def _contains(v: Any, x: Any) -> Any:
-    # Strings only (libjq's substring search); arrays and objects (recursive containment) go to libjq.
-    if type(v) is not str or type(x) is not str:
-        raise Bail
-    return x in v
-
-
-# `test(PATTERN)` runs in process when PATTERN is a plain regular expression on which Oniguruma (libjq's
-# engine, Perl_NT syntax) and Python's `re` agree about *whether* a string matches: literal ASCII word
-# characters, space, `/` and `-`, groups without extensions, alternation, `.`, anchors and a single
-# greedy quantifier after an atom. `.`, `^` and `$` treat newlines differently in the two engines, so a
-# subject containing one goes to libjq.
-_REGEX_CHARS = re.compile(r"[A-Za-z0-9_ /\-()|^$.*+?]*")
-_QUANTIFIERS = "*+?"
-
-
-def _plain_regex(pattern: str) -> re.Pattern[str] | None:
-    if not _REGEX_CHARS.fullmatch(pattern) or "(?" in pattern:
-        return None
-    previous = ""
-    for ch in pattern:
-        if ch in _QUANTIFIERS and (previous in ("", "(", "|", "^") or previous in _QUANTIFIERS):
-            return None
-        previous = ch
-    try:
-        return re.compile(pattern)
-    except re.error:
-        return None
-
-
-def _regex_test(pattern: Any) -> Gen:
-    """``test("...")`` with a constant plain pattern (the catalog's ``test("gpu")``,
-    ``test("(Error|Failed)$")``), so that a command whose expressions are otherwise fast never starts the
-    libjq worker. Any other pattern, flags, or a non-string subject go to libjq."""
-    if pattern[0] != "const" or type(pattern[1]) is not str:
-        raise Unsupported
-    compiled = _plain_regex(pattern[1])
-    if compiled is None:
-        raise Unsupported
-    search = compiled.search
-
-    def test_gen(v: Any, env: Env) -> Iterator[Any]:
-        if type(v) is not str or "\n" in v or "\r" in v:
-            raise Bail
-        yield search(v) is not None
-
-    return test_gen
-
-
-def _rounding(fn: Callable[[float], Any]) -> Callable[[Any], Any]:
-    def convert(v: Any) -> Any:
-        if not _is_num(v):
-            raise Bail
-        if type(v) is float and (math.isnan(v) or math.isinf(v)):
-            raise Bail
-        return _number(fn(v))
-
-    return convert
-
-
-def _values(p: FastProgram, a: list[Gen]) -> Gen:
-    return lambda v, env: iter((v,) if v is not None else ())
-
-
-_BUILTINS: dict[tuple[str, int], Callable[[FastProgram, list[Gen]], Gen]] = {
-    ("empty", 0): _b_empty,
-    ("not", 0): _b_not,
-    ("length", 0): _b_length,
-    ("map", 1): _b_map,
-    ("select", 1): _b_select,
-    ("first", 0): _b_first0,
-    ("last", 0): _b_last0,
-    ("first", 1): _b_first1,
-    ("last", 1): _b_last1,
-    ("add", 0): _b_add,
-    ("any", 0): _b_any0,
-    ("all", 0): _b_all0,
-    ("any", 1): _b_any1,
-    ("all", 1): _b_all1,
-    ("any", 2): _b_any2,
-    ("all", 2): _b_all2,
-    ("IN", 1): _b_in1,
-    ("values", 0): _values,
-    ("type", 0): _simple(_type_name),
-    ("keys", 0): _simple(lambda v: _keys(v, sort=True)),
-    ("keys_unsorted", 0): _simple(lambda v: _keys(v, sort=False)),
-    ("to_entries", 0): _simple(_to_entries),
-    ("from_entries", 0): _simple(_from_entries),
-    ("with_entries", 1): _b_with_entries,
-    ("tostring", 0): _simple(_tostring),
-    ("tonumber", 0): _simple(_tonumber),
-    ("ascii_downcase", 0): _simple(_ascii(_ASCII_LOWER)),
-    ("ascii_upcase", 0): _simple(_ascii(_ASCII_UPPER)),
-    ("floor", 0): _simple(_rounding(math.floor)),
-    ("ceil", 0): _simple(_rounding(math.ceil)),
-    ("min", 0): _simple(lambda v: _min_max(v, is_min=True)),
-    ("max", 0): _simple(lambda v: _min_max(v, is_min=False)),
-    ("has", 1): _with_arg(_has),
-    ("index", 1): _with_arg(_index_of),
-    ("ltrimstr", 1): _with_arg(_ltrimstr),
-    ("rtrimstr", 1): _with_arg(_rtrimstr),
-    ("startswith", 1): _with_arg(_startswith),
-    ("endswith", 1): _with_arg(_endswith),
-    ("contains", 1): _with_arg(_contains),
-}
 
 
 def _const_key(node: Any) -> Any:

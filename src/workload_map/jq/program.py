@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from .errors import JqError, JqLimitError, JqRuntimeError, JqSandboxError, JqSyntaxError
-from .fast import Bail, FastError, FastProgram, fast_ast, from_ast
+from .fast import FastProgram, fast_ast, from_ast
+from .fast_values import Bail, FastError
 from .limits import LIMITS
 from .sandbox import LexError, Token, check_expression, check_recursion, check_tokens, tokenize
 
