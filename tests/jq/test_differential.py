@@ -348,7 +348,7 @@ CONFORMANCE: list[str] = [
     ".a = 1",  # rejected: checked in test_sandbox; here they must not reach libjq
 ]
 
-# Constructs the fast path evaluates in process (see fast.py and fast_builtins.py); each checked against libjq, including
+# Constructs the fast path evaluates in process (see fast.py, fast_builtins.py); each checked against libjq, including
 # the orders in which multiple outputs combine and the cases it must hand back to libjq.
 FAST_PATH_CONSTRUCTS: list[str] = [
     # if / elif / else

@@ -215,7 +215,8 @@ def test_gang_namespace_label_picks_the_scheduler() -> None:
 
 
 def test_gang_pod_patch_and_schema_pruning() -> None:
-    from workload_map.operator.gang import pod_patch, prune_to_schema
+    from workload_map.operator.gang import prune_to_schema
+    from workload_map.operator.pod_attach import pod_patch
 
     pod = {"metadata": {"labels": {"a": "b"}}, "spec": {"schedulerName": "default-scheduler"}}
     ops = pod_patch(pod, {"scheduling.x-k8s.io/pod-group": "pg-1"}, {"x/y": "z"}, {"schedulerName": "volcano"})
@@ -324,7 +325,9 @@ def test_readyz_waits_for_the_gang_controller_first_sync(monkeypatch: pytest.Mon
 def test_cluster_karta_replaces_the_builtin_gang_rule() -> None:
     """The same parsing/precedence as the CLI's live layer: a valid cluster Karta overrides the built-in
     definition of its root kind; an invalid one is ignored; deleting it brings the built-in one back."""
-    from workload_map.operator.gang import ClusterDefinitions, GangController, PodAttacher
+    from workload_map.operator.cluster_definitions import ClusterDefinitions
+    from workload_map.operator.gang import GangController
+    from workload_map.operator.pod_attach import PodAttacher
 
     builtin = builtin_definitions()
     source = ClusterDefinitions(_FakeConnection(), builtin)  # type: ignore[arg-type]

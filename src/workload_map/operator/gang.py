@@ -1,4 +1,4 @@
-"""The gang controller and the pod attachment webhook (opt-in per namespace).
+"""The gang controller (opt-in per namespace).
 
 A namespace opts in with the label ``workload-map.run.ai/gang-controller: volcano|coscheduling`` (``true``
 or an empty value picks the operator's default scheduler). For every top-level workload of a kind the
@@ -13,11 +13,7 @@ Watches (list + watch, per opted-in namespace): the covered workload kinds, the 
 pods, the pods, and the PodGroups it manages. Events are debounced per workload (one reconcile per workload
 per ``debounce`` seconds at most); a reconcile builds a :class:`ClusterView` over the namespace's cached
 objects, so it costs no API read.
-
-The webhook (``/mutate-pod``, every replica) attaches a pod being created to its group: it resolves the
-pod's owners with the API (controller references, bounded depth, cached), computes the pod's group with the
-same library on the pod object of the AdmissionReview, and adds the label/annotation the scheduler reads
-(and ``schedulerName: volcano`` for Volcano when the pod asks for the default scheduler).
+The pod webhook that attaches new pods to these groups is :mod:`workload_map.operator.pod_attach`.
 """
 
 from __future__ import annotations
@@ -27,24 +23,23 @@ import json
 import logging
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.cluster.connection import ClusterError, Connection, resource_path
-from workload_map.cluster.discovery import Discovery, ServedResource, discover
-from workload_map.cluster.fetch import KARTA_VERSION, cluster_definition, layered_definitions, plan_lists
+from workload_map.cluster.discovery import ServedResource, discover
+from workload_map.cluster.fetch import plan_lists
 from workload_map.crd.labels import FIELD_MANAGER
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.gang.compute import gang_definitions, plan_in_view
 from workload_map.gang.emit import COSCHEDULING, VOLCANO, emit
-from workload_map.operator.admission import response
-from workload_map.operator.controller import KARTAS, WorkQueue
+from workload_map.operator.cluster_definitions import ClusterDefinitions, GroupKind
+from workload_map.operator.controller import WorkQueue
 from workload_map.operator.kube import list_watch
 from workload_map.registry import DefinitionRegistry
 from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot, group_of, version_of
+from workload_map.snapshot import Snapshot, group_of
 
 log = logging.getLogger("workload_map.operator.gang")
 
@@ -74,111 +69,6 @@ def scheduler_for(labels: dict[str, Any] | None, default: str) -> str | None:
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     m = obj.get("metadata")
     return m if isinstance(m, dict) else {}
-
-
-GroupKind = tuple[str, str]
-DefinitionsListener = Callable[[list[LoadedDefinition], set[GroupKind]], None]
-
-
-def _by_gvk(definitions: Iterable[LoadedDefinition]) -> dict[tuple[str, str, str], LoadedDefinition]:
-    """What a DefinitionRegistry keeps of ``definitions``: the last one per root group/version/kind."""
-    registry = DefinitionRegistry(definitions)
-    out = {}
-    for d in registry.definitions:
-        identity = d.karta.identity
-        if identity is not None:
-            out[(identity.group, identity.version, identity.kind)] = d
-    return out
-
-
-def changed_kinds(old: Iterable[LoadedDefinition], new: Iterable[LoadedDefinition]) -> set[GroupKind]:
-    """The root group/kinds whose effective definition differs between two definition lists."""
-    before, after = _by_gvk(old), _by_gvk(new)
-    return {
-        (gvk[0], gvk[2])
-        for gvk in set(before) | set(after)
-        if (before.get(gvk) is None) != (after.get(gvk) is None)
-        or (gvk in before and gvk in after and before[gvk].karta != after[gvk].karta)
-    }
-
-
-class ClusterDefinitions:
-    """The cluster's Karta objects layered over the built-in catalog, kept current by a watch (every replica
-    that serves ``/mutate-pod``; the leader's gang controller subscribes too).
-
-    Same parsing, validation and precedence as the CLI's live layer (:func:`cluster_definition`,
-    :func:`layered_definitions`): a valid Karta (validator clean) replaces the built-in definition of its root
-    group/version/kind; an invalid one is ignored with one warning (its ``Validated`` condition says why).
-    Listeners get the new definitions and the root group/kinds whose definition changed.
-    """
-
-    def __init__(self, conn: Connection, builtin: Iterable[LoadedDefinition], *, watch_seconds: int = 300) -> None:
-        self.conn = conn
-        self.builtin = list(builtin)
-        self.watch_seconds = watch_seconds
-        self.definitions: list[LoadedDefinition] = layered_definitions(self.builtin)
-        self.synced = threading.Event()
-        self._kartas: dict[str, dict[str, Any]] = {}
-        # name -> (generation, definition or None, problem): status/label writes do not re-run the validator
-        self._parsed: dict[str, tuple[Any, LoadedDefinition | None, str | None]] = {}
-        self._listeners: list[DefinitionsListener] = []
-        self._lock = threading.Lock()
-
-    def subscribe(self, listener: DefinitionsListener) -> None:
-        with self._lock:
-            self._listeners.append(listener)
-
-    def unsubscribe(self, listener: DefinitionsListener) -> None:
-        with self._lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-    def run(self, stop: threading.Event) -> None:
-        list_watch(self.conn, KARTAS, self._sync, self._event, stop, "kartas (gang definitions)", self.watch_seconds)
-
-    def _sync(self, items: list[dict[str, Any]]) -> None:
-        with self._lock:
-            self._kartas = {str(_meta(i).get("name")): i for i in items}
-        self._update()
-        self.synced.set()
-
-    def _event(self, event: str, obj: dict[str, Any]) -> None:
-        name = str(_meta(obj).get("name"))
-        with self._lock:
-            if event == "DELETED":
-                self._kartas.pop(name, None)
-            else:
-                self._kartas[name] = obj
-        self._update()
-
-    def _definition(self, name: str, obj: dict[str, Any]) -> LoadedDefinition | None:
-        generation = (_meta(obj).get("generation"), _meta(obj).get("uid"))
-        cached = self._parsed.get(name)
-        if cached is not None and cached[0] == generation:
-            return cached[1]
-        definition, problem = cluster_definition(obj, version_of(str(obj.get("apiVersion") or "")) or KARTA_VERSION)
-        self._parsed[name] = (generation, definition, problem)
-        if problem:
-            log.warning("cluster Karta ignored by the gang controller", extra={"karta": name, "problem": problem})
-        return definition
-
-    def _update(self) -> None:
-        with self._lock:
-            kartas = sorted(self._kartas.items())
-            self._parsed = {n: v for n, v in self._parsed.items() if n in self._kartas}
-            cluster = [d for name, obj in kartas if (d := self._definition(name, obj)) is not None]
-            definitions = layered_definitions(self.builtin, cluster)
-            changed = changed_kinds(self.definitions, definitions)
-            if not changed:
-                return
-            self.definitions = definitions
-            listeners = list(self._listeners)
-        log.info(
-            "gang definitions changed",
-            extra={"kinds": sorted(f"{k}.{g}" if g else k for g, k in changed), "cluster_kartas": len(cluster)},
-        )
-        for listener in listeners:
-            listener(definitions, changed)
 
 
 def _controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -715,199 +605,3 @@ class _Either(threading.Event):
                 return False
             self._a.wait(left)
         return True
-
-
-# --------------------------------------------------------------------------- the pod webhook
-
-
-class PodAttacher:
-    """``/mutate-pod``: adds the label/annotation that attaches a new pod to its gang's PodGroup."""
-
-    def __init__(
-        self,
-        conn: Connection,
-        definitions: Iterable[LoadedDefinition],
-        *,
-        default_scheduler: str = VOLCANO,
-        ttl: float = 30.0,
-        cache_size: int = 2048,
-    ) -> None:
-        self.conn = conn
-        self._definitions: tuple[DefinitionRegistry, set[GroupKind]] = (DefinitionRegistry([]), set())
-        self.set_definitions(list(definitions), set())
-        self.default_scheduler = default_scheduler
-        self.ttl = ttl
-        self.cache_size = cache_size
-        self._objects: OrderedDict[str, tuple[float, dict[str, Any]]] = OrderedDict()
-        self._namespaces: dict[str, tuple[float, dict[str, Any]]] = {}
-        self._discovery: tuple[float, Discovery] | None = None
-        self._lock = threading.Lock()
-
-    def set_definitions(self, definitions: list[LoadedDefinition], changed: set[GroupKind] | None = None) -> None:
-        """Use new effective definitions (built-in + cluster Kartas; a :class:`ClusterDefinitions` listener)."""
-        registry = DefinitionRegistry(definitions)
-        gang_kinds = {
-            (d.karta.identity.group, d.karta.identity.kind)
-            for d in gang_definitions(registry.definitions)
-            if d.karta.identity is not None
-        }
-        self._definitions = (registry, gang_kinds)  # one assignment: requests in flight see one or the other
-
-    @property
-    def registry(self) -> DefinitionRegistry:
-        return self._definitions[0]
-
-    @property
-    def gang_kinds(self) -> set[GroupKind]:
-        return self._definitions[1]
-
-    def _cached(self, key: str) -> dict[str, Any] | None:
-        with self._lock:
-            hit = self._objects.get(key)
-            if hit is None or time.monotonic() - hit[0] > self.ttl:
-                return None
-            self._objects.move_to_end(key)
-            return hit[1]
-
-    def _remember(self, key: str, obj: dict[str, Any]) -> None:
-        with self._lock:
-            self._objects[key] = (time.monotonic(), obj)
-            self._objects.move_to_end(key)
-            while len(self._objects) > self.cache_size:
-                self._objects.popitem(last=False)
-
-    def _served(self, group: str, kind: str) -> ServedResource | None:
-        with self._lock:
-            cached = self._discovery
-        if cached is None or (cached[1].resource(group, kind) is None and time.monotonic() - cached[0] > self.ttl):
-            cached = (time.monotonic(), discover(self.conn))
-            with self._lock:
-                self._discovery = cached
-        return cached[1].resource(group, kind)
-
-    def _namespace_scheduler(self, namespace: str) -> str | None:
-        with self._lock:
-            hit = self._namespaces.get(namespace)
-        if hit is None or time.monotonic() - hit[0] > self.ttl:
-            ns = self.conn.request("GET", f"/api/v1/namespaces/{namespace}", what=f"namespace {namespace}")
-            hit = (time.monotonic(), ns)
-            with self._lock:
-                self._namespaces[namespace] = hit
-        return scheduler_for(_meta(hit[1]).get("labels"), self.default_scheduler)
-
-    def owner(self, namespace: str, ref: dict[str, Any]) -> dict[str, Any] | None:
-        """GET an owner by reference (cached by uid); None when it is gone or not what the reference says."""
-        uid = str(ref.get("uid") or "")
-        obj = self._cached(uid)
-        if obj is not None:
-            return obj
-        api_version = str(ref.get("apiVersion") or "")
-        group, version = api_version.rsplit("/", 1) if "/" in api_version else ("", api_version)
-        res = self._served(group, str(ref.get("kind") or ""))
-        if res is None or not res.namespaced:
-            return None
-        try:
-            obj = self.conn.request(
-                "GET",
-                resource_path(group, version, res.plural, namespace, str(ref.get("name") or "")),
-                what=f"owner {ref.get('kind')}/{ref.get('name')}",
-            )
-        except ClusterError as exc:
-            # 403: a kind the operator's role does not read is, by construction of that role
-            # (workload_map.cluster.access), neither a gang workload nor on the owner chain of one.
-            if exc.status in (403, 404):
-                return None
-            raise
-        if _meta(obj).get("uid") != uid:
-            return None
-        obj.setdefault("apiVersion", api_version)
-        obj.setdefault("kind", ref.get("kind"))
-        self._remember(uid, obj)
-        return dict(obj)
-
-    def owners(self, namespace: str, pod: dict[str, Any]) -> list[dict[str, Any]]:
-        chain: list[dict[str, Any]] = []
-        current = pod
-        for _ in range(MAX_OWNER_DEPTH):
-            ref = _controller_ref(current)
-            if ref is None:
-                break
-            owner = self.owner(namespace, ref)
-            if owner is None:
-                break
-            chain.append(owner)
-            current = owner
-        return chain
-
-    def attachment_for(self, namespace: str, pod: dict[str, Any], scheduler: str) -> Any:
-        """The attachment of the pod's group, or None (not in a gang workload, or the pod cannot be grouped)."""
-        registry, gang_kinds = self._definitions
-        chain = self.owners(namespace, pod)
-        covered = [o for o in chain if (group_of(str(o.get("apiVersion") or "")), o.get("kind")) in gang_kinds]
-        if not covered:
-            return None
-        workload = covered[-1]
-        view = ClusterView(Snapshot([*chain, pod]), registry)
-        workload = next(o for o in view.snapshot if _meta(o).get("uid") == _meta(workload).get("uid"))
-        plan = plan_in_view(view, workload)
-        name = _meta(pod)["name"]
-        emission = emit(plan, scheduler)
-        attachment = next((a for a in emission.attachments if name in a.pods), None)
-        if attachment is None:
-            reasons = [e.message for e in plan.errors] or emission.warnings or plan.warnings
-            log.info("pod not attached", extra={"namespace": namespace, "pod": name, "reasons": reasons[:5]})
-        return attachment
-
-    def mutate(self, request: dict[str, Any]) -> dict[str, Any]:
-        uid = str(request.get("uid", ""))
-        if request.get("operation") != "CREATE" or (request.get("kind") or {}).get("kind") != "Pod":
-            return response(uid, True)
-        namespace = str(request.get("namespace") or "")
-        obj = request.get("object") or {}
-        try:
-            scheduler = self._namespace_scheduler(namespace)
-            if scheduler is None:
-                return response(uid, True)
-            pod = copy.deepcopy(obj)
-            meta = pod.setdefault("metadata", {})
-            meta["namespace"] = namespace
-            # Not created yet: no name when generateName is used, no uid.
-            meta["name"] = meta.get("name") or f"{meta.get('generateName') or 'pod-'}<new>"
-            meta["uid"] = f"admission-{uid}"
-            pod.setdefault("status", {})["phase"] = "Pending"
-            attachment = self.attachment_for(namespace, pod, scheduler)
-        except Exception as exc:  # never block a pod: the configuration's failurePolicy is Ignore anyway
-            log.warning("pod webhook failed", extra={"namespace": namespace, "error": str(exc)})
-            return response(uid, True, warnings=[f"workload-map: pod not attached to a gang: {exc}"[:256]])
-        if attachment is None:
-            return response(uid, True)
-        patch = pod_patch(obj, attachment.labels, attachment.annotations, attachment.spec)
-        log.info("pod attached", extra={"namespace": namespace, "pod": meta["name"], "podgroup": attachment.group})
-        return response(uid, True, patch=patch)
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
-def pod_patch(
-    pod: dict[str, Any], labels: dict[str, str], annotations: dict[str, str], spec: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """JSON patch adding labels/annotations and the scheduler name (only over the default scheduler)."""
-    ops: list[dict[str, Any]] = []
-    meta = _meta(pod)
-    for field_name, values in (("labels", labels), ("annotations", annotations)):
-        if not values:
-            continue
-        current = meta.get(field_name)
-        if not isinstance(current, dict):
-            ops.append({"op": "add", "path": f"/metadata/{field_name}", "value": dict(values)})
-            continue
-        for k, v in values.items():
-            if current.get(k) != v:
-                ops.append({"op": "add", "path": f"/metadata/{field_name}/{_escape(k)}", "value": v})
-    scheduler = spec.get("schedulerName")
-    current_scheduler = (pod.get("spec") or {}).get("schedulerName")
-    if scheduler and current_scheduler in (None, "", DEFAULT_SCHEDULER) and "spec" in pod:
-        ops.append({"op": "add", "path": "/spec/schedulerName", "value": scheduler})
-    return ops

@@ -34,10 +34,12 @@ from workload_map.cluster.connection import ClusterError, Connection, Connection
 from workload_map.crd import GROUP, PLURAL, VERSION
 from workload_map.jq import LIMITS
 from workload_map.operator import admission, certs, logs
+from workload_map.operator.cluster_definitions import ClusterDefinitions
 from workload_map.operator.controller import KartaController
-from workload_map.operator.gang import ClusterDefinitions, GangController, PodAttacher
+from workload_map.operator.gang import GangController
 from workload_map.operator.kube import list_all, operator_connection
 from workload_map.operator.leader import LeaseElector
+from workload_map.operator.pod_attach import PodAttacher
 from workload_map.operator.server import Handler, HealthServer, WebhookServer
 
 log = logging.getLogger("workload_map.operator")
