@@ -151,4 +151,3 @@ def _prune(directory: Path) -> None:
     for _, path in entries[: len(entries) - MAX_ENTRIES]:
         with contextlib.suppress(OSError):
             os.unlink(path)
-

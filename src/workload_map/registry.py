@@ -37,10 +37,25 @@ SHORT_NAMES: dict[tuple[str, str], tuple[str, ...]] = {
 BUILTIN_GROUPS = frozenset({"", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "storage.k8s.io"})
 
 # Kinds every kubectl user reads as the built-in ones; a CRD kind with the same name is shown with its group.
-BUILTIN_KIND_NAMES = frozenset({
-    "Pod", "Service", "Job", "CronJob", "Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "ConfigMap",
-    "Secret", "Node", "Namespace", "Event", "Endpoints", "Ingress",
-})
+BUILTIN_KIND_NAMES = frozenset(
+    {
+        "Pod",
+        "Service",
+        "Job",
+        "CronJob",
+        "Deployment",
+        "StatefulSet",
+        "ReplicaSet",
+        "DaemonSet",
+        "ConfigMap",
+        "Secret",
+        "Node",
+        "Namespace",
+        "Event",
+        "Endpoints",
+        "Ingress",
+    }
+)
 
 
 def display_type(group: str, kind: str) -> str:

@@ -128,4 +128,7 @@ def test_empty_condition_field_names_from_go_clients_mean_the_defaults() -> None
     assert findings == [] and loaded is not None
     conditions = loaded.root.status_definition.conditions_definition
     assert (conditions.type_field_name, conditions.status_field_name, conditions.message_field_name) == (
-        "type", "status", "message")
+        "type",
+        "status",
+        "message",
+    )

@@ -65,7 +65,7 @@ def test_errors_are_typed() -> None:
         wm.open_dump(str(ROOT / "no-such-file.yaml"))
 
 
-USER_SCRIPT = '''
+USER_SCRIPT = """
 from decimal import Decimal
 
 import workload_map as wm
@@ -83,7 +83,7 @@ def gpus_running(path: str) -> Decimal:
         patch: dict[str, object] = change.patch
         assert sizes and patch
     return total
-'''
+"""
 
 
 def test_a_user_script_passes_mypy_strict(tmp_path: Path) -> None:

@@ -22,9 +22,7 @@ def _job(name: str) -> dict[str, Any]:
         "metadata": {"name": name},
         "spec": {
             "suspend": False,
-            "template": {
-                "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox:1.36"}]}
-            },
+            "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox:1.36"}]}},
         },
     }
 

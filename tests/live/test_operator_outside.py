@@ -159,9 +159,7 @@ def test_reconciles_outside_a_cluster_with_only_a_kubeconfig(
 
 
 @pytest.mark.parametrize("origin", ["--namespace", "$POD_NAMESPACE", "context"])
-def test_missing_namespace_is_one_error_line(
-    fresh: TestCluster, conn: Connection, tmp_path: Path, origin: str
-) -> None:
+def test_missing_namespace_is_one_error_line(fresh: TestCluster, conn: Connection, tmp_path: Path, origin: str) -> None:
     """A Lease namespace that does not exist ends the process at once, saying where the name came from."""
     env = outside_cluster_env()
     kubeconfig = fresh.kubeconfig_path
