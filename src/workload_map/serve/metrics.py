@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.registry import Collector
 
+from workload_map.definition.model import ResourceStatus
+
 if TYPE_CHECKING:
     from prometheus_client.core import Metric
 
@@ -21,17 +23,7 @@ if TYPE_CHECKING:
     from workload_map.tree.model import WorkloadTree
 
 METRICS_VERSION = "1"
-STATUSES = (
-    "Initializing",
-    "Running",
-    "Completed",
-    "Failed",
-    "Degraded",
-    "Suspended",
-    "Suspending",
-    "Resuming",
-    "Undefined",
-)
+STATUSES = tuple(status.value for status in ResourceStatus)
 POD_STATES = ("desired", "ready", "running", "pending", "succeeded", "failed")
 WORKLOAD = ("namespace", "workload_kind", "workload")
 
