@@ -6,7 +6,7 @@ The same code serves a dump on disk and a live cluster: the live layer only fill
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from workload_map._gc import bulk
@@ -70,25 +70,7 @@ class ClusterView:
     # -- what could not be seen
     def gap_warnings(self) -> list[str]:
         """One line per gap that matters: objects whose owners lie in it, or a kind the user may not read."""
-        lines = []
-        for gap in self.snapshot.coverage:
-            members = self.gap_members.get(gap, [])
-            if (gap.group, gap.kind) == ("", "Pod"):  # unreadable pods: what they own is hidden with them
-                hidden = f"; {_count(len(members), 'object')} owned by them not shown" if members else ""
-                lines.append(
-                    f"{_capital(gap.why)}: pod counts of the workloads there are unknown{hidden} (fix: {gap.fix})"
-                )
-            elif members:
-                pods = sum(1 for o in members if is_pod(o))
-                what = _count(pods, "pod") if pods == len(members) else _count(len(members), "object")
-                lines.append(
-                    f"{what} {_where(members)} belong to {gap.resource}, which {_which(gap)}: "
-                    f"not shown as workloads (fix: {gap.fix})"
-                )
-            elif gap.cause is not Cause.NOT_SERVED:  # a CRD that is not installed is no news
-                consequence = f"{gap.kind} workloads there are not shown, and those made of them are incomplete"
-                lines.append(f"{_capital(gap.why)}: {consequence} (fix: {gap.fix})")
-        return lines
+        return gap_warnings(self.snapshot.coverage, self.gap_members)
 
     def missing_owner_warnings(self, *, verbose: bool = False) -> list[str]:
         """One line per owner kind and namespace: how many objects, an example and a hint; every object with
@@ -203,6 +185,29 @@ class ClusterView:
             except (LookupError, RecursionError, ValueError, TypeError) as exc:
                 problems.append(f"{key_of(workload)}: cannot resolve: {exc}")
         return trees, problems
+
+
+def gap_warnings(gaps: Iterable[Gap], members: Mapping[Gap, Sequence[Obj]]) -> list[str]:
+    """One line per gap that matters, given the objects read whose owner chain enters each gap: those objects
+    (not shown as workloads), or what a kind that could not be read leaves out. Shared by ClusterView (one
+    read) and the live model (which gathers ``members`` over every workload group it resolved)."""
+    lines = []
+    for gap in gaps:
+        inside = members.get(gap, [])
+        if (gap.group, gap.kind) == ("", "Pod"):  # unreadable pods: what they own is hidden with them
+            hidden = f"; {_count(len(inside), 'object')} owned by them not shown" if inside else ""
+            lines.append(f"{_capital(gap.why)}: pod counts of the workloads there are unknown{hidden} (fix: {gap.fix})")
+        elif inside:
+            pods = sum(1 for o in inside if is_pod(o))
+            what = _count(pods, "pod") if pods == len(inside) else _count(len(inside), "object")
+            lines.append(
+                f"{what} {_where(list(inside))} belong to {gap.resource}, which {_which(gap)}: "
+                f"not shown as workloads (fix: {gap.fix})"
+            )
+        elif gap.cause is not Cause.NOT_SERVED:  # a CRD that is not installed is no news
+            consequence = f"{gap.kind} workloads there are not shown, and those made of them are incomplete"
+            lines.append(f"{_capital(gap.why)}: {consequence} (fix: {gap.fix})")
+    return lines
 
 
 def _count(n: int, noun: str) -> str:

@@ -24,7 +24,14 @@ if str(REPO_ROOT) not in sys.path:  # make `tests.cluster` importable under any 
 
 from tests.cluster.apiserver import TestCluster  # noqa: E402
 
-LIMITED_USERS = ("wmap-throttled", "wmap-no-kind", "wmap-no-pods-ns", "wmap-ns-only")
+LIMITED_USERS = (
+    "wmap-throttled",
+    "wmap-no-kind",
+    "wmap-no-pods-ns",
+    "wmap-ns-only",
+    "wmap-serve-no-kind",  # test_live_serve_gaps.py
+    "wmap-serve-no-pods",
+)
 
 # A cold build of kube-apiserver + kubectl + etcd takes ~15 min on 2 cores.
 BUILD_TIMEOUT_S = float(os.environ.get("WMAP_TESTCLUSTER_BUILD_TIMEOUT", "2700"))

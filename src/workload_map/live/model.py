@@ -9,6 +9,11 @@ Objects are grouped by their **root**: the outermost ancestor present in the sto
 ownerReferences (the controller reference first). A workload and everything it owns share a root, so
 an event on a pod re-resolves exactly the workloads of its root, with the same ClusterView code a dump
 uses (over the root's objects only) — which is what keeps the model's answer equal to ``wmap get -A``.
+
+What could not be read is tracked as the CLI tracks it (``coverage``, live/gaps.py): every root is resolved
+with the model's current Coverage, so pods in a gap are no workloads and workloads made of a gap have
+unknown counts; a gap is retried until it can be read, and a kind that becomes forbidden or unserved later
+opens one (its objects leave the model: they can no longer be known).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from workload_map.coverage import Cause, Coverage, Gap
 from workload_map.live.projection import project
 
 if TYPE_CHECKING:
@@ -28,6 +34,7 @@ if TYPE_CHECKING:
     from workload_map.cluster.fetch import ListResult
     from workload_map.cluster.watch import Watcher
     from workload_map.gang.model import GangPlan
+    from workload_map.live.gaps import ApiserverProbe
     from workload_map.registry import DefinitionRegistry
     from workload_map.resolver import ClusterView
     from workload_map.snapshot import Snapshot
@@ -106,6 +113,7 @@ class ResourceState:
     errors: int = 0
     readable: bool = True
     error: str | None = None  # the last error, while the resource is failing
+    gap: Gap | None = None  # while the resource cannot be read (forbidden, not served)
 
 
 class LiveModel:
@@ -114,10 +122,24 @@ class LiveModel:
     Thread-safe: the applier thread swaps results under a lock, readers get copies.
     """
 
-    def __init__(self, options: LiveOptions, *, settle: float = SETTLE_SECONDS, watch_seconds: int = 300) -> None:
+    def __init__(
+        self,
+        options: LiveOptions,
+        *,
+        settle: float = SETTLE_SECONDS,
+        watch_seconds: int = 300,
+        probe_seconds: float | None = None,
+    ) -> None:
+        from workload_map.live.gaps import PROBE_SECONDS
+
         self.options = options
         self.settle = settle
         self.watch_seconds = watch_seconds
+        self.probe_seconds = PROBE_SECONDS if probe_seconds is None else probe_seconds
+        self.coverage = Coverage()  # what cannot be read now; replaced (never changed in place) on every change
+        self.apiserver_error: str | None = None  # why the API server does not answer, while it does not
+        self._probe: ApiserverProbe | None = None
+        self._gap_members: dict[str, dict[Gap, list[Obj]]] = {}  # root -> objects whose owner lies in a gap
         self.source: LiveSource | None = None
         self.resources: dict[str, ResourceState] = {}
         self.warnings: list[str] = []
@@ -139,6 +161,8 @@ class LiveModel:
         self._watchers: list[Watcher] = []
         self._applier: threading.Thread | None = None
         self._registry: DefinitionRegistry | None = None  # a static model's; live ones use the source's
+        self._listed: list[ListResult] = []  # every watched list, the gaps' included
+        self._coverage_changed = False  # set by a batch that opened or closed a gap
 
     # -- lifecycle
     def start(self) -> None:
@@ -147,6 +171,7 @@ class LiveModel:
 
         from workload_map.cluster import live_source
         from workload_map.cluster.watch import Watcher
+        from workload_map.live.gaps import ApiserverProbe, GapWatcher, unread
 
         began = time.monotonic()
         self.started_at = time.time()
@@ -156,6 +181,16 @@ class LiveModel:
         for listed in source.lists:
             state = self.resources.setdefault(resource_name(listed), ResourceState(resource_name(listed)))
             state.objects += len(listed.items)
+        self.coverage = Coverage(list(source.snapshot.coverage))
+        gap_lists = []
+        for gap in self.coverage:
+            served = source.discovery.resource(gap.group, gap.kind)
+            if served is None:
+                continue  # never installed: nothing to retry until a restart discovers it
+            listed = unread(served, gap.namespace)
+            gap_lists.append(listed)
+            name = resource_name(listed)
+            self.resources[name] = ResourceState(name, readable=False, error=gap.why, gap=gap)
         self._load(source.snapshot)
         self.sync_seconds = time.monotonic() - began
         with self._changed:
@@ -165,8 +200,16 @@ class LiveModel:
             Watcher(source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
             for listed in source.lists
         ]
+        self._watchers += [
+            GapWatcher(source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
+            for listed in gap_lists
+        ]
+        self._listed = [*source.lists, *gap_lists]
         for watcher in self._watchers:
             watcher.start()
+        if self.probe_seconds:
+            self._probe = ApiserverProbe(source.connection, self._queue, self._stop, interval=self.probe_seconds)
+            self._probe.start()
         self._applier = threading.Thread(target=self._apply_loop, name="wmap live model", daemon=True)
         self._applier.start()
 
@@ -213,6 +256,52 @@ class LiveModel:
     @property
     def ready(self) -> bool:
         return self.sync_seconds is not None and not self._stop.is_set()
+
+    def readiness(self) -> tuple[bool, str]:
+        """``/readyz``: ready once synced while the API server answers; the first line, then what is missing.
+
+        A model with gaps is ready (the rest is served) and says what it cannot see."""
+        if not self.ready:
+            return False, "syncing"
+        error = self.apiserver_error
+        if error is not None:
+            age = self.last_contact_age()
+            since = f" for {age:.0f}s" if age is not None else ""
+            return False, f"not ready: the API server has not answered{since}: {error}"
+        gaps = self.gap_objects()
+        if not gaps:
+            return True, "ready"
+        return True, "ready, partial: " + "; ".join(gap.why for gap in gaps)
+
+    def last_contact_age(self) -> float | None:
+        """Seconds since the API server last answered (None for a model read from a dump)."""
+        if self._probe is None or self._probe.last_contact is None:
+            return None
+        return max(0.0, time.time() - self._probe.last_contact)
+
+    def gap_warnings(self) -> list[str]:
+        """One line per gap that matters, as ``wmap get -A`` says them (resolver.gap_warnings)."""
+        from workload_map.resolver import gap_warnings
+
+        with self._lock:
+            coverage = self.coverage
+            members: dict[Gap, list[Obj]] = defaultdict(list)
+            for by_gap in self._gap_members.values():
+                for gap, objects in by_gap.items():
+                    members[gap].extend(objects)
+        return gap_warnings(coverage, members)
+
+    def gap_objects(self) -> dict[Gap, int]:
+        """Each gap that matters, with how many objects read lie in it (their owner could not be read: none is
+        a workload). A kind whose CRD is not installed matters only while objects of it are left (a CRD
+        removed with its pods), as in ``wmap get``'s warnings."""
+        with self._lock:
+            counts = dict.fromkeys(self.coverage, 0)
+            for by_gap in self._gap_members.values():
+                for gap, objects in by_gap.items():
+                    if gap in counts:
+                        counts[gap] += len(objects)
+        return {gap: n for gap, n in counts.items() if gap.cause is not Cause.NOT_SERVED or n}
 
     # -- answers
     def workloads(self) -> list[Resolved]:
@@ -327,13 +416,18 @@ class LiveModel:
         from workload_map.resolver import ClusterView
         from workload_map.snapshot import Snapshot
 
-        view = ClusterView(Snapshot(self._objects.values()), self.registry)
+        view = ClusterView(Snapshot(self._objects.values(), coverage=self.coverage), self.registry)
         by_root: dict[str, list[Resolved]] = defaultdict(list)
         for item in self._resolved(view, view.workloads(None, None)):
             by_root[self._root[_uid(item.tree.workload)]].append(item)
+        gap_members: dict[str, dict[Gap, list[Obj]]] = defaultdict(lambda: defaultdict(list))
+        for gap, objects in view.gap_members.items():
+            for obj in objects:
+                gap_members[self._root[_uid(obj)]][gap].append(obj)
         roots = set(self._root.values())
         with self._lock:
             self._results = {root: by_root[root] for root in roots if by_root.get(root)}
+            self._gap_members = {root: dict(by_gap) for root, by_gap in gap_members.items()}
         self.resolves += len(roots)
 
     def _resolve(self, roots: Iterable[str]) -> None:
@@ -343,12 +437,15 @@ class LiveModel:
 
         registry = self.registry
         updates: dict[str, list[Resolved] | None] = {}
+        gap_members: dict[str, dict[Gap, list[Obj]]] = {}
         for root in roots:
             if root not in self._objects or self._root.get(root, root) != root:
                 updates[root] = None
                 continue
             members = sorted((self._objects[m] for m in self._subtree(root)), key=self._member_order)
-            view = ClusterView(Snapshot(members), registry)
+            view = ClusterView(Snapshot(members, coverage=self.coverage), registry)
+            if view.gap_members:
+                gap_members[root] = dict(view.gap_members)
             updates[root] = self._resolved(view, view.workloads(None, None))
             self.resolves += 1
         with self._lock:
@@ -357,6 +454,10 @@ class LiveModel:
                     self._results[root] = result
                 else:
                     self._results.pop(root, None)
+                if root in gap_members:
+                    self._gap_members[root] = gap_members[root]
+                else:
+                    self._gap_members.pop(root, None)
 
     def _apply_loop(self) -> None:
         while not self._stop.is_set():
@@ -381,19 +482,24 @@ class LiveModel:
         with bulk_load():
             for kind, payload, extra in batch:
                 if kind == "FAILED":
-                    self._failed(payload, extra)
+                    self._failed(payload, extra, dirty)
+                elif kind == "CONTACT":
+                    self.apiserver_error = payload
                 elif kind == "RELISTED":
                     self._relisted(payload, dirty, extra)
                 else:
                     self._event(kind, payload, dirty, now)
-            self._resolve(dirty)
+            if self._coverage_changed:
+                self._coverage_changed = False
+                self._resolve_all()
+            else:
+                self._resolve(dirty)
         with self._changed:
             self.version += 1
             self._changed.notify_all()
 
     def _state_for(self, obj: Obj) -> ResourceState | None:
-        assert self.source is not None
-        for listed in self.source.lists:
+        for listed in self._listed:
             res = listed.resource
             if (res.api_version, res.kind) == (obj.get("apiVersion"), obj.get("kind")):
                 return self.resources.get(resource_name(listed))
@@ -427,6 +533,11 @@ class LiveModel:
         state.relists += 1
         state.readable, state.error = True, None
         res = fresh.resource
+        where = fresh.namespace if res.namespaced else None
+        closed = [g for g in self.coverage if (g.group, g.kind, g.namespace) == (res.group, res.kind, where)]
+        if closed:
+            state.gap = None
+            self._set_coverage([g for g in self.coverage if g not in closed])
         keep = {_uid(o) for o in fresh.items}
         stale = [
             uid
@@ -446,7 +557,9 @@ class LiveModel:
             self.warnings.append(note)
             del self.warnings[:-100]  # a bounded log: the freshest notes
 
-    def _failed(self, listed: ListResult | None, error: Exception) -> None:
+    def _failed(self, listed: ListResult | None, error: Exception, dirty: set[str]) -> None:
+        from workload_map.live.gaps import gap_of_failure
+
         if listed is None:
             return
         name = resource_name(listed)
@@ -455,3 +568,30 @@ class LiveModel:
         state.error = str(error)
         if getattr(error, "status", 0) in (401, 403):
             state.readable = False
+        gap = gap_of_failure(listed, error)
+        same = (
+            [g for g in self.coverage if (g.group, g.kind, g.namespace) == (gap.group, gap.kind, gap.namespace)]
+            if gap
+            else []
+        )
+        if gap is None or same:
+            return
+        state.readable, state.gap = False, gap
+        res = listed.resource
+        gone = [
+            uid
+            for uid, obj in self._objects.items()
+            if (obj.get("apiVersion"), obj.get("kind")) == (res.api_version, res.kind)
+            and (listed.namespace is None or (obj.get("metadata") or {}).get("namespace") == listed.namespace)
+        ]
+        for uid in gone:  # what cannot be read any more cannot be known: the gap says so instead
+            self._event("DELETED", self._objects[uid], dirty, time.time())
+        state.objects = 0
+        self._set_coverage([*self.coverage.gaps, gap])
+
+    def _set_coverage(self, gaps: list[Gap]) -> None:
+        """A new Coverage; the batch then resolves every root again, in one view (a rare event: what each
+        workload is made of may have become readable or not)."""
+        with self._lock:
+            self.coverage = Coverage(gaps)
+        self._coverage_changed = True

@@ -25,6 +25,10 @@ def row(item: Resolved) -> dict[str, Any]:
 
     tree = item.tree
     counts = tree.counts
+
+    def known(value: float) -> float | None:
+        return None if tree.incomplete else value
+
     nodes = sorted({p.state.node for p in tree.all_pods if p.state.node})
     return {
         "namespace": tree.namespace,
@@ -35,15 +39,17 @@ def row(item: Resolved) -> dict[str, Any]:
         "path": f"{tree.namespace}/{type_path(tree.kind, tree.group)}/{tree.name}",
         "status": tree.status.primary.value,
         "components": [{"name": role, "pods": count} for role, count in tree.role_summary()],
+        # With part of the cluster unread only what the spec says is known: the rest is null, never zeros.
         "pods": {
-            "ready": counts.ready,
+            "ready": known(counts.ready),
             "desired": counts.desired,
-            "pending": counts.pending,
-            "failed": counts.failed,
-            "running": counts.running,
+            "pending": known(counts.pending),
+            "failed": known(counts.failed),
+            "running": known(counts.running),
         },
         "gpus": float(tree.gpus),
-        "gpusInUse": float(gpu_count(tree.current_requests)),
+        "gpusInUse": known(float(gpu_count(tree.current_requests))),
+        "incomplete": list(tree.incomplete),
         "nodes": nodes,
         "creationTimestamp": _timestamp((tree.workload.get("metadata") or {}).get("creationTimestamp")),
         "definition": tree.definition.name,
@@ -87,7 +93,53 @@ def workloads(
         if requirements and not matches(requirements, labels):
             continue
         items.append(row(item))
-    return {"apiVersion": API_VERSION, "kind": "WorkloadList", "version": model.version, "items": items}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "WorkloadList",
+        "version": model.version,
+        "coverage": coverage(model),
+        "items": items,
+    }
+
+
+def coverage(model: LiveModel) -> dict[str, Any]:
+    """What the model cannot see now: one entry per gap, with the objects read that lie in it."""
+    objects = model.gap_objects()
+    gaps = [
+        {
+            "resource": gap.resource,
+            "namespace": gap.namespace,
+            "cause": gap.cause.value,
+            "reason": gap.why,
+            "fix": gap.fix,
+            "objects": count,
+        }
+        for gap, count in objects.items()
+    ]
+    return {"complete": not gaps, "gaps": gaps, "warnings": model.gap_warnings()}
+
+
+def status(model: LiveModel) -> dict[str, Any]:
+    """``GET /api/v1/status``: readiness, the API server's last answer, gaps and each watched resource."""
+    ready, reason = model.readiness()
+    age = model.last_contact_age()
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Status",
+        "version": model.version,
+        "ready": ready,
+        "reason": reason,
+        "apiserver": {
+            "answering": model.apiserver_error is None,
+            "error": model.apiserver_error,
+            "lastContactAge": age,
+        },
+        "coverage": coverage(model),
+        "resources": [
+            {"resource": name, "objects": state.objects, "readable": state.readable, "error": state.error}
+            for name, state in sorted(model.resources.items())
+        ],
+    }
 
 
 def workload(model: LiveModel, namespace: str, type_name: str, name: str) -> dict[str, Any] | None:
@@ -147,13 +199,27 @@ _ROW = {
         "path": {"type": "string", "description": "{namespace}/{type}/{name} of the workload's URL"},
         "status": {"type": "string", "description": "the primary status (docs/semantics.md)"},
         "components": {"type": "array", "items": {"type": "object"}},
-        "pods": {"type": "object"},
+        "pods": {"type": "object", "description": "ready/pending/failed/running are null when incomplete"},
         "gpus": {"type": "number"},
-        "gpusInUse": {"type": "number"},
+        "gpusInUse": {"type": ["number", "null"], "description": "null when incomplete"},
+        "incomplete": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "why its pods or parts may not all have been read (empty: complete)",
+        },
         "nodes": {"type": "array", "items": {"type": "string"}},
         "creationTimestamp": {"type": ["string", "null"]},
         "definition": {"type": "string"},
         "labels": {"type": "object"},
+    },
+}
+_COVERAGE = {
+    "type": "object",
+    "description": "what the model cannot read now (docs/metrics.md, Coverage)",
+    "properties": {
+        "complete": {"type": "boolean"},
+        "gaps": {"type": "array", "items": {"type": "object"}},
+        "warnings": {"type": "array", "items": {"type": "string"}},
     },
 }
 _FILTERS = [
@@ -190,6 +256,7 @@ OPENAPI: dict[str, Any] = {
                                     "properties": {
                                         "items": {"type": "array", "items": _ROW},
                                         "version": {"type": "integer"},
+                                        "coverage": _COVERAGE,
                                     },
                                 }
                             }
@@ -207,6 +274,12 @@ OPENAPI: dict[str, Any] = {
                     for p in ("namespace", "type", "name")
                 ],
                 "responses": {"200": {"description": "Workload"}, "404": {"description": "no such workload"}},
+            }
+        },
+        "/api/v1/status": {
+            "get": {
+                "summary": "Readiness, the API server's last answer, what cannot be read, each watched resource",
+                "responses": {"200": {"description": "Status"}},
             }
         },
         "/api/v1/definitions": {

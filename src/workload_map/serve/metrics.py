@@ -2,6 +2,10 @@
 
 A custom collector reads the model's current answer at every scrape, so a workload that disappears
 takes its series with it (no stale series to expire) and every scrape is one consistent state.
+
+What the model cannot read is never exported as a number: a workload whose pods or parts lie in a gap
+has ``wmap_workload_incomplete`` series and no series of the counts that are unknown (only ``desired``,
+which its spec says), so sums over them are not silently low; the gaps are series of their own.
 """
 
 from __future__ import annotations
@@ -79,6 +83,12 @@ class ModelCollector(Collector):
             "GPUs requested by the component's pods that are bound to a node and not finished.",
             labels=[*WORKLOAD, "component"],
         )
+        incomplete = GaugeMetricFamily(
+            "wmap_workload_incomplete",
+            "1 per resource the workload is made of that cannot be read: its pod counts other than desired, "
+            "and its GPUs in use, are unknown and not exported.",
+            labels=[*WORKLOAD, "resource"],
+        )
         gang = GaugeMetricFamily(
             "wmap_workload_gang_min_members",
             "Minimum members of each gang-scheduling pod group of the workload (docs/gang.md).",
@@ -87,6 +97,7 @@ class ModelCollector(Collector):
         from workload_map.resolve.resources import gpu_count
         from workload_map.tree.model import PodCounts
 
+        resource_of = {gap.why: gap.resource for gap in self.model.coverage}
         for item in resolved:
             tree = item.tree
             labels = _workload_labels(tree)
@@ -94,14 +105,19 @@ class ModelCollector(Collector):
             primary = tree.status.primary.value
             for value in STATUSES:
                 status.add_metric([*labels, value], 1 if value == primary else 0)
+            for reason in tree.incomplete:
+                incomplete.add_metric([*labels, resource_of.get(reason, reason)], 1)
+            states = ("desired",) if tree.incomplete else POD_STATES
             for component in tree.components:
                 if not component.component.has_pods:
                     continue
                 counts = component.counts
-                for state in POD_STATES:
+                for state in states:
                     pods.add_metric([*labels, component.name, state], getattr(counts, state))
                 desired = sum((gpu_count(i.desired_requests) for i in component.instances), Decimal(0))
                 requested.add_metric([*labels, component.name], _gpus(desired))
+                if tree.incomplete:
+                    continue
                 bound = sum(
                     (
                         gpu_count(p.resources.requests)
@@ -112,7 +128,7 @@ class ModelCollector(Collector):
                     Decimal(0),
                 )
                 in_use.add_metric([*labels, component.name], _gpus(bound))
-            if tree.unattributed:  # pods of the workload no component claims: component ""
+            if tree.unattributed and not tree.incomplete:  # pods no component claims: component ""
                 counts = PodCounts()
                 for pod in tree.unattributed:
                     counts.add_pod(pod)
@@ -120,7 +136,7 @@ class ModelCollector(Collector):
                     pods.add_metric([*labels, "", state], getattr(counts, state))
             for group, min_members in item.gang_groups:
                 gang.add_metric([*labels, group], min_members)
-        yield from (info, status, pods, requested, in_use, gang)
+        yield from (info, status, pods, requested, in_use, incomplete, gang)
 
     def _pods(self, resolved: list[Resolved]) -> Iterator[Metric]:
         attribution = GaugeMetricFamily(
@@ -173,3 +189,36 @@ class ModelCollector(Collector):
         resolves = CounterMetricFamily("wmap_model_resolves", "Workload roots re-resolved since start.")
         resolves.add_metric([], model.resolves)
         yield resolves
+        yield from self._coverage()
+        yield from self._apiserver()
+
+    def _coverage(self) -> Iterator[Metric]:
+        labels = ["resource", "namespace", "cause"]
+        gap = GaugeMetricFamily(
+            "wmap_coverage_gap",
+            '1 per resource (and namespace, "" for all) the model cannot read now, by cause: forbidden or not served.',
+            labels=labels,
+        )
+        objects = GaugeMetricFamily(
+            "wmap_coverage_gap_objects",
+            "Objects read whose owner lies in the gap (pods of an unreadable kind): not counted as workloads.",
+            labels=labels,
+        )
+        for item, count in self.model.gap_objects().items():
+            values = [item.resource, item.namespace or "", item.cause.value]
+            gap.add_metric(values, 1)
+            objects.add_metric(values, count)
+        yield from (gap, objects)
+
+    def _apiserver(self) -> Iterator[Metric]:
+        age = self.model.last_contact_age()
+        if age is None:
+            return  # a model read from a dump talks to no API server
+        up = GaugeMetricFamily("wmap_apiserver_up", "1 while the API server answers the model's probe in time.")
+        up.add_metric([], 0 if self.model.apiserver_error else 1)
+        last = GaugeMetricFamily(
+            "wmap_apiserver_last_contact_age_seconds",
+            "Seconds since the API server last answered: grows while it is frozen or unreachable.",
+        )
+        last.add_metric([], age)
+        yield from (up, last)

@@ -85,8 +85,8 @@ def _handler(service: Service) -> type[BaseHTTPRequestHandler]:
             elif path == "/healthz":
                 self._send(200, b"ok\n", "text/plain; charset=utf-8")
             elif path == "/readyz":
-                ready = service.model.ready
-                self._send(200 if ready else 503, b"ready\n" if ready else b"syncing\n", "text/plain; charset=utf-8")
+                ready, reason = service.model.readiness()
+                self._send(200 if ready else 503, f"{reason}\n".encode(), "text/plain; charset=utf-8")
             elif path in STATIC:
                 name, content_type = STATIC[path]
                 self._send(200, _static(name), content_type)
@@ -124,6 +124,8 @@ def _handler(service: Service) -> type[BaseHTTPRequestHandler]:
                     self._json(404, {"error": f"no workload {'/'.join(parts[1:])}"})
                 else:
                     self._json(200, found)
+            elif parts == ["status"]:
+                self._json(200, api.status(model))
             elif parts == ["definitions"]:
                 self._json(200, api.definitions(model))
             elif parts == ["openapi.json"]:

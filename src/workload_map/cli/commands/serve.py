@@ -92,7 +92,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
             f"(initial sync {model.sync_seconds or 0:.2f} s)",
             err=True,
         )
-        emit_warnings(model.warnings)
+        emit_warnings([*model.warnings, *model.gap_warnings()])
         threading.Event().wait(serve_timeout)
     except KeyboardInterrupt:
         pass

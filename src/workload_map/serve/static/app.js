@@ -42,6 +42,20 @@ function age(timestamp) {
   return Math.floor(seconds / 86400) + "d";
 }
 
+// Counts the server could not know (part of the cluster unread) are null: shown as "?", never as 0.
+function count(value) { return value === null || value === undefined ? "?" : String(value); }
+
+// What the model cannot see right now, above every page: a frozen API server, kinds it may not read.
+function banner(status) {
+  const lines = [];
+  if (status.apiserver && !status.apiserver.answering) lines.push(status.reason);
+  for (const warning of (status.coverage || {}).warnings || []) lines.push(warning);
+  if (!lines.length) return null;
+  return el("div", { class: "banner", id: "coverage", role: "status" },
+    el("strong", {}, status.apiserver && !status.apiserver.answering ? "Not current" : "Partial view"),
+    el("ul", {}, lines.map((line) => el("li", {}, line))));
+}
+
 function number(value) { return Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/\.?0+$/, ""); }
 
 const COLUMNS = [
@@ -50,23 +64,25 @@ const COLUMNS = [
   ["type", "Type", (w) => w.type],
   ["status", "Status", (w) => w.status],
   ["components", "Components", (w) => w.components.map((c) => c.name + "(" + c.pods + ")").join(" ") || "<none>"],
-  ["pods", "Pods", (w) => w.pods.ready / Math.max(1, w.pods.desired)],
+  ["pods", "Pods", (w) => (w.pods.ready ?? -1) / Math.max(1, w.pods.desired)],
   ["gpus", "GPUs", (w) => w.gpus],
   ["age", "Age", (w) => -Date.parse(w.creationTimestamp || 0)],
 ];
 
 function totals(items) {
   const byStatus = {}, byNamespace = {};
-  let gpus = 0, pods = 0, ready = 0;
+  let gpus = 0, pods = 0, ready = 0, unknown = 0;
   for (const w of items) {
     byStatus[w.status] = (byStatus[w.status] || 0) + w.gpus;
     byNamespace[w.namespace] = (byNamespace[w.namespace] || 0) + w.gpus;
-    gpus += w.gpus; pods += w.pods.desired; ready += w.pods.ready;
+    gpus += w.gpus; pods += w.pods.desired;
+    if (w.pods.ready === null) unknown += 1; else ready += w.pods.ready;
   }
   const cards = el("div", { class: "cards", id: "totals" },
     el("div", { class: "card" }, el("div", { class: "n", id: "total-workloads" }, items.length), el("div", { class: "l" }, "workloads")),
     el("div", { class: "card" }, el("div", { class: "n", id: "total-gpus" }, number(gpus)), el("div", { class: "l" }, "GPUs requested")),
-    el("div", { class: "card" }, el("div", { class: "n" }, ready + "/" + pods), el("div", { class: "l" }, "pods ready / desired")));
+    el("div", { class: "card" }, el("div", { class: "n" }, ready + "/" + pods),
+      el("div", { class: "l" }, "pods ready / desired" + (unknown ? ` (${unknown} workloads unknown)` : ""))));
   const bars = (title, values, colour) => {
     const max = Math.max(1, ...Object.values(values));
     return el("div", { class: "panel" }, el("h2", {}, title), el("div", { class: "bars" },
@@ -101,8 +117,9 @@ function table(items) {
     onkeydown: (e) => { if (e.key === "Enter") location.hash = "#/w/" + w.path; },
   },
     el("td", {}, w.namespace), el("td", {}, el("a", { href: "#/w/" + w.path }, w.name)), el("td", {}, w.type),
-    el("td", {}, chip(w.status)), el("td", {}, COLUMNS[4][2](w)),
-    el("td", { class: "num", "data-col": "pods" }, w.pods.ready + "/" + w.pods.desired),
+    el("td", {}, chip(w.status), w.incomplete && w.incomplete.length ? el("span", { class: "muted", title: w.incomplete.join("; ") }, " (incomplete)") : null),
+    el("td", {}, COLUMNS[4][2](w)),
+    el("td", { class: "num", "data-col": "pods" }, count(w.pods.ready) + "/" + w.pods.desired),
     el("td", { class: "num" }, number(w.gpus)), el("td", {}, age(w.creationTimestamp))));
   return el("table", { id: "workloads", "aria-label": "workloads" }, el("thead", {}, head), el("tbody", {}, rows));
 }
@@ -126,11 +143,11 @@ function renderTable() {
 }
 
 async function listPage() {
-  const list = await api("/api/v1/workloads");
+  const [list, status] = await Promise.all([api("/api/v1/workloads"), api("/api/v1/status")]);
   lastItems = list.items;
   const app = document.getElementById("app");
   const focused = document.activeElement && document.activeElement.id;
-  app.replaceChildren(el("h1", {}, "Workloads"), ...totals(list.items), filters(list.items), table(list.items));
+  app.replaceChildren(...[banner(status), el("h1", {}, "Workloads"), ...totals(list.items), filters(list.items), table(list.items)].filter(Boolean));
   if (focused) { const again = document.getElementById(focused); if (again) again.focus(); }
 }
 
@@ -207,14 +224,16 @@ function gangPanel(gang) {
 }
 
 async function workloadPage(path) {
-  const doc = await api("/api/v1/workloads/" + path.split("/").map(encodeURIComponent).join("/"));
+  const [doc, status] = await Promise.all([api("/api/v1/workloads/" + path.split("/").map(encodeURIComponent).join("/")), api("/api/v1/status")]);
   const tree = doc.tree, row = doc.row;
   const pending = tree.pods.filter((p) => p.pendingReason);
   document.getElementById("app").replaceChildren(...[
+    banner(status),
     el("p", {}, el("a", { href: "#/" }, "← all workloads")),
-    el("h1", {}, `${row.type} ${row.namespace}/${row.name} `, chip(row.status)),
+    el("h1", {}, `${row.type} ${row.namespace}/${row.name} `, chip(row.status), row.incomplete.length ? " (incomplete)" : ""),
+    row.incomplete.length ? el("p", { class: "muted", id: "incomplete" }, "Counts unknown: " + row.incomplete.join("; ")) : null,
     el("div", { class: "cards" },
-      el("div", { class: "card" }, el("div", { class: "n", id: "pods-ready" }, row.pods.ready + "/" + row.pods.desired), el("div", { class: "l" }, "pods ready / desired")),
+      el("div", { class: "card" }, el("div", { class: "n", id: "pods-ready" }, count(row.pods.ready) + "/" + row.pods.desired), el("div", { class: "l" }, "pods ready / desired")),
       el("div", { class: "card" }, el("div", { class: "n" }, number(row.gpus)), el("div", { class: "l" }, "GPUs requested")),
       el("div", { class: "card" }, el("div", { class: "n" }, row.nodes.length), el("div", { class: "l" }, "nodes")),
       el("div", { class: "card" }, el("div", { class: "n" }, row.definition), el("div", { class: "l" }, "definition"))),

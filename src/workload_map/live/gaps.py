@@ -1,0 +1,113 @@
+"""What the live model cannot see, and getting it back: gaps that are retried, and a frozen API server.
+
+The model tracks gaps with the CLI's own code (``workload_map.coverage``, ``cluster.fetch.gap_of``,
+``resolver.gap_warnings``): a kind that is forbidden or no longer served is a Gap, pods whose owner
+chain enters it are not workloads of their own, workloads made of it have unknown counts. Unlike one
+command, the model lives on: a ``GapWatcher`` keeps listing a kind that could not be read (capped
+exponential backoff with jitter, as every watcher), so a permission granted later, or a CRD installed
+again, is picked up without a restart. An ``ApiserverProbe`` asks the API server for ``/version`` at a
+fixed interval with a short timeout: a frozen server (its port still accepts, nothing answers) never
+ends a watch by itself, so only a request that must answer tells it apart from a quiet cluster.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from workload_map.cluster.connection import ClusterError
+from workload_map.cluster.fetch import ListResult, gap_of
+from workload_map.cluster.watch import Watcher
+from workload_map.coverage import Cause, Gap
+
+if TYPE_CHECKING:
+    from workload_map.cluster.connection import Connection
+    from workload_map.cluster.discovery import ServedResource
+
+PROBE_SECONDS = 5.0  # how often the API server is asked
+PROBE_TIMEOUT = 5.0  # seconds it has to answer
+
+
+def gap_of_failure(listed: ListResult, error: Exception) -> Gap | None:
+    """The gap a failed list or watch opens: forbidden (403), or a custom resource no longer served (404).
+    Other failures (timeouts, 5xx, a restarting server) leave the objects in place, stale, and are retried."""
+    status = getattr(error, "status", 0)
+    resource = listed.resource
+    if status == 403:
+        return gap_of(resource, listed.namespace, Cause.FORBIDDEN, str(getattr(error, "message", error)))
+    if status == 404 and resource.group:
+        return gap_of(resource, listed.namespace, Cause.NOT_SERVED)
+    return None
+
+
+def unread(resource: ServedResource, namespace: str | None) -> ListResult:
+    """An empty list of a resource that could not be read: what a GapWatcher starts from."""
+    return ListResult(resource, namespace, [], "", 0)
+
+
+class GapWatcher(Watcher):
+    """A watcher of a resource that could not be read at start: it lists (FAILED on every refusal, with
+    backoff between tries) until the list works (RELISTED, which closes the gap), then watches it as any
+    other watcher does."""
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            if self._relist(reason="readable again: listed"):
+                super().run()
+                return
+            self.failures += 1
+            delay = min(self.MAX_BACKOFF, 0.5 * 2 ** min(self.failures, 8)) * random.uniform(0.5, 1.0)
+            if self.stop_event.wait(delay):
+                return
+
+
+class ApiserverProbe(threading.Thread):
+    """``GET /version`` every ``interval`` seconds; puts ``("CONTACT", error or None, time)`` on the model's
+    queue only when the answer changes (reachable <-> not), and keeps ``last_contact`` current."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        out: queue.Queue[Any],
+        stop: threading.Event,
+        *,
+        interval: float = PROBE_SECONDS,
+        timeout: float = PROBE_TIMEOUT,
+    ) -> None:
+        super().__init__(daemon=True, name="wmap apiserver probe")
+        self.connection = connection
+        self.out = out
+        self.stop_event = stop
+        self.interval = interval
+        self.timeout = timeout
+        self.last_contact: float | None = time.time()  # the initial list just answered
+        self.error: str | None = None
+
+    def check(self) -> str | None:
+        """None when the API server answered within the timeout, else why not."""
+        try:
+            response = self.connection.open("GET", "/version", timeout=self.timeout, what="/version")
+            try:
+                response.read()
+            finally:
+                response.release_conn()
+        except ClusterError as exc:
+            return exc.message
+        except Exception as exc:  # a read that times out after the headers came
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
+    def run(self) -> None:
+        while not self.stop_event.wait(self.interval):
+            error = self.check()
+            if error is None:
+                self.last_contact = time.time()
+            if error != self.error:
+                self.error = error
+                self.out.put(("CONTACT", error, None))
+
+
+__all__ = ["ApiserverProbe", "GapWatcher", "gap_of_failure", "unread"]

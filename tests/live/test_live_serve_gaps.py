@@ -1,0 +1,378 @@
+"""`wmap serve` when it cannot see everything: the genuine apiserver (API Priority and Fairness on), users
+with real RBAC limits, a real `wmap serve` process read over HTTP (/readyz, /metrics, /api/v1).
+
+The live model tracks gaps as `wmap get` does (docs/metrics.md, "What cannot be read"): a forbidden kind is
+reported and the rest served, its parts are no phantom workloads, unknown counts are absent series (never
+zeros, never NaN), a permission granted later is picked up without a restart, a removed CRD leaves its
+pods counted in a gap, throttling at start is waited out, and a frozen apiserver makes /readyz fail.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live_data import (
+    admin,
+    create_namespace,
+    deployment_scenario,
+    ensure_crds,
+    eventually,
+    jobset_scenario,
+    lws_scenario,
+)
+from test_live_faults import _rejected, _seats_held, throttled  # noqa: F401 - a fixture, used by name
+from tests.cluster.apiserver import TestCluster
+
+pytestmark = pytest.mark.live
+
+WMAP = (sys.executable, "-m", "workload_map.cli.main")
+READ = ["get", "list", "watch"]
+JOBSETS = "jobsets.jobset.x-k8s.io"
+LWS = "leaderworkersets.leaderworkerset.x-k8s.io"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return int(response.status), bytes(response.read())
+    except urllib.error.HTTPError as exc:
+        return int(exc.code), bytes(exc.read())
+
+
+class Serve:
+    """A `wmap serve` process; its stderr is kept in a file."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], base: str, log: Path) -> None:
+        self.proc, self.base, self.log = proc, base, log
+
+    def readyz(self) -> tuple[int, str]:
+        code, body = _get(self.base + "/readyz")
+        return code, body.decode().strip()
+
+    def api(self, path: str) -> Any:
+        code, body = _get(self.base + "/api/v1/" + path)
+        assert code == 200, (path, code, body)
+        return json.loads(body)
+
+    def metrics(self) -> dict[str, list[tuple[dict[str, str], float]]]:
+        code, body = _get(self.base + "/metrics")
+        assert code == 200
+        text = body.decode()
+        assert "NaN" not in text
+        out: dict[str, list[tuple[dict[str, str], float]]] = {}
+        for line in text.splitlines():
+            if not line or line.startswith("#"):
+                continue
+            m = re.fullmatch(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)", line)
+            assert m, line
+            labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2) or ""))
+            value = float(m.group(3))
+            assert not math.isnan(value), line
+            out.setdefault(m.group(1), []).append((labels, value))
+        return out
+
+    def warnings(self) -> list[str]:
+        return [line for line in self.log.read_text().splitlines() if line.startswith("Warning:")]
+
+
+@contextmanager
+def serving(kubeconfig: Path, tmp: Path, *, ready_timeout: float = 90) -> Iterator[Serve]:
+    port = _free_port()
+    log = tmp / f"serve-{port}.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [*WMAP, "serve", "--port", str(port), "--kubeconfig", str(kubeconfig)],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+        )
+    serve = Serve(proc, f"http://127.0.0.1:{port}", log)
+    try:
+        eventually(
+            lambda: proc.poll() is None and serve.readyz()[0] == 200,
+            timeout=ready_timeout,
+            what=f"wmap serve ready ({log.read_text()[-2000:]})",
+            retry_on=(OSError,),
+            interval=0.3,
+        )
+        yield serve
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def _apply(cluster: TestCluster, *docs: dict[str, Any]) -> None:
+    proc = cluster.kubectl("apply", "-f", "-", input="\n---\n".join(json.dumps(d) for d in docs))
+    assert proc.returncode == 0, proc.stderr
+
+
+def _role(name: str, rules: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": name},
+            "rules": rules,
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
+        },
+    ]
+
+
+def _kubeconfig(cluster: TestCluster, tmp: Path, user: str) -> Path:
+    return cluster.kubeconfig_for(cluster.token_for(user), tmp / f"{user}.kubeconfig", user=user)
+
+
+def _wmap_get(kubeconfig: Path, namespace: str) -> dict[tuple[str, str], dict[str, Any]]:
+    proc = subprocess.run(
+        [*WMAP, "get", "-n", namespace, "-o", "json", "--kubeconfig", str(kubeconfig), "--timeout", "60s"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode in (0, 5), proc.stderr
+    document = json.loads(proc.stdout)
+    trees = document["items"] if document.get("kind") == "List" else [document]
+    return {(t["workload"]["kind"], t["workload"]["name"]): t for t in trees}
+
+
+def _rows(serve: Serve, namespace: str) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(r["kind"], r["name"]): r for r in serve.api(f"workloads?namespace={namespace}")["items"]}
+
+
+def _series(
+    metrics: dict[str, list[tuple[dict[str, str], float]]], name: str, **match: str
+) -> list[tuple[dict[str, str], float]]:
+    return [(labels, v) for labels, v in metrics.get(name, []) if all(labels.get(k) == x for k, x in match.items())]
+
+
+@pytest.fixture(scope="module")
+def world(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """One namespace: a JobSet and a Deployment. ``wmap-serve-no-kind`` may read all but JobSets,
+    ``wmap-serve-no-pods`` all but pods."""
+    ensure_crds(test_cluster, JOBSETS, LWS)
+    conn = admin(test_cluster)
+    ns = create_namespace(conn, f"serve-gaps-{secrets.token_hex(3)}")
+    jobset_scenario(conn, ns)
+    deployment_scenario(conn, ns, name="web", replicas=3)
+    conn.close()
+    groups = ["apps", "batch", "leaderworkerset.x-k8s.io", "run.ai", "apiextensions.k8s.io"]
+    _apply(
+        test_cluster,
+        *_role(
+            "wmap-serve-no-kind",
+            [
+                {"apiGroups": [""], "resources": ["pods", "namespaces"], "verbs": READ},
+                {"apiGroups": groups, "resources": ["*"], "verbs": READ},
+            ],
+            "wmap-serve-no-kind",
+        ),
+        *_role(
+            "wmap-serve-no-pods",
+            [
+                {"apiGroups": [""], "resources": ["namespaces"], "verbs": READ},
+                {"apiGroups": [*groups, "jobset.x-k8s.io"], "resources": ["*"], "verbs": READ},
+            ],
+            "wmap-serve-no-pods",
+        ),
+    )
+    tmp = tmp_path_factory.mktemp("serve-gaps")
+    yield {
+        "namespace": ns,
+        "tmp": tmp,
+        "no-kind": _kubeconfig(test_cluster, tmp, "wmap-serve-no-kind"),
+        "no-pods": _kubeconfig(test_cluster, tmp, "wmap-serve-no-pods"),
+    }
+    test_cluster.kubectl("delete", "clusterrolebinding", "wmap-serve-jobsets", "--ignore-not-found")
+
+
+def test_a_forbidden_kind_is_reported_the_rest_served_then_recovered(
+    test_cluster: TestCluster, world: dict[str, Any]
+) -> None:
+    ns, tmp = world["namespace"], world["tmp"]
+    admin_view = _wmap_get(test_cluster.kubeconfig_path, ns)
+    assert ("JobSet", "paralleljobs") in admin_view
+    with serving(world["no-kind"], tmp) as serve:
+        code, body = serve.readyz()
+        assert code == 200 and body.startswith("ready, partial: "), body
+        assert f"user 'wmap-serve-no-kind' may not list {JOBSETS}" in body
+        rows = _rows(serve, ns)
+        # the rest served: exactly what an admin sees but the JobSet, and no Job or Pod rows of its parts
+        assert set(rows) == set(admin_view) - {("JobSet", "paralleljobs")}, rows
+        assert rows[("Deployment", "web")]["pods"]["desired"] == 3
+        assert rows[("Deployment", "web")]["incomplete"] == []
+        cli = _wmap_get(world["no-kind"], ns)  # the CLI under the same user says the same
+        assert set(cli) == set(rows)
+        coverage = serve.api("workloads")["coverage"]
+        assert not coverage["complete"]
+        gaps = {g["resource"]: g for g in coverage["gaps"]}
+        assert set(gaps) == {JOBSETS}, gaps
+        assert gaps[JOBSETS]["cause"] == "forbidden" and gaps[JOBSETS]["objects"] >= 6  # its Jobs and pods here
+        assert f"grant list on {JOBSETS}" in gaps[JOBSETS]["fix"]
+        metrics = serve.metrics()
+        assert _series(metrics, "wmap_coverage_gap", resource=JOBSETS) == [
+            ({"resource": JOBSETS, "namespace": "", "cause": "forbidden"}, 1.0)
+        ]
+        assert _series(metrics, "wmap_watch_resource_readable", resource=JOBSETS)[0][1] == 0
+        kinds = {labels["workload_kind"] for labels, _ in _series(metrics, "wmap_workload_info", namespace=ns)}
+        assert kinds == {"Deployment"}
+        lines = [w for w in serve.warnings() if JOBSETS in w]
+        assert len(lines) == 1 and "not shown as workloads" in lines[0], serve.warnings()
+        status = serve.api("status")
+        assert status["ready"] and status["apiserver"]["answering"]
+
+        # Granted while serving: the retry loop lists JobSets again, the gap closes, the JobSet is a row.
+        _apply(
+            test_cluster,
+            *_role(
+                "wmap-serve-jobsets",
+                [{"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": READ}],
+                "wmap-serve-no-kind",
+            ),
+        )
+
+        def recovered() -> bool:
+            assert serve.readyz() == (200, "ready")
+            assert set(_rows(serve, ns)) == set(admin_view)
+            return True
+
+        eventually(recovered, timeout=90, what="the JobSet served once list is granted", interval=1)
+        metrics = serve.metrics()
+        assert _series(metrics, "wmap_coverage_gap") == []
+        assert _series(metrics, "wmap_watch_resource_readable", resource=JOBSETS)[0][1] == 1
+        assert serve.api("workloads")["coverage"] == {"complete": True, "gaps": [], "warnings": []}
+
+
+def test_forbidden_pods_are_unknown_not_zero(world: dict[str, Any]) -> None:
+    ns = world["namespace"]
+    with serving(world["no-pods"], world["tmp"]) as serve:
+        rows = _rows(serve, ns)
+        assert set(rows) == {("JobSet", "paralleljobs"), ("Deployment", "web")}, rows
+        web = rows[("Deployment", "web")]
+        assert web["pods"] == {"ready": None, "desired": 3, "pending": None, "failed": None, "running": None}
+        assert web["gpusInUse"] is None
+        assert web["incomplete"] == ["user 'wmap-serve-no-pods' may not list pods in any namespace"]
+        metrics = serve.metrics()
+        web_pods = _series(metrics, "wmap_workload_pods", namespace=ns, workload="web")
+        assert {labels["state"] for labels, _ in web_pods} == {"desired"}  # no zeros for what is unknown
+        assert _series(metrics, "wmap_workload_gpus_in_use", namespace=ns) == []
+        assert _series(metrics, "wmap_pod_workload", namespace=ns) == []
+        incomplete = _series(metrics, "wmap_workload_incomplete", namespace=ns)
+        assert {(labels["workload"], labels["resource"]) for labels, _ in incomplete} == {
+            ("paralleljobs", "pods"),
+            ("web", "pods"),
+        }
+        assert _series(metrics, "wmap_coverage_gap", resource="pods")[0][0]["cause"] == "forbidden"
+        code, body = serve.readyz()
+        assert code == 200 and "may not list pods" in body
+        lines = [w for w in serve.warnings() if "pods" in w]
+        assert len(lines) == 1 and "pod counts of the workloads there are unknown" in lines[0], serve.warnings()
+
+
+def test_a_removed_crd_leaves_its_parts_in_a_gap(test_cluster: TestCluster, world: dict[str, Any]) -> None:
+    """The LWS CRD is deleted while serving (its objects go with it, the StatefulSets and pods it made stay:
+    no controller manager here); the parts are counted in a gap, not promoted to workloads."""
+    conn = admin(test_cluster)
+    ns = create_namespace(conn, f"serve-crd-{secrets.token_hex(3)}")
+    lws_scenario(conn, ns)
+    deployment_scenario(conn, ns, name="web", replicas=2)
+    conn.close()
+    with serving(test_cluster.kubeconfig_path, world["tmp"]) as serve:
+        assert set(_rows(serve, ns)) == {("LeaderWorkerSet", "vllm"), ("Deployment", "web")}
+        assert test_cluster.kubectl("delete", "crd", LWS).returncode == 0
+        try:
+
+            def in_a_gap() -> bool:
+                assert set(_rows(serve, ns)) == {("Deployment", "web")}
+                gaps = {g["resource"]: g for g in serve.api("workloads")["coverage"]["gaps"]}
+                assert gaps[LWS]["cause"] == "not served" and gaps[LWS]["objects"] > 0, gaps
+                return True
+
+            eventually(in_a_gap, timeout=60, what="the LWS parts in a gap", interval=0.5)
+            metrics = serve.metrics()
+            assert _series(metrics, "wmap_coverage_gap", resource=LWS)[0][0]["cause"] == "not served"
+            kinds = {labels["workload_kind"] for labels, _ in _series(metrics, "wmap_workload_info", namespace=ns)}
+            assert kinds == {"Deployment"}  # no StatefulSet or Pod rows
+            code, body = serve.readyz()
+            assert code == 200 and f"does not serve {LWS}" in body
+        finally:
+            ensure_crds(test_cluster, LWS)
+
+
+def test_throttling_at_start_is_waited_out(
+    test_cluster: TestCluster,
+    throttled: Path,  # noqa: F811 - the fixture of test_live_faults
+    world: dict[str, Any],
+) -> None:
+    """Every request of the user is a genuine 429 with Retry-After while serve starts; released after the
+    first rejection, serve becomes ready with the whole answer and nothing to warn about."""
+    ns = world["namespace"]
+    expected = _wmap_get(test_cluster.kubeconfig_path, ns)
+    holding = _seats_held(test_cluster, ns)
+    holding.__enter__()
+    baseline = _rejected(test_cluster)
+
+    def release_after_a_rejection() -> None:
+        try:
+            eventually(lambda: _rejected(test_cluster) > baseline, timeout=60, what="a rejected request")
+        finally:
+            holding.__exit__(None, None, None)
+
+    release = threading.Thread(target=release_after_a_rejection)
+    release.start()
+    try:
+        with serving(throttled, world["tmp"]) as serve:
+            release.join()
+            assert serve.readyz() == (200, "ready")
+            assert set(_rows(serve, ns)) == set(expected)
+            assert serve.api("workloads")["coverage"]["complete"]
+            assert [w for w in serve.warnings() if "Karta" not in w] == []
+    finally:
+        release.join()
+
+
+def test_a_frozen_apiserver_fails_readiness(test_cluster: TestCluster, world: dict[str, Any]) -> None:
+    ns = world["namespace"]
+    with serving(test_cluster.kubeconfig_path, world["tmp"]) as serve:
+        assert ("Deployment", "web") in _rows(serve, ns)
+        with test_cluster.frozen_apiserver():
+
+            def not_ready() -> bool:
+                code, body = serve.readyz()
+                assert code == 503 and "the API server has not answered" in body, body
+                return True
+
+            eventually(not_ready, timeout=60, what="readiness failing while frozen", interval=0.5)
+            metrics = serve.metrics()
+            assert _series(metrics, "wmap_apiserver_up")[0][1] == 0
+            assert _series(metrics, "wmap_apiserver_last_contact_age_seconds")[0][1] >= 5
+            assert ("Deployment", "web") in _rows(serve, ns)  # the last answer is still served
+            assert not serve.api("status")["apiserver"]["answering"]
+        eventually(lambda: serve.readyz() == (200, "ready"), timeout=60, what="ready again after SIGCONT")
+        assert _series(serve.metrics(), "wmap_apiserver_up")[0][1] == 1
