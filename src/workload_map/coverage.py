@@ -39,7 +39,8 @@ class Gap:
 
     @property
     def where(self) -> str:
-        return f"in namespace {self.namespace}" if self.namespace else "in any namespace"
+        # Not "in any namespace": a user refused a cluster-wide list may still list some namespaces.
+        return f"in namespace {self.namespace}" if self.namespace else "cluster-wide"
 
     @property
     def why(self) -> str:

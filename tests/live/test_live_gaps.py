@@ -246,3 +246,32 @@ def test_a_removed_crd_leaves_pods_counted_not_promoted(test_cluster: TestCluste
         assert len(lines) <= 2, lines
     finally:
         ensure_crds(test_cluster, "leaderworkersets.leaderworkerset.x-k8s.io")
+
+
+def test_a_narrowed_read_of_a_forbidden_kind_is_forbidden(world: dict[str, Any]) -> None:
+    """`get jobsets` / `describe jobset/x` without list on JobSets: kubectl's Forbidden, not "No resources
+    found" (the Jobs and pods read answer nothing that was asked) nor "not found"."""
+    for args in (("get", "jobsets", "-A"), ("describe", "jobset/paralleljobs", "-n", world["train"])):
+        proc = wmap(world["no-kind"], *args)
+        assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert errors and errors[0].startswith(
+            "error: Forbidden: user 'wmap-no-kind' cannot list jobsets.jobset.x-k8s.io"
+        ), proc.stderr
+        assert "No resources found" not in proc.stdout + proc.stderr and "not found" not in proc.stderr
+    deployments = wmap(world["no-kind"], "get", "deployments", "-n", world["train"])
+    assert deployments.returncode == 0, deployments.stderr  # JobSets are no part of Deployments
+    assert {r[0] for r in rows(deployments.stdout)} == {"tensorboard"}
+
+
+def test_cluster_wide_pods_forbidden_says_cluster_wide(world: dict[str, Any]) -> None:
+    """The user may list pods in one namespace, not cluster-wide: `get -A` says exactly that, never that
+    pods may be listed "in no namespace", and every count it cannot know is `?`."""
+    proc = wmap(world["no-pods"], "get", "-A")
+    assert proc.returncode == 5, proc.stderr
+    lines = warnings(proc.stderr)
+    pods = [w for w in lines if "may not list pods" in w]
+    assert len(pods) == 1 and "may not list pods cluster-wide" in pods[0], lines
+    assert "grant list on pods cluster-wide (a ClusterRole)" in pods[0]
+    ours = [r for r in rows(proc.stdout) if r[0] in (world["train"], world["serve"])]
+    assert ours and all(r[5].startswith("?/") for r in ours), proc.stdout

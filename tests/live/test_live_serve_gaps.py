@@ -277,7 +277,7 @@ def test_forbidden_pods_are_unknown_not_zero(world: dict[str, Any]) -> None:
         web = rows[("Deployment", "web")]
         assert web["pods"] == {"ready": None, "desired": 3, "pending": None, "failed": None, "running": None}
         assert web["gpusInUse"] is None
-        assert web["incomplete"] == ["user 'wmap-serve-no-pods' may not list pods in any namespace"]
+        assert web["incomplete"] == ["user 'wmap-serve-no-pods' may not list pods cluster-wide"]
         metrics = serve.metrics()
         web_pods = _series(metrics, "wmap_workload_pods", namespace=ns, workload="web")
         assert {labels["state"] for labels, _ in web_pods} == {"desired"}  # no zeros for what is unknown

@@ -412,14 +412,31 @@ def nothing_readable(results: list[ListResult], coverage: Coverage) -> None:
     forbidden = coverage.forbidden()
     if results or not forbidden:
         return
+    raise forbidden_error(forbidden)
+
+
+def asked_forbidden(coverage: Coverage, kinds: Iterable[tuple[str, str]]) -> None:
+    """Every kind the user asked for (``get TYPE``, ``describe TYPE/NAME``) is forbidden: whatever else was
+    read (their pods, their parts) answers nothing that was asked, so it is kubectl's Forbidden too, not
+    "No resources found" or "not found"."""
+    asked = set(kinds)
+    forbidden = [g for g in coverage.forbidden() if (g.group, g.kind) in asked]
+    if asked and {(g.group, g.kind) for g in forbidden} == asked:
+        raise forbidden_error(forbidden, hint="ask for list permission on it")
+
+
+def forbidden_error(forbidden: list[Gap], hint: str | None = None) -> ClusterError:
+    """``Forbidden: user 'u' cannot list jobsets.jobset.x-k8s.io cluster-wide`` naming every resource."""
     first = forbidden[0]
     who = f"user {first.user!r}" if first.user else "the user"
-    raise ClusterError(
-        f"Forbidden: {who} cannot list {first.resource} {first.where}"
-        + (f" (nor {len(forbidden) - 1} more kind(s) needed)" if len(forbidden) > 1 else ""),
+    names = sorted({g.resource for g in forbidden})
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    places = sorted({g.where for g in forbidden})
+    return ClusterError(
+        f"Forbidden: {who} cannot list {shown} {' or '.join(places)}",
         status=403,
         reason="Forbidden",
-        hint="ask for list permission on them, or name a namespace you may read with -n NS",
+        hint=hint or "ask for list permission on them, or name a namespace you may read with -n NS",
     )
 
 
@@ -449,6 +466,8 @@ def fetch_snapshot(
     coverage = Coverage()
     results = _run_lists(connection, jobs, warnings, coverage)
     nothing_readable(results, coverage)
+    if kinds is not None:
+        asked_forbidden(coverage, kinds)
     coverage.extend(_unserved_gaps(registry, plan.unserved))
     objects = [o for r in results for o in r.items]
     listed = None if kinds is None else {(j[0].group, j[0].kind) for j in jobs}
@@ -582,6 +601,7 @@ def fetch_for_describe(
     coverage = Coverage()
     results = _run_lists(connection, jobs, warnings, coverage)
     nothing_readable(results, coverage)
+    asked_forbidden(coverage, [(group, kind)])
     listed = {(j[0].group, j[0].kind) for j in jobs}
     return Snapshot([o for r in results for o in r.items], coverage=coverage, listed=listed), warnings, results
 
