@@ -50,6 +50,26 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def deep_size(objects: Any) -> int:
+    """Bytes of ``objects`` and everything they reach, each object counted once (shared strings and dicts
+    once): what holding them costs, allocator overhead aside."""
+    seen: set[int] = set()
+    total = 0
+    stack = [objects]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (list, tuple)):
+            stack.extend(obj)
+    return total
+
+
 def _pct(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -152,12 +172,16 @@ def _targets(model: Any) -> list[dict[str, Any]]:
 def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
     from workload_map.cluster import LiveOptions
     from workload_map.live.model import LiveModel
+    from workload_map.live.projection import project
 
     applied: dict[str, float] = {}  # resourceVersion -> when its batch was reflected in the answer
+    batches: list[tuple[int, float]] = []  # (events, seconds applying them) per batch
 
     class Recording(LiveModel):
         def _apply(self, batch: list[tuple[str, Any, Any]]) -> None:
+            began = time.perf_counter()
             super()._apply(batch)
+            batches.append((len(batch), time.perf_counter() - began))
             done = time.time()
             for kind, payload, _extra in batch:
                 if kind in ("ADDED", "MODIFIED", "DELETED") and isinstance(payload, dict):
@@ -169,21 +193,41 @@ def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
     model = Recording(LiveOptions(kubeconfig=kubeconfig))
     cpu0 = time.process_time()
     model.start()
+    sync_cpu = time.process_time() - cpu0
+    peak_sync = _peak_mb()
     gc.collect()
+    rss_synced = _rss_mb()
+    gang_began = time.perf_counter()
+    planned = sum(len(r.gang_groups) for r in model.workloads())  # what the first scrape plans
+    gang_seconds = time.perf_counter() - gang_began
+    pods = [o for o in model._objects.values() if o.get("kind") == "Pod"]
+    owned = [p for p in pods if (p.get("metadata") or {}).get("ownerReferences")]
     out.update(
         sync_seconds=model.sync_seconds,
-        sync_cpu_seconds=time.process_time() - cpu0,
+        sync_cpu_seconds=sync_cpu,
         workloads=len(model.workloads()),
         objects=len(model._objects),
-        pods=sum(1 for o in model._objects.values() if o.get("kind") == "Pod"),
-        rss_mb_synced=_rss_mb(),
+        pods=len(pods),
+        rss_mb_synced=rss_synced,
+        rss_mb_peak_sync=peak_sync,
+        first_gang_plans_seconds=gang_seconds,
+        gang_groups=planned,
+        rss_mb_planned=_rss_mb(),
+        store_mb=deep_size(model._objects) / 2**20,
+        projected_pod_bytes=deep_size(owned) / len(owned) if owned else None,
     )
+    del pods, owned
+    time.sleep(1.0)  # the watches settle
+    cpu_idle, wall_idle = time.process_time(), time.monotonic()
+    time.sleep(spec.get("idle", 10.0))
+    out["idle_cpu_share"] = (time.process_time() - cpu_idle) / (time.monotonic() - wall_idle)
     targets = _targets(model)
     out["targets"] = len(targets)
     runs = []
     for rate in spec["rates"]:
         time.sleep(1.0)  # let the previous run's tail drain
         applied.clear()
+        batches.clear()
         events0 = sum(sum(s.events.values()) for s in model.resources.values())
         cpu0, wall0 = time.process_time(), time.monotonic()
         proc = subprocess.run(
@@ -224,26 +268,62 @@ def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
                 "cpu_per_event_ms": 1000 * cpu / events if events else None,
                 "rss_mb": _rss_mb(),
                 "resolves": model.resolves,
+                **_batch_figures(batches),
             }
         )
         print(f"  rate {rate}/s: {json.dumps(runs[-1])}", file=sys.stderr, flush=True)
     out["runs"] = runs
-    out["replay"] = [_replay(model, applied, rate, spec["seconds"]) for rate in spec.get("replay", [])]
+    out["rss_mb_peak_churn"] = _peak_mb()
+    if spec.get("replay"):
+        pods = _full_pods(model)
+        sample = pods[:2000]
+        out["full_pod_bytes"] = deep_size(sample) / len(sample)
+        out["projected_sample_pod_bytes"] = deep_size([project(p) for p in sample]) / len(sample)
+        del pods
+        seconds = spec["seconds"]
+        out["replay"] = [_replay(model, applied, batches, sample, rate=r, seconds=seconds) for r in spec["replay"]]
     out["rss_mb_peak"] = _peak_mb()
     model.stop()
     return out
 
 
-def _replay(model: Any, applied: dict[str, float], rate: float, seconds: float) -> dict[str, Any]:
-    """The model alone at ``rate``: pod MODIFIED events (Ready flips of owned pods, full objects as a watch
-    delivers them, from the last LIST) put on the model's own queue, so the apiserver's write rate on a
-    loaded machine is no bound. Freshness = queued -> reflected."""
-    import copy
+def _batch_figures(batches: list[tuple[int, float]]) -> dict[str, Any]:
+    """What applying costs: seconds per batch (p50/p99) and milliseconds per event over all batches."""
+    events = sum(n for n, _ in batches)
+    return {
+        "batches": len(batches),
+        "batch_p50": _pct([s for _, s in batches], 0.50),
+        "batch_p99": _pct([s for _, s in batches], 0.99),
+        "apply_ms_per_event": 1000 * sum(s for _, s in batches) / events if events else None,
+    }
+
+
+def _full_pods(model: Any) -> list[dict[str, Any]]:
+    """Owned pods as the apiserver lists them (the model keeps only their projection)."""
+    from workload_map.cluster.fetch import list_all
 
     assert model.source is not None
-    pods = [o for listed in model.source.lists if listed.resource.kind == "Pod" for o in listed.items]
-    pods = [p for p in pods if (p.get("metadata") or {}).get("ownerReferences")][:2000]
+    resource = next(listed.resource for listed in model.source.lists if listed.resource.kind == "Pod")
+    items = list_all(model.source.connection, resource, None).items
+    return [p for p in items if (p.get("metadata") or {}).get("ownerReferences")]
+
+
+def _replay(
+    model: Any,
+    applied: dict[str, float],
+    batches: list[tuple[int, float]],
+    pods: list[dict[str, Any]],
+    *,
+    rate: float,
+    seconds: float,
+) -> dict[str, Any]:
+    """The model alone at ``rate``: pod MODIFIED events (Ready flips of owned pods, full objects as a watch
+    delivers them, from a LIST) put on the model's own queue, so the apiserver's write rate on a loaded
+    machine is no bound. Freshness = queued -> reflected."""
+    import copy
+
     applied.clear()
+    batches.clear()
     queued: dict[str, float] = {}
     cpu0, wall0 = time.process_time(), time.monotonic()
     i = 0
@@ -284,6 +364,7 @@ def _replay(model: Any, applied: dict[str, float], rate: float, seconds: float) 
         "cpu_seconds": cpu,
         "cpu_per_event_ms": 1000 * cpu / i if i else None,
         "rss_mb": _rss_mb(),
+        **_batch_figures(batches),
     }
     print(f"  replay {rate}/s: {json.dumps(result)}", file=sys.stderr, flush=True)
     return result
@@ -291,7 +372,7 @@ def _replay(model: Any, applied: dict[str, float], rate: float, seconds: float) 
 
 # ----------------------------------------------------------------------------------------------- the benchmark
 def run(
-    *, workloads: int, rates: list[float], replay: list[float], seconds: float, log: Any = print
+    *, workloads: int, rates: list[float], replay: list[float], seconds: float, idle: float = 10.0, log: Any = print
 ) -> tuple[list[Figure], dict[str, Any]]:
     import bench_live
     import gen_cluster
@@ -315,7 +396,7 @@ def run(
             rows, _source = bench_live.wmap_get(kubeconfig)
             gets.append(time.perf_counter() - t)
         get_s = statistics.median(gets)
-        spec = {"rates": rates, "seconds": seconds, "replay": replay}
+        spec = {"rates": rates, "seconds": seconds, "replay": replay, "idle": idle}
         proc = subprocess.run(
             [sys.executable, __file__, "child", "model", kubeconfig, json.dumps(spec)],
             stdout=subprocess.PIPE,
@@ -350,7 +431,48 @@ def run(
                 "MB",
                 target="< 400 MB at 19k pods",
                 met=result["rss_mb_synced"] < 400 if pods >= 15000 else None,
-                note=f"interpreter + imports before start: {result['rss_mb_before']:.0f} MB",
+                note=(
+                    f"interpreter + imports before start: {result['rss_mb_before']:.0f} MB; peak during sync "
+                    f"{result['rss_mb_peak_sync']:.0f} MB; after the first scrape's gang plans "
+                    f"{result['rss_mb_planned']:.0f} MB"
+                ),
+            )
+        )
+        figures.append(
+            Figure(
+                "serve",
+                f"the model's object store, {label}",
+                result["store_mb"],
+                "MB",
+                note=f"{result['objects']} objects; deep size, shared objects once",
+            )
+        )
+        if result.get("full_pod_bytes"):
+            figures.append(
+                Figure(
+                    "serve",
+                    "bytes per owned pod, projected",
+                    result["projected_pod_bytes"],
+                    "B",
+                    baseline=result["full_pod_bytes"],
+                    baseline_name="the same pods as listed (full, without managedFields), 2,000-pod sample",
+                )
+            )
+        figures.append(
+            Figure(
+                "serve",
+                f"first scrape's gang plans, {label}",
+                result["first_gang_plans_seconds"],
+                "s",
+                note=f"{result['gang_groups']} groups; later scrapes plan only the workloads events changed",
+            )
+        )
+        figures.append(
+            Figure(
+                "serve",
+                "CPU while idle (watches open, no events)",
+                100 * result["idle_cpu_share"],
+                "% of a core",
             )
         )
         for r in [*result["runs"], *({**x, "replay": True, "write_rate": x["rate"]} for x in result["replay"])]:
@@ -375,7 +497,9 @@ def run(
                         f"freshness p50 {r['fresh_p50'] or 0:.3f} s p99 {r['fresh_p99'] or 0:.3f} s "
                         f"max {r['fresh_max'] or 0:.3f} s; CPU {r['cpu_per_event_ms'] or 0:.2f} ms/event "
                         f"(= {1000 / r['cpu_per_event_ms'] if r['cpu_per_event_ms'] else 0:.0f} events/s per core); "
-                        f"RSS {r['rss_mb']:.0f} MB; missing {r['missing']}"
+                        f"RSS {r['rss_mb']:.0f} MB; missing {r['missing']}; applying "
+                        f"{r['apply_ms_per_event'] or 0:.2f} ms/event, a batch p50 {r['batch_p50'] or 0:.3f} s "
+                        f"p99 {r['batch_p99'] or 0:.3f} s ({r['batches']} batches)"
                     ),
                 )
             )
@@ -397,6 +521,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--rates", default="100,250,500,1000", help="churn rates, patches/s")
     ap.add_argument("--replay", default="250,500,1000", help="rates of events put straight on the model's queue")
     ap.add_argument("--seconds", type=float, default=15.0, help="churn duration per rate")
+    ap.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU measured after the sync")
     args = ap.parse_args(argv)
     os.environ.setdefault("PYTHONHASHSEED", "0")
     from run import table
@@ -406,6 +531,7 @@ def main(argv: list[str]) -> int:
         rates=[float(r) for r in args.rates.split(",")],
         replay=[float(r) for r in args.replay.split(",") if r],
         seconds=args.seconds,
+        idle=args.idle,
     )
     print(table(figures))
     out = Path(__file__).resolve().parent / "results" / time.strftime("serve-%Y%m%dT%H%M%SZ.json", time.gmtime())

@@ -5,7 +5,7 @@ Re-exported by ``workload_map.cluster`` (see its docstring).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,8 @@ class LiveOptions(ConnectionOptions):
     definitions: Sequence[LoadedDefinition] = ()
     builtin: Sequence[LoadedDefinition] | None = None
     connection: Connection | None = None  # reuse an open connection (tests count its requests)
+    # Replaces each listed object as its page arrives (fetch.list_all): the live model's projection.
+    project: Callable[[Obj], Obj] | None = None
 
 
 @dataclass
@@ -129,7 +131,13 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
             snapshot, more, lists = _empty()  # the caller reports the type no definition covers
         else:
             snapshot, more, lists = fetch_snapshot(
-                connection, registry, namespace, discovery=discovery, kinds=kinds, chunk_size=chunk
+                connection,
+                registry,
+                namespace,
+                discovery=discovery,
+                kinds=kinds,
+                chunk_size=chunk,
+                project=options.project,
             )
     warnings.extend(more)
     return LiveSource(

@@ -172,10 +172,12 @@ class LiveModel:
         from workload_map.cluster import live_source
         from workload_map.cluster.watch import Watcher
         from workload_map.live.gaps import ApiserverProbe, GapWatcher, unread
+        from workload_map.snapshot import Snapshot
 
         began = time.monotonic()
         self.started_at = time.time()
-        source = live_source(replace(self.options, all_namespaces=True))
+        # Projected page by page: the full objects of a list are never all alive at once.
+        source = live_source(replace(self.options, all_namespaces=True, project=project))
         self.source = source
         self.warnings = list(source.warnings)
         for listed in source.lists:
@@ -191,24 +193,31 @@ class LiveModel:
             gap_lists.append(listed)
             name = resource_name(listed)
             self.resources[name] = ResourceState(name, readable=False, error=gap.why, gap=gap)
-        self._load(source.snapshot)
+        self._load(source.snapshot, projected=True)
+        # The store holds the objects now; the listing's indexes over them would only cost memory.
+        self.source = replace(
+            source,
+            snapshot=Snapshot([], coverage=source.snapshot.coverage),
+            lists=[replace(listed, items=[]) for listed in source.lists],
+        )
+        del source
         self.sync_seconds = time.monotonic() - began
         with self._changed:
             self.version += 1
             self._changed.notify_all()
         self._watchers = [
-            Watcher(source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
-            for listed in source.lists
+            Watcher(self.source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
+            for listed in self.source.lists
         ]
         self._watchers += [
-            GapWatcher(source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
+            GapWatcher(self.source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
             for listed in gap_lists
         ]
-        self._listed = [*source.lists, *gap_lists]
+        self._listed = [*self.source.lists, *gap_lists]
         for watcher in self._watchers:
             watcher.start()
         if self.probe_seconds:
-            self._probe = ApiserverProbe(source.connection, self._queue, self._stop, interval=self.probe_seconds)
+            self._probe = ApiserverProbe(self.source.connection, self._queue, self._stop, interval=self.probe_seconds)
             self._probe.start()
         self._applier = threading.Thread(target=self._apply_loop, name="wmap live model", daemon=True)
         self._applier.start()
@@ -243,12 +252,12 @@ class LiveModel:
         model.version = 1
         return model
 
-    def _load(self, snapshot: Iterable[Obj]) -> None:
+    def _load(self, snapshot: Iterable[Obj], *, projected: bool = False) -> None:
         from workload_map._gc import bulk_load
 
         with bulk_load():
             for obj in snapshot:
-                self._put(project(obj))
+                self._put(obj if projected else project(obj))
             for uid in self._objects:
                 self._root[uid] = self._root_of(uid)
             self._resolve_all()
