@@ -35,6 +35,7 @@ from live_data import (
     lws_scenario,
 )
 from test_live_faults import _rejected, _seats_held, throttled  # noqa: F401 - a fixture, used by name
+from tests.browser.support import browser_page, screenshot
 from tests.cluster.apiserver import TestCluster
 
 pytestmark = pytest.mark.live
@@ -209,7 +210,7 @@ def world(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory) -
         "no-kind": _kubeconfig(test_cluster, tmp, "wmap-serve-no-kind"),
         "no-pods": _kubeconfig(test_cluster, tmp, "wmap-serve-no-pods"),
     }
-    test_cluster.kubectl("delete", "clusterrolebinding", "wmap-serve-jobsets", "--ignore-not-found")
+    test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-jobsets", "--ignore-not-found")
 
 
 def test_a_forbidden_kind_is_reported_the_rest_served_then_recovered(
@@ -262,11 +263,14 @@ def test_a_forbidden_kind_is_reported_the_rest_served_then_recovered(
             assert set(_rows(serve, ns)) == set(admin_view)
             return True
 
-        eventually(recovered, timeout=90, what="the JobSet served once list is granted", interval=1)
-        metrics = serve.metrics()
-        assert _series(metrics, "wmap_coverage_gap") == []
-        assert _series(metrics, "wmap_watch_resource_readable", resource=JOBSETS)[0][1] == 1
-        assert serve.api("workloads")["coverage"] == {"complete": True, "gaps": [], "warnings": []}
+        try:
+            eventually(recovered, timeout=90, what="the JobSet served once list is granted", interval=1)
+            metrics = serve.metrics()
+            assert _series(metrics, "wmap_coverage_gap") == []
+            assert _series(metrics, "wmap_watch_resource_readable", resource=JOBSETS)[0][1] == 1
+            assert serve.api("workloads")["coverage"] == {"complete": True, "gaps": [], "warnings": []}
+        finally:
+            test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-jobsets", "--ignore-not-found")
 
 
 def test_forbidden_pods_are_unknown_not_zero(world: dict[str, Any]) -> None:
@@ -376,3 +380,37 @@ def test_a_frozen_apiserver_fails_readiness(test_cluster: TestCluster, world: di
             assert not serve.api("status")["apiserver"]["answering"]
         eventually(lambda: serve.readyz() == (200, "ready"), timeout=60, what="ready again after SIGCONT")
         assert _series(serve.metrics(), "wmap_apiserver_up")[0][1] == 1
+
+
+def test_the_dashboard_shows_what_it_cannot_see(world: dict[str, Any]) -> None:
+    """Chromium on the dashboard of a model that may not read pods: a banner says so, counts read `?`."""
+    ns = world["namespace"]
+    with serving(world["no-pods"], world["tmp"]) as serve, browser_page() as page:
+        page.goto(serve.base + "/")
+        row = f'#workloads tbody tr[data-path="{ns}/deployment.apps/web"]'
+        page.wait_for_selector(row)
+        assert page.inner_text(row + ' td[data-col="pods"]') == "?/3"
+        assert "(incomplete)" in page.inner_text(row)
+        banner = page.inner_text("#coverage")
+        assert "Partial view" in banner and "may not list pods cluster-wide" in banner, banner
+        screenshot(page, "dashboard-partial")
+        page.goto(serve.base + f"/#/w/{ns}/deployment.apps/web")
+        page.wait_for_selector("#incomplete")
+        assert page.inner_text("#pods-ready") == "?/3"
+        assert "may not list pods" in page.inner_text("#coverage")
+
+
+def test_nothing_readable_at_start_is_one_error(test_cluster: TestCluster) -> None:
+    """A user who may list nothing cluster-wide: one error line and exit 1, as `wmap get -A`."""
+    proc = subprocess.run(
+        [*WMAP, "serve", "--port", "0", "--kubeconfig", str(test_cluster.restricted_kubeconfig_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 1, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith(f"error: Forbidden: user '{test_cluster.restricted_user}'")
+    assert "cluster-wide" in errors[0] and "Traceback" not in proc.stderr

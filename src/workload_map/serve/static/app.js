@@ -81,7 +81,7 @@ function totals(items) {
   const cards = el("div", { class: "cards", id: "totals" },
     el("div", { class: "card" }, el("div", { class: "n", id: "total-workloads" }, items.length), el("div", { class: "l" }, "workloads")),
     el("div", { class: "card" }, el("div", { class: "n", id: "total-gpus" }, number(gpus)), el("div", { class: "l" }, "GPUs requested")),
-    el("div", { class: "card" }, el("div", { class: "n" }, ready + "/" + pods),
+    el("div", { class: "card" }, el("div", { class: "n" }, (unknown ? (unknown === items.length ? "?" : ready + "+?") : ready) + "/" + pods),
       el("div", { class: "l" }, "pods ready / desired" + (unknown ? ` (${unknown} workloads unknown)` : ""))));
   const bars = (title, values, colour) => {
     const max = Math.max(1, ...Object.values(values));
