@@ -35,6 +35,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "resolve": ("workload_map.resolve",),
     "tree": ("workload_map.tree",),
     "gang": ("workload_map.gang",),
+    # Capacity and placement: nodes, quotas and pods -> free capacity; trees and gang plans -> requirements,
+    # and how many copies fit (docs/placement.md).
+    "placement": ("workload_map.placement",),
     # Objects + definitions -> workload trees; checks of definitions against samples live here, next to the
     # resolver (architecture.md), because they resolve.
     # coverage: the gaps of a partial read, carried by the Snapshot.
@@ -60,7 +63,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "tools": ("workload_map.crd.__main__",),
 }
 
-CORE = ("foundation", "jq", "definition", "resolve", "tree", "gang")
+CORE = ("foundation", "jq", "definition", "resolve", "tree", "gang", "placement")
 _BELOW_VIEWS = (*CORE,)
 _BELOW_SURFACES = (*CORE, "views", "sources", "api")
 
@@ -72,6 +75,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "resolve": ("foundation", "jq", "definition"),
     "tree": ("foundation", "jq", "definition", "resolve"),
     "gang": ("foundation", "jq", "definition", "resolve"),
+    "placement": ("foundation", "jq", "definition", "resolve", "tree", "gang"),
     "views": _BELOW_VIEWS,
     "sources": (*_BELOW_VIEWS, "views"),
     "api": (*_BELOW_VIEWS, "views", "sources"),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from workload_map._version import __version__
     from workload_map.api.definitions import effective_definitions
     from workload_map.api.open import open_cluster, open_dump, open_objects, watch_cluster
+    from workload_map.api.placement import fit
     from workload_map.api.selectors import SelectorError, parse_selector
     from workload_map.api.validation import ValidationReport, test_samples, validate_definitions
     from workload_map.api.view import Listing, PendingUpdate, View, emit_pod_groups, one_target, split_target
@@ -45,6 +46,19 @@ if TYPE_CHECKING:
     from workload_map.gang.emit import Emission
     from workload_map.gang.model import GangPlan, PodGroupPlan
     from workload_map.live.model import LiveModel
+    from workload_map.placement import (
+        Blocker,
+        Capacity,
+        ComponentRequirement,
+        CopyPlacement,
+        FitResult,
+        GangGroupRequirement,
+        NodeCapacity,
+        NodeClaim,
+        PoolSummary,
+        QuotaState,
+        WorkloadRequirements,
+    )
     from workload_map.registry import KindInfo, display_type
     from workload_map.resolve.status import StatusResult
     from workload_map.resolve.writes import PodSpecChange
@@ -52,6 +66,18 @@ if TYPE_CHECKING:
     from workload_map.tree.model import ComponentView, InstanceView, PodCounts, WorkloadTree
 
 _EXPORTS: dict[str, str] = {
+    "Blocker": "workload_map.placement",
+    "Capacity": "workload_map.placement",
+    "ComponentRequirement": "workload_map.placement",
+    "CopyPlacement": "workload_map.placement",
+    "FitResult": "workload_map.placement",
+    "GangGroupRequirement": "workload_map.placement",
+    "NodeCapacity": "workload_map.placement",
+    "NodeClaim": "workload_map.placement",
+    "PoolSummary": "workload_map.placement",
+    "QuotaState": "workload_map.placement",
+    "WorkloadRequirements": "workload_map.placement",
+    "fit": "workload_map.api.placement",
     "AmbiguousTypeError": "workload_map.errors",
     "ComponentView": "workload_map.tree.model",
     "Emission": "workload_map.gang.emit",
@@ -100,9 +126,15 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "AmbiguousTypeError",
+    "Blocker",
+    "Capacity",
+    "ComponentRequirement",
     "ComponentView",
+    "CopyPlacement",
     "Emission",
     "Finding",
+    "FitResult",
+    "GangGroupRequirement",
     "GangPlan",
     "GroupVersionKind",
     "InstanceView",
@@ -112,11 +144,15 @@ __all__ = [
     "LiveModel",
     "LoadedDefinition",
     "Location",
+    "NodeCapacity",
+    "NodeClaim",
     "NotFoundError",
     "PendingUpdate",
     "PodCounts",
     "PodGroupPlan",
     "PodSpecChange",
+    "PoolSummary",
+    "QuotaState",
     "RequestCounter",
     "ResolveError",
     "ResourceStatus",
@@ -127,12 +163,14 @@ __all__ = [
     "ValidationReport",
     "View",
     "WorkloadMapError",
+    "WorkloadRequirements",
     "WorkloadTree",
     "__version__",
     "definition_from_dict",
     "display_type",
     "effective_definitions",
     "emit_pod_groups",
+    "fit",
     "load_paths",
     "one_target",
     "open_cluster",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from workload_map.api.definitions import as_definitions, builtin_with_warnings, read_documents, split_dump
 from workload_map.api.view import View, one_target
@@ -95,6 +95,7 @@ def open_cluster(
     timeout: str | None = None,
     chunk_size: int = 500,
     connection: Connection | None = None,
+    capacity: bool | Literal["only"] = False,
 ) -> View:
     """A View of a live cluster, read with a kubeconfig (kubectl's rules: $KUBECONFIG, ~/.kube/config,
     in-cluster), as one LIST per covered kind plus pods and the cluster's Karta definitions.
@@ -104,6 +105,8 @@ def open_cluster(
     reads only what one workload needs (``wmap describe``). ``definitions`` override the cluster's Kartas.
     ``request_timeout`` bounds each request (default 30s, "0" none), ``timeout`` the whole read, retries of
     a throttled server included. What could not be read (forbidden, not served) is in ``View.coverage``.
+    ``capacity`` also reads Nodes, ResourceQuotas and the pods holding node resources, for
+    :meth:`View.capacity` and :meth:`View.fit` (docs/placement.md); ``"only"`` reads them and no workload.
     """
     from workload_map.cluster import LiveOptions, live_source
     from workload_map.resolver import ClusterView
@@ -122,6 +125,8 @@ def open_cluster(
         describe=one_target(workload) if workload is not None else None,
         definitions=as_definitions(definitions),
         connection=connection,
+        capacity=bool(capacity),
+        workloads=capacity != "only",
     )
     source = live_source(options)
     view = ClusterView(source.snapshot, source.registry)

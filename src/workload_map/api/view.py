@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from workload_map.gang.emit import Emission
     from workload_map.gang.model import GangPlan
     from workload_map.live.model import LiveModel
+    from workload_map.placement import Capacity, FitResult, WorkloadRequirements
     from workload_map.registry import DefinitionRegistry, KindInfo
     from workload_map.resolve.writes import PodSpecChange
     from workload_map.resolver import ClusterView
@@ -126,6 +127,7 @@ class View:
         self.namespace = namespace
         self.live_source = live
         self._closed = False
+        self._capacity: Capacity | None = None
 
     # -- lifecycle
     def __enter__(self) -> View:
@@ -288,6 +290,69 @@ class View:
             return plan_in_view(self._cluster, obj)
         except (LookupError, ValueError, TypeError) as exc:
             raise ResolveError("cannot compute gang groups", _where(obj), detail=str(exc)) from None
+
+    # -- capacity and placement (docs/placement.md)
+    def capacity(self) -> Capacity:
+        """Nodes, what the non-terminal pods bound to them use, and ResourceQuotas: from the dump's Node,
+        Pod and ResourceQuota objects, or from a live view opened with ``capacity=True``."""
+        if self._capacity is not None:
+            return self._capacity
+        from workload_map.placement import Capacity
+
+        source = self.live_source
+        if source is not None:
+            read = source.capacity
+            if read is None:
+                raise WorkloadMapError(
+                    "this view was opened without its capacity", hint="open it with open_cluster(..., capacity=True)"
+                )
+            self._capacity = Capacity.from_objects(read.nodes, read.pods, read.quotas, read.warnings)
+        else:
+            snapshot = self._cluster.snapshot
+            nodes = snapshot.of_kind("", "Node")
+            warnings = [] if nodes else ["the input has no Node objects to place pods on (wmap snapshot writes them)"]
+            self._capacity = Capacity.from_objects(
+                nodes, snapshot.pods, snapshot.of_kind("", "ResourceQuota"), warnings
+            )
+        return self._capacity
+
+    def components(
+        self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE
+    ) -> WorkloadRequirements:
+        """Per pod-producing component: replicas, per-pod requests, node claim and gang min members, in
+        Karmada's ComponentRequirements shape. ``target`` may be a manifest not in the view (a dict): it is
+        resolved through the view's definitions."""
+        from workload_map.gang import plan_gang
+        from workload_map.placement import requirements_of
+
+        obj = self._object(target, name, namespace)
+        tree = self.workload(obj) if isinstance(target, (dict, str)) else target
+        definition, _ = self._cluster.registry.for_object(obj)
+        plan = None
+        if definition is not None and definition.karta.gang is not None:
+            try:  # the spec alone: the groups one copy needs, whatever pods exist now
+                plan = plan_gang(definition, obj, None, top_owner=self._cluster.owner_workload(obj))
+            except (LookupError, ValueError, TypeError) as exc:
+                tree.warnings.append(f"gang groups cannot be computed: {exc}; placing pods without them")
+        return requirements_of(tree, plan)
+
+    def fit(
+        self,
+        target: WorkloadRequirements | WorkloadTree | Obj | str,
+        name: str | None = None,
+        *,
+        namespace: str | None = _SCOPE,
+        capacity: Capacity | None = None,
+        max_copies: int = 1000,
+    ) -> FitResult:
+        """How many complete copies of a workload (``"TYPE/NAME"``, a tree, a manifest dict, or
+        requirements) fit on this view's capacity (or ``capacity``) now, and why one more does not."""
+        from workload_map.placement import WorkloadRequirements, fit
+
+        requirements = (
+            target if isinstance(target, WorkloadRequirements) else self.components(target, name, namespace=namespace)
+        )
+        return fit(requirements, capacity if capacity is not None else self.capacity(), max_copies=max_copies)
 
     # -- writes
     def update(

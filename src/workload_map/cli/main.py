@@ -83,10 +83,13 @@ def _register() -> None:
     # Command modules import only click at load time; their bodies import the library.
     from workload_map.cli.commands import (
         auth,
+        capacity,
         catalog,
+        components,
         definitions,
         describe,
         explain,
+        fit,
         gang,
         get,
         serve,
@@ -95,7 +98,22 @@ def _register() -> None:
         validate,
     )
 
-    for module in (get, describe, explain, gang, update, snapshot, catalog, definitions, validate, auth, serve):
+    for module in (
+        get,
+        describe,
+        explain,
+        gang,
+        components,
+        capacity,
+        fit,
+        update,
+        snapshot,
+        catalog,
+        definitions,
+        validate,
+        auth,
+        serve,
+    ):
         cli.add_command(module.command)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -29,6 +29,7 @@ def open_view(
     connection: Mapping[str, Any] | None = None,
     kinds: Sequence[str] | None = None,
     describe: tuple[str, str] | None = None,
+    capacity: bool | Literal["only"] = False,
 ) -> View:
     """The View a command reads: dumps (``--from-file``), else the live cluster with kubectl's flags
     (``connection``, see ``options.connection_options``); library errors become one-line CLI errors."""
@@ -55,6 +56,7 @@ def open_view(
             definitions=definition_paths,
             types=kinds,
             workload=f"{describe[0]}/{describe[1]}" if describe else None,
+            capacity=capacity,
         )
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from workload_map.cluster.connection import Connection, ConnectionOptions, connect
 
 if TYPE_CHECKING:
+    from workload_map.cluster.capacity import CapacityObjects
     from workload_map.cluster.discovery import Discovery, LiveRegistry
     from workload_map.cluster.fetch import ListResult
     from workload_map.definition.loader import LoadedDefinition
@@ -40,6 +41,8 @@ class LiveOptions(ConnectionOptions):
     connection: Connection | None = None  # reuse an open connection (tests count its requests)
     # Replaces each listed object as its page arrives (fetch.list_all): the live model's projection.
     project: Callable[[Obj], Obj] | None = None
+    capacity: bool = False  # also read nodes, quotas and the pods holding node resources (capacity, fit)
+    workloads: bool = True  # False: read no workload (``wmap capacity``: the capacity read alone)
 
 
 @dataclass
@@ -53,6 +56,7 @@ class LiveSource:
     cluster_definitions: list[LoadedDefinition] = field(default_factory=list)
     karta_objects: list[Obj] = field(default_factory=list)
     lists: list[ListResult] = field(default_factory=list)
+    capacity: CapacityObjects | None = None  # read with LiveOptions.capacity
 
     def view(self) -> ClusterView:
         from workload_map.resolver import ClusterView
@@ -102,7 +106,9 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
     snapshot: Snapshot
     more: list[str]
     lists: list[ListResult]
-    if options.describe is not None:
+    if not options.workloads:
+        snapshot, more, lists = _empty()
+    elif options.describe is not None:
         type_name, name = options.describe
         info = _resolve(registry, type_name)
         if info is None:  # let the caller report the unknown or ambiguous type; list nothing more
@@ -140,7 +146,16 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
                 project=options.project,
             )
     warnings.extend(more)
+    capacity = None
+    if options.capacity:
+        from workload_map.cluster.capacity import fetch_capacity
+
+        every_pod = namespace is None and options.workloads and options.describe is None and not options.kinds
+        capacity = fetch_capacity(
+            connection, namespace, pods=snapshot.pods if every_pod else None, chunk_size=chunk
+        )
     return LiveSource(
+        capacity=capacity,
         connection=connection,
         discovery=discovery,
         registry=registry,

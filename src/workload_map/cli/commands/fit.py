@@ -1,0 +1,106 @@
+"""``wmap fit``: how many complete copies of a workload fit on the cluster now, or why none does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from workload_map.cli.options import namespace_option, object_source_options, output_option, target_argument
+
+
+@click.command("fit")
+@target_argument("TYPE/NAME | TYPE NAME", required=False)
+@click.option(
+    "-f",
+    "--filename",
+    "manifest",
+    metavar="FILE",
+    default=None,
+    help="A workload manifest not created yet (YAML/JSON, - for stdin), resolved through its definition.",
+)
+@namespace_option
+@output_option(("text", "json", "yaml"), "text")
+@click.option(
+    "--max-copies", type=click.IntRange(min=1), default=1000, show_default=True, help="Stop counting copies here."
+)
+@object_source_options
+def command(  # noqa: PLR0917 - click passes every option by name
+    target: tuple[str, ...],
+    manifest: str | None,
+    namespace: str | None,
+    output: str,
+    max_copies: int,
+    from_file: tuple[str, ...],
+    definition_paths: tuple[str, ...],
+    **connection: Any,  # kubectl's connection flags (options.connection_options)
+) -> None:
+    """Say whether a workload fits on the cluster now and how many complete copies would: every gang group
+    placed whole or not at all, per-pod requests, nodeSelector, required node affinity, taints and
+    tolerations, per-node packing and the namespace's ResourceQuotas.
+
+    \b
+    A workload that exists is placed anew: the pods it runs count as free. When it does not fit, the first
+    blocking reason says what to change (docs/placement.md describes the algorithm and what it leaves out).
+    Exit 5 when part of the capacity could not be read (the warnings say what).
+    \b
+    Examples:
+      wmap fit jobset/train -n team-a
+      wmap fit -f pytorchjob.yaml -n team-a -o json
+      wmap fit lws/llama -n serving --from-file cluster.yaml
+    """
+    import workload_map as wm
+    from workload_map.cli.errors import EXIT_PARTIAL, from_library
+    from workload_map.cli.output import echo_document, emit_warnings
+    from workload_map.cli.placement import fit_lines
+    from workload_map.cli.sources import open_view
+    from workload_map.cli.workloads import find_one, one_target
+
+    if bool(manifest) == bool(target):
+        raise click.UsageError("name one workload: TYPE/NAME, or -f FILE for a manifest")
+    obj = _manifest(manifest, namespace) if manifest else None
+    describe = (str(obj["kind"]), str(obj["metadata"]["name"])) if obj is not None else one_target(target)
+    view = open_view(
+        from_file,
+        definition_paths,
+        namespace=namespace or (obj["metadata"]["namespace"] if obj is not None else None),
+        connection=connection,
+        describe=describe,
+        capacity=True,
+    )
+    view.close()
+    workload = obj if obj is not None else find_one(view, target)
+    try:
+        result = view.fit(workload, max_copies=max_copies)
+    except wm.WorkloadMapError as exc:
+        raise from_library(exc) from None
+    if output in ("json", "yaml"):
+        echo_document(result.to_json(), output)
+    else:
+        click.echo("\n".join(fit_lines(result)))
+    emit_warnings([*view.warnings, *result.warnings])
+    if view.is_live and any("may not list" in w for w in result.warnings):
+        raise click.exceptions.Exit(EXIT_PARTIAL)
+
+
+def _manifest(path: str, namespace: str | None) -> dict[str, Any]:
+    """The one workload object of a manifest file, with the namespace it will be created in."""
+    import workload_map as wm
+    from workload_map.cli.errors import CliError, from_library
+
+    try:
+        objects = wm.open_dump(path, namespace=None).objects
+    except wm.WorkloadMapError as exc:
+        raise from_library(exc) from None
+    found = [o for o in objects if isinstance(o.get("metadata"), dict) and o["metadata"].get("name")]
+    if len(found) != 1:
+        raise CliError(
+            "cannot fit the manifest",
+            where=path,
+            why=f"it holds {len(found)} named objects; give exactly one workload",
+        )
+    obj = dict(found[0])
+    metadata = dict(obj["metadata"])
+    metadata["namespace"] = namespace or metadata.get("namespace") or "default"
+    obj["metadata"] = metadata
+    return obj

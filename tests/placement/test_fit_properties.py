@@ -1,0 +1,95 @@
+"""Properties of fit on generated clusters: never more than the free capacity, exact for one pod shape,
+gang groups placed whole, and the capacity model never changed by a fit."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import workload_map as wm
+from workload_map.placement.claims import NodeClaim
+
+GPU = "nvidia.com/gpu"
+
+
+def _node(index: int, gpus: int, used: int) -> tuple[dict[str, object], dict[str, object] | None]:
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": f"n{index:02d}"},
+        "status": {
+            "allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110", GPU: str(gpus)},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+    pod = None
+    if used:
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"p{index:02d}", "namespace": "other"},
+            "spec": {
+                "nodeName": f"n{index:02d}",
+                "containers": [{"name": "c", "resources": {"limits": {GPU: str(used)}}}],
+            },
+            "status": {"phase": "Running"},
+        }
+    return node, pod
+
+
+clusters = st.lists(st.tuples(st.sampled_from([0, 4, 8]), st.integers(0, 8)), min_size=1, max_size=12)
+
+
+def _capacity(spec: list[tuple[int, int]]) -> wm.Capacity:
+    nodes, pods = [], []
+    for index, (gpus, used) in enumerate(spec):
+        node, pod = _node(index, gpus, min(used, gpus))
+        nodes.append(node)
+        if pod is not None:
+            pods.append(pod)
+    return wm.Capacity.from_objects(nodes, pods)
+
+
+def _workload(shapes: list[tuple[int, int]], gang: bool) -> wm.WorkloadRequirements:
+    components = [
+        wm.ComponentRequirement(f"c{i}", f"c{i}", None, replicas, {GPU: Decimal(gpus), "cpu": Decimal(1)}, NodeClaim())
+        for i, (gpus, replicas) in enumerate(shapes)
+    ]
+    groups = [wm.GangGroupRequirement("all", sum(r for _, r in shapes), {c.name: c.replicas for c in components})]
+    return wm.WorkloadRequirements("v1", "Test", "team", "w", components, groups if gang else [])
+
+
+@settings(max_examples=150, deadline=None)
+@given(clusters, st.lists(st.tuples(st.integers(1, 8), st.integers(1, 6)), min_size=1, max_size=3), st.booleans())
+def test_fit_never_places_more_than_is_free(
+    spec: list[tuple[int, int]], shapes: list[tuple[int, int]], gang: bool
+) -> None:
+    capacity = _capacity(spec)
+    before = [dict(n.free) for n in capacity.nodes]
+    workload = _workload(shapes, gang)
+    result = wm.fit(workload, capacity, max_copies=50)
+    assert [dict(n.free) for n in capacity.nodes] == before
+    assert result.copies * workload.gpus <= capacity.gpus_free
+    if result.first_copy is not None:
+        placed = sum(sum(c.values()) for c in result.first_copy.nodes.values())
+        assert placed == workload.pods  # a copy is whole
+        for node, pods in result.first_copy.nodes.items():
+            model = capacity.node(node)
+            assert model is not None
+            gpus = sum(shapes[int(c[1:])][0] * n for c, n in pods.items())
+            assert gpus <= model.gpus_free  # per node packing
+        assert result.first_copy.gpus_left == capacity.gpus_free - workload.gpus
+    else:
+        assert result.blocking is not None and result.blocking.kind == "room"
+
+
+@settings(max_examples=150, deadline=None)
+@given(clusters, st.integers(1, 8), st.integers(1, 6))
+def test_one_pod_shape_is_counted_exactly(spec: list[tuple[int, int]], gpus: int, replicas: int) -> None:
+    """Identical pods can use every node's room: copies = (sum of per-node room) // replicas."""
+    capacity = _capacity(spec)
+    room = sum(int(n.gpus_free // gpus) for n in capacity.nodes)
+    result = wm.fit(_workload([(gpus, replicas)], gang=True), capacity, max_copies=1000)
+    assert result.copies == room // replicas
