@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from workload_map.api.definitions import as_definitions, builtin_with_warnings, read_documents, split_dump
@@ -143,9 +143,12 @@ def watch_cluster(
     definitions: DefinitionsArg = (),
     request_timeout: str | None = None,
     chunk_size: int = 500,
+    on_notice: Callable[[str], None] | None = None,
 ) -> LiveModel:
     """A started LiveModel of the whole cluster: every covered workload resolved and kept current by
-    watches (``model.workloads()`` is the current answer; ``model.stop()`` ends it). ``wmap serve`` runs one."""
+    watches (``model.workloads()`` is the current answer; ``model.stop()`` ends it). ``wmap serve`` runs one.
+    ``on_notice`` gets one line per watch failure cause and per recovery (``model.problems()``: what is
+    stale now)."""
     from workload_map.cluster import LiveOptions
     from workload_map.live.model import LiveModel
 
@@ -159,7 +162,8 @@ def watch_cluster(
             chunk_size=chunk_size,
             all_namespaces=True,
             definitions=as_definitions(definitions),
-        )
+        ),
+        on_notice=on_notice,
     )
     model.start()
     return model

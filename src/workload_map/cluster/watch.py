@@ -3,8 +3,10 @@
 One watch per list that was made (same resource, namespace and selectors), with
 ``allowWatchBookmarks=true`` so the resourceVersion stays fresh; a watch that ends is reopened at
 the last resourceVersion seen; ``410 Gone`` (the version was compacted away) relists that resource
-and continues. The generator yields a new Snapshot after every batch of events and is bounded by
-``max_events`` / ``timeout`` so tests and scripts can stop it.
+and continues. An error that may pass (the server unreachable or restarting, 429, 5xx) is retried with
+a capped backoff and reported once per resource and cause, not once per try; any other (401, 403, the
+command's ``--timeout``) ends the watch. The generator yields a new Snapshot after every batch of events
+and is bounded by ``max_events`` / ``timeout`` so tests and scripts can stop it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from workload_map.cluster.connection import ClusterError, Connection, GoneError, resource_path
+from workload_map.cluster.connection import ClusterError, Connection, DeadlineError, GoneError, resource_path
 from workload_map.cluster.fetch import ListResult, list_all
 from workload_map.snapshot import Obj, Snapshot
 
@@ -34,6 +36,29 @@ class WatchEvent:
     warnings: list[str] = field(default_factory=list)
 
 
+def transient(error: ClusterError) -> bool:
+    """Whether an error may pass by itself: no answer at all (the server down, restarting, a timeout), 429
+    or 5xx. The command's own deadline is final; so are 401 and 403 (new credentials or RBAC are needed)."""
+    if isinstance(error, DeadlineError):
+        return False
+    return error.status in (0, 429) or 500 <= error.status <= 599
+
+
+def watch_notes(notes: list[tuple[str, str]]) -> list[str]:
+    """One line per text for ``(resource, text)`` pairs: ``watches of pods, jobs.batch <text>``, so a
+    restart that ends every watch at once is one line, not one per resource."""
+    by_text: dict[str, list[str]] = {}
+    for resource, text in notes:
+        names = by_text.setdefault(text, [])
+        if resource not in names:
+            names.append(resource)
+    lines = []
+    for text, names in by_text.items():
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        lines.append(f"{'watches' if len(names) > 1 else 'watch'} of {shown} {text}")
+    return lines
+
+
 def _key(obj: Obj) -> tuple[str, str, str, str]:
     metadata = obj.get("metadata") or {}
     return (
@@ -46,8 +71,8 @@ def _key(obj: Obj) -> tuple[str, str, str, str]:
 
 class Watcher(threading.Thread):
     """One watch of one list's resource, namespace and selectors, putting ``(type, payload, extra)`` on ``out``:
-    ADDED/MODIFIED/DELETED with the object, RELISTED with a fresh ListResult (after 410 Gone, or after an
-    error when retrying) and FAILED with the ClusterError.
+    ADDED/MODIFIED/DELETED with the object, RELISTED with a fresh ListResult and why (after 410 Gone, or
+    after an error when retrying) and FAILED with the ClusterError.
 
     ``retry=False`` (``get --watch``): FAILED ends the watch. ``retry=True`` (the long-running live model):
     FAILED is reported, then the watcher waits a capped exponential backoff with jitter (30 s at most) and
@@ -111,7 +136,7 @@ class Watcher(threading.Thread):
             return False
         self.resource_version = fresh.resource_version
         self.failures = 0
-        self.out.put(("RELISTED", fresh, f"watch of {res.display} {reason}"))
+        self.out.put(("RELISTED", fresh, reason))
         return True
 
     def _watch(self) -> None:
@@ -182,11 +207,12 @@ def watch_snapshots(
             store[_key(obj)] = obj
     events: queue.Queue[Any] = queue.Queue()
     stop = threading.Event()
-    watchers = [Watcher(connection, listed, events, stop, watch_seconds) for listed in lists]
+    watchers = [Watcher(connection, listed, events, stop, watch_seconds, retry=True) for listed in lists]
     for w in watchers:
         w.start()
     deadline = time.monotonic() + timeout if timeout else None
     seen = 0
+    failing: dict[str, str] = {}  # resource -> its first error, while its watch is failing
     try:
         while max_events is None or seen < max_events:
             wait = 1.0 if deadline is None else max(0.0, deadline - time.monotonic())
@@ -203,12 +229,19 @@ def watch_snapshots(
                 except queue.Empty:
                     break
             last: tuple[str, Obj | None] = ("", None)
-            warnings: list[str] = []
+            notes: list[tuple[str, str]] = []
             for kind, payload, extra in batch:
                 if kind == "FAILED":
-                    raise extra
+                    if not transient(extra):
+                        raise extra
+                    name = payload.resource.display
+                    if name not in failing:  # said once when it starts failing, not at every try
+                        failing[name] = extra.message
+                        notes.append((name, f"failed, retrying: {extra.message}"))
+                    continue
                 if kind == "RELISTED":
                     fresh: ListResult = payload
+                    failing.pop(fresh.resource.display, None)
                     prefix = (fresh.resource.api_version, fresh.resource.kind)
                     for key in [
                         k for k in store if k[:2] == prefix and (not fresh.namespace or k[2] == fresh.namespace)
@@ -216,7 +249,7 @@ def watch_snapshots(
                         del store[key]
                     for obj in fresh.items:
                         store[_key(obj)] = obj
-                    warnings.append(extra)
+                    notes.append((fresh.resource.display, extra))
                     last = ("RELISTED", None)
                 elif kind == "DELETED":
                     store.pop(_key(payload), None)
@@ -225,7 +258,9 @@ def watch_snapshots(
                     store[_key(payload)] = payload
                     last = (kind, payload)
                 seen += 1
-            yield WatchEvent(last[0], last[1], Snapshot(list(store.values())), warnings)
+            if not last[0] and not notes:
+                continue  # a failure already reported: nothing new to say
+            yield WatchEvent(last[0], last[1], Snapshot(list(store.values())), watch_notes(notes))
     finally:
         stop.set()
         for w in watchers:

@@ -14,6 +14,11 @@ What could not be read is tracked as the CLI tracks it (``coverage``, live/gaps.
 with the model's current Coverage, so pods in a gap are no workloads and workloads made of a gap have
 unknown counts; a gap is retried until it can be read, and a kind that becomes forbidden or unserved later
 opens one (its objects leave the model: they can no longer be known).
+
+A relist (after ``410 Gone`` or an error: the apiserver restarted, a token rejected for a while) is
+diffed against the store by resourceVersion: only what changed while the watch was down becomes an
+event, so counters and re-resolution see each change once. Watches that fail and recover are
+reported once per cause (``notices``), and ``problems()`` says which answers may be stale and why.
 """
 
 from __future__ import annotations
@@ -114,6 +119,7 @@ class ResourceState:
     readable: bool = True
     error: str | None = None  # the last error, while the resource is failing
     gap: Gap | None = None  # while the resource cannot be read (forbidden, not served)
+    failing_since: float | None = None  # wall-clock time of the first error of the current failure
 
 
 class LiveModel:
@@ -129,10 +135,12 @@ class LiveModel:
         settle: float = SETTLE_SECONDS,
         watch_seconds: int = 300,
         probe_seconds: float | None = None,
+        on_notice: Callable[[str], None] | None = None,
     ) -> None:
         from workload_map.live.gaps import PROBE_SECONDS
 
         self.options = options
+        self.on_notice = on_notice  # called (applier thread) with each line of news: failures, recoveries
         self.settle = settle
         self.watch_seconds = watch_seconds
         self.probe_seconds = PROBE_SECONDS if probe_seconds is None else probe_seconds
@@ -485,17 +493,19 @@ class LiveModel:
 
     def _apply(self, batch: list[tuple[str, Any, Any]]) -> None:
         from workload_map._gc import bulk_load
+        from workload_map.cluster.watch import watch_notes
 
         dirty: set[str] = set()
+        notes: list[tuple[str, str]] = []
         now = time.time()
         with bulk_load():
             for kind, payload, extra in batch:
                 if kind == "FAILED":
-                    self._failed(payload, extra, dirty)
+                    self._failed(payload, extra, dirty, notes)
                 elif kind == "CONTACT":
                     self.apiserver_error = payload
                 elif kind == "RELISTED":
-                    self._relisted(payload, dirty, extra)
+                    self._relisted(payload, dirty, extra, notes)
                 else:
                     self._event(kind, payload, dirty, now)
             if self._coverage_changed:
@@ -506,6 +516,26 @@ class LiveModel:
         with self._changed:
             self.version += 1
             self._changed.notify_all()
+        for line in watch_notes(notes):
+            self.warnings.append(line)
+            del self.warnings[:-100]  # a bounded log: the freshest notes
+            if self.on_notice is not None:
+                self.on_notice(line)
+
+    def problems(self) -> list[str]:
+        """What is not current now, one line per cause: the watches failing and since when."""
+        from workload_map.cluster.watch import watch_notes
+
+        failing = sorted(
+            (s.failing_since or 0.0, s.name, s.error)
+            for s in self.resources.values()
+            if s.error is not None and s.gap is None  # gaps are the coverage's to tell
+        )
+        notes = []
+        for since, name, error in failing:
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since))
+            notes.append((name, f"not current since {stamp} (retrying): {error}"))
+        return watch_notes(notes)
 
     def _state_for(self, obj: Obj) -> ResourceState | None:
         for listed in self._listed:
@@ -520,7 +550,7 @@ class LiveModel:
         if state is not None:
             state.events[kind] += 1
             state.last_event = now
-            state.readable, state.error = True, None
+            state.readable, state.error, state.failing_since = True, None, None
             if kind == "ADDED" and uid not in self._objects:
                 state.objects += 1
             elif kind == "DELETED" and uid in self._objects:
@@ -536,17 +566,19 @@ class LiveModel:
         self._put(project(obj))
         self._reroot(uid, dirty)
 
-    def _relisted(self, fresh: ListResult, dirty: set[str], note: str | None) -> None:
+    def _relisted(self, fresh: ListResult, dirty: set[str], reason: str | None, notes: list[tuple[str, str]]) -> None:
         name = resource_name(fresh)
         state = self.resources.setdefault(name, ResourceState(name))
         state.relists += 1
-        state.readable, state.error = True, None
+        recovered = state.error is not None and state.gap is None  # a gap closing is told by the coverage
+        state.readable, state.error, state.failing_since = True, None, None
         res = fresh.resource
         where = fresh.namespace if res.namespaced else None
         closed = [g for g in self.coverage if (g.group, g.kind, g.namespace) == (res.group, res.kind, where)]
         if closed:
             state.gap = None
             self._set_coverage([g for g in self.coverage if g not in closed])
+        now = time.time()
         keep = {_uid(o) for o in fresh.items}
         stale = [
             uid
@@ -556,17 +588,24 @@ class LiveModel:
             and uid not in keep
         ]
         for uid in stale:
-            self._event("DELETED", self._objects[uid], dirty, time.time())
+            self._event("DELETED", self._objects[uid], dirty, now)
         for obj in fresh.items:
             obj.setdefault("apiVersion", res.api_version)
             obj.setdefault("kind", res.kind)
-            self._event("MODIFIED", obj, dirty, time.time())
+            old = self._objects.get(_uid(obj))
+            if old is not None and _version(old) is not None and _version(old) == _version(obj):
+                continue  # unchanged while the watch was down: no event, nothing to resolve again
+            self._event("MODIFIED" if old is not None else "ADDED", obj, dirty, now)
         state.objects = len(fresh.items)
-        if note:
-            self.warnings.append(note)
-            del self.warnings[:-100]  # a bounded log: the freshest notes
+        if reason and recovered:
+            notes.append((name, reason))
+        elif reason:  # a routine relist (410 Gone): logged, not news
+            self.warnings.append(f"watch of {name} {reason}")
+            del self.warnings[:-100]
 
-    def _failed(self, listed: ListResult | None, error: Exception, dirty: set[str]) -> None:
+    def _failed(
+        self, listed: ListResult | None, error: Exception, dirty: set[str], notes: list[tuple[str, str]]
+    ) -> None:
         from workload_map.live.gaps import gap_of_failure
 
         if listed is None:
@@ -574,10 +613,15 @@ class LiveModel:
         name = resource_name(listed)
         state = self.resources.setdefault(name, ResourceState(name))
         state.errors += 1
-        state.error = str(error)
+        message = str(getattr(error, "message", error))
+        gap = gap_of_failure(listed, error)
+        if state.error is None:
+            state.failing_since = time.time()
+            if gap is None:  # said once when it starts failing (problems() has the latest); a gap says itself
+                notes.append((name, f"failed, retrying: {message}"))
+        state.error = message
         if getattr(error, "status", 0) in (401, 403):
             state.readable = False
-        gap = gap_of_failure(listed, error)
         same = (
             [g for g in self.coverage if (g.group, g.kind, g.namespace) == (gap.group, gap.kind, gap.namespace)]
             if gap
@@ -604,3 +648,8 @@ class LiveModel:
         with self._lock:
             self.coverage = Coverage(gaps)
         self._coverage_changed = True
+
+
+def _version(obj: Obj) -> str | None:
+    version = (obj.get("metadata") or {}).get("resourceVersion")
+    return str(version) if version else None

@@ -98,6 +98,7 @@ def workloads(
         "kind": "WorkloadList",
         "version": model.version,
         "coverage": coverage(model),
+        "stale": model.problems(),  # watches failing now: what may be out of date, since when and why
         "items": items,
     }
 
@@ -135,6 +136,7 @@ def status(model: LiveModel) -> dict[str, Any]:
             "lastContactAge": age,
         },
         "coverage": coverage(model),
+        "stale": model.problems(),
         "resources": [
             {"resource": name, "objects": state.objects, "readable": state.readable, "error": state.error}
             for name, state in sorted(model.resources.items())
@@ -257,6 +259,12 @@ OPENAPI: dict[str, Any] = {
                                         "items": {"type": "array", "items": _ROW},
                                         "version": {"type": "integer"},
                                         "coverage": _COVERAGE,
+                                        "stale": {
+                                            "type": "array",
+                                            "items": {"type": "string"},
+                                            "description": "watches failing now (one line per cause): "
+                                            "what may be stale, since when and why",
+                                        },
                                     },
                                 }
                             }

@@ -74,6 +74,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
                 request_timeout=connection.get("request_timeout"),
                 chunk_size=500 if connection.get("chunk_size") is None else int(connection["chunk_size"]),
                 definitions=definition_paths,
+                on_notice=lambda line: emit_warnings([line]),  # a watch failing or back: one line per cause
             )
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None

@@ -1,0 +1,223 @@
+"""Long operations across API faults: the apiserver restarted during a paged list and during watches, a
+token revoked in the middle of a run.
+
+The module runs its own etcd + kube-apiserver (restarts would disturb the session cluster's other users).
+A restart keeps etcd, so a continue token stays valid; the new apiserver's watch cache starts at the
+current revision, so a watch reopened at an older resourceVersion gets a genuine ``410 Gone``. Tokens
+are ServiceAccount tokens from the TokenRequest API, bound to their ServiceAccount: deleting it revokes
+them at once, as a real cluster does.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live_data import admin, create, create_namespace, deployment_scenario, eventually, set_pod_running
+from tests.cluster.apiserver import TestCluster
+
+from workload_map.cluster import LiveOptions, live_source
+from workload_map.cluster.connection import Connection
+from workload_map.live.model import LiveModel
+
+pytestmark = pytest.mark.live
+
+WMAP = Path(sys.executable).parent / "wmap"
+SA_NAMESPACE = "wmap-sa"
+KARTA_CRD_MISSING = "the Karta CRD (kartas.run.ai) is not installed"
+# what the built-in catalog lists on this cluster (no CRDs): one watch each
+RESOURCES = ("pods", "daemonsets", "deployments", "replicasets", "statefulsets", "cronjobs", "jobs")
+
+
+@pytest.fixture(scope="module")
+def cluster(testcluster_bin_dir: Path) -> Iterator[TestCluster]:
+    own = TestCluster(testcluster_bin_dir)
+    own.start()
+    try:
+        yield own
+    finally:
+        own.stop()
+
+
+@pytest.fixture(scope="module")
+def world(cluster: TestCluster) -> Iterator[dict[str, Any]]:
+    conn = admin(cluster)
+    ns = create_namespace(conn, "restarts")
+    for name, replicas in (("api", 2), ("web", 3)):
+        deployment_scenario(conn, ns, name=name, replicas=replicas)
+    # deleted after the restart: one DELETED event (a pod's deletion is a MODIFIED then a DELETED, and a
+    # relist sees only the second, so pods would make the count depend on timing)
+    job = {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}
+    cronjob = {"schedule": "0 0 * * *", "suspend": True, "jobTemplate": {"spec": job}}
+    create(
+        conn,
+        {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"}, "spec": cronjob},
+        "cronjobs",
+        ns,
+    )
+    create_namespace(conn, SA_NAMESPACE)
+    yield {"ns": ns, "conn": conn}
+    conn.close()
+
+
+def _keys(items: list[Any]) -> list[tuple[str, str, str]]:
+    return [(t.namespace, t.kind, t.name) for t in items]
+
+
+def _answer(cluster: TestCluster) -> dict[tuple[str, str, str], tuple[int, int, str]]:
+    """``wmap get -A`` now, as (namespace, kind, name) -> (ready, desired, status)."""
+    source = live_source(LiveOptions(kubeconfig=str(cluster.kubeconfig_path), all_namespaces=True))
+    try:
+        view = source.view()
+        trees, _ = view.trees(view.workloads(None, None))
+        return {
+            (t.namespace, t.kind, t.name): (t.counts.ready, t.counts.desired, t.status.primary.value) for t in trees
+        }
+    finally:
+        source.connection.close()
+
+
+def _model_answer(model: LiveModel) -> dict[tuple[str, str, str], tuple[int, int, str]]:
+    items = model.workloads()
+    keys = _keys([i.tree for i in items])
+    assert len(keys) == len(set(keys)), [k for k, n in Counter(keys).items() if n > 1]  # no duplicates
+    return {
+        (i.tree.namespace, i.tree.kind, i.tree.name): (
+            i.tree.counts.ready,
+            i.tree.counts.desired,
+            i.tree.status.primary.value,
+        )
+        for i in items
+    }
+
+
+def _pod_count(conn: Connection) -> int:
+    return len(conn.get("/api/v1/pods").get("items") or [])
+
+
+# --------------------------------------------------------------------------- the live model
+
+
+def _resources_in(lines: list[str]) -> int:
+    """How many resources lines such as ``watches of pods, jobs.batch and 3 more failed ...`` name."""
+    total = 0
+    for line in lines:
+        names = re.match(r"(?:Warning: )?watch(?:es)? of (.*?)(?: and (\d+) more)? (?:failed|listed|expired)", line)
+        assert names, line
+        total += len(names.group(1).split(", ")) + int(names.group(2) or 0)
+    return total
+
+
+def _events(model: LiveModel) -> dict[str, Counter[str]]:
+    return {name: Counter(state.events) for name, state in model.resources.items()}
+
+
+def _changes_after_restart(conn: Connection, ns: str, name: str) -> None:
+    """Pods: 2 ADDED, 1 MODIFIED; a ReplicaSet and a Deployment ADDED; a CronJob DELETED."""
+    deployment_scenario(conn, ns, name=name, replicas=2)
+    set_pod_running(conn, ns, "web-5d9f7c-00001")
+    conn.request("DELETE", f"/apis/batch/v1/namespaces/{ns}/cronjobs/nightly")
+
+
+def test_model_resumes_after_a_restart(cluster: TestCluster, world: dict[str, Any]) -> None:
+    """The apiserver restarted under a running model, changes made as soon as it is back: the model reaches
+    the answer of a fresh read, each change counted once whether a watch or a relist brought it."""
+    ns, conn = world["ns"], world["conn"]
+    notices: list[str] = []
+    model = LiveModel(LiveOptions(kubeconfig=str(cluster.kubeconfig_path)), on_notice=notices.append)
+    model.start()
+    try:
+        assert _model_answer(model) == _answer(cluster)
+        watched = {w.listed.resource.plural: w for w in model._watchers}
+        before_versions = {plural: int(w.resource_version) for plural, w in watched.items()}
+        before = _events(model)
+        cluster.restart_apiserver()
+        _changes_after_restart(conn, ns, "after")
+        expected = _answer(cluster)
+        assert expected[(ns, "Deployment", "after")][1] == 2
+        eventually(lambda: _model_answer(model) == expected, timeout=120, what="the model to catch up")
+        pods = model.resources["pods"]
+        eventually(lambda: pods.objects == _pod_count(conn), timeout=60, what="the pod count")
+        eventually(lambda: not model.problems(), timeout=60, what=f"every watch current: {model.problems()}")
+        after = _events(model)
+        since = {name: after[name] - before.get(name, Counter()) for name in after}
+        changed = {
+            "pods": Counter({"ADDED": 2, "MODIFIED": 1}),
+            "replicasets.apps": Counter({"ADDED": 1}),
+            "deployments.apps": Counter({"ADDED": 1}),
+            "cronjobs.batch": Counter({"DELETED": 1}),
+        }
+        assert since == {name: changed.get(name, Counter()) for name in since}, since
+        # resourceVersion continuity: every watch went on from where it was, none started over
+        for plural, w in watched.items():
+            assert int(w.resource_version) >= before_versions[plural], plural
+        assert all(state.readable and state.error is None for state in model.resources.values())
+        # each watch said failing once and back once (not once per try), a few lines in all
+        assert _resources_in([line for line in notices if " failed, retrying: " in line]) == len(watched), notices
+        assert _resources_in([line for line in notices if " listed again" in line]) == len(watched), notices
+    finally:
+        model.stop()
+
+
+# --------------------------------------------------------------------------- get --watch
+
+
+class _Lines:
+    """The stdout lines of a running process, read by a thread."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        self.seen: list[str] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self._lock:
+                self.seen.append(line.rstrip("\n"))
+
+    def has(self, prefix: str) -> bool:
+        with self._lock:
+            return any(line.startswith(prefix) for line in self.seen)
+
+
+def test_get_watch_resumes_after_a_restart(cluster: TestCluster, world: dict[str, Any]) -> None:
+    ns, conn = world["ns"], world["conn"]
+    proc = subprocess.Popen(
+        [str(WMAP), "get", "-n", ns, "--watch", "--watch-timeout", "120", "--kubeconfig", str(cluster.kubeconfig_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    lines = _Lines(proc)
+    try:
+        eventually(lambda: lines.has("web "), timeout=60, what="the first listing")
+        time.sleep(0.5)  # the watches are open once the table is printed
+        cluster.restart_apiserver()
+        deployment_scenario(conn, ns, name="late", replicas=1)
+        eventually(lambda: lines.has("late "), timeout=90, what=f"the new row (stderr so far: {lines.seen})")
+        proc.send_signal(2)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, stderr  # Ctrl-C ends a watch quietly
+    lines_out = [line for line in stderr.splitlines() if line.strip() and KARTA_CRD_MISSING not in line]
+    # never an error or a traceback; each watch said failing once and back once, a few lines in all
+    assert all(line.startswith(("Warning: watches of ", "Warning: watch of ")) for line in lines_out), stderr
+    watched = len(RESOURCES)
+    assert _resources_in([line for line in lines_out if " failed, retrying: " in line]) == watched, stderr
+    assert _resources_in([line for line in lines_out if " listed again" in line]) == watched, stderr
+    late = [line.split() for line in lines.seen if line.startswith("late ")]
+    assert late[-1][:2] == ["late", "Deployment"] and late[-1][4] == "0/1", late
