@@ -172,7 +172,6 @@ def _targets(model: Any) -> list[dict[str, Any]]:
 def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
     from workload_map.cluster import LiveOptions
     from workload_map.live.model import LiveModel
-    from workload_map.live.projection import project
 
     applied: dict[str, float] = {}  # resourceVersion -> when its batch was reflected in the answer
     batches: list[tuple[int, float]] = []  # (events, seconds applying them) per batch
@@ -278,7 +277,7 @@ def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
         pods = _full_pods(model)
         sample = pods[:2000]
         out["full_pod_bytes"] = deep_size(sample) / len(sample)
-        out["projected_sample_pod_bytes"] = deep_size([project(p) for p in sample]) / len(sample)
+        out["projected_sample_pod_bytes"] = deep_size([model._project(p) for p in sample]) / len(sample)
         del pods
         seconds = spec["seconds"]
         out["replay"] = [_replay(model, applied, batches, sample, rate=r, seconds=seconds) for r in spec["replay"]]

@@ -10,7 +10,8 @@ import pytest
 from tests.corpus import CORPUS, REPO_ROOT, corpus_objects
 
 import workload_map as wm
-from workload_map.live.projection import LAST_APPLIED, project, project_pod
+from workload_map.definition.loader import LoadedDefinition, load_text
+from workload_map.live.projection import LAST_APPLIED, Projection, pod_expressions, project, project_pod, projection_for
 
 
 def _generate(workloads: int, namespaces: int, seed: int) -> list[dict[str, Any]]:
@@ -74,4 +75,59 @@ def test_a_pod_keeps_only_what_resolution_reads() -> None:
         "nodeName": "node-1",
         "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
     }
-    assert projected["status"] == {"phase": "Running", "containerStatuses": [{"name": "c", "ready": True}]}
+    assert projected["status"] == {"phase": "Running", "containerStatuses": [{"name": "c"}]}
+
+
+JOBSET = REPO_ROOT / "src" / "workload_map" / "catalog" / "definitions" / "jobset-x-k8s-io-jobset-v1alpha2.yaml"
+REPLICA_KEY = """keyPath: '.metadata.labels["jobset.sigs.k8s.io/job-index"]'"""
+
+
+def _jobset_reading(key_path: str) -> LoadedDefinition:
+    """The built-in JobSet definition with its replica key read by ``key_path`` (a user's definition)."""
+    text = JOBSET.read_text()
+    assert text.count(REPLICA_KEY) == 1
+    loaded, findings = load_text(text.replace(REPLICA_KEY, f"keyPath: '{key_path}'").encode(), "jobset.yaml")
+    assert not [f for f in findings if f.severity == "error"] and len(loaded) == 1
+    return loaded[0]
+
+
+def test_the_builtin_catalog_needs_nothing_beyond_the_base_projection() -> None:
+    builtin, _warnings = _builtin()
+    assert pod_expressions(builtin)
+    assert projection_for(builtin) == Projection()
+
+
+def _builtin() -> tuple[list[LoadedDefinition], list[str]]:
+    from workload_map.api.definitions import builtin_with_warnings
+
+    return builtin_with_warnings()
+
+
+@pytest.mark.parametrize(
+    ("key_path", "kept"),
+    [
+        (".spec.hostname", Projection(extra=frozenset({("spec", "hostname")}))),
+        (
+            '.spec.containers[0].name + "-" + .spec.hostname',
+            Projection(extra=frozenset({("spec", "containers"), ("spec", "hostname")})),
+        ),
+        ("tojson | length | tostring", Projection(whole_pods=True)),
+    ],
+)
+def test_a_definition_reading_more_of_its_pods_keeps_it(key_path: str, kept: Projection) -> None:
+    """A user's JobSet definition keyed on other pod fields: the model keeps them, and every tree of the
+    generated cluster is the same from the model as from ``get -A`` over the full objects."""
+    definition = _jobset_reading(key_path)
+    assert projection_for([*_builtin()[0], definition]) == kept
+    view = wm.open_objects(_generate(60, 4, seed=11), [definition], namespace=None)
+    listing = view.workloads()
+    jobsets = [t for t in listing if t.kind == "JobSet"]
+    keys = {
+        g["key"]
+        for t in jobsets
+        for c in t.to_json()["components"]
+        for i in c.get("instances", [])
+        for g in i.get("replicaGroups", [])
+    }
+    assert len(keys) > 1  # the replica key really comes from the pods' fields
+    assert [r.tree.to_json() for r in view.to_model().workloads()] == [t.to_json() for t in listing]

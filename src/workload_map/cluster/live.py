@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from workload_map.cluster.discovery import Discovery, LiveRegistry
     from workload_map.cluster.fetch import ListResult
     from workload_map.definition.loader import LoadedDefinition
-    from workload_map.registry import KindInfo
+    from workload_map.registry import DefinitionRegistry, KindInfo
     from workload_map.resolver import ClusterView
     from workload_map.snapshot import Obj, Snapshot
 
@@ -39,8 +39,9 @@ class LiveOptions(ConnectionOptions):
     definitions: Sequence[LoadedDefinition] = ()
     builtin: Sequence[LoadedDefinition] | None = None
     connection: Connection | None = None  # reuse an open connection (tests count its requests)
-    # Replaces each listed object as its page arrives (fetch.list_all): the live model's projection.
-    project: Callable[[Obj], Obj] | None = None
+    # Given the definitions in effect, what replaces each listed object as its page arrives
+    # (fetch.list_all): the live model's projection.
+    project_for: Callable[[DefinitionRegistry], Callable[[Obj], Obj]] | None = None
     capacity: bool = False  # also read nodes, quotas and the pods holding node resources (capacity, fit)
     workloads: bool = True  # False: read no workload (``wmap capacity``: the capacity read alone)
 
@@ -143,7 +144,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
                 discovery=discovery,
                 kinds=kinds,
                 chunk_size=chunk,
-                project=options.project,
+                project=options.project_for(registry) if options.project_for is not None else None,
             )
     warnings.extend(more)
     capacity = None

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workload_map.coverage import Cause, Coverage, Gap
-from workload_map.live.projection import project
+from workload_map.live.projection import Projection, projection_for
 
 if TYPE_CHECKING:
     from workload_map.cluster import LiveOptions, LiveSource
@@ -169,6 +169,7 @@ class LiveModel:
         self._watchers: list[Watcher] = []
         self._applier: threading.Thread | None = None
         self._registry: DefinitionRegistry | None = None  # a static model's; live ones use the source's
+        self._project = Projection()  # what the store keeps of an object; set from the definitions in effect
         self._listed: list[ListResult] = []  # every watched list, the gaps' included
         self._coverage_changed = False  # set by a batch that opened or closed a gap
 
@@ -185,7 +186,7 @@ class LiveModel:
         began = time.monotonic()
         self.started_at = time.time()
         # Projected page by page: the full objects of a list are never all alive at once.
-        source = live_source(replace(self.options, all_namespaces=True, project=project))
+        source = live_source(replace(self.options, all_namespaces=True, project_for=self._projection_for))
         self.source = source
         self.warnings = list(source.warnings)
         for listed in source.lists:
@@ -246,6 +247,10 @@ class LiveModel:
         assert self.source is not None, "start() first"
         return self.source.registry
 
+    def _projection_for(self, registry: DefinitionRegistry) -> Projection:
+        self._project = projection_for(registry.definitions)
+        return self._project
+
     @classmethod
     def from_snapshot(cls, snapshot: Snapshot, registry: DefinitionRegistry) -> LiveModel:
         """A model of objects read once (a dump): the same answers, no watches (``wmap serve --from-file``)."""
@@ -253,6 +258,7 @@ class LiveModel:
 
         model = cls(LiveOptions())
         model._registry = registry
+        model._projection_for(registry)
         model.started_at = time.time()
         began = time.monotonic()
         model._load(snapshot)
@@ -265,7 +271,7 @@ class LiveModel:
 
         with bulk_load():
             for obj in snapshot:
-                self._put(obj if projected else project(obj))
+                self._put(obj if projected else self._project(obj))
             for uid in self._objects:
                 self._root[uid] = self._root_of(uid)
             self._resolve_all()
@@ -563,7 +569,7 @@ class LiveModel:
             for child in list(self._children.get(uid, ())):
                 self._reroot(child, dirty)
             return
-        self._put(project(obj))
+        self._put(self._project(obj))
         self._reroot(uid, dirty)
 
     def _relisted(self, fresh: ListResult, dirty: set[str], reason: str | None, notes: list[tuple[str, str]]) -> None:

@@ -1,20 +1,32 @@
 """What the live model keeps of each object.
 
 Pods are most of a cluster's objects and most of each pod is never read: volumes, env, probes, commands,
-managed fields, image digests. A pod keeps the fields resolution, trees, gang plans and effective requests
-read (``resolve/pods.py``, ``resolve/resources.py``, ``gang/``): identity and ownership, scheduling fields,
-per-container resources, and the status the pod state is computed from. Only pods with an owner are
-projected: a bare pod is a workload whose tree shows the whole pod (a pod whose owner is gone from the
-cluster shows its projected form there). Workload objects are kept whole
+tolerations, managed fields, image digests. An owned pod keeps what the code above the store reads of it
+(``resolve/pods.py``'s state and placement, ``resolve/resources.py``'s requests, ``gang/``'s priority
+class, ``tree``'s pod rows): identity, labels, annotations and ownership, the node, per-container resources,
+and the status the pod state is computed from; plus whatever the definitions' own pod expressions (pod
+selectors, gang filters and group keys) may read, found statically by ``jq.reads.input_reads``. When one
+of them may read anything (``tojson``, ``..``), pods are kept whole. The built-in catalog's expressions
+read only labels, annotations and the name.
+
+Only pods with an owner are projected: a bare pod is a workload whose tree shows the whole pod (a pod
+whose owner is gone from the cluster shows its projected form there). Workload objects are kept whole
 but for ``managedFields`` and kubectl's last-applied annotation, because definitions read arbitrary paths
-of them. ``tests/live/test_projection.py`` checks that every tree is the same with projected objects.
+of them. ``tests/live_model/test_projection.py`` checks that every tree is the same with projected objects.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workload_map.definition.loader import LoadedDefinition
 
 Obj = dict[str, Any]
+Path = tuple[str, ...]
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _METADATA = (
@@ -27,35 +39,40 @@ _METADATA = (
     "creationTimestamp",
     "deletionTimestamp",
     "resourceVersion",
-    "generation",
-    "generateName",
 )
-_POD_SPEC = (
-    "nodeName",
-    "schedulerName",
-    "priorityClassName",
-    "priority",
-    "nodeSelector",
-    "affinity",
-    "tolerations",
-    "overhead",
-    "restartPolicy",
-    "resourceClaims",
-    "resources",
-    "runtimeClassName",
-    "hostname",
-    "subdomain",
-)
+_POD_SPEC = ("nodeName", "priorityClassName", "overhead", "resources", "resourceClaims")
 _CONTAINER = ("name", "resources", "restartPolicy")
-_POD_STATUS = ("phase", "reason", "message", "nominatedNodeName", "startTime", "qosClass", "resize")
-_CONDITION = ("type", "status", "reason", "message", "lastTransitionTime")
-_CONTAINER_STATUS = ("name", "ready", "started", "restartCount", "state", "lastState", "allocatedResources")
+_POD_STATUS = ("phase",)
+_CONDITION = ("type", "status", "reason", "message")
+_CONDITION_TYPES = ("Ready", "PodScheduled")  # the pod state reads no other
+_CONTAINER_STATUS = ("name", "restartCount", "state")
+# What the base projection builds from parts of a value: a pod expression reading these gets them whole.
+_PARTIAL = frozenset(
+    {
+        ("spec", "containers"),
+        ("spec", "initContainers"),
+        ("status", "conditions"),
+        ("status", "containerStatuses"),
+    }
+)
 
 
 def _pick(source: Any, keys: tuple[str, ...]) -> Obj:
     if not isinstance(source, dict):
         return {}
-    return {key: source[key] for key in keys if key in source}
+    return {key: _interned(source[key]) for key in keys if key in source}
+
+
+def _interned(value: Any) -> Any:
+    """Short texts shared across pods (namespaces, condition types and reasons, label values of one
+    workload) as one string each: a projected pod is ~40 small strings."""
+    if isinstance(value, str):
+        return sys.intern(value) if len(value) <= 64 else value
+    if isinstance(value, dict):
+        return {k: _interned(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_interned(v) for v in value]
+    return value
 
 
 def _metadata(obj: Obj) -> Obj:
@@ -70,8 +87,17 @@ def _list_of(source: Any, keys: tuple[str, ...]) -> list[Obj]:
     return [_pick(item, keys) for item in source] if isinstance(source, list) else []
 
 
-def project_pod(pod: Obj) -> Obj:
-    """The fields of a pod that resolution reads (see the module docstring)."""
+def _container_status(status: Any) -> Obj:
+    out = _pick(status, _CONTAINER_STATUS)
+    state = out.get("state")
+    if isinstance(state, dict):  # only a waiting container's reason and message are read
+        out["state"] = {"waiting": state["waiting"]} if "waiting" in state else {}
+    return out
+
+
+def project_pod(pod: Obj, extra: Iterable[Path] = ()) -> Obj:
+    """The fields of a pod that resolution reads (see the module docstring), plus the ``extra`` paths
+    (whole) that pod expressions read."""
     raw_spec, raw_status = pod.get("spec"), pod.get("status")
     spec: Obj = raw_spec if isinstance(raw_spec, dict) else {}
     status: Obj = raw_status if isinstance(raw_status, dict) else {}
@@ -80,27 +106,37 @@ def project_pod(pod: Obj) -> Obj:
         if key in spec:
             out_spec[key] = _list_of(spec[key], _CONTAINER)
     out_status = _pick(status, _POD_STATUS)
-    if "conditions" in status:
-        out_status["conditions"] = _list_of(status["conditions"], _CONDITION)
-    for key in ("containerStatuses", "initContainerStatuses"):
-        if key in status:
-            out_status[key] = _list_of(status[key], _CONTAINER_STATUS)
-    return {
+    conditions = status.get("conditions")
+    if isinstance(conditions, list):
+        kept = [c for c in conditions if isinstance(c, dict) and c.get("type") in _CONDITION_TYPES]
+        out_status["conditions"] = _list_of(kept, _CONDITION)
+    statuses = status.get("containerStatuses")
+    if isinstance(statuses, list):
+        out_status["containerStatuses"] = [_container_status(s) for s in statuses]
+    out = {
         "apiVersion": pod.get("apiVersion", "v1"),
         "kind": pod.get("kind", "Pod"),
         "metadata": _metadata(pod),
         "spec": out_spec,
         "status": out_status,
     }
+    for path in extra:
+        section = path[0]
+        source = pod.get(section)
+        if len(path) == 1:
+            if section == "metadata":
+                out[section] = _trimmed(pod)["metadata"]
+            elif section in pod:
+                out[section] = source
+        elif isinstance(source, dict) and path[1] in source:
+            target = out.setdefault(section, {})
+            if isinstance(target, dict):
+                target[path[1]] = source[path[1]]
+    return out
 
 
-def project(obj: Obj) -> Obj:
-    """A pod that has an owner projected; any other object (a bare pod is a workload of its own, whose
-    tree shows the pod as its template) without its managed fields and last-applied annotation."""
-    metadata = obj.get("metadata")
-    owned = isinstance(metadata, dict) and bool(metadata.get("ownerReferences"))
-    if owned and obj.get("kind") == "Pod" and obj.get("apiVersion") in ("v1", None):
-        return project_pod(obj)
+def _trimmed(obj: Obj) -> Obj:
+    """The object without its managed fields and last-applied annotation."""
     metadata = obj.get("metadata")
     if not isinstance(metadata, dict) or not (
         "managedFields" in metadata or LAST_APPLIED in (metadata.get("annotations") or {})
@@ -113,3 +149,78 @@ def project(obj: Obj) -> Obj:
         trimmed["annotations"] = {k: v for k, v in annotations.items() if k != LAST_APPLIED}
     out["metadata"] = trimmed
     return out
+
+
+def _owned_pod(obj: Obj) -> bool:
+    metadata = obj.get("metadata")
+    owned = isinstance(metadata, dict) and bool(metadata.get("ownerReferences"))
+    return owned and obj.get("kind") == "Pod" and obj.get("apiVersion") in ("v1", None)
+
+
+@dataclass(frozen=True)
+class Projection:
+    """What to keep of each object, for one set of definitions (``projection_for``)."""
+
+    whole_pods: bool = False  # a pod expression may read any part of a pod
+    extra: frozenset[Path] = frozenset()  # pod paths pod expressions read beyond the base projection
+
+    def __call__(self, obj: Obj) -> Obj:
+        """An owned pod projected; any other object (a bare pod is a workload of its own, whose tree shows
+        the pod as its template) without its managed fields and last-applied annotation."""
+        if _owned_pod(obj) and not self.whole_pods:
+            return project_pod(obj, self.extra)
+        return _trimmed(obj)
+
+
+def pod_expressions(definitions: Iterable[LoadedDefinition]) -> list[str]:
+    """Every jq expression of the definitions that runs on pods: pod selectors, gang filters and keys."""
+    out: list[str] = []
+    for definition in definitions:
+        karta = definition.karta
+        for component in karta.components:
+            selector = component.pod_selector
+            if selector is None:
+                continue
+            if selector.component_type_selector is not None and selector.component_type_selector.key_path:
+                out.append(selector.component_type_selector.key_path)
+            if selector.component_instance_selector is not None:
+                out.append(selector.component_instance_selector.id_path)
+            if selector.replica_selector is not None:
+                out.append(selector.replica_selector.key_path)
+        if karta.gang is not None:
+            for group in karta.gang.pod_groups or []:
+                for member in group.members:
+                    out.extend([*member.filters, *member.group_by_key_paths])
+    return out
+
+
+def _kept(path: Path) -> bool:
+    """Whether the base projection keeps ``path`` whole."""
+    if path in (("apiVersion",), ("kind",)):
+        return True
+    if len(path) < 2 or path in _PARTIAL:
+        return False
+    section, key = path[0], path[1]
+    if section == "metadata":
+        return key in _METADATA
+    if section == "spec":
+        return key in _POD_SPEC
+    return section == "status" and key in _POD_STATUS
+
+
+def projection_for(definitions: Iterable[LoadedDefinition]) -> Projection:
+    """The projection that keeps what ``definitions``' pod expressions read."""
+    from workload_map.jq.reads import input_reads
+
+    extra: set[Path] = set()
+    for expression in pod_expressions(definitions):
+        reads = input_reads(expression)
+        if reads is None or () in reads:
+            return Projection(whole_pods=True)
+        extra.update(path for path in reads if not _kept(path))
+    return Projection(extra=frozenset(extra))
+
+
+# What the built-in catalog needs (its pod expressions read labels, annotations and the name); a model
+# with other definitions uses projection_for(its definitions).
+project = Projection()
