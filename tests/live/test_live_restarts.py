@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from live_data import admin, create, create_namespace, deployment_scenario, eventually, set_pod_running
 from tests.cluster.apiserver import TestCluster
 
+from workload_map.cli.main import cli
 from workload_map.cluster import LiveOptions, live_source
 from workload_map.cluster.connection import Connection
 from workload_map.live.model import LiveModel
@@ -165,6 +167,81 @@ def test_model_resumes_after_a_restart(cluster: TestCluster, world: dict[str, An
         assert _resources_in([line for line in notices if " listed again" in line]) == len(watched), notices
     finally:
         model.stop()
+
+
+# --------------------------------------------------------------------------- a paged list
+
+
+def _rows(stdout: str) -> list[list[str]]:
+    return [line.split()[:-1] for line in stdout.splitlines() if line.strip()]  # AGE may tick
+
+
+def test_get_waits_for_a_restart_mid_list(
+    cluster: TestCluster, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The apiserver stopped after the first page of pods and started again in the background: the next
+    page waits for it (the continue token survives a restart), the command ends as if nothing happened."""
+    ns = world["ns"]
+    args = ["get", "-n", ns, "--kubeconfig", str(cluster.kubeconfig_path), "--chunk-size", "2", "--timeout", "120s"]
+    expected = CliRunner().invoke(cli, args)
+    assert expected.exit_code == 0, expected.output
+    original = Connection.get
+    starting: list[threading.Thread] = []
+
+    def get(self: Connection, path: str, query: Any = None, **kwargs: Any) -> Any:
+        doc = original(self, path, query, **kwargs)
+        if path.endswith("/pods") and not starting and (doc.get("metadata") or {}).get("continue"):
+            cluster.stop_apiserver()
+            starting.append(threading.Thread(target=cluster.start_apiserver))
+            starting[0].start()
+        return doc
+
+    monkeypatch.setattr(Connection, "get", get)
+    try:
+        result = CliRunner(env={"WMAP_DEBUG_REQUESTS": "1"}).invoke(cli, args)
+    finally:
+        for thread in starting:
+            thread.join()
+    assert starting, "the pods were not paged"
+    assert result.exit_code == 0, result.output
+    assert _rows(result.stdout) == _rows(expected.stdout)
+    warnings = [line for line in result.stderr.splitlines() if line.startswith(("Warning:", "error:"))]
+    assert warnings == [line for line in expected.stderr.splitlines() if line.startswith(("Warning:", "error:"))]
+    assert _retried(result.stderr) >= 1, result.stderr  # the next page was refused at least once, then waited
+
+
+def test_a_server_gone_for_good_is_one_error(cluster: TestCluster, world: dict[str, Any]) -> None:
+    """Stopped and not started again: after the grace (here --timeout) one error line, exit 1."""
+    ns = world["ns"]
+    args = ["get", "-n", ns, "--kubeconfig", str(cluster.kubeconfig_path), "--chunk-size", "2", "--timeout", "5s"]
+    original = Connection.get
+    stopped: list[bool] = []
+
+    def get(self: Connection, path: str, query: Any = None, **kwargs: Any) -> Any:
+        doc = original(self, path, query, **kwargs)
+        if path.endswith("/pods") and not stopped:
+            stopped.append(True)
+            cluster.stop_apiserver()
+        return doc
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Connection, "get", get)
+        try:
+            result = CliRunner().invoke(cli, args)
+        finally:
+            cluster.start_apiserver()
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "cluster unreachable" in errors[0], result.stderr
+    assert errors[0].endswith(("connection refused", "the server closed the connection")), result.stderr
+    assert "Traceback" not in result.output
+
+
+def _retried(stderr: str) -> int:
+    for line in stderr.splitlines():
+        if line.startswith("Requests: ") and "retried " in line:
+            return int(line.rsplit("retried ", 1)[1].strip())
+    return 0
 
 
 # --------------------------------------------------------------------------- get --watch

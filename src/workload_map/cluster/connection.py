@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import threading
+import time
 from collections import Counter, deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,11 @@ class GoneError(ClusterError):
 
 class CancelledError(ClusterError):
     """The command was cancelled (another of its requests failed fatally): not itself an answer."""
+
+
+# ClusterError.reason of a connection refused or dropped: the server may be restarting
+RESTARTING = "ConnectionLost"
+RESTART_GRACE = 30.0  # seconds a read waits for a server that answered before (--timeout replaces it)
 
 
 class DeadlineError(ClusterError):
@@ -166,6 +172,7 @@ class Connection:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     deadline: Deadline = field(default_factory=Deadline)
     cancel: CancelToken = field(default_factory=CancelToken)
+    _answered: bool = field(default=False, repr=False)  # a request of this connection got an answer
 
     # -- raw requests
     def _headers(self, method: str, path: str, accept: str, content_type: str | None) -> dict[str, str]:
@@ -292,19 +299,47 @@ class Connection:
         content_type: str | None = None,
         what: str | None = None,
     ) -> Any:
-        response = self.open(method, path, query, body=body, accept=accept, content_type=content_type, what=what)
-        try:
-            raw = response.data
-        except Exception as exc:
-            raise self._transport_error(exc) from None
-        finally:
-            response.release_conn()
+        attempt = 0
+        lost: float | None = None  # when the connection was first lost
+        while True:
+            attempt += 1
+            try:
+                raw = self._read(method, path, query, body=body, accept=accept, content_type=content_type, what=what)
+                break
+            except ClusterError as exc:
+                # A server that answered this command before and now refuses or drops connections is
+                # restarting (or a load balancer moves us): a read is tried again, until --timeout when it
+                # is given, else for RESTART_GRACE seconds. A server never reached, or timing out, fails at once.
+                if not (exc.reason == RESTARTING and method == "GET" and self._answered):
+                    raise
+                lost = time.monotonic() if lost is None else lost
+                wait = self.retry.delay(attempt, None)
+                grace = self.deadline.seconds is not None or time.monotonic() + wait - lost < RESTART_GRACE
+                if not (grace and self.deadline.allows(wait)):
+                    raise
+                self.counter.add_retry()
+                self.cancel.sleep(wait)
+                if self.cancel.cancelled:
+                    raise CancelledError(
+                        f"cancelled ({what or path}): {self.cancel.reason or 'the command failed'}"
+                    ) from None
         try:
             return orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
             raise ClusterError(
                 f"invalid response ({self.server}{path}): not JSON ({len(raw)} bytes)", status=200
             ) from None
+
+    def _read(self, method: str, path: str, query: Mapping[str, Any] | None, **kwargs: Any) -> bytes:
+        response = self.open(method, path, query, **kwargs)
+        try:
+            raw: bytes = response.data
+        except Exception as exc:
+            raise self._transport_error(exc) from None
+        finally:
+            response.release_conn()
+        self._answered = True
+        return raw
 
     def get(self, path: str, query: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         return self.request("GET", path, query, **kwargs)
@@ -351,8 +386,9 @@ class Connection:
         if reason is not None:
             text = str(reason)
         low = text.lower()
+        reason = ""
         if "refused" in low:
-            why = "connection refused"
+            why, reason = "connection refused", RESTARTING
         elif "timed out" in low or "timeout" in low:
             why = "request timed out" + (f" after {seconds:g}s (--request-timeout)" if seconds else "")
         elif "certificate" in low or "ssl" in low:
@@ -360,13 +396,14 @@ class Connection:
         elif "name or service not known" in low or "nodename nor servname" in low or "resolve" in low:
             why = "host not found"
         elif "remote end closed" in low or "connection aborted" in low or "reset by peer" in low:
-            why = "the server closed the connection"
+            why, reason = "the server closed the connection", RESTARTING
         elif "proxy" in low:
             why = "proxy error: " + _short(text)
         else:
             why = _short(text) or type(exc).__name__
         return ClusterError(
             f"cluster unreachable ({self.server}): {why}",
+            reason=reason,
             hint="check --kubeconfig/--context, or that the API server is running",
         )
 
