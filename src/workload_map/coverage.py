@@ -99,4 +99,26 @@ class Coverage:
         return [g for g in self.gaps if g.cause is Cause.FAILED]
 
 
-__all__ = ["Cause", "Coverage", "Gap"]
+def group_gaps(gaps: Iterable[Gap]) -> list[list[Gap]]:
+    """Gaps of one kind, cause and user in several namespaces together (one warning line each group)."""
+    groups: dict[tuple[str, str, Cause, str, bool], list[Gap]] = {}
+    for gap in gaps:
+        groups.setdefault((gap.group, gap.kind, gap.cause, gap.user, gap.namespace is None), []).append(gap)
+    return list(groups.values())
+
+
+def summary(gaps: list[Gap]) -> tuple[str, str]:
+    """The why and the fix of a group of gaps (group_gaps): one gap's own, or the namespaces named."""
+    first = gaps[0]
+    if len(gaps) == 1:
+        return first.why, first.fix
+    names = sorted(g.namespace or "" for g in gaps)
+    where = f"in {len(names)} namespaces ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+    if first.cause is Cause.FORBIDDEN:
+        who = f"user {first.user!r}" if first.user else "the user"
+        why = f"{who} may not list {first.resource} {where}"
+        return why, f"grant list on {first.resource} in those namespaces, or cluster-wide (a ClusterRole)"
+    return f"listing {first.resource} {where} failed", first.fix
+
+
+__all__ = ["Cause", "Coverage", "Gap", "group_gaps", "summary"]

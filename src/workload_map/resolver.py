@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from workload_map._gc import bulk
-from workload_map.coverage import Cause, Gap
+from workload_map.coverage import Cause, Gap, group_gaps, summary
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.registry import DefinitionRegistry, KindInfo
 from workload_map.snapshot import Obj, Snapshot, group_of, is_pod, key_of, name_of, namespace_of
@@ -188,25 +188,28 @@ class ClusterView:
 
 
 def gap_warnings(gaps: Iterable[Gap], members: Mapping[Gap, Sequence[Obj]]) -> list[str]:
-    """One line per gap that matters, given the objects read whose owner chain enters each gap: those objects
-    (not shown as workloads), or what a kind that could not be read leaves out. Shared by ClusterView (one
-    read) and the live model (which gathers ``members`` over every workload group it resolved)."""
+    """One line per cause that matters, given the objects read whose owner chain enters each gap: those
+    objects (not shown as workloads), or what a kind that could not be read leaves out. The gaps of one kind
+    in many namespaces (``-A`` listed namespace by namespace) are one line. Shared by ClusterView (one read)
+    and the live model (which gathers ``members`` over every workload group it resolved)."""
     lines = []
-    for gap in gaps:
-        inside = members.get(gap, [])
+    for same in group_gaps(gaps):
+        gap = same[0]
+        why, fix = summary(same)
+        inside = [o for g in same for o in members.get(g, [])]
         if (gap.group, gap.kind) == ("", "Pod"):  # unreadable pods: what they own is hidden with them
             hidden = f"; {_count(len(inside), 'object')} owned by them not shown" if inside else ""
-            lines.append(f"{_capital(gap.why)}: pod counts of the workloads there are unknown{hidden} (fix: {gap.fix})")
+            lines.append(f"{_capital(why)}: pod counts of the workloads there are unknown{hidden} (fix: {fix})")
         elif inside:
             pods = sum(1 for o in inside if is_pod(o))
             what = _count(pods, "pod") if pods == len(inside) else _count(len(inside), "object")
             lines.append(
                 f"{what} {_where(list(inside))} belong to {gap.resource}, which {_which(gap)}: "
-                f"not shown as workloads (fix: {gap.fix})"
+                f"not shown as workloads (fix: {fix})"
             )
         elif gap.cause is not Cause.NOT_SERVED:  # a CRD that is not installed is no news
             consequence = f"{gap.kind} workloads there are not shown, and those made of them are incomplete"
-            lines.append(f"{_capital(gap.why)}: {consequence} (fix: {gap.fix})")
+            lines.append(f"{_capital(why)}: {consequence} (fix: {fix})")
     return lines
 
 

@@ -228,6 +228,52 @@ def test_an_unserved_type_is_an_error_after_discovery(test_cluster: TestCluster,
         conn.close()
 
 
+def test_a_narrowed_read_of_a_forbidden_kind_is_forbidden(world: dict[str, Any]) -> None:
+    """`get jobsets` / `describe jobset/x` without list on JobSets: kubectl's Forbidden, not "No resources
+    found" (the Jobs and pods read answer nothing that was asked) nor "not found"."""
+    for args in (("get", "jobsets", "-A"), ("describe", "jobset/paralleljobs", "-n", world["train"])):
+        proc = wmap(world["no-kind"], *args)
+        assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert errors and errors[0].startswith(
+            "error: Forbidden: user 'wmap-no-kind' cannot list jobsets.jobset.x-k8s.io"
+        ), proc.stderr
+        assert "No resources found" not in proc.stdout + proc.stderr and "not found" not in proc.stderr
+    deployments = wmap(world["no-kind"], "get", "deployments", "-n", world["train"])
+    assert deployments.returncode == 0, deployments.stderr  # JobSets are no part of Deployments
+    assert {r[0] for r in rows(deployments.stdout)} == {"tensorboard"}
+
+
+def test_all_namespaces_reads_the_namespaces_it_may(world: dict[str, Any]) -> None:
+    """Pods readable in one namespace only, not cluster-wide: `get -A` lists pods namespace by namespace, so
+    that namespace's counts are known and the others are `?`, with one line naming where it may not."""
+    proc = wmap(world["no-pods"], "get", "-A")
+    assert proc.returncode == 5, proc.stderr
+    got = {(r[0], r[1]): r for r in rows(proc.stdout)}
+    train, serve = world["train"], world["serve"]
+    admin = {r[0]: r for r in rows(wmap(world["admin"], "get", "-n", train).stdout)}
+    assert {name: r[1:] for (ns, name), r in got.items() if ns == train} == admin  # complete where readable
+    assert got[(serve, "web")][5] == "?/3" and got[(serve, "web")][3].endswith("(incomplete)")
+    assert {r[1] for r in got.values() if r[0] == serve} == {"web", "vllm"}  # no phantom StatefulSet rows
+    lines = warnings(proc.stderr)
+    pods = [w for w in lines if "may not list pods" in w]
+    assert len(pods) == 1, lines  # one line for every namespace it may not list pods in
+    assert re.search(r"may not list pods in \d+ namespaces \(", pods[0]), pods
+    assert "pod counts of the workloads there are unknown" in pods[0] and "in those namespaces" in pods[0]
+    assert len(lines) <= 2, lines
+    document = json.loads(wmap(world["no-pods"], "get", "-A", "-o", "json").stdout)
+    web = next(t for t in document["items"] if (t["workload"]["namespace"], t["workload"]["name"]) == (serve, "web"))
+    assert web["incomplete"] == [f"user 'wmap-no-pods-ns' may not list pods in namespace {serve}"]
+
+
+def test_a_kind_forbidden_everywhere_is_one_cluster_wide_gap(world: dict[str, Any]) -> None:
+    proc = wmap(world["no-kind"], "get", "-A")
+    assert proc.returncode == 5, proc.stderr
+    lines = [w for w in warnings(proc.stderr) if "jobsets.jobset.x-k8s.io" in w]
+    assert len(lines) == 1 and "cluster-wide" in lines[0], lines
+    assert not any(r[2] in ("Job", "Pod") for r in rows(proc.stdout) if r[0] == world["train"])
+
+
 def test_a_removed_crd_leaves_pods_counted_not_promoted(test_cluster: TestCluster, world: dict[str, Any]) -> None:
     """The LWS CRD is deleted (its objects go with it); the StatefulSets and pods it made stay."""
     serve = world["serve"]
@@ -246,32 +292,3 @@ def test_a_removed_crd_leaves_pods_counted_not_promoted(test_cluster: TestCluste
         assert len(lines) <= 2, lines
     finally:
         ensure_crds(test_cluster, "leaderworkersets.leaderworkerset.x-k8s.io")
-
-
-def test_a_narrowed_read_of_a_forbidden_kind_is_forbidden(world: dict[str, Any]) -> None:
-    """`get jobsets` / `describe jobset/x` without list on JobSets: kubectl's Forbidden, not "No resources
-    found" (the Jobs and pods read answer nothing that was asked) nor "not found"."""
-    for args in (("get", "jobsets", "-A"), ("describe", "jobset/paralleljobs", "-n", world["train"])):
-        proc = wmap(world["no-kind"], *args)
-        assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
-        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
-        assert errors and errors[0].startswith(
-            "error: Forbidden: user 'wmap-no-kind' cannot list jobsets.jobset.x-k8s.io"
-        ), proc.stderr
-        assert "No resources found" not in proc.stdout + proc.stderr and "not found" not in proc.stderr
-    deployments = wmap(world["no-kind"], "get", "deployments", "-n", world["train"])
-    assert deployments.returncode == 0, deployments.stderr  # JobSets are no part of Deployments
-    assert {r[0] for r in rows(deployments.stdout)} == {"tensorboard"}
-
-
-def test_cluster_wide_pods_forbidden_says_cluster_wide(world: dict[str, Any]) -> None:
-    """The user may list pods in one namespace, not cluster-wide: `get -A` says exactly that, never that
-    pods may be listed "in no namespace", and every count it cannot know is `?`."""
-    proc = wmap(world["no-pods"], "get", "-A")
-    assert proc.returncode == 5, proc.stderr
-    lines = warnings(proc.stderr)
-    pods = [w for w in lines if "may not list pods" in w]
-    assert len(pods) == 1 and "may not list pods cluster-wide" in pods[0], lines
-    assert "grant list on pods cluster-wide (a ClusterRole)" in pods[0]
-    ours = [r for r in rows(proc.stdout) if r[0] in (world["train"], world["serve"])]
-    assert ours and all(r[5].startswith("?/") for r in ours), proc.stdout

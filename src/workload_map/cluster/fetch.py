@@ -390,6 +390,40 @@ def _run_lists(
     return results
 
 
+MAX_NAMESPACE_FALLBACK = 200  # namespaces; beyond, a refused cluster-wide list stays one cluster-wide gap
+
+
+def _namespace_by_namespace(
+    connection: Connection, jobs: Sequence[ListJob], coverage: Coverage, warnings: list[str]
+) -> list[ListResult]:
+    """Cluster-wide lists that were forbidden, listed again in each namespace (as a user with RoleBindings
+    in some namespaces may). A kind forbidden in every namespace keeps its one cluster-wide gap; otherwise
+    that gap becomes one per namespace it may not be listed in."""
+    refused = [g for g in coverage.forbidden() if g.namespace is None]
+    by_kind = {(j[0].group, j[0].kind): j for j in jobs if j[1] is None and j[0].namespaced}
+    retry = [by_kind[(g.group, g.kind)] for g in refused if (g.group, g.kind) in by_kind]
+    if not retry:
+        return []
+    try:
+        listed = connection.get("/api/v1/namespaces", what="namespaces")
+    except ClusterError as exc:
+        if exc.status in (401, 403):
+            return []  # which namespaces there are is not for this user to know
+        raise
+    names = sorted(str((n.get("metadata") or {}).get("name")) for n in (listed or {}).get("items") or [])
+    if not names or len(names) > MAX_NAMESPACE_FALLBACK:
+        return []
+    per_ns = Coverage()
+    results = _run_lists(
+        connection, [(res, name, kwargs) for res, _, kwargs in retry for name in names], warnings, per_ns
+    )
+    read = {(r.resource.group, r.resource.kind) for r in results}
+    kept = [g for g in coverage.gaps if not (g in refused and (g.group, g.kind) in read)]
+    kept += [g for g in per_ns.gaps if (g.group, g.kind) in read]  # forbidden only in some namespaces
+    coverage.gaps[:] = kept
+    return results
+
+
 def gap_of(resource: ServedResource, namespace: str | None, cause: Cause, message: str = "") -> Gap:
     m = re.search(r"user '([^']*)'", message)
     return Gap(
@@ -452,8 +486,14 @@ def fetch_snapshot(
     kinds: Iterable[tuple[str, str]] | None = None,
     chunk_size: int | None = None,
     project: Callable[[Obj], Obj] | None = None,
+    per_namespace: bool = True,
 ) -> tuple[Snapshot, list[str], list[ListResult]]:
-    """Everything ``get`` needs: ``namespace`` None lists cluster-wide (-A). ``project``: see list_all."""
+    """Everything ``get`` needs: ``namespace`` None lists cluster-wide (-A). ``project``: see list_all.
+
+    ``per_namespace``: a kind whose cluster-wide list is forbidden is listed namespace by namespace (when
+    the user may list namespaces), so that ``-A`` reads what the user may read and says in which namespaces
+    it may not. The live model does without: it would miss namespaces created after its start.
+    """
     warnings: list[str] = []
     scope: list[LoadedDefinition] | None = None
     if kinds is not None:  # get TYPE: only the kinds between that TYPE and its pods, nothing of other workloads
@@ -469,6 +509,8 @@ def fetch_snapshot(
         jobs.insert(0, (plan.pods, namespace, options))  # the biggest list starts first
     coverage = Coverage()
     results = _run_lists(connection, jobs, warnings, coverage)
+    if namespace is None and per_namespace:
+        results += _namespace_by_namespace(connection, jobs, coverage, warnings)
     nothing_readable(results, coverage)
     if kinds is not None:
         asked_forbidden(coverage, kinds)

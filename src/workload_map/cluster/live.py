@@ -44,6 +44,8 @@ class LiveOptions(ConnectionOptions):
     project_for: Callable[[DefinitionRegistry], Callable[[Obj], Obj]] | None = None
     capacity: bool = False  # also read nodes, quotas and the pods holding node resources (capacity, fit)
     workloads: bool = True  # False: read no workload (``wmap capacity``: the capacity read alone)
+    # -A: a kind the user may not list cluster-wide is listed in each namespace (fetch.fetch_snapshot).
+    per_namespace: bool = True
 
 
 @dataclass
@@ -145,6 +147,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
                 kinds=kinds,
                 chunk_size=chunk,
                 project=options.project_for(registry) if options.project_for is not None else None,
+                per_namespace=options.per_namespace,
             )
     warnings.extend(more)
     capacity = None
@@ -152,9 +155,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
         from workload_map.cluster.capacity import fetch_capacity
 
         every_pod = namespace is None and options.workloads and options.describe is None and not options.kinds
-        capacity = fetch_capacity(
-            connection, namespace, pods=snapshot.pods if every_pod else None, chunk_size=chunk
-        )
+        capacity = fetch_capacity(connection, namespace, pods=snapshot.pods if every_pod else None, chunk_size=chunk)
     return LiveSource(
         capacity=capacity,
         connection=connection,

@@ -186,7 +186,10 @@ class LiveModel:
         began = time.monotonic()
         self.started_at = time.time()
         # Projected page by page: the full objects of a list are never all alive at once.
-        source = live_source(replace(self.options, all_namespaces=True, project_for=self._projection_for))
+        # Cluster-wide lists only: namespace-by-namespace lists would miss the namespaces created later.
+        source = live_source(
+            replace(self.options, all_namespaces=True, project_for=self._projection_for, per_namespace=False)
+        )
         self.source = source
         self.warnings = list(source.warnings)
         for listed in source.lists:
