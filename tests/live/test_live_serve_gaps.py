@@ -414,3 +414,49 @@ def test_nothing_readable_at_start_is_one_error(test_cluster: TestCluster) -> No
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and errors[0].startswith(f"error: Forbidden: user '{test_cluster.restricted_user}'")
     assert "cluster-wide" in errors[0] and "Traceback" not in proc.stderr
+
+
+def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestCluster, world: dict[str, Any]) -> None:
+    """List on JobSets granted at start, revoked while the model watches (the model's own watch timeout is
+    short here: an open watch is not authorized again until it is reopened), granted again."""
+    from workload_map.cluster import LiveOptions
+    from workload_map.live.model import LiveModel
+
+    ns = world["namespace"]
+    grant = _role(
+        "wmap-serve-jobsets",
+        [{"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": READ}],
+        "wmap-serve-no-kind",
+    )
+
+    def kinds() -> set[str]:
+        return {r.tree.kind for r in model.workloads() if r.tree.namespace == ns}
+
+    _apply(test_cluster, *grant)
+    model = LiveModel(LiveOptions(kubeconfig=str(world["no-kind"])), watch_seconds=2, probe_seconds=0)
+    try:
+        eventually(lambda: _wmap_get(world["no-kind"], ns).get(("JobSet", "paralleljobs")), what="list granted")
+        model.start()
+        assert kinds() == {"JobSet", "Deployment"} and model.gap_objects() == {}
+        test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-jobsets")
+
+        def gap_opened() -> bool:
+            assert kinds() == {"Deployment"}  # the JobSet left, and its Jobs and pods are no workloads
+            gaps = model.gap_objects()
+            assert [(g.resource, g.cause.value) for g in gaps] == [(JOBSETS, "forbidden")], gaps
+            assert next(iter(gaps.values())) >= 6
+            return True
+
+        eventually(gap_opened, timeout=60, what="a gap once list is revoked", interval=0.5)
+        lines = model.gap_warnings()
+        assert len(lines) == 1 and "not shown as workloads" in lines[0], lines
+        _apply(test_cluster, *grant)
+        eventually(
+            lambda: kinds() == {"JobSet", "Deployment"} and model.gap_objects() == {},
+            timeout=90,
+            what="the JobSet back once granted again",
+            interval=0.5,
+        )
+    finally:
+        model.stop()
+        test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-jobsets", "--ignore-not-found")
