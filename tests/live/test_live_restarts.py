@@ -10,6 +10,8 @@ them at once, as a real cluster does.
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import re
 import subprocess
 import sys
@@ -298,3 +300,190 @@ def test_get_watch_resumes_after_a_restart(cluster: TestCluster, world: dict[str
     assert _resources_in([line for line in lines_out if " listed again" in line]) == watched, stderr
     late = [line.split() for line in lines.seen if line.startswith("late ")]
     assert late[-1][:2] == ["late", "Deployment"] and late[-1][4] == "0/1", late
+
+
+# --------------------------------------------------------------------------- tokens revoked mid-run
+
+
+def _token(cluster: TestCluster, conn: Connection, name: str) -> str:
+    """A ServiceAccount that may read everything, and a token of it (TokenRequest, bound to the account)."""
+    conn.request(
+        "POST",
+        f"/api/v1/namespaces/{SA_NAMESPACE}/serviceaccounts",
+        body={"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}},
+    )
+    cluster.kubectl(
+        "create",
+        "clusterrolebinding",
+        f"{name}-admin",
+        "--clusterrole=cluster-admin",
+        f"--serviceaccount={SA_NAMESPACE}:{name}",
+        check=True,
+    )
+    request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 3600}}
+    answer = conn.request("POST", f"/api/v1/namespaces/{SA_NAMESPACE}/serviceaccounts/{name}/token", body=request)
+    token = str(answer["status"]["token"])
+    eventually(lambda: cluster.get("/api", token=token)[0] == 200, what=f"token of {name} accepted")
+    return token
+
+
+def _revoke(cluster: TestCluster, conn: Connection, name: str, token: str) -> None:
+    """Delete the ServiceAccount: its tokens are rejected from then on."""
+    conn.request("DELETE", f"/api/v1/namespaces/{SA_NAMESPACE}/serviceaccounts/{name}")
+    eventually(lambda: cluster.get("/api", token=token)[0] == 401, what=f"token of {name} rejected")
+
+
+def _exec_kubeconfig(cluster: TestCluster, directory: Path, token_file: Path) -> tuple[Path, Path]:
+    """A kubeconfig whose user is an exec plugin handing out the token in ``token_file`` (read at each run);
+    each run appends a line to the returned log."""
+    runs = directory / "plugin-runs"
+    script = directory / "plugin.py"
+    script.write_text(
+        f"#!{sys.executable}\nimport json, pathlib\n"
+        f"pathlib.Path({str(runs)!r}).open('a').write('run\\n')\n"
+        f"token = pathlib.Path({str(token_file)!r}).read_text().strip()\n"
+        "print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1', 'kind': 'ExecCredential',"
+        " 'status': {'token': token}}))\n"
+    )
+    script.chmod(0o755)
+    kubeconfig = cluster.kubeconfig_for("unused", directory / "exec.kubeconfig", user="exec")
+    config = json.loads(kubeconfig.read_text())
+    config["users"] = [
+        {
+            "name": "exec",
+            "user": {
+                "exec": {
+                    "apiVersion": "client.authentication.k8s.io/v1",
+                    "command": str(script),
+                    "interactiveMode": "Never",
+                }
+            },
+        }
+    ]
+    kubeconfig.write_text(json.dumps(config))
+    return kubeconfig, runs
+
+
+def _revoking_after_first_pod_page(monkeypatch: pytest.MonkeyPatch, then: Any) -> list[bool]:
+    original = Connection.get
+    done: list[bool] = []
+
+    def get(self: Connection, path: str, query: Any = None, **kwargs: Any) -> Any:
+        doc = original(self, path, query, **kwargs)
+        if path.endswith("/pods") and not done and (doc.get("metadata") or {}).get("continue"):
+            done.append(True)
+            then()
+        return doc
+
+    monkeypatch.setattr(Connection, "get", get)
+    return done
+
+
+def test_a_token_revoked_mid_list_is_one_error(
+    cluster: TestCluster, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ns, conn = world["ns"], world["conn"]
+    token = _token(cluster, conn, "revoked-cli")
+    kubeconfig = cluster.kubeconfig_for(token, tmp_path / "sa.kubeconfig", user="revoked-cli")
+    done = _revoking_after_first_pod_page(monkeypatch, lambda: _revoke(cluster, conn, "revoked-cli", token))
+    result = CliRunner().invoke(cli, ["get", "-n", ns, "--kubeconfig", str(kubeconfig), "--chunk-size", "2"])
+    assert done
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: Unauthorized: the token was rejected ({cluster.server}): the credentials are invalid or expired"
+    ], result.stderr
+    assert "Traceback" not in result.output and result.stdout == ""  # no table of half the pods
+
+
+def test_an_exec_credential_rejected_mid_list_is_renewed(
+    cluster: TestCluster, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The plugin's token is revoked between two pages and the plugin now has another: on the 401 the
+    plugin runs again (as client-go does) and the command goes on."""
+    ns, conn = world["ns"], world["conn"]
+    first, second = _token(cluster, conn, "rotated-a"), _token(cluster, conn, "rotated-b")
+    token_file = tmp_path / "token"
+    token_file.write_text(first)
+    kubeconfig, runs = _exec_kubeconfig(cluster, tmp_path, token_file)
+    args = ["get", "-n", ns, "--chunk-size", "2"]
+    expected = CliRunner().invoke(cli, [*args, "--kubeconfig", str(cluster.kubeconfig_path)])
+
+    def rotate() -> None:
+        token_file.write_text(second)
+        _revoke(cluster, conn, "rotated-a", first)
+
+    done = _revoking_after_first_pod_page(monkeypatch, rotate)
+    result = CliRunner().invoke(cli, [*args, "--kubeconfig", str(kubeconfig)])
+    assert done
+    assert result.exit_code == 0, result.output
+    assert _rows(result.stdout) == _rows(expected.stdout)
+    assert len(runs.read_text().splitlines()) == 2  # once at start, once after the 401
+
+
+def test_a_short_lived_exec_credential_is_used(cluster: TestCluster, world: dict[str, Any], tmp_path: Path) -> None:
+    """A plugin token with two minutes left is valid: the client's 5-minute margin is for renewing it."""
+    soon = (dt.datetime.now(dt.UTC) + dt.timedelta(minutes=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    token_file = tmp_path / "token"
+    token_file.write_text(cluster.admin_token)
+    kubeconfig, _ = _exec_kubeconfig(cluster, tmp_path, token_file)
+    script = tmp_path / "plugin.py"
+    script.write_text(
+        script.read_text().replace(
+            "'status': {'token': token}", f"'status': {{'token': token, 'expirationTimestamp': {soon!r}}}"
+        )
+    )
+    result = CliRunner().invoke(cli, ["get", "-n", world["ns"], "--kubeconfig", str(kubeconfig)])
+    assert result.exit_code == 0, result.output
+    assert ["api", "Deployment"] in [row[:2] for row in _rows(result.stdout)]
+
+
+def test_model_with_a_revoked_token_says_it_is_stale(
+    cluster: TestCluster, world: dict[str, Any], tmp_path: Path
+) -> None:
+    """wmap serve's model whose token is revoked: it keeps its last answer, says once that every watch
+    fails and why, marks the resources unreadable, and the API's ``stale`` says since when."""
+    from workload_map.serve import api
+
+    conn = world["conn"]
+    token = _token(cluster, conn, "revoked-model")
+    kubeconfig = cluster.kubeconfig_for(token, tmp_path / "sa.kubeconfig", user="revoked-model")
+    notices: list[str] = []
+    # 2 s watches: each is reopened (and authenticated) again at once; an open watch outlives its token
+    model = LiveModel(LiveOptions(kubeconfig=str(kubeconfig)), watch_seconds=2, on_notice=notices.append)
+    model.start()
+    try:
+        before = _model_answer(model)
+        _revoke(cluster, conn, "revoked-model", token)
+        eventually(lambda: len(model.problems()) == 1, timeout=60, what=f"the model to say it is stale: {notices}")
+        (line,) = model.problems()
+        assert " not current since " in line and "Unauthorized: the token was rejected" in line, line
+        eventually(lambda: _resources_in(notices) == len(RESOURCES), timeout=60, what=f"every watch: {notices}")
+        assert all(" failed, retrying: Unauthorized: the token was rejected" in n for n in notices), notices
+        assert not any(state.readable for state in model.resources.values())
+        assert _model_answer(model) == before  # the last answer, kept and flagged
+        assert api.workloads(model)["stale"] == model.problems()
+    finally:
+        model.stop()
+
+
+def test_model_follows_a_rotated_exec_credential(cluster: TestCluster, world: dict[str, Any], tmp_path: Path) -> None:
+    ns, conn = world["ns"], world["conn"]
+    first, second = _token(cluster, conn, "model-a"), _token(cluster, conn, "model-b")
+    token_file = tmp_path / "token"
+    token_file.write_text(first)
+    kubeconfig, runs = _exec_kubeconfig(cluster, tmp_path, token_file)
+    notices: list[str] = []
+    model = LiveModel(LiveOptions(kubeconfig=str(kubeconfig)), watch_seconds=2, on_notice=notices.append)
+    model.start()
+    try:
+        token_file.write_text(second)
+        _revoke(cluster, conn, "model-a", first)
+        # the watches are reopened every 2 s: the first one refused runs the plugin again
+        eventually(lambda: len(runs.read_text().splitlines()) >= 2, timeout=60, what="the plugin to run again")
+        deployment_scenario(conn, ns, name="rotated", replicas=1)
+        eventually(lambda: (ns, "Deployment", "rotated") in _model_answer(model), timeout=60, what="the new workload")
+        assert _model_answer(model) == _answer(cluster)
+        assert notices == [] and model.problems() == []  # renewed on the first 401: nothing was stale
+    finally:
+        model.stop()

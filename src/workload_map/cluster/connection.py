@@ -11,13 +11,14 @@ The client is imported inside :func:`connect` only, so importing this module sta
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import logging
 import os
 import re
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -173,6 +174,10 @@ class Connection:
     deadline: Deadline = field(default_factory=Deadline)
     cancel: CancelToken = field(default_factory=CancelToken)
     _answered: bool = field(default=False, repr=False)  # a request of this connection got an answer
+    # Loads the kubeconfig user's credentials again (an exec plugin runs again, a tokenFile is read again):
+    # on 401, as client-go does, since a credential can be revoked or expire before it says it does.
+    reauthenticate: Callable[[], None] | None = field(default=None, repr=False)
+    _auth_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- raw requests
     def _headers(self, method: str, path: str, accept: str, content_type: str | None) -> dict[str, str]:
@@ -204,8 +209,10 @@ class Connection:
         """
         clean = {k: v for k, v in (query or {}).items() if v is not None and v != ""}
         attempt = 0
+        refreshed = False
         while True:
             attempt += 1
+            sent = self._credentials()
             if self.cancel.cancelled:
                 raise CancelledError(f"cancelled ({what or path}): {self.cancel.reason or 'the command failed'}")
             if timeout is True and self.deadline.expired():
@@ -215,6 +222,9 @@ class Connection:
             )
             if response is not None:
                 return response
+            if status == 401 and not refreshed and self._refresh_credentials(sent):
+                refreshed = True  # once per request: new credentials that are rejected too are the answer
+                continue
             retry_after = retry_after_seconds(headers)
             if attempt < self.retry.attempts and self.retry.retryable(method, status, retry_after):
                 wait = self.retry.delay(attempt, retry_after)
@@ -225,6 +235,23 @@ class Connection:
                 self.cancel.sleep(wait)  # cancelled while waiting: the next turn raises CancelledError
                 continue
             raise self._http_error(method, path, clean, status=status, payload=payload, what=what)
+
+    def _credentials(self) -> object:
+        configuration = self.api_client.configuration
+        return (configuration.api_key.get("BearerToken"), configuration.cert_file)
+
+    def _refresh_credentials(self, sent: object) -> bool:
+        """After a 401: whether the request may be sent again with other credentials (loaded now, or
+        already by another thread since this one was sent)."""
+        if self.reauthenticate is None:
+            return False
+        with self._auth_lock:
+            if self._credentials() == sent:
+                try:
+                    self.reauthenticate()
+                except Exception:  # a failing plugin: the 401 stays the answer
+                    return False
+            return self._credentials() != sent
 
     def _send(
         self,
@@ -513,6 +540,7 @@ def connect(options: ConnectionOptions | None = None) -> Connection:
     paths = _kubeconfig_paths(options.kubeconfig)
     context_name: str | None = None
     user_name: str | None = None
+    reauthenticate: Callable[[], None] | None = None
     default_ns: str | None
     if paths is None:
         if os.environ.get("KUBERNETES_SERVICE_HOST") and os.environ.get("KUBERNETES_SERVICE_PORT"):
@@ -535,7 +563,7 @@ def connect(options: ConnectionOptions | None = None) -> Connection:
     else:
         if options.kubeconfig and not os.path.exists(os.path.expanduser(options.kubeconfig)):
             raise ClusterError(f"cannot read kubeconfig ({options.kubeconfig}): no such file")
-        default_ns, context_name, user_name = _load_kubeconfig(paths, options, configuration)
+        default_ns, context_name, user_name, reauthenticate = _load_kubeconfig(paths, options, configuration)
     configuration.retries = 1
     api_client = k8s_client.ApiClient(configuration)
     namespace = options.namespace or default_ns or "default"
@@ -549,6 +577,7 @@ def connect(options: ConnectionOptions | None = None) -> Connection:
         context=context_name,
         user=user_name,
         deadline=Deadline(overall),
+        reauthenticate=reauthenticate,
     )
 
 
@@ -560,7 +589,9 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _load_kubeconfig(paths: str, options: ConnectionOptions, configuration: Any) -> tuple[str | None, str, str]:
+def _load_kubeconfig(
+    paths: str, options: ConnectionOptions, configuration: Any
+) -> tuple[str | None, str, str, Callable[[], None]]:
     from kubernetes.config import kube_config
     from kubernetes.config.config_exception import ConfigException
 
@@ -614,7 +645,9 @@ def _load_kubeconfig(paths: str, options: ConnectionOptions, configuration: Any)
                 f"exec credential plugin failed ({command}): {_short(why.splitlines()[0] if why else why)}",
                 hint="run the plugin command by hand to see its error",
             )
-        expired = "expiry" in loader.__dict__ and kube_config._is_expired(loader.expiry)  # type: ignore[no-untyped-call]
+        # the credential's own expiry, not the client's (which counts 5 minutes early and so would refuse a
+        # plugin's short-lived tokens; its refresh hook runs the plugin again when they near the end)
+        expired = "expiry" in loader.__dict__ and loader.expiry <= _dt.datetime.now(_dt.UTC)
         if expired:
             raise ClusterError(
                 f"Unauthorized: the token was rejected ({user_name}): the exec credential expired at "
@@ -622,7 +655,12 @@ def _load_kubeconfig(paths: str, options: ConnectionOptions, configuration: Any)
                 hint="log in again or refresh the credentials of the kubeconfig user",
             )
         namespace = context.safe_get("namespace")
-        return (str(namespace) if namespace else None), str(context_name), str(user_name)
+
+        def reauthenticate() -> None:
+            loader._load_authentication()  # type: ignore[no-untyped-call]
+            loader._set_config(configuration)  # type: ignore[no-untyped-call]
+
+        return (str(namespace) if namespace else None), str(context_name), str(user_name), reauthenticate
     except ClusterError:
         raise
     except ConfigException as exc:
