@@ -362,9 +362,13 @@ def test_throttling_at_start_is_waited_out(
 
 
 def test_a_frozen_apiserver_fails_readiness(test_cluster: TestCluster, world: dict[str, Any]) -> None:
+    """SIGSTOP: /readyz fails, the metrics and the dashboard say the answer is not current, the last answer is
+    still served; SIGCONT: ready again."""
     ns = world["namespace"]
-    with serving(test_cluster.kubeconfig_path, world["tmp"]) as serve:
+    with serving(test_cluster.kubeconfig_path, world["tmp"]) as serve, browser_page() as page:
         assert ("Deployment", "web") in _rows(serve, ns)
+        page.goto(serve.base + "/")
+        page.wait_for_selector(f'#workloads tbody tr[data-path="{ns}/deployment.apps/web"]')
         with test_cluster.frozen_apiserver():
 
             def not_ready() -> bool:
@@ -378,8 +382,14 @@ def test_a_frozen_apiserver_fails_readiness(test_cluster: TestCluster, world: di
             assert _series(metrics, "wmap_apiserver_last_contact_age_seconds")[0][1] >= 5
             assert ("Deployment", "web") in _rows(serve, ns)  # the last answer is still served
             assert not serve.api("status")["apiserver"]["answering"]
+            page.wait_for_function(
+                "(document.getElementById('coverage') || {}).innerText?.includes('Not current')", timeout=30_000
+            )
+            assert "the API server has not answered" in page.inner_text("#coverage")
+            screenshot(page, "dashboard-not-current")
         eventually(lambda: serve.readyz() == (200, "ready"), timeout=60, what="ready again after SIGCONT")
         assert _series(serve.metrics(), "wmap_apiserver_up")[0][1] == 1
+        page.wait_for_function("!document.getElementById('coverage')", timeout=30_000)
 
 
 def test_the_dashboard_shows_what_it_cannot_see(world: dict[str, Any]) -> None:

@@ -95,6 +95,8 @@ class ApiserverProbe(threading.Thread):
             finally:
                 response.release_conn()
         except ClusterError as exc:
+            if "timed out" in exc.message:  # the probe's own timeout, not --request-timeout's
+                return f"no answer to GET /version within {self.timeout:g}s ({self.connection.server})"
             return exc.message
         except Exception as exc:  # a read that times out after the headers came
             return f"{type(exc).__name__}: {exc}"

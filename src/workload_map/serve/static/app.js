@@ -48,11 +48,13 @@ function count(value) { return value === null || value === undefined ? "?" : Str
 // What the model cannot see right now, above every page: a frozen API server, kinds it may not read.
 function banner(status) {
   const lines = [];
-  if (status.apiserver && !status.apiserver.answering) lines.push(status.reason);
+  const frozen = status.apiserver && !status.apiserver.answering;
+  if (frozen) lines.push(status.reason);
+  for (const line of status.stale || []) lines.push(line);  // watches failing: answers that may be old
   for (const warning of (status.coverage || {}).warnings || []) lines.push(warning);
   if (!lines.length) return null;
   return el("div", { class: "banner", id: "coverage", role: "status" },
-    el("strong", {}, status.apiserver && !status.apiserver.answering ? "Not current" : "Partial view"),
+    el("strong", {}, frozen || (status.stale || []).length ? "Not current" : "Partial view"),
     el("ul", {}, lines.map((line) => el("li", {}, line))));
 }
 
