@@ -10,6 +10,7 @@ them at once, as a real cluster does.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 import re
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -487,3 +489,66 @@ def test_model_follows_a_rotated_exec_credential(cluster: TestCluster, world: di
         assert notices == [] and model.problems() == []  # renewed on the first 401: nothing was stale
     finally:
         model.stop()
+
+
+# --------------------------------------------------------------------------- 410 Gone on a watch
+
+
+def _compact(cluster: TestCluster) -> None:
+    """Compact etcd at its current revision: every older resourceVersion is gone."""
+
+    def etcd(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        request = urllib.request.Request(cluster.etcd_endpoint + path, data=json.dumps(body).encode(), method="POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return dict(json.loads(response.read()))
+
+    key = base64.b64encode(b"/registry").decode()
+    revision = int(etcd("/v3/kv/range", {"key": key, "limit": 1})["header"]["revision"])
+    etcd("/v3/kv/compaction", {"revision": revision, "physical": True})
+
+
+def test_model_relists_on_410_without_counting_twice(testcluster_bin_dir: Path) -> None:
+    """A genuine 410 on watches: an API server without watch cache (watches go to etcd, no bookmarks move
+    an idle watch's resourceVersion on) and etcd compacted past every watch's version. Each watch is
+    reopened every 2 s, gets 410 Gone, lists again; the relist changes nothing and counts nothing, and the
+    one pod change made just before is counted once."""
+    cluster = TestCluster(testcluster_bin_dir, extra_apiserver_args=["--watch-cache=false"])
+    cluster.start()
+    model: LiveModel | None = None
+    try:
+        conn = admin(cluster)
+        ns = create_namespace(conn, "gone")
+        deployment_scenario(conn, ns, name="web", replicas=2)
+        notices: list[str] = []
+        model = LiveModel(
+            LiveOptions(kubeconfig=str(cluster.kubeconfig_path)), watch_seconds=2, on_notice=notices.append
+        )
+        model.start()
+        before, relists = _events(model), {name: s.relists for name, s in model.resources.items()}
+        version = model.version
+        set_pod_running(conn, ns, "web-5d9f7c-00000")
+        model.wait_for_version(version, timeout=30)
+        # etcd moves on by two revisions: a watch from the pods' version starts one before the compaction
+        for _ in range(2):
+            conn.request(
+                "POST",
+                f"/api/v1/namespaces/{ns}/configmaps",
+                body={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "bump-"}},
+            )
+        _compact(cluster)
+        eventually(
+            lambda: all(model.resources[name].relists > relists[name] for name in relists),
+            timeout=90,
+            what="every watch to get 410 and list again",
+        )
+        assert _model_answer(model) == _answer(cluster)
+        after = _events(model)
+        since = {name: after[name] - before.get(name, Counter()) for name in after}
+        assert since == {name: Counter({"MODIFIED": 1}) if name == "pods" else Counter() for name in since}, since
+        assert notices == []  # a routine relist is no news
+        assert any("expired (410 Gone): listed again" in w for w in model.warnings), model.warnings
+        conn.close()
+    finally:
+        if model is not None:
+            model.stop()
+        cluster.stop()
