@@ -32,6 +32,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # The Karta model and what is generated from it or shipped as it: the CRD schema, the index labels,
     # the built-in catalog.
     "definition": ("workload_map.definition", "workload_map.crd", "workload_map.catalog"),
+    # Drafting a definition from a CRD, samples and their pods (`wmap definitions new`): reads schemas and
+    # objects, writes a Karta; resolves nothing.
+    "authoring": ("workload_map.authoring",),
     "resolve": ("workload_map.resolve",),
     "tree": ("workload_map.tree",),
     "gang": ("workload_map.gang",),
@@ -63,7 +66,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "tools": ("workload_map.crd.__main__",),
 }
 
-CORE = ("foundation", "jq", "definition", "resolve", "tree", "gang", "placement")
+CORE = ("foundation", "jq", "definition", "authoring", "resolve", "tree", "gang", "placement")
 _BELOW_VIEWS = (*CORE,)
 _BELOW_SURFACES = (*CORE, "views", "sources", "api")
 
@@ -72,6 +75,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "foundation": (),
     "jq": ("foundation",),
     "definition": ("foundation", "jq"),
+    "authoring": ("foundation", "jq", "definition"),
     "resolve": ("foundation", "jq", "definition"),
     "tree": ("foundation", "jq", "definition", "resolve"),
     "gang": ("foundation", "jq", "definition", "resolve"),

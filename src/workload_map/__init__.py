@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workload_map._version import __version__
+    from workload_map.api.authoring import draft_definition
     from workload_map.api.definitions import effective_definitions
     from workload_map.api.open import open_cluster, open_dump, open_objects, watch_cluster
     from workload_map.api.placement import fit
     from workload_map.api.selectors import SelectorError, parse_selector
     from workload_map.api.validation import ValidationReport, test_samples, validate_definitions
     from workload_map.api.view import Listing, PendingUpdate, View, emit_pod_groups, one_target, split_target
+    from workload_map.authoring import Draft
     from workload_map.cluster.connection import RequestCounter
     from workload_map.definition import (
         GroupVersionKind,
@@ -66,6 +68,8 @@ if TYPE_CHECKING:
     from workload_map.tree.model import ComponentView, InstanceView, PodCounts, WorkloadTree
 
 _EXPORTS: dict[str, str] = {
+    "Draft": "workload_map.authoring",
+    "draft_definition": "workload_map.api.authoring",
     "Blocker": "workload_map.placement",
     "Capacity": "workload_map.placement",
     "ComponentRequirement": "workload_map.placement",
@@ -131,6 +135,7 @@ __all__ = [
     "ComponentRequirement",
     "ComponentView",
     "CopyPlacement",
+    "Draft",
     "Emission",
     "Finding",
     "FitResult",
@@ -168,6 +173,7 @@ __all__ = [
     "__version__",
     "definition_from_dict",
     "display_type",
+    "draft_definition",
     "effective_definitions",
     "emit_pod_groups",
     "fit",

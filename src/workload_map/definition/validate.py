@@ -12,6 +12,9 @@ from workload_map.errors import Finding, Location, Severity
 from workload_map.jq import expression_errors
 
 WARNING = Severity.WARNING
+# What `wmap definitions new` writes where it could not infer a field (workload_map.authoring); any string
+# of a definition that carries it is reported, so an unreviewed draft never passes silently.
+TODO_MARK = "TODO(wmap)"
 
 
 def validate(karta: Karta, location: Location | None = None) -> list[Finding]:
@@ -35,6 +38,28 @@ def validate(karta: Karta, location: Location | None = None) -> list[Finding]:
     findings += _check_gang(karta, location)
     findings += _check_expressions(karta, location)
     findings += read_only_findings(karta, location)
+    findings += todo_findings(karta, location)
+    return findings
+
+
+def todo_findings(karta: Karta, location: Location) -> list[Finding]:
+    """A warning at every field whose value still carries the draft's TODO marker."""
+    findings: list[Finding] = []
+
+    def walk(value: object, path: tuple[str | int, ...]) -> None:
+        if isinstance(value, dict):
+            for key, child in value.items():
+                walk(child, (*path, str(key)))
+        elif isinstance(value, list):
+            for index, child in enumerate(value):
+                walk(child, (*path, index))
+        elif isinstance(value, str) and TODO_MARK in value:
+            what = value[value.index(TODO_MARK) + len(TODO_MARK) :].strip(' :"')
+            findings.append(
+                Finding(location.child(*path), f"left to do (drafted by wmap definitions new): {what}", WARNING)
+            )
+
+    walk(karta.to_dict(), ())
     return findings
 
 

@@ -115,13 +115,14 @@ class _DefinitionsGroup(click.Group):
 
 @click.group("definitions", cls=_DefinitionsGroup)
 def command() -> None:
-    """The workload definitions in effect (list, show), and testing one against its samples.
+    """The workload definitions in effect (list, show); drafting one (new) and testing it against samples.
 
     \b
     Examples:
       wmap definitions
       wmap definitions jobset -o yaml
       wmap definitions test my-karta.yaml --samples samples/
+      wmap definitions new --crd crd.yaml --sample captured.yaml > my-karta.yaml
     """
 
 
@@ -130,9 +131,10 @@ command.add_command(show)
 
 def _register_subcommands() -> None:
     # Authoring commands live in their own module (their bodies import the library lazily).
-    from workload_map.cli.commands import definitions_test
+    from workload_map.cli.commands import definitions_new, definitions_test
 
     command.add_command(definitions_test.command)
+    command.add_command(definitions_new.command)
 
 
 _register_subcommands()

@@ -1,0 +1,81 @@
+"""Drafting a definition (``wmap definitions new``): from a CRD file, sample files, or a live cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from workload_map.errors import Location, WorkloadMapError
+
+if TYPE_CHECKING:
+    from workload_map.authoring import Draft, Sample
+
+
+def _crd_from(path: str, sample_kinds: set[tuple[str, str]]) -> dict[str, Any]:
+    from workload_map.api.definitions import read_documents
+
+    crds = [
+        d
+        for d in read_documents([path])
+        if isinstance(d.data, dict) and d.data.get("kind") == "CustomResourceDefinition"
+    ]
+    if not crds:
+        raise WorkloadMapError("no CustomResourceDefinition found", Location(path), hint="give the CRD's YAML")
+    if len(crds) > 1:
+        wanted = [d for d in crds if ((d.data.get("spec") or {}).get("group"), _kind(d.data)) in sample_kinds]
+        if len(wanted) != 1:
+            kinds = ", ".join(sorted(_kind(d.data) for d in crds))
+            raise WorkloadMapError(
+                f"the file holds {len(crds)} CRDs ({kinds})",
+                Location(path),
+                hint="give a file with one CRD, or samples of exactly one of these kinds",
+            )
+        crds = wanted
+    data: dict[str, Any] = crds[0].data
+    return data
+
+
+def _kind(crd: dict[str, Any]) -> str:
+    return str(((crd.get("spec") or {}).get("names") or {}).get("kind") or "?")
+
+
+def _samples(paths: Sequence[str]) -> list[Sample]:
+    from workload_map.api.definitions import read_documents
+    from workload_map.authoring import Sample
+
+    return [Sample(d.data, str(d.location)) for d in read_documents(paths) if isinstance(d.data, dict)]
+
+
+def draft_definition(
+    crd: str | dict[str, Any] | None = None,
+    samples: Sequence[str] = (),
+    *,
+    version: str | None = None,
+    objects: Sequence[dict[str, Any]] = (),
+) -> Draft:
+    """A draft Karta for a kind, from its CRD (a file path or the CRD object) and/or sample files (root
+    objects, and the pods and intermediate owners they own) or sample ``objects``. The draft's ``text``
+    is commented YAML: every guess with its evidence and confidence, every gap a ``TODO(wmap)`` that
+    ``validate_definitions`` reports. Raises WorkloadMapError on unreadable input."""
+    from workload_map.authoring import Sample, draft
+    from workload_map.catalog import builtin_definitions
+
+    given = [*_samples(samples), *(Sample(o, "<object>") for o in objects)]
+    sample_kinds = {(str(s.obj.get("apiVersion", "")).rpartition("/")[0], str(s.obj.get("kind"))) for s in given}
+    sources = []
+    crd_object: dict[str, Any] | None
+    if isinstance(crd, str):
+        crd_object = _crd_from(crd, sample_kinds)
+        sources.append(crd)
+    else:
+        crd_object = crd
+        if crd is not None:
+            sources.append(f"the CRD {(crd.get('metadata') or {}).get('name')}")
+    sources += list(samples)
+    if crd_object is None and not given:
+        raise WorkloadMapError("nothing to draft from", hint="give a CRD (--crd FILE) or samples (--sample FILE)")
+    try:
+        return draft(crd_object, given, version=version, catalog=builtin_definitions(strict=False), sources=sources)
+    except ValueError as exc:
+        where = Location(crd) if isinstance(crd, str) else Location(samples[0] if samples else "")
+        raise WorkloadMapError("cannot draft a definition", where, detail=str(exc)) from None

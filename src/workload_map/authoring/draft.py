@@ -1,0 +1,527 @@
+"""Assembling a draft Karta from what the schema, the samples and the sample pods say.
+
+Every field written carries a comment with its evidence and a confidence (``evidence.py``); what
+could not be inferred is written as a ``TODO(wmap)`` jq string, which parses, never matches and is
+reported by ``wmap validate``. The draft is checked by the loader and the validator before it is
+returned: a draft that does not load is a bug here, reported as such.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workload_map.authoring import samples as sample_facts
+from workload_map.authoring import selectors as pod_selectors
+from workload_map.authoring import status as vocabulary
+from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path, todo
+from workload_map.authoring.render import Path, render
+from workload_map.authoring.samples import Sample
+from workload_map.authoring.schema import Field, SchemaFacts, Site, read_crd
+from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import GroupVersionKind, slug
+from workload_map.errors import format_path
+
+POD = {"group": "", "version": "v1", "kind": "Pod"}
+JOB = {"group": "batch", "version": "v1", "kind": "Job"}
+STATUS_ORDER = ("initializing", "running", "completed", "failed", "degraded", "suspended", "suspending", "resuming")
+
+
+@dataclass
+class Draft:
+    """A drafted definition: the Karta as data, its commented YAML text and what is left to do."""
+
+    karta: dict[str, Any]
+    text: str
+    todos: list[str] = field(default_factory=list)
+    guesses: list[tuple[str, str]] = field(default_factory=list)  # (field path, confidence)
+    samples: int = 0
+    pods: int = 0
+
+    @property
+    def name(self) -> str:
+        return str(self.karta["metadata"]["name"])
+
+
+def jq(segments: Segments) -> str:
+    out = ""
+    for segment in segments:
+        if segment in (ARRAY, MAP):
+            out += "[]?"
+        elif segment.isidentifier():
+            out += f".{segment}"
+        else:
+            out += f'["{segment}"]'
+    return out or "."
+
+
+def _role_name(site: Site, taken: set[str]) -> str:
+    segments = site.job[:-1] if site.job else site.segments
+    skip = {"template", "spec", "podTemplate", "podSpec", "containers", "container", "templateSpec", ARRAY, MAP}
+    words = [s for s in segments if s not in skip]
+    base = words[-1] if len(words) > 1 else (words[-1] if words and words[-1] != "spec" else "pod")
+    base = re.sub(r"(Spec|Specs|Template|Templates)$", "", base) or base
+    if base.endswith("s") and not base.endswith("ss") and len(base) > 3:
+        base = base[:-1]
+    base = re.sub(r"[^A-Za-z0-9-]", "", base) or "pod"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def _item(site: Site) -> Segments:
+    last = max((i for i, s in enumerate(site.segments) if s in (ARRAY, MAP)), default=-1)
+    return site.segments[: last + 1]
+
+
+def _relative(item: Segments, found: Field | None) -> str | None:
+    if found is None or found.segments[: len(item)] != item:
+        return None
+    return jq(found.segments[len(item) :])
+
+
+class _Builder:
+    def __init__(self, catalog: Sequence[LoadedDefinition]) -> None:
+        self.notes: dict[Path, list[str]] = {}
+        self.todos: list[str] = []
+        self.guesses: list[tuple[str, str]] = []
+        self.catalog = catalog
+
+    def note(self, path: Path, confidence: str, *lines: str) -> None:
+        self.notes.setdefault(path, []).extend([f"[{confidence}] {lines[0]}", *lines[1:]])
+        self.guesses.append((format_path(path), confidence))
+
+    def todo(self, path: Path, what: str) -> str:
+        self.notes.setdefault(path, []).append(f"{TODO_MARK}: {what}")
+        self.todos.append(f"{format_path(path)}: {what}")
+        return todo(what)
+
+    def catalog_expression(self, gvk: dict[str, str], field_name: str) -> tuple[str, str] | None:
+        for definition in self.catalog:
+            identity = definition.karta.identity
+            root = definition.karta.root
+            if identity is None or (identity.group, identity.kind) != (gvk["group"], gvk["kind"]):
+                continue
+            scale = root.scale_definition
+            value = getattr(scale, field_name, None) if scale is not None else None
+            if value:
+                return value, definition.name
+        return None
+
+
+def _scale(builder: _Builder, site: Site, path: Path, reuse_job: tuple[str, str] | None) -> dict[str, str]:
+    item = _item(site)
+    prefix = f"{jq(item)} | " if item else ""
+    replicas = _relative(item, site.replicas)
+    hosts = _relative(item, site.hosts)
+    default = site.replicas.default if site.replicas is not None and isinstance(site.replicas.default, int) else 1
+    factors = []
+    out: dict[str, str] = {}
+    if replicas is not None and site.replicas is not None:
+        factors.append(f"({replicas} // {default})")
+        where = "schema default" if site.replicas.default is not None else "assumed operator default"
+        builder.note(
+            (*path, "replicasPath"),
+            MEDIUM,
+            f"{site.replicas.path} beside the pod definition counts its pods ({site.source}); "
+            f"unset reads {default} ({where}).",
+        )
+    if hosts is not None and site.hosts is not None:
+        factors.append(f"({hosts} // 1)")
+        builder.note((*path, "replicasPath"), MEDIUM, f"x {site.hosts.path}: one pod per host of a multi-host replica.")
+    if site.job is not None:
+        job_rel = jq(site.job[len(item) :])
+        expression, origin = reuse_job or ("(.spec.parallelism // 1)", "")
+        factors.append(f"({job_rel} | {expression})" if job_rel != "." else f"({expression})")
+        builder.note(
+            (*path, "replicasPath"),
+            HIGH if origin else MEDIUM,
+            f"pods per Job of the JobTemplateSpec at {schema_path(site.job)}"
+            + (f": the catalog's {origin} replicasPath, applied to the template." if origin else "."),
+        )
+    if factors:
+        out["replicasPath"] = prefix + " * ".join(factors)
+    minimum = _relative(item, site.min_replicas)
+    if minimum is not None and site.min_replicas is not None:
+        fallback = f" // {replicas}" if replicas else ""
+        hosts_factor = f" * ({hosts} // 1)" if hosts else ""
+        out["minReplicasPath"] = f"{prefix}(({minimum}{fallback} // {default}){hosts_factor})"
+        builder.note(
+            (*path, "minReplicasPath"), MEDIUM, f"{site.min_replicas.path}: the fewest pods the role runs with."
+        )
+    maximum = _relative(item, site.max_replicas)
+    if maximum is not None and site.max_replicas is not None:
+        fallback = f" // {replicas}" if replicas else ""
+        hosts_factor = f" * ({hosts} // 1)" if hosts else ""
+        out["maxReplicasPath"] = f"{prefix}(({maximum}{fallback} // {default}){hosts_factor})"
+        builder.note((*path, "maxReplicasPath"), MEDIUM, f"{site.max_replicas.path}: the most pods the role scales to.")
+    return out
+
+
+def _spec_definition(builder: _Builder, site: Site, path: Path) -> dict[str, Any]:
+    where = f"{site.path} ({site.source})"
+    if site.form == "template":
+        builder.note(
+            (*path, "podTemplateSpecPath"), HIGH, f"a PodTemplateSpec (metadata + spec.containers) at {where}."
+        )
+        return {"podTemplateSpecPath": jq(site.segments)}
+    if site.form == "podspec":
+        builder.note((*path, "podSpecPath"), HIGH, f"a bare PodSpec (containers, no metadata beside it) at {where}.")
+        return {"podSpecPath": jq(site.segments)}
+    if site.form == "containers":
+        builder.note(
+            (*path, "fragmentedPodSpecDefinition"),
+            LOW,
+            f"a list of container-shaped objects (name, image) at {where}: the operator builds the pod from them;",
+            "what else it puts in the pod (init containers, volumes, scheduling) is not in the object.",
+        )
+        return {"fragmentedPodSpecDefinition": {"containersPath": jq(site.segments)}}
+    builder.note(
+        (*path, "fragmentedPodSpecDefinition"),
+        LOW,
+        f"one container-shaped object at {where}: the operator builds a pod around it.",
+    )
+    return {"fragmentedPodSpecDefinition": {"containerPath": jq(site.segments)}}
+
+
+def _instance_ids(builder: _Builder, site: Site, path: Path, lower: bool) -> str | None:
+    item = _item(site)
+    if not item:
+        return None
+    suffix = " | ascii_downcase" if lower else ""
+    if item[-1] == MAP:
+        builder.note((*path, "instanceIdPath"), HIGH, f"one instance per key of the map {schema_path(item[:-1])}.")
+        return f"{jq(item[:-1])} // {{}} | keys_unsorted[]{suffix}"
+    if site.instance_id is not None:
+        confidence = HIGH if site.instance_id.required else MEDIUM
+        builder.note(
+            (*path, "instanceIdPath"),
+            confidence,
+            f"one instance per item of {schema_path(item[:-1])}, named by {site.instance_id.path}"
+            + (" (required)." if site.instance_id.required else "."),
+        )
+        return f"{jq(item)} | .{site.instance_id.segments[-1]}{suffix}"
+    if site.collections == 1:
+        builder.note(
+            (*path, "instanceIdPath"),
+            LOW,
+            f"one instance per item of {schema_path(item[:-1])}; the items have no name field, so by position.",
+        )
+        return f"{jq(item[:-1])} // [] | keys[] | tostring"
+    return builder.todo((*path, "instanceIdPath"), f"the instance ids of the nested lists on {site.path}")
+
+
+def _status(
+    builder: _Builder, facts: SchemaFacts | None, found: sample_facts.SampleFacts, path: Path
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    mappings: dict[str, list[dict[str, Any]]] = {}
+    conditions = facts.conditions.segments if facts and facts.conditions else ("status", "conditions")
+    phase_fields: list[Segments] = [f.segments for f in facts.phases] if facts else []
+    phase_fields += [s for s in sample_facts.status_strings(found) if s not in phase_fields]
+    sample_facts.read_status(found, conditions, phase_fields)
+    types: dict[str, str] = {}
+    for t in facts.condition_types if facts else []:
+        types[t] = f"enumerated in the schema at {schema_path(conditions)}[].type"
+    for (t, _status), _count in found.conditions.items():
+        types.setdefault(t, f"seen in {found.condition_where[(t, _status)]}")
+    has_conditions = bool(types) or (facts is not None and facts.conditions is not None)
+    if has_conditions:
+        out["conditionsDefinition"] = {"path": jq(conditions)}
+        source = "schema" if facts and facts.conditions else "samples"
+        builder.note(
+            (*path, "conditionsDefinition"), HIGH, f"{schema_path(conditions)}: a list of {{type, status}} ({source})."
+        )
+    statuses_seen = {t: {s for (tt, s) in found.conditions if tt == t} for t in types}
+
+    def add(status: str, matcher: dict[str, Any], confidence: str, why: str) -> None:
+        entries = mappings.setdefault(status, [])
+        builder.note((*path, "statusMappings", status, len(entries)), confidence, why)
+        entries.append(matcher)
+
+    for t, where in types.items():
+        guess = vocabulary.classify(t)
+        if guess is None:
+            continue
+        status, confidence = guess
+        add(status, {"byConditions": [{"type": t, "status": "True"}]}, confidence, f"condition {t}=True ({where}).")
+        if vocabulary.words(t)[-1] in vocabulary.OUTCOME_CONDITIONS and "failed" not in {
+            (vocabulary.classify(o) or ("", ""))[0] for o in types
+        }:
+            add(
+                "failed",
+                {"byConditions": [{"type": t, "status": "False"}]},
+                MEDIUM,
+                f"condition {t}=False: the outcome condition says it failed ({where}).",
+            )
+            if "Unknown" in statuses_seen.get(t, set()) or not found.roots:
+                add(
+                    "running",
+                    {"byConditions": [{"type": t, "status": "Unknown"}]},
+                    LOW,
+                    f"condition {t}=Unknown: not finished yet ({where}).",
+                )
+    phase = _choose_phase(facts, found, phase_fields)
+    if phase is not None:
+        segments, values = phase
+        out["phaseDefinition"] = {"path": f'{jq(segments)} // ""'}
+        builder.note(
+            (*path, "phaseDefinition"),
+            HIGH if facts and facts.phases else MEDIUM,
+            f"{schema_path(segments)}: the phase ({len(values)} value(s) known).",
+        )
+        for value, where in values.items():
+            guess = vocabulary.classify(value)
+            if guess is not None:
+                add(guess[0], {"byPhase": value}, guess[1], f"phase {value!r} ({where}).")
+    for status in ("running", "completed", "failed"):
+        if status not in mappings and not (
+            status == "completed" and "running" in mappings and _long_running(types, phase)
+        ):
+            expression = builder.todo(
+                (*path, "statusMappings", status), f"when is a {status} object {status}? No condition or phase says it."
+            )
+            mappings.setdefault(status, []).append(
+                {"byExpression": {"expression": expression, "expectedResult": "true"}}
+            )
+    out["statusMappings"] = {s: mappings[s] for s in STATUS_ORDER if s in mappings}
+    return out
+
+
+def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] | None) -> bool:
+    """A service-like kind: it reports Ready/Available and nothing that finishes."""
+    words = {w for t in types for w in vocabulary.words(t)} | {
+        w for v in (phase[1] if phase else {}) for w in vocabulary.words(v)
+    }
+    return not words & {"succeeded", "complete", "completed", "finished", "done", "success", "failed", "failure"}
+
+
+def _choose_phase(
+    facts: SchemaFacts | None, found: sample_facts.SampleFacts, phase_fields: list[Segments]
+) -> tuple[Segments, dict[str, str]] | None:
+    best: tuple[int, int, Segments, dict[str, str]] | None = None
+    enums = {f.segments: f for f in facts.phases} if facts else {}
+    for segments in phase_fields:
+        values: dict[str, str] = {}
+        schema_field = enums.get(segments)
+        for value in schema_field.enum if schema_field else []:
+            values[value] = f"enumerated in the schema at {schema_path(segments)}"
+        for value in found.phases.get(".".join(segments), {}):
+            values.setdefault(value, f"seen in {found.phase_where[('.'.join(segments), value)]}")
+        hits = sum(1 for v in values if vocabulary.classify(v) is not None)
+        if hits == 0:
+            continue
+        score = (hits, -len(segments))
+        if best is None or score > (best[0], best[1]):
+            best = (score[0], score[1], segments, values)
+    return (best[2], best[3]) if best else None
+
+
+def _pod_selector(
+    builder: _Builder, site: Site, selector: pod_selectors.Selector | None, path: Path, several: bool
+) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    if selector is not None and selector.evidence:
+        builder.note(path, HIGH, *selector.evidence)
+    if several:
+        if selector is not None and selector.type_key:
+            out["componentTypeSelector"] = {
+                "keyPath": f'.metadata.labels["{selector.type_key}"]',
+                "value": selector.type_value,
+            }
+        elif selector is not None and selector.instance_key:
+            out["componentTypeSelector"] = {"keyPath": f'.metadata.labels["{selector.instance_key}"]'}
+        else:
+            out["componentTypeSelector"] = {
+                "keyPath": builder.todo(
+                    (*path, "componentTypeSelector", "keyPath"),
+                    "the pod label the operator stamps on this role's pods (no sample pod shows it)",
+                )
+            }
+    if site.collections:
+        if selector is not None and selector.instance_key:
+            out["componentInstanceSelector"] = {"idPath": f'.metadata.labels["{selector.instance_key}"]'}
+        else:
+            out["componentInstanceSelector"] = {
+                "idPath": builder.todo(
+                    (*path, "componentInstanceSelector", "idPath"),
+                    "the pod label that names this pod's instance (no sample pod shows it)",
+                )
+            }
+    return out or None
+
+
+def draft(
+    crd: dict[str, Any] | None,
+    objects: Sequence[Sample] = (),
+    *,
+    version: str | None = None,
+    catalog: Sequence[LoadedDefinition] = (),
+    sources: Sequence[str] = (),
+) -> Draft:
+    """Draft a definition from a CRD (may be None when samples say the kind), sample objects and pods."""
+    facts = read_crd(crd, version) if crd is not None else None
+    if facts is not None:
+        group, kind, version_name = facts.group, facts.kind, facts.version
+    else:
+        roots = [
+            s
+            for s in objects
+            if s.obj.get("kind") != "Pod" and not (s.obj.get("metadata") or {}).get("ownerReferences")
+        ]
+        if not roots:
+            raise ValueError("no CRD and no sample object that could be the root (a non-Pod object without owners)")
+        api = str(roots[0].obj.get("apiVersion") or "")
+        group, version_name = api.rpartition("/")[0], api.rpartition("/")[2]
+        kind = str(roots[0].obj.get("kind"))
+    found = sample_facts.collect(list(objects), group, kind)
+    builder = _Builder(catalog)
+    sites = list(facts.sites) if facts else []
+    if not sites or (facts and facts.untyped and ".spec" in facts.untyped):
+        sites += [
+            s for s in sample_facts.sites_from_samples(found.roots) if s.segments not in {x.segments for x in sites}
+        ]
+    selectors = pod_selectors.infer(sites, found)
+    root_name = re.sub(r"[^a-z0-9-]", "", kind.lower()) or "root"
+    base: Path = ("spec", "structureDefinition")
+    root_path: Path = (*base, "rootComponent")
+    root: dict[str, Any] = {"name": root_name, "kind": {"group": group, "version": version_name, "kind": kind}}
+    if facts is not None:
+        builder.note((*root_path, "kind"), HIGH, f"the CRD's group, storage version {version_name} and kind.")
+        if facts.untyped:
+            builder.note(
+                (*root_path, "kind"),
+                LOW,
+                f"the schema leaves {', '.join(facts.untyped)} open (x-kubernetes-preserve-unknown-fields):",
+                "the samples filled in what they show.",
+            )
+    children: list[dict[str, Any]] = []
+    # One pod definition straight under .spec (`.spec.template`, `.spec.template.spec`): the root makes the pods.
+    on_root = (
+        len(sites) == 1
+        and not sites[0].collections
+        and sites[0].job is None
+        and sites[0].segments[0] == "spec"
+        and set(sites[0].segments[1:]) <= {"template", "podTemplate", "spec", "podSpec"}
+    )
+    taken = {root_name}
+    additional: list[dict[str, str]] = []
+    several = len(sites) > 1
+    for index, site in enumerate(sites):
+        selector = selectors.get(index)
+        owner = selector.owner_kinds.most_common(1)[0][0] if selector and selector.owner_kinds else ""
+        if on_root:
+            component, path = root, root_path
+        else:
+            path = (*base, "childComponents", len(children))
+            component = {"name": _role_name(site, taken), "ownerRef": root_name}
+            children.append(component)
+            if site.job is not None:
+                component["kind"] = dict(JOB)
+                builder.note(
+                    (*path, "kind"),
+                    HIGH,
+                    f"{schema_path(site.job)} is a JobTemplateSpec (spec.template + parallelism/completions):",
+                    "one batch/v1 Job per instance.",
+                )
+            elif owner:
+                api, _, owner_kind = owner.rpartition("/")
+                owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
+                component["kind"] = {"group": owner_group, "version": owner_version, "kind": owner_kind}
+                builder.note(
+                    (*path, "kind"),
+                    HIGH,
+                    f"the sample pods of this role are owned by a {owner_kind} owned by the {kind}.",
+                )
+            else:
+                component["kind"] = dict(POD)
+                builder.note(
+                    (*path, "kind"), MEDIUM, "pods owned directly by the root (no intermediate owner is known)."
+                )
+            lower = bool(selector and selector.lower)
+            ids = _instance_ids(builder, site, path, lower)
+            if ids is not None:
+                component["instanceIdPath"] = ids
+        if owner and on_root:
+            api, _, owner_kind = owner.rpartition("/")
+            owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
+            additional.append({"group": owner_group, "version": owner_version, "kind": owner_kind})
+        component["specDefinition"] = _spec_definition(builder, site, (*path, "specDefinition"))
+        reuse = builder.catalog_expression(JOB, "replicas_path") if site.job is not None else None
+        scale = _scale(builder, site, (*path, "scaleDefinition"), reuse)
+        if scale:
+            component["scaleDefinition"] = scale
+        elif not on_root:
+            builder.note((*path, "specDefinition"), MEDIUM, "no count beside the pod definition: one pod per instance.")
+        if not on_root:
+            selector_def = _pod_selector(builder, site, selector, (*path, "podSelector"), several)
+            if selector_def:
+                component["podSelector"] = selector_def
+    if not sites:
+        where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"
+        root["specDefinition"] = {
+            "podTemplateSpecPath": builder.todo(
+                (*root_path, "specDefinition", "podTemplateSpecPath"), f"where the pods come from: {where}"
+            )
+        }
+    if facts is not None and facts.replicas_at_root is not None and not on_root and sites:
+        root["scaleDefinition"] = {"replicasPath": f"{jq(facts.replicas_at_root.segments)} // 1"}
+        builder.note(
+            (*root_path, "scaleDefinition"),
+            LOW,
+            f"{facts.replicas_at_root.path}: copies of the whole set of roles",
+            "(every role's count is multiplied by it).",
+        )
+    root["statusDefinition"] = _status(builder, facts, found, (*root_path, "statusDefinition"))
+    if facts is not None and facts.suspend:
+        suspend_field, on, off = facts.suspend[0]
+        root["suspendDefinition"] = {
+            "suspendActions": [{"path": jq(suspend_field.segments), "value": on}],
+            "resumeActions": [{"path": jq(suspend_field.segments), "value": off}],
+        }
+        builder.note(
+            (*root_path, "suspendDefinition"),
+            MEDIUM if suspend_field.schema.get("type") == "boolean" else LOW,
+            f"{suspend_field.path} ({suspend_field.schema.get('type')}) in the schema: {on} stops, {off} resumes.",
+        )
+    structure: dict[str, Any] = {"rootComponent": root}
+    if children:
+        structure["childComponents"] = children
+    if additional:
+        structure["additionalChildKinds"] = additional
+        builder.note((*base, "additionalChildKinds"), HIGH, "owners between the root and its sample pods.")
+    spec: dict[str, Any] = {"structureDefinition": structure}
+    pod_sites = len(sites)
+    if pod_sites > 1 or any(s.collections for s in sites):
+        spec["optimizationInstructions"] = {
+            "gangScheduling": {
+                "podGroups": [{"name": root_name, "members": [{"componentName": root_name, "groupByKeyPaths": []}]}]
+            }
+        }
+        builder.note(
+            ("spec", "optimizationInstructions"),
+            MEDIUM,
+            "several roles (or a list/map of them) in one object: a multi-node instance whose pods start together,",
+            "one gang per object.",
+        )
+    karta = {
+        "apiVersion": "run.ai/v1alpha1",
+        "kind": "Karta",
+        "metadata": {"name": slug(GroupVersionKind(group=group, version=version_name, kind=kind))},
+        "spec": spec,
+    }
+    pods = sum(len(p) for p in found.pods.values())
+    header = [
+        f"Draft definition for {kind}.{group} {version_name}, written by `wmap definitions new`",
+        f"from {', '.join(sources) or 'the given objects'}",
+        f"({len(found.roots)} sample object(s), {pods} sample pod(s)).",
+        "Each guess says its evidence and confidence [high|medium|low]; review the low ones first.",
+        f"Every {TODO_MARK} is something the draft could not infer: `wmap validate` lists them.",
+        "Then prove it: wmap definitions test THIS.yaml --samples DIR",
+    ]
+    text = render(karta, builder.notes, header)
+    return Draft(karta, text, builder.todos, builder.guesses, len(found.roots), pods)

@@ -1,0 +1,56 @@
+"""What a draft guess rests on: the evidence shown beside it in the YAML, and how sure we are.
+
+Confidence is a word, not a number: ``high`` (the schema or a sample says exactly this), ``medium``
+(a convention most operators follow, e.g. ``replicas`` beside a template counts its pods), ``low``
+(a name matched a vocabulary, nothing confirmed it). A reviewer reads the low ones first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from workload_map.definition.validate import TODO_MARK
+
+__all__ = ["TODO_MARK"]
+
+HIGH = "high"
+MEDIUM = "medium"
+LOW = "low"
+
+
+ARRAY = "[]"  # a path segment: every item of a list
+MAP = "{}"  # a path segment: every value of a map
+
+Segments = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One guess: what it was read from (``source``: schema path, sample file and value) and the confidence."""
+
+    source: str
+    confidence: str = MEDIUM
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def lines(self) -> list[str]:
+        return [f"{self.confidence}: {self.source}", *self.notes]
+
+
+def todo(what: str) -> str:
+    """A jq string literal that carries the TODO marker: it parses, evaluates to a string and never matches."""
+    text = f"{TODO_MARK}: {what}".replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+def schema_path(segments: Sequence[str]) -> str:
+    """``.spec.workerGroupSpecs[].template`` for the segments of a schema walk."""
+    out = ""
+    for segment in segments:
+        if segment == ARRAY:
+            out += "[]"
+        elif segment == MAP:
+            out += "{}"
+        else:
+            out += f".{segment}" if segment.isidentifier() else f'["{segment}"]'
+    return out or "."

@@ -1,0 +1,126 @@
+"""Pod selectors from sample pods: the labels the operator stamps to tell roles and instances apart.
+
+Each sample pod owned (through any intermediate owner) by a sample root is matched to the pod
+definition whose containers it carries (by container names). A label key whose value is the same on
+every pod of one definition and differs from the others' tells the role; a key whose value is the
+instance's id (a list item's name, a map key, maybe lower-cased) tells the instance.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from workload_map.authoring.evidence import ARRAY, MAP, Segments
+from workload_map.authoring.samples import Sample, SampleFacts, walk
+from workload_map.authoring.schema import Site
+
+
+@dataclass
+class SiteInstance:
+    site: int
+    instance: str | None
+    containers: frozenset[str]
+
+
+@dataclass
+class Selector:
+    """What the pods of one site tell."""
+
+    pods: list[tuple[Sample, str | None]] = field(default_factory=list)  # pod, its instance id if known
+    owner_kinds: Counter[str] = field(default_factory=Counter)  # nearest owner of the pods (apiVersion/kind)
+    type_key: str | None = None
+    type_value: str | None = None
+    instance_key: str | None = None
+    lower: bool = False  # the label is the lower-cased instance id
+    index_key: str | None = None
+    evidence: list[str] = field(default_factory=list)
+
+
+def _containers(site: Site, value: Any) -> frozenset[str]:
+    if site.form == "template":
+        value = (value or {}).get("spec") if isinstance(value, dict) else None
+    if site.form in ("template", "podspec"):
+        value = (value or {}).get("containers") if isinstance(value, dict) else None
+    if site.form == "container":
+        value = [value]
+    return frozenset(str(c.get("name")) for c in value or [] if isinstance(c, dict))
+
+
+def instance_ids(site: Site, obj: dict[str, Any]) -> list[tuple[tuple[str, ...], str | None]]:
+    """(collection keys, instance id) of every instance of the site in one object."""
+    last = max((i for i, s in enumerate(site.segments) if s in (ARRAY, MAP)), default=-1)
+    if last < 0:
+        return [((), None)]
+    item: Segments = site.segments[: last + 1]
+    out: list[tuple[tuple[str, ...], str | None]] = []
+    for keys, value in walk(obj, item):
+        if site.segments[last] == MAP:
+            out.append((keys, keys[-1]))
+        elif site.instance_id is not None and isinstance(value, dict):
+            out.append((keys, str(value.get(site.instance_id.segments[-1]))))
+        else:
+            out.append((keys, keys[-1]))
+    return out
+
+
+def site_instances(sites: list[Site], obj: dict[str, Any]) -> list[SiteInstance]:
+    out = []
+    for index, site in enumerate(sites):
+        ids = dict(instance_ids(site, obj))
+        for keys, value in walk(obj, site.segments):
+            out.append(SiteInstance(index, ids.get(keys), _containers(site, value)))
+    return out
+
+
+def infer(sites: list[Site], facts: SampleFacts) -> dict[int, Selector]:
+    selectors: dict[int, Selector] = {}
+    for root_index, pods in facts.pods.items():
+        root = facts.roots[root_index].obj
+        instances = site_instances(sites, root)
+        for pod, chain in pods:
+            names = frozenset(
+                str(c.get("name")) for c in ((pod.obj.get("spec") or {}).get("containers") or []) if isinstance(c, dict)
+            )
+            matches = [i for i in instances if i.containers == names]
+            if len({m.site for m in matches}) != 1:
+                continue
+            selector = selectors.setdefault(matches[0].site, Selector())
+            ids = {m.instance for m in matches}
+            selector.pods.append((pod, ids.pop() if len(ids) == 1 else None))
+            selector.owner_kinds[chain[0] if chain else ""] += 1
+    for index, selector in selectors.items():
+        _labels(index, selector, selectors, sites[index])
+    return selectors
+
+
+def _labels_of(pod: Sample) -> dict[str, str]:
+    labels = (pod.obj.get("metadata") or {}).get("labels") or {}
+    return {str(k): str(v) for k, v in labels.items()}
+
+
+def _labels(index: int, selector: Selector, everyone: dict[int, Selector], site: Site) -> None:
+    pods = selector.pods
+    common = set.intersection(*(set(_labels_of(p)) for p, _ in pods)) if pods else set()
+    others = [p for i, s in everyone.items() if i != index for p, _ in s.pods]
+    for key in sorted(common):
+        values = {_labels_of(p)[key] for p, _ in pods}
+        if site.collections and all(i is not None for _, i in pods):
+            exact = all(_labels_of(p)[key] == i for p, i in pods)
+            lowered = all(_labels_of(p)[key] == str(i).lower() for p, i in pods)
+            if (exact or lowered) and selector.instance_key is None and len(values) >= 1:
+                selector.instance_key, selector.lower = key, not exact
+                example = pods[0][0]
+                selector.evidence.append(
+                    f"pod {example.name} ({example.location}): label {key}={_labels_of(example)[key]!r} "
+                    f"is its instance id{' lower-cased' if not exact else ''}"
+                )
+        if len(values) == 1 and selector.type_key is None:
+            value = next(iter(values))
+            if others and all(_labels_of(p).get(key) != value for p in others):
+                selector.type_key, selector.type_value = key, value
+                selector.evidence.append(f"{len(pods)} pod(s) of this role carry {key}={value!r}; no other role's do")
+        if len(values) == len(pods) > 1 and all(v.isdigit() for v in values) and selector.index_key is None:
+            selector.index_key = key
+            selector.evidence.append(f"label {key} numbers the pods ({', '.join(sorted(values))}): a replica index")

@@ -1,0 +1,92 @@
+"""Status mappings from the words a schema enumerates or samples show (docs/semantics.md, Status).
+
+A condition type or phase value is mapped by its words (``PyTorchJobRunning`` -> running, ``DEPLOYED``
+-> running, ``Succeeded`` -> completed). Only what was seen is mapped; precedence among several matches
+is the resolver's (Failed > Completed > Suspending > ... > Initializing), so overlaps are harmless.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workload_map.authoring.evidence import HIGH, LOW, MEDIUM
+
+# word -> shared status; the longest matching word wins (``Suspending`` before ``Suspend``).
+VOCABULARY: dict[str, str] = {
+    "failed": "failed",
+    "failure": "failed",
+    "error": "failed",
+    "errored": "failed",
+    "crashed": "failed",
+    "succeeded": "completed",
+    "success": "completed",
+    "complete": "completed",
+    "completed": "completed",
+    "finished": "completed",
+    "done": "completed",
+    "suspended": "suspended",
+    "stopped": "suspended",
+    "paused": "suspended",
+    "suspending": "suspending",
+    "stopping": "suspending",
+    "resuming": "resuming",
+    "running": "running",
+    "ready": "running",
+    "available": "running",
+    "active": "running",
+    "healthy": "running",
+    "stable": "running",
+    "deployed": "running",
+    "serving": "running",
+    "restarting": "degraded",
+    "degraded": "degraded",
+    "unhealthy": "degraded",
+    "pending": "initializing",
+    "created": "initializing",
+    "creating": "initializing",
+    "initializing": "initializing",
+    "initialized": "initializing",
+    "starting": "initializing",
+    "provisioning": "initializing",
+    "deploying": "initializing",
+    "queued": "initializing",
+    "scheduling": "initializing",
+    "waiting": "initializing",
+    "upgrading": "initializing",
+    "reconciling": "initializing",
+}
+# Words that turn the meaning around: "NotReady", "DEPLOYED_NOT_READY".
+NEGATIONS = ("not", "un", "no")
+
+
+def words(value: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", value)
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+
+
+def classify(value: str) -> tuple[str, str] | None:
+    """(shared status, confidence) for a condition type or phase value, by its words; None when unknown.
+
+    The last known word decides (``PyTorchJobRunning``, ``RayClusterProvisioned``... ``Provisioned`` is not
+    a word we know, so it is left to the reviewer). A negation before it makes it unknown.
+    """
+    parts = words(value)
+    if not parts:
+        return None
+    known = [(i, w) for i, w in enumerate(parts) if w in VOCABULARY]
+    if not known:
+        return None
+    index, word = known[-1]
+    if any(p in NEGATIONS for p in parts[:index]):
+        if VOCABULARY[word] == "running":
+            return "initializing", LOW
+        return None
+    confidence = HIGH if len(parts) == 1 or index == len(parts) - 1 else MEDIUM
+    if word in ("ready", "available", "active", "error", "created", "waiting"):
+        confidence = MEDIUM if confidence == HIGH else LOW
+    return VOCABULARY[word], confidence
+
+
+# Knative-style "happy" conditions: one condition whose status tells the outcome (Tekton's Succeeded:
+# True done, False failed, Unknown still running).
+OUTCOME_CONDITIONS = ("succeeded", "complete", "completed")
