@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 import yaml
-
 from tests.corpus import CORPUS, corpus_files, corpus_objects
+
 from workload_map.authoring import Draft, Sample, draft
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
@@ -32,7 +32,7 @@ def _crds() -> list[tuple[str, int]]:
 
 def _draft(relative: str, index: int = 0) -> tuple[Draft, list[Sample]]:
     doc = list(yaml.safe_load_all((CORPUS / relative).read_text()))[index]
-    framework = relative.split("/")[0]
+    framework = relative.split("/", maxsplit=1)[0]
     samples = [Sample(o.obj, o.label) for f in corpus_files(framework) for o in corpus_objects(f)]
     return draft(doc, samples, catalog=builtin_definitions(), sources=[relative]), samples
 
@@ -44,7 +44,7 @@ def _loaded(result: Draft) -> LoadedDefinition:
     return LoadedDefinition(karta, Location("draft"))
 
 
-@pytest.mark.parametrize(("relative", "index"), _crds(), ids=lambda v: str(v))
+@pytest.mark.parametrize(("relative", "index"), _crds(), ids=str)
 def test_every_corpus_crd_drafts_a_valid_definition_that_resolves_its_samples(relative: str, index: int) -> None:
     result, samples = _draft(relative, index)
     definition = _loaded(result)
@@ -75,20 +75,23 @@ def test_jobset_reuses_the_catalog_job_count_for_its_job_templates() -> None:
     assert job["kind"] == {"group": "batch", "version": "v1", "kind": "Job"}
     assert job["specDefinition"] == {"podTemplateSpecPath": ".spec.replicatedJobs[]?.template.spec.template"}
     assert "batch-job-v1 replicasPath" in result.text
-    assert job["scaleDefinition"]["replicasPath"].startswith(".spec.replicatedJobs[]? | (.replicas // 1) * (.template |")
+    replicas = job["scaleDefinition"]["replicasPath"]
+    assert replicas.startswith(".spec.replicatedJobs[]? | (.replicas // 1) * (.template |")
 
 
 def test_raycluster_worker_groups_count_hosts() -> None:
     result, _ = _draft("raycluster/crd/ray.io_rayclusters.yaml")
     worker = _child(result, "workerGroup")
     assert worker["instanceIdPath"] == ".spec.workerGroupSpecs[]? | .groupName"
-    assert worker["scaleDefinition"]["replicasPath"] == ".spec.workerGroupSpecs[]? | (.replicas // 0) * (.numOfHosts // 1)"
+    replicas = worker["scaleDefinition"]["replicasPath"]
+    assert replicas == ".spec.workerGroupSpecs[]? | (.replicas // 0) * (.numOfHosts // 1)"
 
 
 def test_schema_less_argo_workflow_finds_containers_in_the_samples() -> None:
     result, _ = _draft("argo-workflow/crd/argoproj.io_workflows-minimal.yaml")
     template = _child(result, "template")
-    assert template["specDefinition"] == {"fragmentedPodSpecDefinition": {"containerPath": ".spec.templates[]?.container"}}
+    fragments = {"containerPath": ".spec.templates[]?.container"}
+    assert template["specDefinition"] == {"fragmentedPodSpecDefinition": fragments}
     assert "x-kubernetes-preserve-unknown-fields" in result.text
 
 

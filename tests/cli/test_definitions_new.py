@@ -6,8 +6,8 @@ from pathlib import Path
 
 import yaml
 from click.testing import CliRunner
-
 from tests.authoring import fixtures
+
 from workload_map.cli.main import cli
 
 
@@ -41,7 +41,8 @@ def test_todos_go_to_stderr_and_validate_reports_them_located(tmp_path: Path) ->
     assert result.exit_code == 0, result.output
     assert yaml.safe_load(result.stdout)["kind"] == "Karta"
     assert "1 TODO(s)" in result.stderr
-    assert "TODO spec.structureDefinition.childComponents[0].podSelector.componentInstanceSelector.idPath" in result.stderr
+    field = "spec.structureDefinition.childComponents[0].podSelector.componentInstanceSelector.idPath"
+    assert f"TODO {field}" in result.stderr
     draft = tmp_path / "draft.yaml"
     draft.write_text(result.stdout)
     validated = runner.invoke(cli, ["validate", str(draft)])
@@ -59,5 +60,5 @@ def test_bad_input_is_one_located_error(tmp_path: Path) -> None:
     not_crd.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
     result = runner.invoke(cli, ["definitions", "new", "--crd", str(not_crd)])
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"error: no CustomResourceDefinition found ({not_crd})") or str(not_crd) in result.stderr
+    assert "no CustomResourceDefinition found" in result.stderr and str(not_crd) in result.stderr
     assert "Traceback" not in result.output
