@@ -219,3 +219,22 @@ def test_serve_identity_is_its_own_read_only_account() -> None:
     grants = _grants(role["rules"])
     assert {v for _, _, v, _ in grants} <= set(access.READ)
     assert not {(g, r) for g, r, _, _ in grants} & {("", "secrets"), ("", "configmaps"), ("", "services")}
+
+
+def test_cli_capacity_rules_have_their_lines_in_the_table() -> None:
+    """What `wmap auth --capacity` adds to the read-only role, in both forms, is exactly the table."""
+    definitions = builtin_definitions()
+    documented = _table("The CLI: capacity and fit")
+    base = _grants(access.cli_rules(definitions))
+    cluster_role = access.cli_manifests(definitions, capacity=True)[0]
+    assert _grants(cluster_role["rules"]) - base == documented - base, _diff_message(
+        _grants(cluster_role["rules"]) - base, documented - base
+    )
+    extra_cluster, extra_namespaced = access.capacity_rules()
+    assert _grants([*extra_cluster, *extra_namespaced]) == documented
+    split = access.cli_manifests(definitions, capacity=True, namespace="team-a")
+    by_kind = {doc["kind"]: _grants(doc["rules"]) for doc in split}
+    assert ("", "nodes", "list", False) in by_kind["ClusterRole"]
+    assert ("", "pods", "list", False) in by_kind["ClusterRole"]
+    assert ("", "resourcequotas", "list", False) in by_kind["Role"]
+    assert not any(g[1] == "secrets" for doc in split for g in _grants(doc["rules"]))

@@ -92,6 +92,14 @@ def cli_read_kinds(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
 
 KARTA_READ_RULE: Rule = {"apiGroups": [KARTA_GROUP], "resources": ["kartas"], "verbs": ["get", "list"]}
 
+# ``wmap capacity`` and ``wmap fit`` (workload_map.cluster.capacity): one LIST each of Nodes (cluster-scoped),
+# the non-terminal pods of every namespace (what the nodes hold, whoever owns it) and ResourceQuotas.
+CAPACITY_CLUSTER_RULES: list[Rule] = [
+    {"apiGroups": [""], "resources": ["nodes"], "verbs": ["list"]},
+    {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
+]
+CAPACITY_NAMESPACED_RULES: list[Rule] = [{"apiGroups": [""], "resources": ["resourcequotas"], "verbs": ["list"]}]
+
 
 def cli_rules(definitions: Iterable[LoadedDefinition], *, update: bool = False) -> list[Rule]:
     """The rules of the CLI's user: read-only, or with ``update`` also a patch on the workload kinds.
@@ -105,22 +113,31 @@ def cli_rules(definitions: Iterable[LoadedDefinition], *, update: bool = False) 
     return rules
 
 
+def capacity_rules() -> tuple[list[Rule], list[Rule]]:
+    """(cluster-wide, per-namespace) rules ``wmap capacity`` and ``wmap fit`` add to the read-only ones."""
+    return [dict(r) for r in CAPACITY_CLUSTER_RULES], [dict(r) for r in CAPACITY_NAMESPACED_RULES]
+
+
 def cli_manifests(
     definitions: Iterable[LoadedDefinition],
     *,
     update: bool = False,
+    capacity: bool = False,
     name: str = "wmap-reader",
     namespace: str | None = None,
 ) -> list[dict[str, Any]]:
     """ClusterRole (cluster-wide use, ``-A``), or a Role for ``namespace`` plus a ClusterRole for the
-    cluster-scoped Kartas: ready for ``kubectl apply`` (bind them with a (Cluster)RoleBinding)."""
+    cluster-scoped Kartas (and, with ``capacity``, nodes and every namespace's pods): ready for
+    ``kubectl apply`` (bind them with a (Cluster)RoleBinding)."""
     rules = cli_rules(definitions, update=update)
+    extra_cluster, extra_namespaced = capacity_rules() if capacity else ([], [])
     labels = {"app.kubernetes.io/name": "workload-map", "app.kubernetes.io/component": "cli"}
     meta: dict[str, Any] = {"name": name, "labels": labels}
     if namespace is None:
+        rules = [*rules, *extra_cluster, *extra_namespaced]
         return [{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": meta, "rules": rules}]
-    namespaced = [r for r in rules if r["apiGroups"] != [KARTA_GROUP]]
-    cluster = [r for r in rules if r["apiGroups"] == [KARTA_GROUP]]
+    namespaced = [*(r for r in rules if r["apiGroups"] != [KARTA_GROUP]), *extra_namespaced]
+    cluster = [*(r for r in rules if r["apiGroups"] == [KARTA_GROUP]), *extra_cluster]
     return [
         {
             "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -138,8 +155,11 @@ def cli_manifests(
 
 
 __all__ = [
+    "CAPACITY_CLUSTER_RULES",
+    "CAPACITY_NAMESPACED_RULES",
     "READ",
     "UPDATE",
+    "capacity_rules",
     "cli_manifests",
     "cli_read_kinds",
     "cli_rules",

@@ -1,8 +1,9 @@
 """``wmap snapshot``: everything the covered workloads need, in ONE file that ``--from-file`` reads.
 
 The file is a ``List`` (``{"apiVersion": "v1", "kind": "List", "items": [...]}``) holding the
-workloads, the intermediate objects (Jobs, StatefulSets, ...), the pods and the cluster's Karta
-objects, each with its apiVersion and kind. ``.json`` writes JSON, anything else YAML.
+workloads, the intermediate objects (Jobs, StatefulSets, ...), the pods, the cluster's Karta objects,
+and the Nodes and ResourceQuotas that ``capacity`` and ``fit`` read, each with its apiVersion and kind.
+``.json`` writes JSON, anything else YAML.
 """
 
 from __future__ import annotations
@@ -60,14 +61,30 @@ def write_snapshot(path: str | os.PathLike[str], objects: Iterable[Obj], karta_o
     return len(document["items"])
 
 
+def with_capacity(source: Any) -> tuple[list[Obj], list[str]]:
+    """The objects of a LiveSource plus its cluster's Nodes and ResourceQuotas (one more LIST each), and
+    the warnings of reading them."""
+    from workload_map.cluster.capacity import fetch_capacity
+
+    read = fetch_capacity(source.connection, source.namespace, pods=source.snapshot.pods)
+    warnings = list(read.warnings)
+    if read.nodes and source.namespace is not None:
+        warnings.append(
+            f"the snapshot holds the pods of namespace {source.namespace} only: capacity read from it does not "
+            "count what other namespaces' pods use on the nodes (snapshot with -A for that)"
+        )
+    return [*source.snapshot.objects, *read.nodes, *read.quotas], warnings
+
+
 def save_live_snapshot(options: Any, path: str | os.PathLike[str]) -> tuple[int, list[str]]:
     """List the cluster as ``get`` does (``options`` is a LiveOptions) and write it to ``path``."""
     from workload_map.cluster import live_source
 
     source = live_source(options)
     try:
-        count = write_snapshot(path, source.snapshot.objects, source.karta_objects)
+        objects, warnings = with_capacity(source)
+        count = write_snapshot(path, objects, source.karta_objects)
     finally:
         if getattr(options, "connection", None) is None:
             source.connection.close()
-    return count, source.warnings
+    return count, [*source.warnings, *warnings]

@@ -14,6 +14,11 @@ from workload_map.cli.options import definitions_option
     help="Also allow wmap update and suspend/resume: patch on the covered workload kinds (nothing else).",
 )
 @click.option(
+    "--capacity",
+    is_flag=True,
+    help="Also allow wmap capacity and fit: list on nodes, on every namespace's pods and on resourcequotas.",
+)
+@click.option(
     "-n",
     "--namespace",
     default=None,
@@ -24,19 +29,26 @@ from workload_map.cli.options import definitions_option
 @click.option("--name", default=None, help="Role name [default: wmap-reader, or wmap-updater with --update].")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", help="Output format.")
 @definitions_option
-def command(
-    update: bool, namespace: str | None, name: str | None, output: str, definition_paths: tuple[str, ...]
+def command(  # noqa: PLR0917 - click passes every option by name
+    update: bool,
+    capacity: bool,
+    namespace: str | None,
+    name: str | None,
+    output: str,
+    definition_paths: tuple[str, ...],
 ) -> None:
     """Print the minimal Role/ClusterRole for wmap, ready for kubectl apply.
 
     Read-only use (get, describe, explain, snapshot, gang) needs get/list/watch on the covered workload
     kinds, the kinds that own their pods, and pods, plus get/list on Kartas; never Secrets, ConfigMaps or
-    Services. --update adds patch on the workload kinds. Bind the role with a (Cluster)RoleBinding.
+    Services. --update adds patch on the workload kinds; --capacity adds list on nodes, pods of every
+    namespace (what the nodes hold) and resourcequotas. Bind the role with a (Cluster)RoleBinding.
 
     \b
     Examples:
       wmap auth | kubectl apply -f -
       wmap auth --update -n team-a | kubectl apply -f -
+      wmap auth --capacity | kubectl apply -f -
       kubectl create rolebinding alice-wmap -n team-a --role=wmap-reader --user=alice
     """
     from workload_map.cli.output import echo_document, emit_warnings, to_yaml_text
@@ -45,7 +57,7 @@ def command(
 
     definitions, warnings = definitions_only(definition_paths)
     role = name or ("wmap-updater" if update else "wmap-reader")
-    docs = cli_manifests(definitions, update=update, name=role, namespace=namespace)
+    docs = cli_manifests(definitions, update=update, capacity=capacity, name=role, namespace=namespace)
     if output == "json":
         echo_document({"apiVersion": "v1", "kind": "List", "items": docs}, "json")
     else:

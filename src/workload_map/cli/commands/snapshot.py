@@ -51,7 +51,7 @@ def command(
     from workload_map.cli.sources import REQUESTS_ENV, print_requests
     from workload_map.cluster import connect
     from workload_map.cluster.cli_support import live_options
-    from workload_map.cluster.snapshot_cmd import snapshot_document, write_snapshot
+    from workload_map.cluster.snapshot_cmd import snapshot_document, with_capacity, write_snapshot
     from workload_map.errors import WorkloadMapError
 
     options = live_options(
@@ -67,20 +67,21 @@ def command(
     options.connection = conn
     try:
         source = _list(options, conn) if stderr_is_tty() else _live(options)
+        objects, capacity_warnings = with_capacity(source)
         if path == "-":
             from workload_map.cli.output import echo_document
 
-            echo_document(snapshot_document(source.snapshot.objects, source.karta_objects), "yaml")
-            count = len(source.snapshot.objects) + len(source.karta_objects)
+            echo_document(snapshot_document(objects, source.karta_objects), "yaml")
+            count = len(objects) + len(source.karta_objects)
         else:
             try:
-                count = write_snapshot(path, source.snapshot.objects, source.karta_objects)
+                count = write_snapshot(path, objects, source.karta_objects)
             except OSError as exc:
                 raise CliError("cannot write the snapshot", where=path, why=exc.strerror or str(exc)) from None
         scope = "all namespaces" if source.namespace is None else f"namespace {source.namespace}"
         if path != "-":
             click.echo(f"Wrote {count} objects ({scope}) to {path}", err=True)
-        emit_warnings(source.warnings)
+        emit_warnings([*source.warnings, *capacity_warnings])
     finally:
         conn.close()
         if os.environ.get(REQUESTS_ENV, "") not in ("", "0"):
