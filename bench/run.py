@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="src/ of another checkout (e.g. a worktree of main): its `wmap get` is measured as 'before' in faststart",
     )
-    ap.add_argument("--skip", default="", help="comma list of sections to skip: dump,startup,faststart,jq")
+    ap.add_argument("--skip", default="", help="comma list of sections to skip: dump,startup,faststart,jq,fit")
     ap.add_argument("-o", "--output", type=Path, default=None, help="results JSON (default bench/results/<ts>.json)")
     args = ap.parse_args(argv)
 
@@ -128,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     section("faststart", lambda: bench_faststart.run(repeats=max(7, args.repeats), before_src=args.before_src))
     section("jq", lambda: bench_jq.run(seconds=args.jq_seconds))
+    if 1000 in sizes:
+        import bench_fit
+
+        section("fit", lambda: bench_fit.run(1000, repeats=args.repeats))
     if args.live:
         import bench_live
 

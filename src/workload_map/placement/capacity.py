@@ -242,6 +242,8 @@ class Capacity:
         self.warnings = warnings
         self._by_name = {n.name: n for n in self.nodes}
         self._by_uid = {p.uid: p for p in pods}
+        # What computations over this (read-only) model keep between calls: the placement engine's indexes.
+        self.cache: dict[str, Any] = {}
 
     @classmethod
     def from_objects(

@@ -11,13 +11,13 @@ counting N copies costs about 2·log2(N) placements, not N.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from workload_map.placement.capacity import PODS, Capacity, NodeCapacity, QuotaState, quota_keys
-from workload_map.placement.claims import NodeClaim
+from workload_map.placement.capacity import PODS, Capacity, QuotaState, quota_keys
+from workload_map.placement.packing import Demand, Journal, Placer, Shared, demand_of
 from workload_map.placement.requirements import ComponentRequirement, WorkloadRequirements
 from workload_map.resolve.quantity import format_quantity
 from workload_map.resolve.resources import gpu_count, is_gpu_resource
@@ -131,58 +131,6 @@ class FitResult:
         }
 
 
-class _Node:
-    __slots__ = ("allocatable", "free", "labels", "name", "schedulable", "taints")
-
-    def __init__(self, node: NodeCapacity) -> None:
-        self.name = node.name
-        self.free = node.free
-        self.allocatable = node.allocatable
-        self.labels = node.labels
-        self.taints = node.taints
-        self.schedulable = node.schedulable
-
-
-def implied_tolerations(component: ComponentRequirement) -> list[dict[str, str]]:
-    """The tolerations the ExtendedResourceToleration admission plugin adds to a pod requesting an
-    extended resource (``nvidia.com/gpu``): GPU nodes are tainted with the resource's name, and the pods
-    that reach them carry these, though their templates do not."""
-    return [
-        {"key": name, "operator": "Exists", "effect": effect}
-        for name in sorted(component.resource_request)
-        if "/" in name and not name.startswith(("kubernetes.io/", "requests.")) and component.resource_request[name] > 0
-        for effect in ("NoSchedule", "NoExecute")
-    ]
-
-
-Demand = tuple[tuple[str, Decimal], ...]
-
-
-def _demand(component: ComponentRequirement) -> Demand:
-    """What one pod takes from a node: its non-zero requests and one pod slot, GPUs first."""
-    items = {k: v for k, v in component.resource_request.items() if v > 0 and k != PODS}
-    items[PODS] = Decimal(1)
-    return tuple(sorted(items.items(), key=lambda kv: (not is_gpu_resource(kv[0]), kv[0] != "cpu", kv[0])))
-
-
-def _room(node: _Node, demand: Demand) -> int:
-    """How many such pods the node's free resources hold."""
-    room: int | None = None
-    free = node.free
-    for resource, value in demand:
-        have = free.get(resource, ZERO)
-        if have < value:
-            return 0
-        n = int(have // value)
-        if room is None or n < room:
-            room = n
-    return room or 0
-
-
-def _room_in(free: Mapping[str, Decimal], demand: Demand) -> int:
-    return min((int(free.get(r, ZERO) // v) for r, v in demand), default=0)
-
-
 def _describe(demand: Demand) -> str:
     """``8 GPUs``, or ``4 CPU, 16Gi memory`` for pods without GPUs."""
     values = dict(demand)
@@ -213,8 +161,8 @@ class _Unit:
 class _Placer:
     def __init__(self, requirements: WorkloadRequirements, capacity: Capacity) -> None:
         self.requirements = requirements
-        self.nodes = [_Node(n) for n in capacity.nodes]
-        by_name = {n.name: n for n in self.nodes}
+        self.shared = Shared.of(capacity)
+        self.engine = Placer(self.shared)
         self.warnings: list[str] = []
         self.own_pods = 0
         own_usage: list[Mapping[str, Decimal]] = []
@@ -223,51 +171,15 @@ class _Placer:
             if pod is None:
                 continue
             own_usage.append(pod.usage)
-            node = by_name.get(pod.node) if pod.node else None
-            if node is not None:
+            if pod.node is not None and self.engine.give_back(pod.node, pod.usage):
                 self.own_pods += 1
-                for resource, value in pod.usage.items():
-                    node.free[resource] = node.free.get(resource, ZERO) + value
         self.components = [c for c in requirements.components if c.replicas > 0]
-        self.demands = {c.name: _demand(c) for c in self.components}
-        self.funnel: dict[str, dict[str, Any]] = {}
-        self.eligible = {c.name: self._eligible(c) for c in self.components}
+        self.demands = {c.name: demand_of(c) for c in self.components}
+        self.eligible = {c.name: self.shared.eligible(c, self.demands[c.name]) for c in self.components}
+        self.static = {c.name: self.shared.static(self.eligible[c.name], self.demands[c.name]) for c in self.components}
         self.quotas = self._quotas(capacity.quotas_in(requirements.namespace), own_usage)
         self.units = self._units()
         self.placed = 0  # copies placed so far
-
-    # -- static filters
-    def _eligible(self, component: ComponentRequirement) -> list[_Node]:
-        claim = component.node_claim
-        implied = implied_tolerations(component)
-        if implied:
-            claim = NodeClaim(claim.node_selector, [*claim.tolerations, *implied], claim.hard_node_affinity)
-        funnel: dict[str, Any] = {"nodes": len(self.nodes), "taints": Counter(), "missing": Counter()}
-        out = [n for n in self.nodes if n.schedulable]
-        funnel["schedulable"] = len(out)
-        out = [n for n in out if claim.selector_matches(n.labels)]
-        funnel["selector"] = len(out)
-        out = [n for n in out if claim.affinity_matches(n.labels, n.name)]
-        funnel["affinity"] = len(out)
-        tolerated = []
-        for node in out:
-            blocking = claim.untolerated(node.taints)
-            if blocking:
-                funnel["taints"][str(blocking[0])] += 1
-            else:
-                tolerated.append(node)
-        funnel["tolerated"] = len(tolerated)
-        offering = []
-        demand = self.demands[component.name]
-        for node in tolerated:
-            missing = [r for r, _ in demand if node.free.get(r) is None]
-            if missing:
-                funnel["missing"][missing[0]] += 1
-            else:
-                offering.append(node)
-        funnel["offering"] = len(offering)
-        self.funnel[component.name] = funnel
-        return offering
 
     def _quotas(
         self, quotas: list[QuotaState], own_usage: list[Mapping[str, Decimal]]
@@ -321,15 +233,6 @@ class _Placer:
             unit.members.sort(key=lambda m: (-m[0].gpus, -m[1], -m[0].resource_request.get("cpu", ZERO), m[0].name))
         return units
 
-    # -- placing
-    def _order(self, demand: Demand) -> Any:
-        """Best fit: the node with the least free of the pod's first resource (GPUs, else CPU); pods
-        without GPUs go to nodes without free GPUs first."""
-        first = demand[0][0]
-        if is_gpu_resource(first):
-            return lambda n: (n.free.get(first, ZERO), n.free.get("cpu", ZERO), n.name)
-        return lambda n: (gpu_count(n.free) > 0, n.free.get(first, ZERO), n.free.get("memory", ZERO), n.name)
-
     def attempt(self, copies: int, explain: bool) -> tuple[bool, Any]:
         """Place ``copies`` copies at once; on success keep them and return where the pods went, else
         undo everything and return the Blocker (worded only when ``explain``)."""
@@ -337,53 +240,46 @@ class _Placer:
             for key, value in sorted(need.items()):
                 if value * copies > remaining[key]:
                     return False, self._quota_blocker(quota, key, remaining[key], value) if explain else None
-        journal: list[tuple[_Node, Demand, int]] = []
+        engine = self.engine
+        journal: Journal = []
         placed: dict[str, dict[str, int]] = {}
+        nodes = self.shared.nodes
         for unit in self.units:
             for component, count in unit.members:
-                demand = self.demands[component.name]
+                name = component.name
+                demand = self.demands[name]
                 wanted = count * copies
-                candidates = [(n, r) for n in self.eligible[component.name] if (r := _room(n, demand)) > 0]
-                order = self._order(demand)
-                candidates.sort(key=lambda nr: order(nr[0]))
                 left = wanted
-                start = len(journal)
-                for node, room in candidates:
+                mine: Journal = []
+                for i, room in engine.candidates(self.eligible[name], self.static[name], demand):
                     take = room if room < left else left
-                    for resource, value in demand:
-                        node.free[resource] -= value * take
-                    journal.append((node, demand, take))
-                    on_node = placed.setdefault(node.name, {})
-                    on_node[component.name] = on_node.get(component.name, 0) + take
+                    engine.place(i, demand, take, mine)
+                    on_node = placed.setdefault(nodes[i].name, {})
+                    on_node[name] = on_node.get(name, 0) + take
                     left -= take
                     if not left:
                         break
                 if left:
                     # Worded on the room the copy's earlier members left, before this component's pods.
-                    self._undo(journal[start:])
-                    del journal[start:]
+                    engine.undo(mine)
                     earlier = sum(t for _, _, t in journal)
                     blocker = self._room_blocker(component, unit, wanted, earlier) if explain else None
-                    self._undo(journal)
+                    engine.undo(journal)
                     return False, blocker
+                journal.extend(mine)
         for _quota, remaining, need in self.quotas:
             for key, value in need.items():
                 remaining[key] -= value * copies
         self.placed += copies
         return True, placed
 
-    @staticmethod
-    def _undo(journal: Iterable[tuple[_Node, Demand, int]]) -> None:
-        for node, demand, take in journal:
-            for resource, value in demand:
-                node.free[resource] += value * take
-
     # -- words
     def _quota_blocker(self, quota: QuotaState, key: str, remaining: Decimal, need: Decimal) -> Blocker:
         base = key.removeprefix("requests.")
         used = format_quantity(quota.used.get(key, ZERO), base)
-        placed = f" and {_plural(self.placed, 'copy')} placed" if self.placed else ""
-        placed = placed.replace("copys", "copies")
+        placed = ""
+        if self.placed:
+            placed = f" and {self.placed} {'copy' if self.placed == 1 else 'copies'} placed"
         return Blocker(
             "quota",
             f"namespace {quota.namespace}: ResourceQuota {quota.name} allows {key} "
@@ -393,29 +289,27 @@ class _Placer:
 
     def _room_blocker(self, component: ComponentRequirement, unit: _Unit, wanted: int, earlier: int) -> Blocker:
         name = component.name
-        funnel = self.funnel[name]
         eligible = self.eligible[name]
-        if not eligible:
-            kind, message = self._ineligible(component, funnel)
+        if not eligible.nodes:
+            kind, message = self._ineligible(component, eligible.funnel)
             return Blocker(kind, message, name, unit.group)
+        static = self.static[name]
         demand = self.demands[name]
-        rooms = [_room(n, demand) for n in eligible]
-        room = sum(rooms)
-        with_room = sum(1 for r in rooms if r > 0)
+        room, with_room = self.engine.room_now(eligible, static, demand)
         what = _describe(demand)
         pods = _plural(wanted, "pod")
         need = "needs" if wanted == 1 else "need"
-        if all(_room_in(n.allocatable, demand) <= 1 for n in eligible):  # one such pod per node at most
+        if static.one_per_node:
             such = _plural(with_room, "such node")
             message = f"{name}: {pods} x {what} {need} {_plural(wanted, 'node')} with {what} free; {such}"
         else:
-            nodes = "the 1 matching node has" if len(eligible) == 1 else f"the {len(eligible)} matching nodes have"
+            count = len(eligible.nodes)
+            nodes = "the 1 matching node has" if count == 1 else f"the {count} matching nodes have"
             message = f"{name}: {pods} x {what} {need} room for {wanted}; {nodes} room for {room}"
-        limit = min(demand, key=lambda rv: sum(int(max(n.free.get(rv[0], ZERO), ZERO) // rv[1]) for n in eligible))
-        resource, per_pod = limit
-        total = sum((max(n.free.get(resource, ZERO), ZERO) for n in eligible), ZERO)
+        by_resource = {r: self.engine.resource_now(eligible, static, r, v) for r, v in demand}
+        resource, per_pod = min(demand, key=lambda rv: by_resource[rv[0]][0])
+        _, total, best = by_resource[resource]
         if total >= per_pod * wanted:
-            best = max((max(n.free.get(resource, ZERO), ZERO) for n in eligible), default=ZERO)
             message += (
                 f" ({format_quantity(total, resource)} {_label(resource)} are free on them in total, but at most "
                 f"{format_quantity(best, resource)} on one node)"
@@ -431,15 +325,16 @@ class _Placer:
     def _ineligible(self, component: ComponentRequirement, funnel: dict[str, Any]) -> tuple[str, str]:
         name = component.name
         claim = component.node_claim
+        nodes = self.shared.nodes
         if funnel["nodes"] == 0:
             return "nodes", "the cluster has no nodes (no Node objects were read)"
         if funnel["schedulable"] == 0:
-            not_ready = sum(1 for n in self.nodes if not n.schedulable)
+            not_ready = sum(1 for n in nodes if not n.schedulable)
             return "nodes", f"no node is schedulable ({_plural(not_ready, 'node')} not Ready or cordoned)"
         if funnel["selector"] == 0:
             hints = []
             for key in sorted(claim.node_selector):
-                values = sorted({n.labels[key] for n in self.nodes if n.schedulable and key in n.labels})
+                values = sorted({n.labels[key] for n in nodes if n.schedulable and key in n.labels})
                 hints.append(f"{key}: {', '.join(values)}" if values else f"no node has label {key}")
             return "claim", (
                 f"{name}: no schedulable node matches nodeSelector "
@@ -447,21 +342,21 @@ class _Placer:
                 + f" ({'; '.join(hints)})"
             )
         if funnel["affinity"] == 0:
-            nodes = _plural(funnel["selector"], "schedulable node")
-            return "claim", f"{name}: none of the {nodes} matching its nodeSelector meets its required node affinity"
+            count = _plural(funnel["selector"], "schedulable node")
+            return "claim", f"{name}: none of the {count} matching its nodeSelector meets its required node affinity"
         if funnel["tolerated"] == 0:
             taint, count = funnel["taints"].most_common(1)[0]
-            nodes = "the 1 node" if funnel["affinity"] == 1 else f"the {funnel['affinity']} nodes"
+            those = "the 1 node" if funnel["affinity"] == 1 else f"the {funnel['affinity']} nodes"
             have = "has a taint" if funnel["affinity"] == 1 else "have taints"
             return "taints", (
-                f"{name}: {nodes} matching {claim.describe()} {have} it does not tolerate ({taint} on {count}); "
+                f"{name}: {those} matching {claim.describe()} {have} it does not tolerate ({taint} on {count}); "
                 "add a toleration or use other nodes"
             )
-        resource, count = funnel["missing"].most_common(1)[0]
+        resource, _ = funnel["missing"].most_common(1)[0]
         return "resources", f"{name}: none of the {_plural(funnel['tolerated'], 'node')} it may use offers {resource}"
 
     def gpus_free(self) -> Decimal:
-        return sum((max(gpu_count(n.free), ZERO) for n in self.nodes if n.schedulable), ZERO)
+        return self.engine.gpus_free()
 
 
 def fit(
