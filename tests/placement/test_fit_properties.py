@@ -93,3 +93,50 @@ def test_one_pod_shape_is_counted_exactly(spec: list[tuple[int, int]], gpus: int
     room = sum(int(n.gpus_free // gpus) for n in capacity.nodes)
     result = wm.fit(_workload([(gpus, replicas)], gang=True), capacity, max_copies=1000)
     assert result.copies == room // replicas
+
+
+def _requirements(groups: dict[str, dict[str, int]], shapes: dict[str, int]) -> wm.WorkloadRequirements:
+    counts: dict[str, int] = {}
+    for members in groups.values():
+        for name, n in members.items():
+            counts[name] = counts.get(name, 0) + n
+    components = [
+        wm.ComponentRequirement(name, name, None, counts[name], {GPU: Decimal(gpus)}, NodeClaim())
+        for name, gpus in shapes.items()
+    ]
+    gangs = [wm.GangGroupRequirement(g, sum(m.values()), m) for g, m in groups.items()]
+    return wm.WorkloadRequirements("v1", "Test", "team", "w", components, gangs)
+
+
+def test_gang_groups_of_different_sizes_largest_first_and_whole() -> None:
+    """A group of 3 x 4 GPUs and a group of 1 x 8 GPUs. Free 8, 8, 4: the big group goes first (12 GPUs),
+    best fit puts one pod on the 4-GPU node and two on one 8-GPU node; the small group takes the other
+    8-GPU node: one copy on all three nodes, nothing left."""
+    workload = _requirements({"big": {"a": 3}, "small": {"b": 1}}, {"a": 4, "b": 8})
+    result = wm.fit(workload, _capacity([(8, 0), (8, 0), (8, 4)]))
+    assert result.copies == 1
+    assert result.first_copy is not None
+    assert {n: dict(p) for n, p in result.first_copy.nodes.items()} == {
+        "n00": {"a": 2},
+        "n01": {"b": 1},
+        "n02": {"a": 1},
+    }
+    assert result.first_copy.gpus_left == 0
+    # Free 8, 8, 8: the first copy leaves 4 on one node; the second copy's big group finds room for one pod
+    # of its three, so no part of the second copy is placed (the verdict names the big group).
+    result = wm.fit(workload, _capacity([(8, 0), (8, 0), (8, 0)]))
+    assert result.copies == 1 and result.first_copy is not None and result.first_copy.gpus_left == 4
+    assert result.blocking is not None
+    assert result.blocking.message == (
+        "a: 3 pods x 4 GPUs need room for 3; the 3 matching nodes have room for 1; gang group big needs all its "
+        "3 members at once"
+    )
+    assert (result.blocking.group, result.blocking.component) == ("big", "a")
+    # The small group alone would still fit there: a copy is whole or nothing.
+    assert wm.fit(_requirements({"small": {"b": 1}}, {"b": 8}), _capacity([(8, 4), (8, 4), (8, 0)])).copies == 1
+
+
+def test_counting_stops_at_max_copies() -> None:
+    result = wm.fit(_workload([(1, 1)], gang=False), _capacity([(8, 0)] * 4), max_copies=10)
+    assert (result.copies, result.capped) == (10, True)
+    assert result.verdict().startswith("fits: at least 10 complete copies")
