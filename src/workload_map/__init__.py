@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workload_map._version import __version__
-    from workload_map.api.authoring import draft_definition
+    from workload_map.api.authoring import draft_definition, draft_from_cluster
     from workload_map.api.definitions import effective_definitions
     from workload_map.api.open import open_cluster, open_dump, open_objects, watch_cluster
     from workload_map.api.placement import fit
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "Draft": "workload_map.authoring",
     "draft_definition": "workload_map.api.authoring",
+    "draft_from_cluster": "workload_map.api.authoring",
     "Blocker": "workload_map.placement",
     "Capacity": "workload_map.placement",
     "ComponentRequirement": "workload_map.placement",
@@ -174,6 +175,7 @@ __all__ = [
     "definition_from_dict",
     "display_type",
     "draft_definition",
+    "draft_from_cluster",
     "effective_definitions",
     "emit_pod_groups",
     "fit",

@@ -79,3 +79,50 @@ def draft_definition(
     except ValueError as exc:
         where = Location(crd) if isinstance(crd, str) else Location(samples[0] if samples else "")
         raise WorkloadMapError("cannot draft a definition", where, detail=str(exc)) from None
+
+
+def draft_from_cluster(
+    kind: str,
+    *,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    cluster: str | None = None,
+    user: str | None = None,
+    namespace: str | None = None,
+    all_namespaces: bool = False,
+    request_timeout: str | None = None,
+    timeout: str | None = None,
+    limit: int = 20,
+    samples: Sequence[str] = (),
+    connection: Any = None,
+) -> Draft:
+    """A draft Karta for ``kind`` (``Kind.group``) read from a live cluster: its CRD and, when instances
+    exist (up to ``limit``, in ``namespace`` or the context's, or ``all_namespaces``), the pods whose
+    ownerReferences lead up to them and the owners on the way; ``samples`` files add to them."""
+    from workload_map.authoring import Sample, draft
+    from workload_map.catalog import builtin_definitions
+    from workload_map.cluster.authoring import read_kind
+    from workload_map.cluster.connection import ConnectionOptions, connect
+
+    if connection is None:
+        connection = connect(
+            ConnectionOptions(
+                kubeconfig=kubeconfig,
+                context=context,
+                cluster=cluster,
+                user=user,
+                namespace=namespace,
+                request_timeout=request_timeout,
+                timeout=timeout,
+            )
+        )
+    scope = None if all_namespaces else (namespace or connection.namespace)
+    crd, objects = read_kind(connection, kind, namespace=scope, limit=limit)
+    where = f"the cluster {connection.server}" + ("" if scope is None else f" (namespace {scope})")
+    given = [Sample(o, f"{where}: {o.get('kind')}/{(o.get('metadata') or {}).get('name')}") for o in objects]
+    given += _samples(samples)
+    sources = [f"the CRD {(crd.get('metadata') or {}).get('name')} in {where}", *samples]
+    try:
+        return draft(crd, given, catalog=builtin_definitions(strict=False), sources=sources)
+    except ValueError as exc:
+        raise WorkloadMapError("cannot draft a definition", Location(kind), detail=str(exc)) from None

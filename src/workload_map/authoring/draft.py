@@ -100,6 +100,13 @@ class _Builder:
         self.todos.append(f"{format_path(path)}: {what}")
         return todo(what)
 
+    def covering(self, group: str, kind: str) -> str | None:
+        for definition in self.catalog:
+            identity = definition.karta.identity
+            if identity is not None and (identity.group, identity.kind) == (group, kind):
+                return definition.name
+        return None
+
     def catalog_expression(self, gvk: dict[str, str], field_name: str) -> tuple[str, str] | None:
         for definition in self.catalog:
             identity = definition.karta.identity
@@ -321,6 +328,20 @@ def _choose_phase(
     return (best[2], best[3]) if best else None
 
 
+def _chain_evidence(builder: _Builder, kind: str, selector: pod_selectors.Selector | None) -> list[str]:
+    """The owner chain the sample pods show, and the catalog definitions that cover its kinds."""
+    if selector is None or not selector.chains:
+        return [f"the sample pods of this role are owned through an object the {kind} owns."]
+    chain = selector.chains.most_common(1)[0][0]
+    lines = [f"sample pods are owned through {' -> '.join([kind, *(c.rpartition('/')[2] for c in chain), 'Pod'])}."]
+    for link in chain:
+        api, _, link_kind = link.rpartition("/")
+        covered = builder.covering(api.rpartition("/")[0] if "/" in api else "", link_kind)
+        if covered:
+            lines.append(f"{link_kind} is covered by the catalog's {covered}: its pods' labels and counts are its own.")
+    return lines
+
+
 def _pod_selector(
     builder: _Builder, site: Site, selector: pod_selectors.Selector | None, path: Path, several: bool
 ) -> dict[str, Any] | None:
@@ -432,11 +453,7 @@ def draft(
                 api, _, owner_kind = owner.rpartition("/")
                 owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
                 component["kind"] = {"group": owner_group, "version": owner_version, "kind": owner_kind}
-                builder.note(
-                    (*path, "kind"),
-                    HIGH,
-                    f"the sample pods of this role are owned by a {owner_kind} owned by the {kind}.",
-                )
+                builder.note((*path, "kind"), HIGH, *_chain_evidence(builder, kind, selector))
             else:
                 component["kind"] = dict(POD)
                 builder.note(

@@ -29,7 +29,9 @@ class Selector:
     """What the pods of one site tell."""
 
     pods: list[tuple[Sample, str | None]] = field(default_factory=list)  # pod, its instance id if known
-    owner_kinds: Counter[str] = field(default_factory=Counter)  # nearest owner of the pods (apiVersion/kind)
+    # The root's own child on the way to the pods (apiVersion/kind), and the whole chain root-side first.
+    owner_kinds: Counter[str] = field(default_factory=Counter)
+    chains: Counter[tuple[str, ...]] = field(default_factory=Counter)
     type_key: str | None = None
     type_value: str | None = None
     instance_key: str | None = None
@@ -89,7 +91,8 @@ def infer(sites: list[Site], facts: SampleFacts) -> dict[int, Selector]:
             selector = selectors.setdefault(matches[0].site, Selector())
             ids = {m.instance for m in matches}
             selector.pods.append((pod, ids.pop() if len(ids) == 1 else None))
-            selector.owner_kinds[chain[0] if chain else ""] += 1
+            selector.owner_kinds[chain[-1] if chain else ""] += 1
+            selector.chains[tuple(reversed(chain))] += 1
     for index, selector in selectors.items():
         _labels(index, selector, selectors, sites[index])
     return selectors

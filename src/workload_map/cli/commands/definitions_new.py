@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from workload_map.cli.errors import CliError
+from workload_map.cli.options import all_namespaces_option, connection_options, namespace_option
 
 if TYPE_CHECKING:
     from workload_map import Draft
@@ -21,29 +22,73 @@ if TYPE_CHECKING:
     metavar="FILE",
     help="Sample objects of the kind, with the pods and owners they own if you have them (repeatable).",
 )
+@click.option(
+    "--kind",
+    "kind",
+    metavar="KIND.GROUP",
+    help="Read the kind from the cluster: its CRD and, when instances exist, the pods they own (through "
+    "any intermediate owner).",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Instances read with --kind.")
 @click.option("--crd-version", "version", metavar="VERSION", help="The CRD version to draft [default: storage].")
 @click.option("-o", "--output-file", "output_file", metavar="FILE", help="Write the draft to FILE, not stdout.")
-def command(crd: str | None, samples: tuple[str, ...], version: str | None, output_file: str | None) -> None:
+@namespace_option
+@all_namespaces_option
+@connection_options
+def command(  # noqa: PLR0917 - click passes every option by name
+    crd: str | None,
+    samples: tuple[str, ...],
+    kind: str | None,
+    limit: int,
+    version: str | None,
+    output_file: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    **connection: Any,  # kubectl's connection flags (options.connection_options)
+) -> None:
     """Draft a workload definition (Karta YAML) from a CRD and sample objects.
 
-    Every guess is commented with its evidence (schema path, sample value) and a confidence
-    (high|medium|low); what cannot be inferred is a TODO(wmap) that `wmap validate` reports. Sample pods
-    (owned by a sample object, directly or through a Job, StatefulSet...) give the pod labels that tell
-    roles and instances apart.
+    With --kind the CRD and samples are read from the cluster (kubectl's connection flags, -n/-A for
+    where instances are looked for). Every guess is commented with its evidence (schema path, sample
+    value) and a confidence (high|medium|low); what cannot be inferred is a TODO(wmap) that
+    `wmap validate` reports. Sample pods (owned by a sample object, directly or through a Job,
+    StatefulSet...) give the pod labels that tell roles and instances apart.
 
     \b
     Examples:
       wmap definitions new --crd crd.yaml > my-karta.yaml
       wmap definitions new --crd crd.yaml --sample captured.yaml -o my-karta.yaml
+      wmap definitions new --kind PyTorchJob.kubeflow.org -n team-a -o my-karta.yaml
       wmap validate my-karta.yaml && wmap definitions test my-karta.yaml --samples captured.yaml
     """
     import workload_map as wm
     from workload_map.cli.errors import from_library
 
-    if crd is None and not samples:
-        raise CliError("give --crd FILE and/or --sample FILE", hint="see: wmap definitions new --help", exit_code=2)
+    if kind is not None and crd is not None:
+        raise CliError("give --kind or --crd, not both", hint="see: wmap definitions new --help", exit_code=2)
+    if crd is None and not samples and kind is None:
+        raise CliError(
+            "give --crd FILE, --kind KIND.GROUP and/or --sample FILE",
+            hint="see: wmap definitions new --help",
+            exit_code=2,
+        )
     try:
-        result = wm.draft_definition(crd, samples, version=version)
+        if kind is not None:
+            result = wm.draft_from_cluster(
+                kind,
+                kubeconfig=connection.get("kubeconfig"),
+                context=connection.get("context"),
+                cluster=connection.get("cluster"),
+                user=connection.get("user"),
+                request_timeout=connection.get("request_timeout"),
+                timeout=connection.get("command_timeout"),
+                namespace=namespace,
+                all_namespaces=all_namespaces,
+                limit=limit,
+                samples=samples,
+            )
+        else:
+            result = wm.draft_definition(crd, samples, version=version)
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
     _emit(result, output_file)
