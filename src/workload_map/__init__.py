@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from workload_map.api.authoring import draft_definition, draft_from_cluster
     from workload_map.api.definitions import effective_definitions
     from workload_map.api.open import open_cluster, open_dump, open_objects, watch_cluster
-    from workload_map.api.placement import fit
+    from workload_map.api.placement import fit, fit_clusters
     from workload_map.api.selectors import SelectorError, parse_selector
     from workload_map.api.validation import ValidationReport, test_samples, validate_definitions
     from workload_map.api.view import Listing, PendingUpdate, View, emit_pod_groups, one_target, split_target
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         PoolSummary,
         QuotaState,
         WorkloadRequirements,
+        rank_fits,
     )
     from workload_map.registry import KindInfo, display_type
     from workload_map.resolve.status import StatusResult
@@ -83,6 +84,8 @@ _EXPORTS: dict[str, str] = {
     "QuotaState": "workload_map.placement",
     "WorkloadRequirements": "workload_map.placement",
     "fit": "workload_map.api.placement",
+    "fit_clusters": "workload_map.api.placement",
+    "rank_fits": "workload_map.placement",
     "AmbiguousTypeError": "workload_map.errors",
     "ComponentView": "workload_map.tree.model",
     "Emission": "workload_map.gang.emit",
@@ -179,12 +182,14 @@ __all__ = [
     "effective_definitions",
     "emit_pod_groups",
     "fit",
+    "fit_clusters",
     "load_paths",
     "one_target",
     "open_cluster",
     "open_dump",
     "open_objects",
     "parse_selector",
+    "rank_fits",
     "split_target",
     "test_samples",
     "validate_definitions",

@@ -117,9 +117,7 @@ def test_expired_continue_token_relists_once(test_cluster: TestCluster) -> None:
 
 def test_server_stops_mid_list(test_cluster: TestCluster, big: dict[str, Any]) -> None:
     """Stopped for good: the reads wait for it to come back until --timeout, then fail with why."""
-    conn = connect(
-        ConnectionOptions(kubeconfig=str(test_cluster.kubeconfig_path), request_timeout="10s", timeout="4s")
-    )
+    conn = connect(ConnectionOptions(kubeconfig=str(test_cluster.kubeconfig_path), request_timeout="10s", timeout="4s"))
     pod_path = f"/api/v1/namespaces/{big['ns']}/pods"
     original = conn.get
 

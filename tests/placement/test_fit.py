@@ -268,3 +268,23 @@ def test_cli_capacity_and_components() -> None:
     assert any(line.split()[:3] == ["team-a", "gpu-quota", "requests.nvidia.com/gpu"] for line in lines)
     code, out, _ = _wmap("components", "pytorchjob/big", "-n", "team-b", "-o", "json")
     assert code == 0 and json.loads(out)["totals"] == {"pods": 4, "gpus": 32}
+
+
+def test_fit_clusters_ranks_where_the_workload_fits(view: wm.View) -> None:
+    """The fixture (busy) and the same nodes without any pod (idle, twice with different names): the
+    PyTorchJob of 4 x 8 GPUs fits only on the idle ones, once each (four H100 nodes free)."""
+    objects = wm.open_dump(str(FIXTURE), namespace=None).objects
+    idle = [o for o in objects if o["kind"] != "Pod"]
+    views = {
+        "busy": view,
+        "idle-b": wm.open_objects(idle, namespace="team-b"),
+        "idle-a": wm.open_objects(idle, namespace="team-b"),
+    }
+    ranked = wm.fit_clusters(views, "pytorchjob/big")
+    assert [(r.cluster, r.copies) for r in ranked] == [("idle-a", 1), ("idle-b", 1), ("busy", 0)]
+    assert ranked[-1].blocking is not None and ranked[-1].blocking.kind == "room"
+    assert ranked[0].to_json()["cluster"] == "idle-a"
+    # The same from requirements of one cluster fitted on the others' capacity.
+    assert wm.fit(view.components("pytorchjob/big"), views["idle-a"]).copies == 1
+    with pytest.raises(wm.NotFoundError):
+        wm.fit_clusters(views, "pytorchjob/nope")

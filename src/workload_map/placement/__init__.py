@@ -7,7 +7,7 @@ workload and its gang plan into per-component requirements (Karmada's ComponentR
 
 from workload_map.placement.capacity import Capacity, NodeCapacity, PoolSummary, QuotaState
 from workload_map.placement.claims import NodeClaim, Taint
-from workload_map.placement.fit import Blocker, CopyPlacement, FitResult, fit
+from workload_map.placement.fit import Blocker, CopyPlacement, FitResult, fit, rank_fits
 from workload_map.placement.requirements import (
     ComponentRequirement,
     GangGroupRequirement,
@@ -29,5 +29,6 @@ __all__ = [
     "Taint",
     "WorkloadRequirements",
     "fit",
+    "rank_fits",
     "requirements_of",
 ]

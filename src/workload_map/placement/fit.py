@@ -11,7 +11,7 @@ counting N copies costs about 2·log2(N) placements, not N.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -417,3 +417,17 @@ def fit(
         warnings,
         cluster,
     )
+
+
+def rank_fits(results: Iterable[FitResult]) -> list[FitResult]:
+    """Clusters best first for one workload: those where it fits, the most complete copies first (the most
+    headroom), then the fewest nodes one copy uses, then the fewest GPUs it leaves idle (the tightest fit),
+    then by cluster name; those where it does not fit after, by name."""
+
+    def key(result: FitResult) -> tuple[Any, ...]:
+        first = result.first_copy
+        if first is None:
+            return (1, 0, 0, ZERO, result.cluster or "")
+        return (0, -result.copies, first.nodes_used, first.gpus_left, result.cluster or "")
+
+    return sorted(results, key=key)
