@@ -288,3 +288,37 @@ def test_fit_clusters_ranks_where_the_workload_fits(view: wm.View) -> None:
     assert wm.fit(view.components("pytorchjob/big"), views["idle-a"]).copies == 1
     with pytest.raises(wm.NotFoundError):
         wm.fit_clusters(views, "pytorchjob/nope")
+
+
+def test_unreadable_quantities_are_one_warning_each_and_never_a_failure() -> None:
+    def node(name: str, cpu: str) -> dict[str, object]:
+        ready = [{"type": "Ready", "status": "True"}]
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                "status": {"allocatable": {"cpu": cpu, "pods": "10"}, "conditions": ready}}  # fmt: skip
+
+    def pod(name: str, cpu: str) -> dict[str, object]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "a"},
+                "spec": {"nodeName": "good", "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+                "status": {"phase": "Running"}}  # fmt: skip
+
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q", "namespace": "a"},
+             "spec": {"hard": {"pods": "many"}}}  # fmt: skip
+    objects = [node("good", "8"), node("bad-1", "eight"), node("bad-2", "x"), pod("p1", "lots"), pod("p2", "?"),
+               pod("p3", "2"), quota]  # fmt: skip
+    capacity = wm.open_objects(objects, namespace="a").capacity()
+    assert capacity.warnings == [
+        "unreadable node or quota quantities are left out: node bad-1: allocatable[cpu]: invalid quantity "
+        "'eight' (and 2 more)",
+        "unreadable pod requests are counted as zero: pod a/p1: container 'c': requests[cpu]: invalid quantity "
+        "'lots' (and 1 more pods)",
+    ]
+    good = capacity.node("good")
+    assert good is not None and good.used == {"cpu": 2, "pods": 3}
+
+
+def test_a_manifest_of_a_kind_no_definition_covers_exits_4(tmp_path: Path) -> None:
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n")
+    code, _, err = _wmap("fit", "-f", str(manifest))
+    assert code == 4
+    assert err.startswith("error: no definition covers ConfigMap (v1)")

@@ -326,8 +326,14 @@ class View:
         from workload_map.placement import requirements_of
 
         obj = self._object(target, name, namespace)
-        tree = self.workload(obj) if isinstance(target, (dict, str)) else target
         definition, _ = self._cluster.registry.for_object(obj)
+        if definition is None:
+            raise UnknownTypeError(
+                f"no definition covers {obj.get('kind')} ({obj.get('apiVersion')})",
+                _where(obj),
+                hint="list the covered types with: wmap definitions (or add one with --definitions FILE)",
+            )
+        tree = self.workload(obj) if isinstance(target, (dict, str)) else target
         plan = None
         if definition is not None and definition.karta.gang is not None:
             try:  # the spec alone: the groups one copy needs, whatever pods exist now

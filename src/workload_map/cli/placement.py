@@ -116,7 +116,8 @@ def fit_lines(result: FitResult) -> list[str]:
     head = (
         f"{workload['kind']}/{workload['name']} in namespace {workload['namespace']}"
         + (f" on {result.cluster}" if result.cluster else "")
-        + f": {result.pods_per_copy} pods and {format_quantity(result.gpus_per_copy, 'gpu')} GPUs per copy; "
+        + f": {result.pods_per_copy} pod{'' if result.pods_per_copy == 1 else 's'} and "
+        f"{format_quantity(result.gpus_per_copy, 'gpu')} GPUs per copy; "
         f"{format_quantity(result.gpus_free, 'gpu')} GPUs free"
     )
     lines = [head, result.verdict()]

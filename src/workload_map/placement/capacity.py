@@ -42,10 +42,14 @@ def pod_key(pod: Obj) -> str:
     return str(uid) if uid else f"{namespace_of(pod)}/{name_of(pod)}"
 
 
-def pod_usage(pod: Mapping[str, Any]) -> Requests:
-    """What a pod takes from its node and its namespace's quota: its effective requests plus one pod slot."""
+def pod_usage(pod: Mapping[str, Any], problems: list[str] | None = None) -> Requests:
+    """What a pod takes from its node and its namespace's quota: its effective requests plus one pod slot.
+    Requests that cannot be read are left out, and said in ``problems``."""
     spec = pod.get("spec")
-    requests = dict(pod_resources(spec if isinstance(spec, Mapping) else None).requests)
+    resources = pod_resources(spec if isinstance(spec, Mapping) else None)
+    if problems is not None and resources.problems:
+        problems.append(f"pod {namespace_of(dict(pod))}/{name_of(dict(pod))}: {resources.problems[0]}")
+    requests = dict(resources.requests)
     requests[PODS] = Decimal(1)
     return requests
 
@@ -271,10 +275,11 @@ class Capacity:
             )
         bound: list[BoundPod] = []
         orphans: Counter[str] = Counter()
+        unreadable: list[str] = []
         for pod in pods:
             if is_terminal(pod):
                 continue
-            usage = pod_usage(pod)
+            usage = pod_usage(pod, unreadable)
             node_name = node_name_of(pod)
             bound.append(BoundPod(pod_key(pod), namespace_of(pod), node_name, usage))
             if node_name is None:
@@ -285,17 +290,20 @@ class Capacity:
                 continue
             _add(target.used, usage)
             target.pods += 1
+        quota_states = [_quota(q, problems) for q in quotas]
         all_warnings = list(warnings)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            all_warnings.append(f"unreadable node quantities are left out: {problems[0]}{more}")
+            all_warnings.append(f"unreadable node or quota quantities are left out: {problems[0]}{more}")
+        if unreadable:
+            more = f" (and {len(unreadable) - 1} more pods)" if len(unreadable) > 1 else ""
+            all_warnings.append(f"unreadable pod requests are counted as zero: {unreadable[0]}{more}")
         if orphans:
             example = sorted(orphans)[0]
             all_warnings.append(
                 f"{sum(orphans.values())} pod(s) are bound to {len(orphans)} node(s) not in the input "
                 f"(e.g. {example}): their usage is not counted"
             )
-        quota_states = [_quota(q, problems) for q in quotas]
         by_namespace: dict[str, list[QuotaState]] = {}
         for quota in quota_states:
             by_namespace.setdefault(quota.namespace, []).append(quota)

@@ -143,7 +143,7 @@ def _describe(demand: Demand) -> str:
     if values.get("memory"):
         parts.append(f"{format_quantity(values['memory'], 'memory')} memory")
     others = [f"{format_quantity(v, k)} {k}" for k, v in demand if k not in ("cpu", "memory", PODS)]
-    return ", ".join(parts + others) or "no resources"
+    return ", ".join(parts + others) or "no requests"
 
 
 def _label(resource: str) -> str:

@@ -3,8 +3,9 @@
 Field names are Karmada's ``ComponentRequirements`` (``name``, ``replicas``,
 ``replicaRequirements.{resourceRequest, nodeClaim, priorityClassName}``); ``component``, ``instance`` and
 ``minMembers`` are ours, and the workload's gang groups ride along in ``gangGroups`` (docs/placement.md).
-Per-pod requests come from the resolver (:attr:`InstanceView.per_pod_requests`), the gang minimums from
-the gang planner in spec mode: nothing here computes either again.
+Per-pod requests come from the resolver's :func:`~workload_map.resolve.resources.pod_resources` (what
+:attr:`InstanceView.per_pod_requests` gives), the gang minimums from the gang planner in spec mode: nothing
+here computes either again.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from workload_map.placement.capacity import pod_key
 from workload_map.placement.claims import NodeClaim
 from workload_map.resolve.quantity import QuantityError, format_quantity, parse_quantity
-from workload_map.resolve.resources import Requests, gpu_count
+from workload_map.resolve.resources import Requests, gpu_count, pod_resources
 
 if TYPE_CHECKING:
     from workload_map.gang.model import GangPlan
@@ -199,6 +200,8 @@ def requirements_of(tree: WorkloadTree, plan: GangPlan | None) -> WorkloadRequir
             spec = template.get("spec") if isinstance(template, Mapping) else None
             if template is None and instance.desired_pods:
                 warnings.append(f"{label}: no pod template is known: its pods are counted with no requests")
+            resources = pod_resources(spec if isinstance(spec, Mapping) else None)
+            warnings.extend(f"{label}: pod template: {p}: left out of its requests" for p in resources.problems)
             if isinstance(spec, Mapping) and spec.get("resourceClaims"):
                 warnings.append(f"{label}: dynamic resource claims (resourceClaims) are not modelled")
             priority = spec.get("priorityClassName") if isinstance(spec, Mapping) else None
@@ -207,7 +210,7 @@ def requirements_of(tree: WorkloadTree, plan: GangPlan | None) -> WorkloadRequir
                 view.name,
                 instance.id,
                 instance.desired_pods,
-                dict(instance_view.per_pod_requests),
+                dict(resources.requests),
                 NodeClaim.from_pod_spec(spec if isinstance(spec, Mapping) else None),
                 str(priority) if priority else None,
                 template_known=template is not None,
@@ -236,8 +239,12 @@ def requirements_of(tree: WorkloadTree, plan: GangPlan | None) -> WorkloadRequir
     for gang in groups:
         for name, count in gang.members.items():
             named[name].min_members += count
-    if plan is not None:
-        warnings.extend(plan.warnings)
+    for warning in plan.warnings if plan is not None else []:
+        # The plan repeats the resolver's diagnostics (with the definition's location in front), and says
+        # how groups are named without a uid: neither changes where pods go.
+        if "has no metadata.uid" in warning or any(t.endswith(warning) or warning.endswith(t) for t in tree.warnings):
+            continue
+        warnings.append(warning)
     return WorkloadRequirements(
         tree.api_version,
         tree.kind,
