@@ -115,11 +115,15 @@ class Watcher(threading.Thread):
             self._watch()
             if not self.retry or self.stop_event.is_set():
                 return
-            self.failures += 1
-            delay = min(self.MAX_BACKOFF, 0.5 * 2 ** min(self.failures, 8)) * random.uniform(0.5, 1.0)
-            if self.stop_event.wait(delay):
+            if not self.back_off():
                 return
             self._relist(reason="listed again after an error")
+
+    def back_off(self) -> bool:
+        """Wait the next capped exponential delay with jitter after a failure; False when stopped meanwhile."""
+        self.failures += 1
+        delay = min(self.MAX_BACKOFF, 0.5 * 2 ** min(self.failures, 8)) * random.uniform(0.5, 1.0)
+        return not self.stop_event.wait(delay)
 
     def _relist(self, reason: str) -> bool:
         res = self.listed.resource

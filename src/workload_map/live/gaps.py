@@ -13,7 +13,6 @@ ends a watch by itself, so only a request that must answer tells it apart from a
 from __future__ import annotations
 
 import queue
-import random
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -58,9 +57,7 @@ class GapWatcher(Watcher):
             if self._relist(reason="readable again: listed"):
                 super().run()
                 return
-            self.failures += 1
-            delay = min(self.MAX_BACKOFF, 0.5 * 2 ** min(self.failures, 8)) * random.uniform(0.5, 1.0)
-            if self.stop_event.wait(delay):
+            if not self.back_off():
                 return
 
 
