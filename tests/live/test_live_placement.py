@@ -248,3 +248,17 @@ def test_a_snapshot_carries_nodes_and_quotas_and_gives_the_same_verdicts(
             assert mine[0] == mine[1]
         else:
             assert json.loads(live.stdout) == json.loads(dumped.stdout)
+
+
+def test_a_cluster_wide_read_reuses_its_pod_list_for_capacity(placement: dict[str, Any]) -> None:
+    """get -A with capacity lists nodes and quotas only: the workload read's pods serve the model too."""
+    kubeconfig = placement["kubeconfig"]
+    with wm.open_cluster(kubeconfig=kubeconfig, all_namespaces=True, capacity=True) as full:
+        counter = full.requests
+        assert counter is not None
+        pod_lists = [path for (verb, path), _ in counter.counts.items() if verb == "LIST" and path.endswith("/pods")]
+        assert pod_lists == ["/api/v1/pods"]  # once, not again for the capacity
+        mine = [n.to_json() for n in full.capacity().nodes if n.name.endswith(placement["token"])]
+    with wm.open_cluster(kubeconfig=kubeconfig, all_namespaces=True, capacity="only") as only:
+        assert [n.to_json() for n in only.capacity().nodes if n.name.endswith(placement["token"])] == mine
+    assert len(mine) == 3

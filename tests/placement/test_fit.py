@@ -241,6 +241,8 @@ def test_cli_fit_prints_the_verdict_and_the_same_json_as_the_library(view: wm.Vi
     code, out, _ = _wmap("fit", "pytorchjob/big", "-n", "team-b")
     assert code == 0
     assert out.splitlines()[1] == f"does not fit: {CASES[('pytorchjob/big', 'team-b')][4]}"
+    code, out, _ = _wmap("fit", "lws/pair", "-n", "team-b")
+    assert code == 0 and out.splitlines()[2] == "One copy: leader 1 pod on a100-0; worker 1 pod on a100-1"
     code, out, _ = _wmap("fit", "job/six", "-n", "team-b", "-o", "json")
     assert code == 0
     assert json.loads(out) == view.fit("job/six").to_json()

@@ -121,6 +121,18 @@ def fit_lines(result: FitResult) -> list[str]:
         f"{format_quantity(result.gpus_free, 'gpu')} GPUs free"
     )
     lines = [head, result.verdict()]
+    if result.first_copy is not None:
+        per_component: dict[str, tuple[int, list[str]]] = {}
+        for node, pods in sorted(result.first_copy.nodes.items()):
+            for component, count in pods.items():
+                total, nodes = per_component.get(component, (0, []))
+                per_component[component] = (total + count, [*nodes, node])
+        parts = [
+            f"{component} {total} pod{'' if total == 1 else 's'} on "
+            + (nodes[0] if len(nodes) == 1 else f"{len(nodes)} nodes")
+            for component, (total, nodes) in sorted(per_component.items())
+        ]
+        lines.append("One copy: " + "; ".join(parts))
     if result.own_pods:
         lines.append(
             f"({result.own_pods} pods it already runs are counted as free: the verdict is for placing it anew)"
