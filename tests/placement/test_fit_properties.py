@@ -140,3 +140,63 @@ def test_counting_stops_at_max_copies() -> None:
     result = wm.fit(_workload([(1, 1)], gang=False), _capacity([(8, 0)] * 4), max_copies=10)
     assert (result.copies, result.capped) == (10, True)
     assert result.verdict().startswith("fits: at least 10 complete copies")
+
+
+ZONES = ("a", "b", "c")
+TAINTS = (None, "gpu", "dedicated")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(ZONES), st.sampled_from(TAINTS), st.booleans(), st.integers(0, 8)), max_size=10),
+    st.sampled_from((None, *ZONES)),
+    st.sampled_from((None, "in-ab", "not-c")),
+    st.booleans(),
+    st.integers(1, 4),
+)
+def test_every_pod_lands_on_a_node_its_claim_allows(
+    nodes: list[tuple[str, str | None, bool, int]],
+    zone: str | None,
+    affinity: str | None,
+    tolerate: bool,
+    replicas: int,
+) -> None:
+    objects = []
+    for index, (node_zone, taint, cordoned, free) in enumerate(nodes):
+        spec: dict[str, object] = {"unschedulable": cordoned}
+        if taint == "dedicated":
+            spec["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+        elif taint == "gpu":
+            spec["taints"] = [{"key": GPU, "value": "present", "effect": "NoSchedule"}]
+        objects.append({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"n{index:02d}", "labels": {"zone": node_zone}},
+            "spec": spec,
+            "status": {"allocatable": {"cpu": "8", "pods": "110", GPU: str(free)},
+                       "conditions": [{"type": "Ready", "status": "True"}]},
+        })  # fmt: skip
+    expressions = {
+        "in-ab": {"key": "zone", "operator": "In", "values": ["a", "b"]},
+        "not-c": {"key": "zone", "operator": "NotIn", "values": ["c"]},
+    }
+    terms = {"nodeSelectorTerms": [{"matchExpressions": [expressions[affinity]]}]} if affinity else None
+    claim = NodeClaim(
+        {"zone": zone} if zone else {},
+        [{"key": "dedicated", "operator": "Exists"}] if tolerate else [],
+        terms,
+    )
+    component = wm.ComponentRequirement("w", "w", None, replicas, {GPU: Decimal(1)}, claim)
+    result = wm.fit(wm.WorkloadRequirements("v1", "T", "ns", "x", [component]), wm.Capacity.from_objects(objects, []))
+    allowed = {
+        f"n{i:02d}"
+        for i, (node_zone, taint, cordoned, _) in enumerate(nodes)
+        if not cordoned
+        and (zone is None or node_zone == zone)
+        and (affinity != "in-ab" or node_zone in ("a", "b"))
+        and (affinity != "not-c" or node_zone != "c")
+        and (taint != "dedicated" or tolerate)  # the GPU taint is tolerated by the GPU request itself
+    }
+    room = sum(free for i, (_, _, _, free) in enumerate(nodes) if f"n{i:02d}" in allowed)
+    assert result.copies == min(room // replicas, 1000)
+    if result.first_copy is not None:
+        assert set(result.first_copy.nodes) <= allowed
