@@ -27,6 +27,7 @@ from live_data import (
     eventually,
     jobset_scenario,
     lws_scenario,
+    set_pod_running,
 )
 from tests.cluster.apiserver import TestCluster
 
@@ -272,6 +273,40 @@ def test_a_kind_forbidden_everywhere_is_one_cluster_wide_gap(world: dict[str, An
     lines = [w for w in warnings(proc.stderr) if "jobsets.jobset.x-k8s.io" in w]
     assert len(lines) == 1 and "cluster-wide" in lines[0], lines
     assert not any(r[2] in ("Job", "Pod") for r in rows(proc.stdout) if r[0] == world["train"])
+
+
+def test_watch_keeps_the_gaps_of_its_first_read(test_cluster: TestCluster, world: dict[str, Any]) -> None:
+    """`get --watch` as a user who may not list JobSets: after an event the JobSet's Jobs and pods are still
+    no rows: each state is resolved with the first read's gaps."""
+    train = world["train"]
+    watcher = subprocess.Popen(
+        [str(WMAP), "get", "-n", train, "--watch", "--watch-timeout", "15", "--kubeconfig", str(world["no-kind"])],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        assert watcher.stdout is not None
+        header = watcher.stdout.readline()
+        assert header.startswith("NAME "), header
+        first = watcher.stdout.readline()
+        assert first.startswith("tensorboard "), first
+        conn = admin(test_cluster)
+        pods = conn.request("GET", f"/api/v1/namespaces/{train}/pods", {"labelSelector": "app=tensorboard"})
+        for pod in pods["items"]:
+            set_pod_running(conn, train, pod["metadata"]["name"])
+        conn.close()
+        out, err = watcher.communicate(timeout=60)
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait(timeout=10)
+    assert watcher.returncode == 0, err
+    changed = [re.split(r" {3,}", line.strip()) for line in out.splitlines() if line.strip()]
+    assert changed and {r[0] for r in changed} == {"tensorboard"}, out  # no Job or Pod rows of the JobSet
+    assert changed[-1][4] == "2/2", out
+    assert not [w for w in warnings(err) if "jobsets" not in w and "Karta" not in w], err
 
 
 def test_a_removed_crd_leaves_pods_counted_not_promoted(test_cluster: TestCluster, world: dict[str, Any]) -> None:

@@ -418,7 +418,11 @@ class View:
         from workload_map.cluster.watch import watch_snapshots
         from workload_map.resolver import ClusterView
 
+        # What the first read could not see (its gaps) and the scope it read stay true of every later state:
+        # without them a forbidden kind's parts would become rows, and its pods zeros, at the first event.
+        first = self._cluster.snapshot
         for event in watch_snapshots(source.connection, source.lists, timeout=timeout):
+            event.snapshot.coverage, event.snapshot.listed = first.coverage, first.listed
             yield View(ClusterView(event.snapshot, source.registry), self.namespace, source), list(event.warnings)
 
     def _object(self, target: WorkloadTree | Obj | str, name: str | None, namespace: str | None) -> Obj:
