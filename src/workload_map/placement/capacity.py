@@ -17,7 +17,7 @@ from typing import Any
 from workload_map.objects import meta, name_of, namespace_of
 from workload_map.placement.claims import Taint, taints_of
 from workload_map.resolve.quantity import QuantityError, format_quantity, parse_quantity
-from workload_map.resolve.resources import Requests, gpu_count, is_gpu_resource, pod_resources
+from workload_map.resolve.resources import Requests, gpu_count, pod_resources
 
 Obj = dict[str, Any]
 PODS = "pods"  # the allocatable pod slots of a node: every pod takes one
@@ -309,7 +309,7 @@ class Capacity:
             by_namespace.setdefault(quota.namespace, []).append(quota)
         for pod_state in bound:
             for quota in by_namespace.get(pod_state.namespace, ()):
-                _charge(quota, pod_state.usage, 1)
+                _charge(quota, pod_state.usage)
         return cls(list(out_nodes.values()), quota_states, bound, all_warnings)
 
     # -- queries
@@ -369,11 +369,11 @@ def _quota(obj: Obj, problems: list[str]) -> QuotaState:
     )
 
 
-def _charge(quota: QuotaState, usage: Mapping[str, Decimal], times: int) -> None:
+def _charge(quota: QuotaState, usage: Mapping[str, Decimal]) -> None:
     for resource, value in usage.items():
         for key in quota_keys(resource):
             if key in quota.hard:
-                quota.used[key] = quota.used.get(key, ZERO) + value * times
+                quota.used[key] = quota.used.get(key, ZERO) + value
 
 
 def _add(into: Requests, other: Mapping[str, Decimal]) -> None:
@@ -392,7 +392,3 @@ def _fmt(name: str, value: Decimal) -> str:
 
 def _json(requests: Mapping[str, Decimal]) -> dict[str, str]:
     return {k: format_quantity(v, k) for k, v in sorted(requests.items())}
-
-
-def gpu_resources(requests: Mapping[str, Decimal]) -> list[str]:
-    return sorted(k for k in requests if is_gpu_resource(k))
