@@ -1,5 +1,5 @@
 """``wmap fit`` latency per workload once the capacity model is loaded, on the generated 1,000-workload cluster
-(bench/gen_cluster.py: ~19k pods on ~1,000 nodes), against resolving the same workload in the same run.
+(bench/gen_cluster.py: 18,881 pods on 6,960 nodes), against resolving the same workload in the same run.
 
     python bench/bench_fit.py [--workloads 1000] [--repeats 3]
 
