@@ -275,6 +275,25 @@ def test_a_kind_forbidden_everywhere_is_one_cluster_wide_gap(world: dict[str, An
     assert not any(r[2] in ("Job", "Pod") for r in rows(proc.stdout) if r[0] == world["train"])
 
 
+def test_describe_with_pods_forbidden_says_unknown(world: dict[str, Any]) -> None:
+    """`describe` of a workload whose pods may not be read: `?`, never the zeros of pods it could not see, and
+    the partial-result exit code."""
+    proc = wmap(world["no-pods"], "describe", "deployment/web", "-n", world["serve"])
+    assert proc.returncode == 5, proc.stderr
+    header = dict(re.split(r":\s+", line, maxsplit=1) for line in proc.stdout.split("\n\n")[0].splitlines())
+    assert header["Pods"] == "?/3 ready, ? present, ? pending, ? failed", proc.stdout
+    assert header["Status"].startswith("Undefined (incomplete)")
+    assert header["GPUs"] == "0 desired, ? in use"
+    assert header["Incomplete"] == f"user 'wmap-no-pods-ns' may not list pods in namespace {world['serve']}"
+    tree = proc.stdout.split("Tree:\n", 1)[1].splitlines()[0]
+    assert tree.startswith("Deployment/web  Undefined  (incomplete)  ?/3 ready"), tree
+    pods = [w for w in warnings(proc.stderr) if "may not list pods" in w]
+    assert len(pods) == 1, proc.stderr
+    readable = wmap(world["no-pods"], "describe", "deployment/tensorboard", "-n", world["train"])
+    assert readable.returncode == 0, readable.stderr
+    assert "?" not in readable.stdout.split("Tree:")[0] and "Incomplete:" not in readable.stdout
+
+
 def test_watch_keeps_the_gaps_of_its_first_read(test_cluster: TestCluster, world: dict[str, Any]) -> None:
     """`get --watch` as a user who may not list JobSets: after an event the JobSet's Jobs and pods are still
     no rows: each state is resolved with the first read's gaps."""

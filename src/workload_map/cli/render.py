@@ -65,20 +65,27 @@ def header_lines(tree: WorkloadTree) -> list[str]:
     status = tree.status
     matched = ", ".join(s.value for s in status.matched) or NONE
     gpus_current = number(_gpus_current(tree))
+    unknown = bool(tree.incomplete)  # part of its pods or parts could not be read: unknown, not zero
+    if unknown:
+        pods = f"?/{counts.desired} ready, ? present, ? pending, ? failed"
+        gpus_current = "?"
+    else:
+        pods = (
+            f"{counts.ready}/{counts.desired} ready, {counts.current} present, {counts.pending} pending, "
+            f"{counts.failed} failed"
+        )
     fields = [
         ("Name", tree.name),
         ("Namespace", tree.namespace),
         ("Type", f"{tree.kind} ({tree.api_version})"),
         ("Definition", definition_line(tree)),
-        ("Status", f"{status.primary.value} (matched: {matched})"),
+        ("Status", f"{status.primary.value}{' (incomplete)' if unknown else ''} (matched: {matched})"),
         ("Created", f"{created} ({age(created)} ago)" if created else "<unknown>"),
-        (
-            "Pods",
-            f"{counts.ready}/{counts.desired} ready, {counts.current} present, {counts.pending} pending, "
-            f"{counts.failed} failed",
-        ),
+        ("Pods", pods),
         ("GPUs", f"{number(tree.gpus)} desired, {gpus_current} in use"),
     ]
+    if unknown:
+        fields.append(("Incomplete", "; ".join(tree.incomplete)))
     width = max(len(k) for k, _ in fields) + 2
     return [f"{(key + ':').ljust(width)}{value}" for key, value in fields]
 
@@ -98,7 +105,9 @@ def _styled(text: str, style: str | None = None) -> tuple[str, str] | str:
     return (text, style) if style else text
 
 
-def _counts_text(counts: PodCounts) -> str:
+def _counts_text(counts: PodCounts, unknown: bool = False) -> str:
+    if unknown:  # pods that could not be read: only the spec's desired count is known
+        return f"?/{counts.desired} ready"
     text = f"{counts.ready}/{counts.desired} ready"
     if counts.pending:
         text += f", {counts.pending} pending"
@@ -157,6 +166,7 @@ def _add_pods(node: Tree, pods: Iterable[PlacedPod], role: str | None, *, by_rep
 class _TreeBuilder:
     def __init__(self, tree: WorkloadTree) -> None:
         self.tree = tree
+        self.unknown = bool(tree.incomplete)
         self.views = {c.name: c for c in tree.components}
         self.children: dict[str | None, list[ComponentView]] = {}
         for view in tree.components:
@@ -186,7 +196,7 @@ class _TreeBuilder:
             parts.append(f"  {kind.kind}")
         elif not view.component.has_pods:
             parts.append("  (logical)")
-        parts.append(f"  {_counts_text(self.subtree_counts(view))}")
+        parts.append(f"  {_counts_text(self.subtree_counts(view), self.unknown)}")
         if view.component.error:
             parts += ["  ", (f"error: {view.component.error}", "red")]
         return Text.assemble(*parts)
@@ -197,7 +207,7 @@ class _TreeBuilder:
         text = f"instance {instance.id}"
         if replicas is not None:
             text += f"  replicas {replicas}"
-        return f"{text}  {_counts_text(view.counts)}"
+        return f"{text}  {_counts_text(view.counts, self.unknown)}"
 
     def add_component(self, parent: Tree, view: ComponentView) -> None:
         node = parent.add(self.component_label(view))
@@ -242,7 +252,9 @@ class _TreeBuilder:
                     branch.add(_pod_label(pod, role))
         for descendant in descendants:
             if descendant.component.has_pods and not any(i.pods for i in descendant.instances):
-                node.add(f"{descendant.name}  0/{descendant.counts.desired} ready (no pods yet)")
+                seen = "?" if self.unknown else "0"
+                why = "pods not readable" if self.unknown else "no pods yet"
+                node.add(f"{descendant.name}  {seen}/{descendant.counts.desired} ready ({why})")
 
     def build(self) -> Tree:
         from rich.text import Text
@@ -254,7 +266,8 @@ class _TreeBuilder:
             (f"{tree.kind}/{tree.name}", "bold"),
             "  ",
             _styled(primary, STATUS_STYLES.get(primary)),
-            f"  {_counts_text(tree.counts)}",
+            "  (incomplete)" if self.unknown else "",
+            f"  {_counts_text(tree.counts, self.unknown)}",
             f"  gpus {number(tree.gpus)}",
         )
         root = Tree(label)
@@ -355,7 +368,7 @@ def resources_lines(tree: WorkloadTree) -> list[str]:
                     view.name,
                     instance_view.instance.id or "-",
                     "-" if replicas is None else str(replicas),
-                    f"{counts.current}/{counts.desired}",
+                    f"{'?' if tree.incomplete else counts.current}/{counts.desired}",
                     number(gpu_count(per_pod)),
                     quantity(per_pod, "cpu"),
                     quantity(per_pod, "memory"),
@@ -368,7 +381,7 @@ def resources_lines(tree: WorkloadTree) -> list[str]:
             "TOTAL",
             "",
             "",
-            f"{counts.current}/{counts.desired}",
+            f"{'?' if tree.incomplete else counts.current}/{counts.desired}",
             number(gpu_count(desired)),
             quantity(desired, "cpu"),
             quantity(desired, "memory"),

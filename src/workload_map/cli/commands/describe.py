@@ -57,3 +57,7 @@ def command(
             click.echo("\nResources (per pod; TOTAL = every desired pod):")
             click.echo("\n".join("  " + line for line in resources_lines(tree)))
     emit_warnings([*view.warnings, *tree.warnings])
+    if view.coverage.forbidden() or view.coverage.failed():
+        from workload_map.cli.errors import EXIT_PARTIAL
+
+        raise click.exceptions.Exit(EXIT_PARTIAL)  # printed what it could read; the warnings say what not
