@@ -294,6 +294,28 @@ def test_describe_with_pods_forbidden_says_unknown(world: dict[str, Any]) -> Non
     assert "?" not in readable.stdout.split("Tree:")[0] and "Incomplete:" not in readable.stdout
 
 
+def test_explain_gang_components_with_pods_forbidden(world: dict[str, Any]) -> None:
+    """The other one-workload commands on a LeaderWorkerSet whose pods may not be read: what rests on pods is
+    `?`/unknown, never "0 present, 2 missing", and they exit 5."""
+    serve = world["serve"]
+    explain = wmap(world["no-pods"], "explain", "lws/vllm", "-n", serve)
+    assert explain.returncode == 5, explain.stderr
+    assert f"Incomplete: user 'wmap-no-pods-ns' may not list pods in namespace {serve}" in explain.stdout
+    gang = wmap(world["no-pods"], "gang", "lws/vllm", "-n", serve)
+    assert gang.returncode == 5, gang.stderr
+    assert "its pods could not be read" in gang.stdout and "no pods yet" not in gang.stdout, gang.stdout
+    table = [re.split(r" {3,}", line.strip()) for line in gang.stdout.split("\n\n")[1].splitlines()]
+    assert table[0][4:8] == ["PRESENT", "SCHEDULED", "PENDING", "MISSING"], table
+    assert table[1:] and all(row[4:8] == ["?"] * 4 and row[-1] == "unknown" for row in table[1:]), table
+    assert "(0 present)" not in gang.stdout and " seen." not in gang.stdout
+    document = json.loads(wmap(world["no-pods"], "gang", "lws/vllm", "-n", serve, "-o", "json").stdout)
+    assert document["incomplete"] == [f"user 'wmap-no-pods-ns' may not list pods in namespace {serve}"]
+    components = wmap(world["no-pods"], "components", "lws/vllm", "-n", serve)
+    assert components.returncode == 5, components.stderr
+    readable = wmap(world["admin"], "gang", "lws/vllm", "-n", serve)
+    assert readable.returncode == 0 and "incomplete" not in readable.stdout and "unknown" not in readable.stdout
+
+
 def test_watch_keeps_the_gaps_of_its_first_read(test_cluster: TestCluster, world: dict[str, Any]) -> None:
     """`get --watch` as a user who may not list JobSets: after an event the JobSet's Jobs and pods are still
     no rows: each state is resolved with the first read's gaps."""

@@ -42,6 +42,15 @@ def tree_of(view: View, workload: dict[str, Any]) -> WorkloadTree:
         raise from_library(exc) from None
 
 
+def exit_if_partial(view: View) -> None:
+    """After printing what was read: exit 5 (docs/cli.md) when a kind or namespace of it was forbidden or
+    failed; the warnings have said which and the fix."""
+    from workload_map.cli.errors import EXIT_PARTIAL
+
+    if view.coverage.forbidden() or view.coverage.failed():
+        raise click.exceptions.Exit(EXIT_PARTIAL)
+
+
 def kind_name(workload: dict[str, Any]) -> str:
     """``-o name`` form: ``<kind>.<group>/<name>``, ``pod/<name>`` for the core group."""
     from workload_map.objects import group_of, name_of

@@ -21,22 +21,31 @@ def _number(value: object) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def table_rows(plan: GangPlan) -> list[list[str]]:
+def table_rows(plan: GangPlan, *, unknown: bool = False) -> list[list[str]]:
+    """One row per group. ``unknown``: the workload's pods could not be read, so which members are present,
+    scheduled, pending or missing is ``?`` (and the state ``unknown``), not the zeros of pods unseen."""
     rows = []
     for group in plan.groups:
         member = group.component if group.instance is None else f"{group.component}[{group.instance}]"
+        seen = (
+            ["?"] * 4
+            if unknown
+            else [
+                str(len(group.active)),
+                str(len(group.scheduled)),
+                str(len(group.pending)),
+                str(group.missing),
+            ]
+        )
         rows.append(
             [
                 group.display_name(),
                 member,
                 str(group.min_member),
                 str(group.desired),
-                str(len(group.active)),
-                str(len(group.scheduled)),
-                str(len(group.pending)),
-                str(group.missing),
+                *seen,
                 _number(group.min_gpus),
-                group_state(group),
+                "unknown" if unknown else group_state(group),
             ]
         )
     return rows
@@ -45,15 +54,17 @@ def table_rows(plan: GangPlan) -> list[list[str]]:
 HEADERS = ["GROUP", "MEMBER", "MIN", "DESIRED", "PRESENT", "SCHEDULED", "PENDING", "MISSING", "GPUS(MIN)", "STATE"]
 
 
-def detail_lines(plan: GangPlan) -> list[str]:
-    """Per group: sub-groups, min resources and placement shape, pending members with their reasons."""
+def detail_lines(plan: GangPlan, *, unknown: bool = False) -> list[str]:
+    """Per group: sub-groups, min resources and placement shape, pending members with their reasons
+    (``unknown``: see table_rows)."""
     lines: list[str] = []
     for group in plan.groups:
         lines.append(f"{group.display_name()}:")
         if group.sub_groups:
             kind = "derived sub-groups" if all(s.derived for s in group.sub_groups) else "sub-groups"
             parts = [
-                f"{s.name} min {s.min_member} ({len([p for p in s.pods if p in group.active])} present)"
+                f"{s.name} min {s.min_member} "
+                f"({'?' if unknown else len([p for p in s.pods if p in group.active])} present)"
                 for s in group.sub_groups
             ]
             suffix = f", all {group.min_sub_group} required" if group.min_sub_group else ""
@@ -76,10 +87,14 @@ def detail_lines(plan: GangPlan) -> list[str]:
         for note in group.notes:
             lines.append(f"  note: {note}")
     for missing in plan.unenumerated:
-        lines.append(
-            f"{missing.expected} group(s) of member {missing.component!r} ({missing.definition_group}) are expected; "
-            f"{missing.observed} seen. Their names depend on pod labels, known once the pods exist."
-        )
+        expected = f"{missing.expected} group(s) of member {missing.component!r} ({missing.definition_group}) are "
+        if unknown:
+            lines.append(expected + "expected. Their names depend on pod labels, and the pods could not be read.")
+        else:
+            lines.append(
+                expected + f"expected; {missing.observed} seen. Their names depend on pod labels, known once the "
+                "pods exist."
+            )
     if plan.errors:
         lines.append("Pods that cannot be grouped:")
         lines.extend(f"  {e.pod}: {e.message}" for e in plan.errors)

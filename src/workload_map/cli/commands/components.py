@@ -38,7 +38,7 @@ def command(
     from workload_map.cli.errors import from_library
     from workload_map.cli.output import echo_document, echo_table, emit_warnings
     from workload_map.cli.sources import open_view
-    from workload_map.cli.workloads import find_one, one_target
+    from workload_map.cli.workloads import exit_if_partial, find_one, one_target
     from workload_map.resolve.resources import to_json
 
     view = open_view(
@@ -80,3 +80,4 @@ def command(
                 ],
             )
     emit_warnings([*view.warnings, *requirements.warnings])
+    exit_if_partial(view)

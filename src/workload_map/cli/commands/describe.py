@@ -35,7 +35,7 @@ def command(
     from workload_map.cli.output import echo_document, emit_warnings, render
     from workload_map.cli.render import glyphs_for_stdout, header_lines, resources_lines, rich_tree, status_lines
     from workload_map.cli.sources import open_view
-    from workload_map.cli.workloads import find_one, one_target, tree_of
+    from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of
 
     view = open_view(
         from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
@@ -57,7 +57,4 @@ def command(
             click.echo("\nResources (per pod; TOTAL = every desired pod):")
             click.echo("\n".join("  " + line for line in resources_lines(tree)))
     emit_warnings([*view.warnings, *tree.warnings])
-    if view.coverage.forbidden() or view.coverage.failed():
-        from workload_map.cli.errors import EXIT_PARTIAL
-
-        raise click.exceptions.Exit(EXIT_PARTIAL)  # printed what it could read; the warnings say what not
+    exit_if_partial(view)

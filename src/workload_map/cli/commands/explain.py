@@ -34,7 +34,7 @@ def command(
     from workload_map.cli.output import echo_document, emit_warnings
     from workload_map.cli.render import definition_line, glyphs_for_stdout, status_lines
     from workload_map.cli.sources import open_view
-    from workload_map.cli.workloads import find_one, one_target, tree_of
+    from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of
 
     view = open_view(
         from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
@@ -47,5 +47,8 @@ def command(
     else:
         click.echo(f"{tree.kind}/{tree.name} in namespace {tree.namespace}")
         click.echo(f"Definition: {definition_line(tree)}")
+        if tree.incomplete:  # the status may rest on parts that could not be read
+            click.echo(f"Incomplete: {'; '.join(tree.incomplete)}")
         click.echo("\n".join(status_lines(tree.status, glyphs_for_stdout(), full=True)))
     emit_warnings([*view.warnings, *tree.warnings])
+    exit_if_partial(view)

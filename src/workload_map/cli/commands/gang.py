@@ -62,7 +62,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     from workload_map.cli.errors import from_library
     from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
     from workload_map.cli.sources import open_view
-    from workload_map.cli.workloads import find_one, one_target
+    from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of
     from workload_map.gang.report import HEADERS, detail_lines, table_rows
     from workload_map.objects import key_of
 
@@ -76,6 +76,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
     warnings = [*view.warnings, *plan.warnings]
+    # Its pods (or parts) could not be read: which members are present is unknown, not zero.
+    incomplete = tree_of(view, workload).incomplete
 
     if scheduler is not None:
         if output == "text":
@@ -91,23 +93,30 @@ def command(  # noqa: PLR0917 - click passes every option by name
         echo_document(objects[0] if len(objects) == 1 else as_list(objects), output)
         emit_warnings([*warnings, *emission.warnings])
         for a in emission.attachments:
-            who = ", ".join(a.pods) or "(none yet)"
+            who = ", ".join(a.pods) or ("(not readable)" if incomplete else "(none yet)")
             where = a.group + (f"/{a.sub_group}" if a.sub_group else "")
             click.echo(f"Attach to {where}: pods {who} need {json.dumps(a.patch(), separators=(',', ':'))}", err=True)
+        exit_if_partial(view)
         return
 
     if output in ("json", "yaml"):
-        echo_document(plan.to_json(), output)
+        document = plan.to_json()
+        if incomplete:
+            document["incomplete"] = list(incomplete)
+        echo_document(document, output)
     else:
         form = plan.form or "none"
         source = "from its pods" if plan.mode == "pods" else "from the spec (no pods yet)"
+        if incomplete:
+            source = f"from the spec (its pods could not be read: {'; '.join(incomplete)})"
         click.echo(f"{workload.get('kind')}/{key_of(workload).name} in namespace {key_of(workload).namespace}")
         click.echo(f"Definition: {plan.definition}, gang form {form}, groups computed {source}")
         if plan.groups:
             click.echo("")
-            echo_table(HEADERS, table_rows(plan))
-        details = detail_lines(plan)
+            echo_table(HEADERS, table_rows(plan, unknown=bool(incomplete)))
+        details = detail_lines(plan, unknown=bool(incomplete))
         if details:
             click.echo("")
             click.echo("\n".join(details))
     emit_warnings(warnings)
+    exit_if_partial(view)
