@@ -226,7 +226,7 @@ def status_strings(facts: SampleFacts) -> list[Segments]:
             if key == "conditions":
                 continue
             here = (*segments, key)
-            if isinstance(value, str) and (key in ("phase", "state") or key.endswith(("Phase", "State"))):
+            if isinstance(value, str) and (key in ("phase", "state") or key.endswith(("Phase", "State", "Status"))):
                 if here not in seen:
                     seen.append(here)
             elif isinstance(value, dict):

@@ -239,7 +239,7 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
         elif (
             schema.get("type") == "string"
             and "conditions" not in found.segments
-            and (name in PHASE_NAMES or name.endswith(("Phase", "State")))
+            and (name in PHASE_NAMES or name.endswith(("Phase", "State", "Status")))
         ):
             facts.phases.append(found)
     facts.phases.sort(key=lambda f: (len(f.segments), not f.enum))
