@@ -3,6 +3,7 @@ and resolves every sample; the structural facts of the well-typed ones are the o
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -19,19 +20,25 @@ from workload_map.sampletest import run_samples
 from workload_map.sources.documents import Document
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not checked out")
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the CRDs are megabytes of YAML
+
+
+@functools.cache
+def _documents(relative: str) -> list[Any]:
+    return list(yaml.load_all((CORPUS / relative).read_text(), Loader=LOADER))
 
 
 def _crds() -> list[tuple[str, int]]:
     out = []
     for path in sorted(CORPUS.glob("*/crd/*.y*ml")):
-        for index, doc in enumerate(yaml.safe_load_all(path.read_text())):
+        for index, doc in enumerate(_documents(str(path.relative_to(CORPUS)))):
             if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
                 out.append((str(path.relative_to(CORPUS)), index))
     return out
 
 
 def _draft(relative: str, index: int = 0) -> tuple[Draft, list[Sample]]:
-    doc = list(yaml.safe_load_all((CORPUS / relative).read_text()))[index]
+    doc = _documents(relative)[index]
     framework = relative.split("/", maxsplit=1)[0]
     samples = [Sample(o.obj, o.label) for f in corpus_files(framework) for o in corpus_objects(f)]
     return draft(doc, samples, catalog=builtin_definitions(), sources=[relative]), samples

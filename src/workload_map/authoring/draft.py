@@ -285,13 +285,18 @@ def _status(
             guess = vocabulary.classify(value)
             if guess is not None:
                 add(guess[0], {"byPhase": value}, guess[1], f"phase {value!r} ({where}).")
+    hint = "No condition or phase says it."
+    if phase is None and facts is not None and facts.phases:
+        # The schema declares a phase but neither enumerates nor shows its values: read it, map it by hand.
+        declared = facts.phases[0]
+        out["phaseDefinition"] = {"path": f'{jq(declared.segments)} // ""'}
+        builder.note((*path, "phaseDefinition"), MEDIUM, f"{declared.path}: declared in the schema, no value known.")
+        hint = f"Map the values of {declared.path} (declared in the schema; none enumerated or seen) with byPhase."
     for status in ("running", "completed", "failed"):
         if status not in mappings and not (
             status == "completed" and "running" in mappings and _long_running(types, phase)
         ):
-            expression = builder.todo(
-                (*path, "statusMappings", status), f"when is a {status} object {status}? No condition or phase says it."
-            )
+            expression = builder.todo((*path, "statusMappings", status), f"when is a {status} object {status}? {hint}")
             mappings.setdefault(status, []).append(
                 {"byExpression": {"expression": expression, "expectedResult": "true"}}
             )
