@@ -43,6 +43,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -516,6 +517,9 @@ class TestCluster:
         return f
 
     def _spawn(self, argv: list[str], log: Path, what: str) -> subprocess.Popen[bytes]:
+        if threading.current_thread() is not threading.main_thread():
+            # PR_SET_PDEATHSIG fires when the *thread* that forked the child exits, not the process
+            raise TestClusterError(f"start {what} from the main thread: it would be killed when this thread ends")
         out = self._open_log(log, what)
         return subprocess.Popen(
             argv,

@@ -183,30 +183,36 @@ def _rows(stdout: str) -> list[list[str]]:
 def test_get_waits_for_a_restart_mid_list(
     cluster: TestCluster, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The apiserver stopped after the first page of pods and started again in the background: the next
-    page waits for it (the continue token survives a restart), the command ends as if nothing happened."""
+    """The apiserver stopped after the first page of pods and started again while the command waits: the
+    next page is refused, then sent again (the continue token survives a restart), and the command ends as
+    if nothing happened."""
     ns = world["ns"]
     args = ["get", "-n", ns, "--kubeconfig", str(cluster.kubeconfig_path), "--chunk-size", "2", "--timeout", "120s"]
     expected = CliRunner().invoke(cli, args)
     assert expected.exit_code == 0, expected.output
     original = Connection.get
-    starting: list[threading.Thread] = []
+    stopped = threading.Event()
 
     def get(self: Connection, path: str, query: Any = None, **kwargs: Any) -> Any:
         doc = original(self, path, query, **kwargs)
-        if path.endswith("/pods") and not starting and (doc.get("metadata") or {}).get("continue"):
+        if path.endswith("/pods") and not stopped.is_set() and (doc.get("metadata") or {}).get("continue"):
             cluster.stop_apiserver()
-            starting.append(threading.Thread(target=cluster.start_apiserver))
-            starting[0].start()
+            stopped.set()
         return doc
 
     monkeypatch.setattr(Connection, "get", get)
+    results: list[Any] = []
+    command = threading.Thread(
+        target=lambda: results.append(CliRunner(env={"WMAP_DEBUG_REQUESTS": "1"}).invoke(cli, args))
+    )
+    command.start()
     try:
-        result = CliRunner(env={"WMAP_DEBUG_REQUESTS": "1"}).invoke(cli, args)
+        assert stopped.wait(60), "the pods were not paged"
+        time.sleep(1)  # the next page is refused meanwhile
     finally:
-        for thread in starting:
-            thread.join()
-    assert starting, "the pods were not paged"
+        cluster.start_apiserver()  # from this thread: the apiserver dies with the thread that started it
+        command.join()
+    (result,) = results
     assert result.exit_code == 0, result.output
     assert _rows(result.stdout) == _rows(expected.stdout)
     warnings = [line for line in result.stderr.splitlines() if line.startswith(("Warning:", "error:"))]
@@ -552,3 +558,84 @@ def test_model_relists_on_410_without_counting_twice(testcluster_bin_dir: Path) 
         if model is not None:
             model.stop()
         cluster.stop()
+
+
+# --------------------------------------------------------------------------- the operator (last: it installs the CRD)
+
+
+def _karta_ready(conn: Connection, name: str) -> bool:
+    obj = conn.request("GET", f"/apis/run.ai/v1alpha1/kartas/{name}")
+    return any(
+        c.get("type") == "Ready" and c.get("status") == "True"
+        for c in (obj.get("status") or {}).get("conditions") or []
+    )
+
+
+def _karta_events(cluster: TestCluster, name: str) -> list[str]:
+    out = cluster.kubectl(
+        "get", "events", "-A", "-o", "json", "--field-selector", f"involvedObject.name={name},involvedObject.kind=Karta"
+    )
+    assert out.returncode == 0, out.stderr
+    return sorted(str(e["reason"]) for e in json.loads(out.stdout)["items"])
+
+
+def test_operator_resumes_after_a_restart(cluster: TestCluster, world: dict[str, Any], tmp_path: Path) -> None:
+    """The operator keeps running across an apiserver restart: it loses and takes back its Lease, lists and
+    watches again, reconciles a Karta created afterwards, and announces nothing twice."""
+    import yaml
+    from tests.operator.support import CRD_FILE, OperatorProcess, free_port, webhook_configurations
+
+    from workload_map.catalog import builtin_definitions
+
+    conn = world["conn"]
+    cluster.kubectl("apply", "--server-side", "-f", str(CRD_FILE), check=True)
+    eventually(lambda: cluster.kubectl("get", "krt").returncode == 0, timeout=60, what="krt served")
+    cluster.kubectl("create", "namespace", "wmap-operator", check=True)
+    port = free_port()
+    configs = webhook_configurations(f"https://127.0.0.1:{port}", name="workload-map")
+    cluster.kubectl(
+        "apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": configs}), check=True
+    )
+    log = tmp_path / "operator.log"
+    operator = OperatorProcess(
+        cluster.kubeconfig_path, "wmap-operator", log, webhook_port=port, health_port=free_port()
+    )
+    definitions = {d.name: d for d in builtin_definitions()}
+
+    def create(name: str) -> None:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(definitions[name].karta.to_dict()))
+        eventually(
+            lambda: cluster.kubectl("create", "-f", str(path)).returncode == 0, timeout=60, what=f"{name} created"
+        )
+
+    operator.start()
+    try:
+        eventually(operator.ready, timeout=90, what=f"operator ready (log: {log})")
+        create("apps-daemonset-v1")
+        eventually(lambda: _karta_ready(conn, "apps-daemonset-v1"), timeout=60, what="the first Karta Ready")
+        eventually(
+            lambda: {"Ready", "Served", "Valid"} <= set(_karta_events(cluster, "apps-daemonset-v1")),
+            timeout=60,
+            what="its Events",
+        )
+        cluster.restart_apiserver()
+        create("apps-statefulset-v1")
+        eventually(
+            lambda: _karta_ready(conn, "apps-statefulset-v1"), timeout=120, what=f"Ready after the restart ({log})"
+        )
+        eventually(operator.ready, timeout=60, what="the operator leading again")
+        assert operator.proc is not None and operator.proc.poll() is None  # it never exited
+        for name in ("apps-daemonset-v1", "apps-statefulset-v1"):
+            reasons = _karta_events(cluster, name)
+            assert len(reasons) == len(set(reasons)) and {"Ready", "Served", "Valid"} <= set(reasons), (name, reasons)
+        lines = operator.log_lines()
+        assert not [line for line in lines if line.get("level") in ("error", "critical")], lines[-20:]
+        # the Lease lapsed during the restart at most once, and was taken back: no flapping
+        messages = [line.get("msg") for line in lines]
+        assert messages.count("lost leadership") <= 1, messages
+        assert messages.count("became leader") == messages.count("lost leadership") + 1, messages
+    finally:
+        operator.stop()
+        cluster.kubectl("delete", "validatingwebhookconfiguration,mutatingwebhookconfiguration", "workload-map")
+        cluster.kubectl("delete", "-f", str(CRD_FILE), "--ignore-not-found")

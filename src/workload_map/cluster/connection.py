@@ -173,6 +173,9 @@ class Connection:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     deadline: Deadline = field(default_factory=Deadline)
     cancel: CancelToken = field(default_factory=CancelToken)
+    # Seconds a read waits for a server that answered before and now refuses or drops connections (it is
+    # restarting); --timeout replaces it. 0 for long-running users, whose own loops back off and report.
+    restart_grace: float = RESTART_GRACE
     _answered: bool = field(default=False, repr=False)  # a request of this connection got an answer
     # Loads the kubeconfig user's credentials again (an exec plugin runs again, a tokenFile is read again):
     # on 401, as client-go does, since a credential can be revoked or expire before it says it does.
@@ -336,12 +339,12 @@ class Connection:
             except ClusterError as exc:
                 # A server that answered this command before and now refuses or drops connections is
                 # restarting (or a load balancer moves us): a read is tried again, until --timeout when it
-                # is given, else for RESTART_GRACE seconds. A server never reached, or timing out, fails at once.
-                if not (exc.reason == RESTARTING and method == "GET" and self._answered):
+                # is given, else for restart_grace seconds. A server never reached, or timing out, fails at once.
+                if not (exc.reason == RESTARTING and method == "GET" and self._answered and self.restart_grace):
                     raise
                 lost = time.monotonic() if lost is None else lost
                 wait = self.retry.delay(attempt, None)
-                grace = self.deadline.seconds is not None or time.monotonic() + wait - lost < RESTART_GRACE
+                grace = self.deadline.seconds is not None or time.monotonic() + wait - lost < self.restart_grace
                 if not (grace and self.deadline.allows(wait)):
                     raise
                 self.counter.add_retry()

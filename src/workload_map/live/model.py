@@ -217,6 +217,8 @@ class LiveModel:
         with self._changed:
             self.version += 1
             self._changed.notify_all()
+        # from now on the watchers' own backoff retries a restarting server, and says so, at once
+        self.source.connection.restart_grace = 0.0
         self._watchers = [
             Watcher(self.source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
             for listed in self.source.lists

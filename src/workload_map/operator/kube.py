@@ -42,6 +42,7 @@ def operator_connection(
         options = dataclasses.replace(options, request_timeout=DEFAULT_REQUEST_TIMEOUT)
     conn = connect(options)
     conn.counter = _NoCounter()
+    conn.restart_grace = 0.0  # its loops retry (and the Lease must not wait past its duration for one GET)
     return conn
 
 
