@@ -62,3 +62,28 @@ def test_bad_input_is_one_located_error(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "no CustomResourceDefinition found" in result.stderr and str(not_crd) in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_samples_alone_say_the_kind(tmp_path: Path) -> None:
+    _crd, sample = _files(tmp_path, pods=True)
+    result = CliRunner().invoke(cli, ["definitions", "new", "--sample", sample])
+    assert result.exit_code == 0, result.output
+    draft = yaml.safe_load(result.stdout)
+    root = draft["spec"]["structureDefinition"]["rootComponent"]
+    assert root["kind"] == {"group": "example.com", "version": "v1", "kind": "TrainRun"}
+    (role,) = draft["spec"]["structureDefinition"]["childComponents"]
+    assert role["specDefinition"] == {"podTemplateSpecPath": ".spec.roleSpecs[]?.template"}
+    assert role["podSelector"]["componentInstanceSelector"] == {"idPath": '.metadata.labels["example.com/role"]'}
+
+
+def test_a_file_of_several_crds_is_chosen_by_the_samples_or_refused(tmp_path: Path) -> None:
+    crds = tmp_path / "crds.yaml"
+    crds.write_text(yaml.safe_dump_all([fixtures.TRAINRUN, fixtures.CLUSTER]))
+    _crd, sample = _files(tmp_path, pods=False)
+    runner = CliRunner()
+    chosen = runner.invoke(cli, ["definitions", "new", "--crd", str(crds), "--sample", sample])
+    assert chosen.exit_code == 0, chosen.output
+    assert "Drafted example-com-trainrun-v1" in chosen.stderr
+    refused = runner.invoke(cli, ["definitions", "new", "--crd", str(crds)])
+    assert refused.exit_code == 1
+    assert "the file holds 2 CRDs (Fleet, TrainRun)" in refused.stderr and str(crds) in refused.stderr

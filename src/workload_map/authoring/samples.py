@@ -54,7 +54,9 @@ def _find(value: Any, segments: Segments, depth: int, out: dict[Segments, str]) 
         return
     if isinstance(value, dict):
         if _is_pod_spec(value.get("spec")):
-            out.setdefault(segments, "template" if "metadata" in value else "spec-holder")
+            # A sample often omits an empty metadata: a key named like a template is one all the same.
+            named = bool(segments) and segments[-1].lower().endswith("template")
+            out.setdefault(segments, "template" if "metadata" in value or named else "spec-holder")
             return
         if _is_pod_spec(value):
             out.setdefault(segments, "podspec")

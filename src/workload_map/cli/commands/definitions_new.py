@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 )
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Instances read with --kind.")
 @click.option("--crd-version", "version", metavar="VERSION", help="The CRD version to draft [default: storage].")
-@click.option("-o", "--output-file", "output_file", metavar="FILE", help="Write the draft to FILE, not stdout.")
+@click.option("-o", "--output", "output_file", metavar="FILE", help="Write the draft to FILE, not stdout.")
 @namespace_option
 @all_namespaces_option
 @connection_options
