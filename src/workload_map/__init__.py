@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from workload_map._version import __version__
     from workload_map.api.authoring import draft_definition, draft_from_cluster
     from workload_map.api.definitions import effective_definitions
+    from workload_map.api.fleet import ClusterFailure, ClusterWorkload, Fleet, FleetListing, open_fleet
     from workload_map.api.open import open_cluster, open_dump, open_objects, watch_cluster
     from workload_map.api.placement import fit, fit_clusters
     from workload_map.api.selectors import SelectorError, parse_selector
@@ -87,6 +88,11 @@ _EXPORTS: dict[str, str] = {
     "fit_clusters": "workload_map.api.placement",
     "rank_fits": "workload_map.placement",
     "AmbiguousTypeError": "workload_map.errors",
+    "ClusterFailure": "workload_map.api.fleet",
+    "ClusterWorkload": "workload_map.api.fleet",
+    "Fleet": "workload_map.api.fleet",
+    "FleetListing": "workload_map.api.fleet",
+    "open_fleet": "workload_map.api.fleet",
     "ComponentView": "workload_map.tree.model",
     "Emission": "workload_map.gang.emit",
     "Finding": "workload_map.errors",
@@ -136,6 +142,8 @@ __all__ = [
     "AmbiguousTypeError",
     "Blocker",
     "Capacity",
+    "ClusterFailure",
+    "ClusterWorkload",
     "ComponentRequirement",
     "ComponentView",
     "CopyPlacement",
@@ -143,6 +151,8 @@ __all__ = [
     "Emission",
     "Finding",
     "FitResult",
+    "Fleet",
+    "FleetListing",
     "GangGroupRequirement",
     "GangPlan",
     "GroupVersionKind",
@@ -187,6 +197,7 @@ __all__ = [
     "one_target",
     "open_cluster",
     "open_dump",
+    "open_fleet",
     "open_objects",
     "parse_selector",
     "rank_fits",

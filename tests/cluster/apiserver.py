@@ -383,14 +383,16 @@ class TestCluster:
     @contextlib.contextmanager
     def frozen_apiserver(self) -> Iterator[None]:
         """kube-apiserver stopped with SIGSTOP inside the block (its port accepts, nothing answers), then
-        resumed with SIGCONT, whatever happens inside."""
+        resumed with SIGCONT, whatever happens inside; ``stop_apiserver(graceful=False)`` inside the block
+        kills it while frozen (a server that dies in the middle of answering)."""
         if self._apiserver is None:
             raise TestClusterError("the apiserver is not running")
         self._apiserver.send_signal(signal.SIGSTOP)
         try:
             yield
         finally:
-            self._apiserver.send_signal(signal.SIGCONT)
+            if self._apiserver is not None:
+                self._apiserver.send_signal(signal.SIGCONT)
 
     def restart_apiserver(self, *, graceful: bool = True) -> None:
         self.stop_apiserver(graceful=graceful)

@@ -97,3 +97,14 @@ def connection_options(func: F) -> F:
 def object_source_options(func: F) -> F:
     """``--from-file``, ``--definitions`` and the connection flags used without ``--from-file``."""
     return connection_options(definitions_option(from_file_option(func)))
+
+
+def fleet_connection_options(func: F) -> F:
+    """:func:`connection_options` with ``--context`` repeatable and ``--all-contexts``: what a command that
+    reads a fleet declares. Pass its params to ``cli.sources.is_fleet`` / ``cli.sources.open_fleet``."""
+    return command_timeout_option(kubectl_connection_options(func, fleet=True))
+
+
+def fleet_source_options(func: F) -> F:
+    """:func:`object_source_options` for a command that reads one cluster, a dump or a fleet."""
+    return fleet_connection_options(definitions_option(from_file_option(func)))

@@ -57,7 +57,8 @@ def _natural(key: str | None) -> tuple[int, int, str]:
 # -- header ----------------------------------------------------------------------------------------
 
 
-def header_lines(tree: WorkloadTree) -> list[str]:
+def header_lines(tree: WorkloadTree, cluster: str | None = None) -> list[str]:
+    """``describe``'s header; ``cluster`` (a fleet's context name) comes first when given."""
     from workload_map.cli.output import age
 
     counts = tree.counts
@@ -86,6 +87,8 @@ def header_lines(tree: WorkloadTree) -> list[str]:
     ]
     if unknown:
         fields.append(("Incomplete", "; ".join(tree.incomplete)))
+    if cluster is not None:
+        fields.insert(0, ("Cluster", cluster))
     width = max(len(k) for k, _ in fields) + 2
     return [f"{(key + ':').ljust(width)}{value}" for key, value in fields]
 

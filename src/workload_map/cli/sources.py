@@ -15,7 +15,7 @@ import click
 from workload_map.cli.errors import from_library
 
 if TYPE_CHECKING:
-    from workload_map import LoadedDefinition, RequestCounter, View
+    from workload_map import Fleet, LoadedDefinition, RequestCounter, View
 
 REQUESTS_ENV = "WMAP_DEBUG_REQUESTS"
 
@@ -45,7 +45,7 @@ def open_view(
         params = dict(connection or {})
         view = wm.open_cluster(
             kubeconfig=params.get("kubeconfig"),
-            context=params.get("context"),
+            context=_contexts(params)[0] if _contexts(params) else None,
             cluster=params.get("cluster"),
             user=params.get("user"),
             request_timeout=params.get("request_timeout"),
@@ -62,6 +62,100 @@ def open_view(
         raise from_library(exc) from None
     _report_requests_at_exit(view)
     return view
+
+
+def _contexts(connection: Mapping[str, Any] | None) -> list[str]:
+    value = (connection or {}).get("context")
+    if value is None:
+        return []
+    return [str(value)] if isinstance(value, str) else [str(c) for c in value]
+
+
+def is_fleet(connection: Mapping[str, Any] | None) -> bool:
+    """The flags ask for a fleet: ``--context`` given more than once, or ``--all-contexts``
+    (``options.fleet_connection_options``). One ``--context`` is one cluster, as before."""
+    return bool((connection or {}).get("all_contexts")) or len(_contexts(connection)) > 1
+
+
+def open_fleet(
+    from_files: Sequence[str],
+    definition_paths: Sequence[str] = (),
+    *,
+    namespace: str | None = None,
+    all_namespaces: bool = False,
+    connection: Mapping[str, Any] | None = None,
+    kinds: Sequence[str] | None = None,
+    describe: tuple[str, str] | None = None,
+) -> Fleet:
+    """The Fleet the flags name (every cluster read at once; see ``is_fleet``); a cluster not read is in
+    ``Fleet.failures``, the caller warns and exits 5. Usage and kubeconfig errors are CLI errors."""
+    import workload_map as wm
+
+    params = dict(connection or {})
+    if from_files:
+        raise click.UsageError("--context (repeated) and --all-contexts read clusters: they cannot read --from-file")
+    if params.get("cluster") or params.get("user"):
+        raise click.UsageError("--cluster and --user name one cluster's parts: give them with one --context only")
+    contexts = _contexts(params)
+    if params.get("all_contexts") and contexts:
+        raise click.UsageError("give either --all-contexts or --context, not both")
+    try:
+        fleet = wm.open_fleet(
+            contexts or None,
+            kubeconfig=params.get("kubeconfig"),
+            namespace=namespace,
+            all_namespaces=all_namespaces,
+            definitions=definition_paths,
+            types=kinds,
+            workload=f"{describe[0]}/{describe[1]}" if describe else None,
+            request_timeout=params.get("request_timeout"),
+            timeout=params.get("command_timeout"),
+            chunk_size=500 if params.get("chunk_size") is None else int(params["chunk_size"]),
+        )
+    except wm.WorkloadMapError as exc:
+        raise from_library(exc) from None
+    for view in fleet.views.values():
+        _report_requests_at_exit(view)
+    return fleet
+
+
+def fleet_found(fleet: Fleet, target: tuple[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """``(cluster, workload)`` of TYPE/NAME in every cluster of the fleet read that has it; when none has it,
+    the clusters not read are warned about and it is not found (exit 3), or no cluster was read (exit 1)."""
+    import workload_map as wm
+    from workload_map.cli.errors import CliError
+    from workload_map.cli.output import emit_warnings
+
+    require_some(fleet)
+    try:
+        found = fleet.find(target)
+    except wm.WorkloadMapError as exc:
+        emit_warnings(fleet.warnings)
+        error = from_library(exc)
+        if isinstance(exc, wm.NotFoundError):
+            error.what = f"{error.what} of any cluster ({', '.join(fleet.views)})"
+        raise CliError(
+            error.what, where=error.where, why=error.why, hint=error.hint, exit_code=error.exit_code
+        ) from None
+    return found
+
+
+def require_some(fleet: Fleet) -> None:
+    """No cluster of the fleet could be read: the warnings say why, and it is an error (exit 1)."""
+    from workload_map.cli.errors import CliError
+    from workload_map.cli.output import emit_warnings
+
+    if not fleet.views:
+        emit_warnings(fleet.warnings)
+        raise CliError(f"no cluster of the fleet could be read ({', '.join(fleet.clusters)})")
+
+
+def fleet_exit(fleet: Fleet) -> None:
+    """Exit 5 (partial result) when a cluster, or part of one, could not be read (after printing)."""
+    from workload_map.cli.errors import EXIT_PARTIAL
+
+    if fleet.partial:
+        raise click.exceptions.Exit(EXIT_PARTIAL)
 
 
 def _report_requests_at_exit(view: View) -> None:

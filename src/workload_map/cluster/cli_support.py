@@ -18,11 +18,34 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def connection_options(func: F) -> F:
-    """``--kubeconfig --context --cluster --user --request-timeout --chunk-size`` (kubectl's names)."""
+def connection_options(func: F, *, fleet: bool = False) -> F:
+    """``--kubeconfig --context --cluster --user --request-timeout --chunk-size`` (kubectl's names).
+
+    ``fleet``: ``--context`` may be repeated (the command gets a tuple) and ``--all-contexts`` is added.
+    """
+    if fleet:
+        context = click.option(
+            "--context",
+            metavar="NAME",
+            multiple=True,
+            help="The kubeconfig context to use; repeat it to read several clusters at once (a fleet).",
+        )
+    else:
+        context = click.option("--context", metavar="NAME", default=None, help="The kubeconfig context to use.")
     decorators = [
         click.option("--kubeconfig", metavar="PATH", default=None, help="Path to the kubeconfig file to use."),
-        click.option("--context", metavar="NAME", default=None, help="The kubeconfig context to use."),
+        context,
+        *(
+            [
+                click.option(
+                    "--all-contexts",
+                    is_flag=True,
+                    help="Read every context of the kubeconfig at once (a fleet); a CLUSTER column comes first.",
+                )
+            ]
+            if fleet
+            else []
+        ),
         click.option("--cluster", metavar="NAME", default=None, help="The kubeconfig cluster to use."),
         click.option("--user", metavar="NAME", default=None, help="The kubeconfig user to use."),
         click.option(
@@ -61,7 +84,7 @@ def live_options(params: dict[str, Any], *, namespace: str | None, all_namespace
 
     return LiveOptions(
         kubeconfig=params.get("kubeconfig"),
-        context=params.get("context"),
+        context=single_context(params.get("context")),
         cluster=params.get("cluster"),
         user=params.get("user"),
         request_timeout=params.get("request_timeout"),
@@ -71,6 +94,13 @@ def live_options(params: dict[str, Any], *, namespace: str | None, all_namespace
         all_namespaces=all_namespaces,
         **extra,
     )
+
+
+def single_context(value: Any) -> str | None:
+    """The one context of ``--context``: a fleet command's repeatable flag holds a tuple (empty: none)."""
+    if isinstance(value, (tuple, list)):
+        return str(value[0]) if value else None
+    return None if value is None else str(value)
 
 
 def live_snapshot(options: LiveOptions | None = None) -> tuple[Snapshot, list[LoadedDefinition], list[str]]:

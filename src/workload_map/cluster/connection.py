@@ -674,3 +674,26 @@ def _load_kubeconfig(
 
 def host_of(url: str) -> str:
     return urlsplit(url).netloc
+
+
+def kubeconfig_contexts(kubeconfig: str | None = None) -> list[str]:
+    """The context names of the kubeconfig (``--kubeconfig``, ``$KUBECONFIG`` merged, ``~/.kube/config``), in
+    file order: what ``--all-contexts`` reads."""
+    from kubernetes.config import kube_config
+    from kubernetes.config.config_exception import ConfigException
+
+    paths = _kubeconfig_paths(kubeconfig)
+    if paths is None:
+        raise ClusterError(
+            "no kubeconfig found ($KUBECONFIG unset, ~/.kube/config missing)", hint="pass --kubeconfig PATH"
+        )
+    if kubeconfig and not os.path.exists(os.path.expanduser(kubeconfig)):
+        raise ClusterError(f"cannot read kubeconfig ({kubeconfig}): no such file")
+    try:
+        merger = kube_config.KubeConfigMerger(paths)  # type: ignore[no-untyped-call]
+        config: Any = merger.config
+        contexts = (config.safe_get("contexts") if config is not None else None) or []
+        names = [str(c.safe_get("name")) for c in contexts if hasattr(c, "safe_get") and c.safe_get("name")]
+    except (ConfigException, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ClusterError(f"invalid kubeconfig ({paths}): {exc}") from None
+    return list(dict.fromkeys(names))

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.options import namespace_option, object_source_options, output_option, target_argument
+from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
+
+if TYPE_CHECKING:
+    from workload_map import WorkloadTree
 
 
 @click.command("describe")
 @target_argument("TYPE/NAME | TYPE NAME", required=True)
 @namespace_option
 @output_option(("text", "tree", "json", "yaml"), "text")
-@object_source_options
+@fleet_source_options
 def command(
     target: tuple[str, ...],
     namespace: str | None,
@@ -31,12 +34,15 @@ def command(
     Examples:
       wmap describe jobset/train --from-file dump.yaml
       wmap describe lws llama -n serving -o json --from-file dump.yaml
+      wmap describe job/train -n ml --context east --context west
     """
-    from workload_map.cli.output import echo_document, emit_warnings, render
-    from workload_map.cli.render import glyphs_for_stdout, header_lines, resources_lines, rich_tree, status_lines
-    from workload_map.cli.sources import open_view
+    from workload_map.cli.output import echo_document, emit_warnings
+    from workload_map.cli.sources import is_fleet, open_view
     from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of
 
+    if is_fleet(connection):
+        _fleet(target, namespace, output, definition_paths, connection, from_file)
+        return
     view = open_view(
         from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
     )
@@ -47,14 +53,53 @@ def command(
     if output in ("json", "yaml"):
         echo_document(tree.to_json(), output)
     else:
-        if output == "text":
-            click.echo("\n".join(header_lines(tree)))
-            click.echo("\nTree:")
-        click.echo(render(rich_tree(tree)), nl=False)
-        if output == "text":
-            click.echo("\nStatus:")
-            click.echo("\n".join("  " + line for line in status_lines(tree.status, glyphs_for_stdout(), full=False)))
-            click.echo("\nResources (per pod; TOTAL = every desired pod):")
-            click.echo("\n".join("  " + line for line in resources_lines(tree)))
+        _print(tree, output)
     emit_warnings([*view.warnings, *tree.warnings])
     exit_if_partial(view)
+
+
+def _print(tree: WorkloadTree, output: str, cluster: str | None = None) -> None:
+    from workload_map.cli.output import render
+    from workload_map.cli.render import glyphs_for_stdout, header_lines, resources_lines, rich_tree, status_lines
+
+    if output == "text":
+        click.echo("\n".join(header_lines(tree, cluster)))
+        click.echo("\nTree:")
+    elif cluster is not None:
+        click.echo(f"Cluster: {cluster}")
+    click.echo(render(rich_tree(tree)), nl=False)
+    if output == "text":
+        click.echo("\nStatus:")
+        click.echo("\n".join("  " + line for line in status_lines(tree.status, glyphs_for_stdout(), full=False)))
+        click.echo("\nResources (per pod; TOTAL = every desired pod):")
+        click.echo("\n".join("  " + line for line in resources_lines(tree)))
+
+
+def _fleet(  # noqa: PLR0917 - the command's options, passed on
+    target: tuple[str, ...],
+    namespace: str | None,
+    output: str,
+    definition_paths: tuple[str, ...],
+    connection: dict[str, Any],
+    from_file: tuple[str, ...],
+) -> None:
+    """The workload in every cluster of the fleet that has it, one after the other (a List for -o json|yaml)."""
+    from workload_map.cli.output import as_list, echo_document, emit_warnings
+    from workload_map.cli.sources import fleet_exit, fleet_found, open_fleet
+    from workload_map.cli.workloads import one_target, tree_of
+
+    fleet = open_fleet(
+        from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+    )
+    fleet.close()  # everything is read
+    found = fleet_found(fleet, one_target(target))
+    trees = [(cluster, tree_of(fleet.view(cluster), obj)) for cluster, obj in found]
+    if output in ("json", "yaml"):
+        echo_document(as_list([{"cluster": cluster, **tree.to_json()} for cluster, tree in trees]), output)
+    else:
+        for index, (cluster, tree) in enumerate(trees):
+            if index:
+                click.echo("")
+            _print(tree, output, cluster)
+    emit_warnings([*fleet.warnings, *(w for _, tree in trees for w in tree.warnings)])
+    fleet_exit(fleet)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.options import namespace_option, object_source_options, output_option, target_argument
+from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
+
+if TYPE_CHECKING:
+    from workload_map import Emission, GangPlan, View
 
 SCHEDULER_CHOICES = ("kai", "volcano", "coscheduling", "workload-api")
 
@@ -31,7 +34,7 @@ SCHEDULER_CHOICES = ("kai", "volcano", "coscheduling", "workload-api")
     show_default=True,
     help="scheduling.k8s.io version for --for workload-api (v1alpha1 is Kubernetes 1.35 only).",
 )
-@object_source_options
+@fleet_source_options
 def command(  # noqa: PLR0917 - click passes every option by name
     target: tuple[str, ...],
     namespace: str | None,
@@ -55,68 +58,100 @@ def command(  # noqa: PLR0917 - click passes every option by name
     Examples:
       wmap gang lws/llama -n serving --from-file dump.yaml
       wmap gang pytorchjob/train -o yaml --for volcano --from-file dump.yaml
+      wmap gang job/train -n ml --context east --context west -o json
     """
+    import workload_map as wm
+    from workload_map.cli.errors import EXIT_PARTIAL, from_library
+    from workload_map.cli.output import as_list, echo_document, emit_warnings
+    from workload_map.cli.sources import fleet_found, is_fleet, open_fleet, open_view
+    from workload_map.cli.workloads import find_one, one_target, tree_of
+
+    if scheduler is not None and output == "text":
+        raise click.UsageError("--for prints manifests: use it with -o yaml or -o json")
+    if is_fleet(connection):
+        fleet = open_fleet(
+            from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+        )
+        fleet.close()  # everything is read
+        found: list[tuple[str | None, View, dict[str, Any]]] = [
+            (cluster, fleet.view(cluster), obj) for cluster, obj in fleet_found(fleet, one_target(target))
+        ]
+        warnings = list(fleet.warnings)
+        partial = fleet.partial
+    else:
+        view = open_view(
+            from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+        )
+        view.close()  # everything is read: the rest works on what was read
+        found = [(None, view, find_one(view, target))]
+        warnings = list(view.warnings)
+        partial = bool(view.coverage.forbidden() or view.coverage.failed())
+    documents: list[dict[str, Any]] = []
+    for index, (cluster, view, workload) in enumerate(found):
+        try:
+            plan = view.gang(workload)
+        except wm.WorkloadMapError as exc:
+            raise from_library(exc) from None
+        # Its pods (or parts) could not be read: which members are present is unknown, not zero.
+        incomplete = tree_of(view, workload).incomplete
+        prefix = f"cluster {cluster}: " if cluster is not None else ""
+        warnings += [prefix + w for w in plan.warnings]
+        if scheduler is not None:
+            emission = wm.emit_pod_groups(
+                plan,
+                scheduler,
+                queue=queue,
+                schedule_timeout_seconds=schedule_timeout,
+                workload_api_version=workload_api_version,
+            )
+            documents += emission.objects
+            warnings += [prefix + w for w in emission.warnings]
+            _attachments(emission, prefix, bool(incomplete))
+        elif output in ("json", "yaml"):
+            document = plan.to_json()
+            if incomplete:
+                document["incomplete"] = list(incomplete)
+            documents.append({"cluster": cluster, **document} if cluster is not None else document)
+        else:
+            if index:
+                click.echo("")
+            _text(workload, plan, cluster, incomplete)
+    if output != "text":
+        single = len(documents) == 1 and found[0][0] is None
+        echo_document(documents[0] if single else as_list(documents), output)
+    emit_warnings(warnings)
+    if partial:
+        raise click.exceptions.Exit(EXIT_PARTIAL)  # printed what it could read; the warnings say what not
+
+
+def _attachments(emission: Emission, prefix: str, incomplete: bool) -> None:
+    """How pods attach to the emitted groups, on stderr (stdout holds the manifests)."""
     import json
 
-    import workload_map as wm
-    from workload_map.cli.errors import from_library
-    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
-    from workload_map.cli.sources import open_view
-    from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of
+    for a in emission.attachments:
+        who = ", ".join(a.pods) or ("(not readable)" if incomplete else "(none yet)")
+        where = a.group + (f"/{a.sub_group}" if a.sub_group else "")
+        patch = json.dumps(a.patch(), separators=(",", ":"))
+        click.echo(f"{prefix}Attach to {where}: pods {who} need {patch}", err=True)
+
+
+def _text(workload: dict[str, Any], plan: GangPlan, cluster: str | None, incomplete: list[str]) -> None:
+    from workload_map.cli.output import echo_table
     from workload_map.gang.report import HEADERS, detail_lines, table_rows
     from workload_map.objects import key_of
 
-    view = open_view(
-        from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
-    )
-    view.close()  # everything is read: the rest works on what was read
-    workload = find_one(view, target)
-    try:
-        plan = view.gang(workload)
-    except wm.WorkloadMapError as exc:
-        raise from_library(exc) from None
-    warnings = [*view.warnings, *plan.warnings]
-    # Its pods (or parts) could not be read: which members are present is unknown, not zero.
-    incomplete = tree_of(view, workload).incomplete
-
-    if scheduler is not None:
-        if output == "text":
-            raise click.UsageError("--for prints manifests: use it with -o yaml or -o json")
-        emission = wm.emit_pod_groups(
-            plan,
-            scheduler,
-            queue=queue,
-            schedule_timeout_seconds=schedule_timeout,
-            workload_api_version=workload_api_version,
-        )
-        objects = emission.objects
-        echo_document(objects[0] if len(objects) == 1 else as_list(objects), output)
-        emit_warnings([*warnings, *emission.warnings])
-        for a in emission.attachments:
-            who = ", ".join(a.pods) or ("(not readable)" if incomplete else "(none yet)")
-            where = a.group + (f"/{a.sub_group}" if a.sub_group else "")
-            click.echo(f"Attach to {where}: pods {who} need {json.dumps(a.patch(), separators=(',', ':'))}", err=True)
-        exit_if_partial(view)
-        return
-
-    if output in ("json", "yaml"):
-        document = plan.to_json()
-        if incomplete:
-            document["incomplete"] = list(incomplete)
-        echo_document(document, output)
-    else:
-        form = plan.form or "none"
-        source = "from its pods" if plan.mode == "pods" else "from the spec (no pods yet)"
-        if incomplete:
-            source = f"from the spec (its pods could not be read: {'; '.join(incomplete)})"
-        click.echo(f"{workload.get('kind')}/{key_of(workload).name} in namespace {key_of(workload).namespace}")
-        click.echo(f"Definition: {plan.definition}, gang form {form}, groups computed {source}")
-        if plan.groups:
-            click.echo("")
-            echo_table(HEADERS, table_rows(plan, unknown=bool(incomplete)))
-        details = detail_lines(plan, unknown=bool(incomplete))
-        if details:
-            click.echo("")
-            click.echo("\n".join(details))
-    emit_warnings(warnings)
-    exit_if_partial(view)
+    form = plan.form or "none"
+    source = "from its pods" if plan.mode == "pods" else "from the spec (no pods yet)"
+    if incomplete:
+        source = f"from the spec (its pods could not be read: {'; '.join(incomplete)})"
+    if cluster is not None:
+        click.echo(f"Cluster: {cluster}")
+    click.echo(f"{workload.get('kind')}/{key_of(workload).name} in namespace {key_of(workload).namespace}")
+    click.echo(f"Definition: {plan.definition}, gang form {form}, groups computed {source}")
+    if plan.groups:
+        click.echo("")
+        echo_table(HEADERS, table_rows(plan, unknown=bool(incomplete)))
+    details = detail_lines(plan, unknown=bool(incomplete))
+    if details:
+        click.echo("")
+        click.echo("\n".join(details))

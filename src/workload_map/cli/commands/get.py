@@ -12,8 +12,8 @@ import click
 from workload_map.cli.options import (
     STATUSES,
     all_namespaces_option,
+    fleet_source_options,
     namespace_option,
-    object_source_options,
     output_option,
     target_argument,
 )
@@ -119,7 +119,7 @@ def _progress(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     is_flag=True,
     help="List every object whose owner is missing, not one line per owner kind and namespace.",
 )
-@object_source_options
+@fleet_source_options
 def command(  # noqa: PLR0917 - click passes every option by name
     target: tuple[str, ...],
     namespace: str | None,
@@ -145,13 +145,15 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap get jobsets -n team-a -l team=nlp
       wmap get lws/llama -o json --context prod
       wmap get -A --watch
+      wmap get -A --context prod-east --context prod-west
+      wmap get -A --all-contexts -o json
       wmap get --from-file dump.yaml -A
     """
     import workload_map as wm
     from workload_map.cli.errors import EXIT_PARTIAL, not_found
     from workload_map.cli.kinds import resolve_kind, split_target, type_label
     from workload_map.cli.output import emit_warnings
-    from workload_map.cli.sources import open_view
+    from workload_map.cli.sources import is_fleet, open_view
 
     type_name, names = split_target(target)
     if selector:
@@ -161,6 +163,13 @@ def command(  # noqa: PLR0917 - click passes every option by name
             raise click.BadParameter(str(exc), param_hint="'-l' / '--selector'") from None
     if watch and from_file:
         raise click.UsageError("--watch needs a live cluster: it cannot watch --from-file")
+    if is_fleet(connection):
+        if watch:
+            raise click.UsageError("--watch follows one cluster: give one --context")
+        _Query(type_name, names, selector, status).fleet(
+            output, namespace, all_namespaces, verbose, definition_paths, connection, from_file
+        )
+        return
 
     view = open_view(
         from_file,
@@ -213,6 +222,67 @@ class _Query:
         )
         return listing.workloads, listing.problems, listing.missing
 
+    def fleet(  # noqa: PLR0917 - the command's options, passed on
+        self,
+        output: str,
+        namespace: str | None,
+        all_namespaces: bool,
+        verbose: bool,
+        definition_paths: tuple[str, ...],
+        connection: dict[str, Any],
+        from_file: tuple[str, ...],
+    ) -> None:
+        """``get`` over several clusters: rows of every cluster read, CLUSTER first; a cluster not read is
+        one warning line and exit code 5."""
+        import workload_map as wm
+        from workload_map.cli.errors import EXIT_NOT_FOUND, CliError, from_library
+        from workload_map.cli.kinds import resolve_kind, type_label
+        from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
+        from workload_map.cli.sources import fleet_exit, open_fleet, require_some
+
+        fleet = open_fleet(
+            from_file,
+            definition_paths,
+            namespace=namespace,
+            all_namespaces=all_namespaces,
+            connection=connection,
+            kinds=[self.type_name] if self.type_name else None,
+        )
+        try:
+            require_some(fleet)
+            try:
+                listing = fleet.workloads(
+                    self.type_name, self.names, selector=self.selector, status=self.status, progress=_with_progress
+                )
+            except wm.WorkloadMapError as exc:
+                raise from_library(exc) from None
+            if not listing.workloads and not listing.missing:
+                where = " in any namespace" if all_namespaces else f" in namespace {namespace}" if namespace else ""
+                click.echo(f"No resources found{where} in {len(fleet.views)} clusters.", err=True)
+            elif output in ("table", "wide"):
+                printer = _Printer(output, with_namespace=all_namespaces, single=False)
+                rows = [[item.cluster, *printer.row(item.tree)] for item in listing]
+                echo_table(["CLUSTER", *printer.headers()], rows)
+            elif output == "name":
+                for item in listing:
+                    click.echo(f"{item.cluster} {kind_name(item.tree.workload)}")
+            elif listing.workloads:
+                echo_document(as_list([item.to_json() for item in listing]), output)
+            warnings = fleet.warnings_in_full() if verbose else fleet.warnings
+            emit_warnings([*warnings, *listing.problems, *(w for i in listing for w in i.tree.warnings)])
+            if listing.missing:
+                kind = type_label(resolve_kind(next(iter(fleet.views.values())), self.type_name or ""))
+                for name in listing.missing[1:]:
+                    click.echo(f'error: {kind} "{name}" not found in any cluster', err=True)
+                raise CliError(
+                    f'{kind} "{listing.missing[0]}" not found in any cluster ({", ".join(fleet.views)})',
+                    hint=f"list what exists with: wmap get {kind} -A",
+                    exit_code=EXIT_NOT_FOUND,
+                )
+            fleet_exit(fleet)  # exit 5 when it printed only what it could read; the warnings say what not
+        finally:
+            fleet.close()
+
 
 class _Printer:
     """The first listing, then (``--watch``) the rows that changed, in the first listing's columns."""
@@ -228,7 +298,7 @@ class _Printer:
         headers = list(HEADERS) + (list(WIDE_HEADERS) if self.output == "wide" else [])
         return ["NAMESPACE", *headers] if self.with_namespace else headers
 
-    def _row(self, tree: WorkloadTree) -> list[str]:
+    def row(self, tree: WorkloadTree) -> list[str]:
         return row(tree, wide=self.output == "wide", with_namespace=self.with_namespace)
 
     def first(self, trees: list[WorkloadTree]) -> None:
@@ -237,7 +307,7 @@ class _Printer:
         if not trees:
             return
         if self.output in ("table", "wide"):
-            rows = [self._row(t) for t in trees]
+            rows = [self.row(t) for t in trees]
             echo_table(self.headers(), rows)
             table = [self.headers(), *rows]
             self.widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
@@ -258,7 +328,7 @@ class _Printer:
         for tree in trees:
             key = _key(tree)
             if self.output in ("table", "wide"):
-                cells = self._row(tree)
+                cells = self.row(tree)
                 comparable = _comparable(cells, self.with_namespace)
                 if self.shown.get(key) == comparable:
                     continue

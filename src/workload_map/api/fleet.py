@@ -1,0 +1,239 @@
+"""A fleet: several clusters (kubeconfig contexts) read at the same time, each as a View.
+
+One thread per cluster: a read is mostly waiting on its API server, so a fleet takes about as long as its
+slowest cluster. A cluster that cannot be read (unreachable, frozen past ``--request-timeout``, forbidden,
+a broken context) becomes one :class:`ClusterFailure`; the others are served. Every workload a fleet
+lists carries the name of its cluster: the context name.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from workload_map.api.view import _SCOPE, View
+from workload_map.errors import WorkloadMapError
+
+if TYPE_CHECKING:
+    from workload_map.api.open import DefinitionsArg
+    from workload_map.tree.model import WorkloadTree
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ClusterWorkload:
+    """One workload of a fleet: the cluster (kubeconfig context) it lives in and its resolved tree."""
+
+    cluster: str
+    tree: WorkloadTree
+
+    def to_json(self) -> dict[str, Any]:
+        """The tree document (docs/tree-json.md) with ``cluster`` first."""
+        return {"cluster": self.cluster, **self.tree.to_json()}
+
+
+@dataclass(frozen=True)
+class ClusterFailure:
+    """A cluster of the fleet that could not be read, and why (the one-line error a lone read would give)."""
+
+    cluster: str
+    message: str
+    hint: str | None = None
+
+    @property
+    def warning(self) -> str:
+        return f"cluster {self.cluster}: not read: {self.message}"
+
+
+@dataclass
+class FleetListing:
+    """The workloads a fleet listing selected, cluster by cluster in the fleet's order (iterate it)."""
+
+    workloads: list[ClusterWorkload]
+    problems: list[str] = field(default_factory=list)  # "cluster <c>: <key>: cannot resolve: <why>"
+    missing: list[str] = field(default_factory=list)  # names asked for that no cluster read has
+
+    def __iter__(self) -> Iterator[ClusterWorkload]:
+        return iter(self.workloads)
+
+    def __len__(self) -> int:
+        return len(self.workloads)
+
+
+class Fleet:
+    """The clusters of a fleet that were read (``views``, by context name, in the order asked) and those that
+    were not (``failures``). Open one with :func:`open_fleet`; close it (or use ``with``) when done."""
+
+    def __init__(
+        self,
+        clusters: Sequence[str],
+        views: dict[str, View],
+        failures: Sequence[ClusterFailure] = (),
+        spans: dict[str, tuple[float, float]] | None = None,
+    ) -> None:
+        self.clusters = list(clusters)  # every cluster asked for, in order
+        self.views = {c: views[c] for c in self.clusters if c in views}
+        self.failures = list(failures)
+        # When each cluster's read began and ended (time.monotonic()), failed ones included.
+        self.spans = dict(spans or {})
+
+    @property
+    def seconds(self) -> dict[str, float]:
+        """How long each cluster's read took."""
+        return {c: end - begin for c, (begin, end) in self.spans.items()}
+
+    def __enter__(self) -> Fleet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for view in self.views.values():
+            view.close()
+
+    def view(self, cluster: str) -> View:
+        """The View of one cluster that was read (KeyError for a cluster not read)."""
+        return self.views[cluster]
+
+    @property
+    def partial(self) -> bool:
+        """Some cluster, or some kind or namespace of one, could not be read: the answer is a part
+        (the CLI's exit code 5)."""
+        return bool(self.failures) or any(v.coverage.forbidden() or v.coverage.failed() for v in self.views.values())
+
+    @property
+    def warnings(self) -> list[str]:
+        """What did not stop the read, each line naming its cluster; one line per cluster not read."""
+        return [*(f.warning for f in self.failures), *self._prefixed(lambda v: v.warnings)]
+
+    def warnings_in_full(self) -> list[str]:
+        """``warnings`` with every object whose owner is missing listed (``View.warnings_in_full``)."""
+        return [*(f.warning for f in self.failures), *self._prefixed(lambda v: v.warnings_in_full())]
+
+    def _prefixed(self, lines: Callable[[View], list[str]]) -> list[str]:
+        """Each line once, naming the clusters that said it ("cluster a, b: the Karta CRD ...")."""
+        said: dict[str, list[str]] = {}
+        for cluster, view in self.views.items():
+            for line in lines(view):
+                said.setdefault(line, [])
+                if cluster not in said[line]:
+                    said[line].append(cluster)
+        return [f"cluster {', '.join(clusters)}: {line}" for line, clusters in said.items()]
+
+    def workloads(
+        self,
+        type: str | None = None,
+        names: Iterable[str] = (),
+        *,
+        namespace: str | None = _SCOPE,
+        selector: str | None = None,
+        status: str | None = None,
+        progress: Callable[[list[Obj]], Iterable[Obj]] | None = None,
+    ) -> FleetListing:
+        """:meth:`View.workloads` in every cluster read, each workload with its cluster.
+
+        A TYPE that no definition of one cluster covers (its cluster Kartas differ) is a problem line for
+        that cluster; it is an error (UnknownTypeError) only when no cluster covers it.
+        """
+        wanted = list(names)
+        listing = FleetListing([])
+        unknown: list[WorkloadMapError] = []
+        missing: list[set[str]] = []
+        for cluster, view in self.views.items():
+            try:
+                found = view.workloads(
+                    type, wanted, namespace=namespace, selector=selector, status=status, progress=progress
+                )
+            except WorkloadMapError as exc:
+                unknown.append(exc)
+                listing.problems.append(f"cluster {cluster}: {exc.message}")
+                continue
+            listing.workloads.extend(ClusterWorkload(cluster, tree) for tree in found)
+            listing.problems.extend(f"cluster {cluster}: {line}" for line in found.problems)
+            missing.append(set(found.missing))
+        if unknown and len(unknown) == len(self.views):
+            raise unknown[0]
+        everywhere = set.intersection(*missing) if missing else set()
+        listing.missing = [n for n in wanted if n in everywhere]
+        return listing
+
+    def find(
+        self, target: str | Sequence[str], name: str | None = None, *, namespace: str | None = _SCOPE
+    ) -> list[tuple[str, Obj]]:
+        """``(cluster, object)`` of the workload named ``"TYPE/NAME"`` in every cluster read that has it.
+
+        Raises the first cluster's NotFoundError (or UnknownTypeError) when no cluster has it.
+        """
+        found: list[tuple[str, Obj]] = []
+        errors: list[WorkloadMapError] = []
+        for cluster, view in self.views.items():
+            try:
+                found.append((cluster, view.find(target, name, namespace=namespace)))
+            except WorkloadMapError as exc:
+                errors.append(exc)
+        if not found and errors:
+            raise errors[0]
+        return found
+
+
+def open_fleet(
+    contexts: Sequence[str] | None = None,
+    *,
+    kubeconfig: str | None = None,
+    namespace: str | None = None,
+    all_namespaces: bool = False,
+    definitions: DefinitionsArg = (),
+    types: Sequence[str] | None = None,
+    workload: str | Sequence[str] | None = None,
+    request_timeout: str | None = None,
+    timeout: str | None = None,
+    chunk_size: int = 500,
+) -> Fleet:
+    """A :class:`Fleet` of the kubeconfig's ``contexts`` (None: every context of the kubeconfig), read
+    concurrently with :func:`open_cluster`'s arguments, which apply to each cluster.
+
+    A cluster that cannot be read is in ``Fleet.failures`` (one line each); the call raises only for a
+    kubeconfig that cannot be read or names no context.
+    """
+    from workload_map.api.definitions import as_definitions
+    from workload_map.api.open import open_cluster
+    from workload_map.cluster.connection import kubeconfig_contexts
+
+    names = list(dict.fromkeys(contexts)) if contexts else kubeconfig_contexts(kubeconfig)
+    if not names:
+        raise WorkloadMapError("no context to read", hint="the kubeconfig has no contexts: add one, or pass --context")
+    loaded = as_definitions(definitions)  # read the files once, not once per cluster
+
+    def read(context: str) -> tuple[View | ClusterFailure, tuple[float, float]]:
+        began = time.monotonic()
+        try:
+            view = open_cluster(
+                kubeconfig=kubeconfig,
+                context=context,
+                namespace=namespace,
+                all_namespaces=all_namespaces,
+                definitions=loaded,
+                types=types,
+                workload=workload,
+                request_timeout=request_timeout,
+                timeout=timeout,
+                chunk_size=chunk_size,
+            )
+        except WorkloadMapError as exc:
+            line = exc.message + (f" ({exc.location})" if str(exc.location) else "")
+            line += f": {exc.detail}" if exc.detail else ""
+            return ClusterFailure(context, line, exc.hint), (began, time.monotonic())
+        except Exception as exc:
+            return ClusterFailure(context, f"{type(exc).__name__}: {exc}"), (began, time.monotonic())
+        return view, (began, time.monotonic())
+
+    with ThreadPoolExecutor(max_workers=len(names), thread_name_prefix="wmap fleet") as pool:
+        results = list(pool.map(read, names))
+    views = {c: r for c, (r, _) in zip(names, results, strict=True) if isinstance(r, View)}
+    failures = [r for r, _ in results if isinstance(r, ClusterFailure)]
+    return Fleet(names, views, failures, {c: span for c, (_, span) in zip(names, results, strict=True)})

@@ -1,0 +1,221 @@
+"""A fleet of three genuine API servers (each with its own etcd) read at once through one kubeconfig.
+
+``get``/``describe``/``gang`` with ``--context`` repeated and ``--all-contexts``, the library's
+``open_fleet``, and the failures a fleet must survive: a forbidden context, a frozen API server and one
+stopped in the middle of a ``get``. One module-scoped fleet: the session's cluster plus two of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from fleet_data import FleetClusters, gpu_job, own_clusters, write_kubeconfig
+from tests.cluster.apiserver import TestCluster
+
+import workload_map as wm
+from workload_map.cli.errors import EXIT_NOT_FOUND, EXIT_PARTIAL
+from workload_map.cli.main import cli
+
+pytestmark = pytest.mark.live
+
+WMAP = Path(sys.executable).parent / "wmap"
+
+
+@pytest.fixture(scope="module")
+def fleet(
+    test_cluster: TestCluster, testcluster_bin_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
+    with own_clusters(testcluster_bin_dir, 2) as (west, north):
+        clusters = {"east": test_cluster, "west": west, "north": north}
+        kubeconfig = write_kubeconfig(tmp_path_factory.mktemp("fleet") / "kubeconfig", clusters, {"locked": "west"})
+        namespace = f"fleet-{secrets.token_hex(3)}"
+        gpu_job(test_cluster, namespace, "train", pods=2, gpus=8, running=2)
+        gpu_job(west, namespace, "train", pods=4, gpus=8, running=4)
+        gpu_job(west, namespace, "eval", pods=1, gpus=1, running=0)
+        gpu_job(north, namespace, "train", pods=1, gpus=4, running=1)
+        yield {
+            "clusters": FleetClusters(clusters, kubeconfig, {"locked": "west"}),
+            "kubeconfig": str(kubeconfig),
+            "ns": namespace,
+        }
+
+
+def wmap(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def _contexts(*names: str) -> list[str]:
+    return [arg for name in names for arg in ("--context", name)]
+
+
+def test_get_over_three_clusters_one_table_cluster_first(fleet: dict[str, Any]) -> None:
+    ns = fleet["ns"]
+    result = wmap("get", "-n", ns, "--kubeconfig", fleet["kubeconfig"], *_contexts("east", "west", "north"))
+    assert result.exit_code == 0, result.output
+    header = result.stdout.splitlines()[0].split()
+    assert header[:3] == ["CLUSTER", "NAME", "TYPE"], header
+    rows = [line.split() for line in result.stdout.splitlines()[1:]]
+    by_cluster = {(r[0], r[1]): r for r in rows}
+    assert sorted(by_cluster) == [("east", "train"), ("north", "train"), ("west", "eval"), ("west", "train")]
+    gpus = header.index("GPUS")
+    assert {k: by_cluster[k][gpus] for k in by_cluster} == {
+        ("east", "train"): "16",
+        ("west", "train"): "32",
+        ("west", "eval"): "1",
+        ("north", "train"): "4",
+    }
+    assert [r[0] for r in rows] == sorted((r[0] for r in rows), key=["east", "west", "north"].index)  # fleet order
+    # A warning every cluster gives is one line naming them all.
+    assert [line for line in result.stderr.splitlines() if "Karta CRD" in line] in (
+        [],
+        [
+            "Warning: cluster east, west, north: the Karta CRD (kartas.run.ai) is not installed in the cluster: "
+            "using built-in definitions only"
+        ],
+    ), result.stderr
+
+
+def test_get_all_contexts_json_carries_the_cluster_and_a_forbidden_one_is_one_warning(
+    fleet: dict[str, Any],
+) -> None:
+    ns = fleet["ns"]
+    result = wmap("get", "-A", "--all-contexts", "--kubeconfig", fleet["kubeconfig"], "-o", "json")
+    assert result.exit_code == EXIT_PARTIAL, result.output
+    items = [i for i in json.loads(result.stdout)["items"] if i["workload"]["namespace"] == ns]
+    assert sorted((i["cluster"], i["workload"]["name"]) for i in items) == [
+        ("east", "train"),
+        ("north", "train"),
+        ("west", "eval"),
+        ("west", "train"),
+    ]
+    assert all(next(iter(i)) == "cluster" for i in items)  # the field comes first
+    warnings = [line for line in result.stderr.splitlines() if "locked" in line]
+    assert len(warnings) == 1, result.stderr
+    assert warnings[0].startswith("Warning: cluster locked: not read: Forbidden: user 'test-restricted'"), warnings
+
+
+def test_get_name_and_one_context_is_one_cluster(fleet: dict[str, Any]) -> None:
+    ns = fleet["ns"]
+    kubeconfig = fleet["kubeconfig"]
+    names = wmap("get", "-n", ns, "--kubeconfig", kubeconfig, *_contexts("west", "north"), "-o", "name")
+    assert names.exit_code == 0, names.output
+    assert sorted(names.stdout.splitlines()) == ["north job.batch/train", "west job.batch/eval", "west job.batch/train"]
+    one = wmap("get", "-n", ns, "--kubeconfig", kubeconfig, "--context", "north")
+    assert one.exit_code == 0, one.output
+    assert one.stdout.split()[0] == "NAME"  # one --context: one cluster, no CLUSTER column
+
+
+def test_get_a_name_present_in_some_clusters_and_one_present_nowhere(fleet: dict[str, Any]) -> None:
+    ns = fleet["ns"]
+    kubeconfig = fleet["kubeconfig"]
+    some = wmap("get", "job/eval", "-n", ns, "--kubeconfig", kubeconfig, *_contexts("east", "west"))
+    assert some.exit_code == 0, some.output
+    assert [r[:2] for r in (line.split() for line in some.stdout.splitlines()[1:])] == [["west", "eval"]]
+    nowhere = wmap("get", "job/absent", "-n", ns, "--kubeconfig", kubeconfig, *_contexts("east", "west"))
+    assert nowhere.exit_code == EXIT_NOT_FOUND, nowhere.output
+    assert 'job.batch "absent" not found in any cluster (east, west)' in nowhere.stderr
+
+
+def test_usage_errors_of_fleet_flags(fleet: dict[str, Any]) -> None:
+    kubeconfig = fleet["kubeconfig"]
+    both = wmap("get", "--kubeconfig", kubeconfig, "--all-contexts", "--context", "east")
+    assert both.exit_code == 2 and "either --all-contexts or --context" in both.stderr, both.output
+    watch = wmap("get", "-w", "--kubeconfig", kubeconfig, *_contexts("east", "west"))
+    assert watch.exit_code == 2 and "--watch follows one cluster" in watch.stderr, watch.output
+    unknown = wmap("get", "--kubeconfig", kubeconfig, *_contexts("east", "nowhere"))
+    assert unknown.exit_code == EXIT_PARTIAL, unknown.output
+    lines = [line for line in unknown.stderr.splitlines() if "nowhere" in line]
+    assert len(lines) == 1 and lines[0].startswith("Warning: cluster nowhere: not read: context 'nowhere' not found")
+
+
+def test_library_open_fleet_workloads_carry_their_cluster(fleet: dict[str, Any]) -> None:
+    ns = fleet["ns"]
+    with wm.open_fleet(["west", "north"], kubeconfig=fleet["kubeconfig"], namespace=ns) as opened:
+        assert opened.clusters == ["west", "north"] and not opened.failures and not opened.partial
+        listing = opened.workloads()
+        assert sorted((w.cluster, w.tree.name, float(w.tree.gpus)) for w in listing) == [
+            ("north", "train", 4.0),
+            ("west", "eval", 1.0),
+            ("west", "train", 32.0),
+        ]
+        assert listing.workloads[0].to_json()["cluster"] == "west"
+        assert [c for c, _ in opened.find("job/train")] == ["west", "north"]
+        assert opened.view("north").workload("job/train").counts.running == 1
+
+
+def test_describe_and_gang_over_the_fleet(fleet: dict[str, Any]) -> None:
+    ns = fleet["ns"]
+    kubeconfig = fleet["kubeconfig"]
+    text = wmap("describe", "job/train", "-n", ns, "--kubeconfig", kubeconfig, *_contexts("west", "north"))
+    assert text.exit_code == 0, text.output
+    assert [line for line in text.stdout.splitlines() if line.startswith("Cluster:")] == [
+        "Cluster:    west",
+        "Cluster:    north",
+    ]
+    doc = wmap("describe", "job/eval", "-n", ns, "--kubeconfig", kubeconfig, *_contexts("west", "north"), "-o", "json")
+    assert doc.exit_code == 0, doc.output
+    items = json.loads(doc.stdout)["items"]
+    assert [(i["cluster"], i["workload"]["name"]) for i in items] == [("west", "eval")]
+    gang = wmap("gang", "job/train", "-n", ns, "--kubeconfig", kubeconfig, *_contexts("east", "west"), "-o", "json")
+    assert gang.exit_code == 0, gang.output
+    plans = json.loads(gang.stdout)["items"]
+    assert [p["cluster"] for p in plans] == ["east", "west"]
+    missing = wmap("describe", "job/absent", "-n", ns, "--kubeconfig", kubeconfig, *_contexts("west", "north"))
+    assert missing.exit_code == EXIT_NOT_FOUND, missing.output
+
+
+def test_a_frozen_cluster_is_one_warning_and_the_reads_overlap(fleet: dict[str, Any]) -> None:
+    ns = fleet["ns"]
+    north = fleet["clusters"].clusters["north"]
+    with north.frozen_apiserver():
+        opened = wm.open_fleet(
+            ["east", "west", "north"], kubeconfig=fleet["kubeconfig"], namespace=ns, request_timeout="3s"
+        )
+    with opened:
+        assert [f.cluster for f in opened.failures] == ["north"] and opened.partial
+        assert "request timed out after 3s" in opened.failures[0].message, opened.failures
+        assert sorted((w.cluster, w.tree.name) for w in opened.workloads()) == [
+            ("east", "train"),
+            ("west", "eval"),
+            ("west", "train"),
+        ]
+        # Concurrent, not one after the other: north was being waited for while the others were read.
+        north_began, north_ended = opened.spans["north"]
+        assert all(north_began < ended < north_ended for _, ended in (opened.spans[c] for c in ("east", "west")))
+
+
+def test_a_cluster_stopped_in_the_middle_of_a_get(fleet: dict[str, Any]) -> None:
+    """north stops answering while the command waits for it (SIGSTOP), then its API server is killed: the
+    command ends with the other clusters' rows, one warning for north and exit code 5."""
+    ns = fleet["ns"]
+    north = fleet["clusters"].clusters["north"]
+    argv = [str(WMAP), "get", "-n", ns, "--kubeconfig", fleet["kubeconfig"], *_contexts("east", "west", "north")]
+    env = {**os.environ, "WMAP_DEBUG_REQUESTS": "0"}
+    try:
+        with north.frozen_apiserver():
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            time.sleep(2.0)  # let it connect to all three and wait on north (the test holds either way)
+            north.stop_apiserver(graceful=False)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        north.start_apiserver()
+    assert proc.returncode == EXIT_PARTIAL, (stdout, stderr)
+    assert sorted(tuple(line.split()[:2]) for line in stdout.splitlines()[1:]) == [
+        ("east", "train"),
+        ("west", "eval"),
+        ("west", "train"),
+    ], stdout
+    warnings = [line for line in stderr.splitlines() if "north" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("Warning: cluster north: not read: cluster unreachable"), (
+        stderr
+    )
