@@ -182,3 +182,16 @@ def test_the_public_function_reads_files(tmp_path: Any) -> None:
     result = wm.draft_definition(str(crd_file), [str(sample_file)])
     assert result.todos == [] and result.pods == 4 and result.samples == 1
     assert f"from {crd_file}, {sample_file}" in result.text
+
+
+def test_a_base_template_merged_into_the_roles_is_not_a_role() -> None:
+    role = {"type": "object", "properties": {"replicas": {"type": "integer"}, "podTemplate": fixtures.TEMPLATE}}
+    crd = fixtures.crd(
+        "example.com",
+        "Stream",
+        {"podTemplate": fixtures.TEMPLATE, "manager": role, "worker": role},
+    )
+    result = draft(crd, [])
+    names = [c["name"] for c in result.karta["spec"]["structureDefinition"]["childComponents"]]
+    assert names == ["manager", "worker"]
+    assert "# [low] .spec.podTemplate (schema) is taken as the base template" in result.text

@@ -381,6 +381,26 @@ def _pod_selector(
     return out or None
 
 
+def _without_base_templates(sites: list[Site]) -> tuple[list[Site], list[Site]]:
+    """Drop a template that is the base of others (Flink's ``.spec.podTemplate`` under ``jobManager.podTemplate``
+    and ``taskManager.podTemplate``): the same key, at least two roles below its own object have it, and
+    nothing counts its pods. It is merged into those roles' pods, not a role of its own."""
+    bases = []
+    for site in sites:
+        role = site.role
+        below = [
+            other
+            for other in sites
+            if other is not site
+            and other.segments[-1] == site.segments[-1]
+            and other.role[: len(role)] == role
+            and len(other.role) > len(role)
+        ]
+        if len(below) >= 2 and site.replicas is None and not site.collections:
+            bases.append(site)
+    return [s for s in sites if s not in bases], bases
+
+
 def draft(
     crd: dict[str, Any] | None,
     objects: Sequence[Sample] = (),
@@ -411,6 +431,7 @@ def draft(
         sites += [
             s for s in sample_facts.sites_from_samples(found.roots) if s.segments not in {x.segments for x in sites}
         ]
+    sites, bases = _without_base_templates(sites)
     selectors = pod_selectors.infer(sites, found)
     root_name = re.sub(r"[^a-z0-9-]", "", kind.lower()) or "root"
     base: Path = ("spec", "structureDefinition")
@@ -483,6 +504,13 @@ def draft(
             selector_def = _pod_selector(builder, site, selector, (*path, "podSelector"), several)
             if selector_def:
                 component["podSelector"] = selector_def
+    for shared in bases:
+        builder.note(
+            (*root_path, "name"),
+            LOW,
+            f"{shared.path} ({shared.source}) is taken as the base template the roles below it are merged onto",
+            "(the same key under two or more roles, no count of its own): not a component.",
+        )
     if not sites:
         where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"
         root["specDefinition"] = {
