@@ -5,7 +5,9 @@ say so instead of looking complete: a pod whose owner chain enters a gap is not 
 its own, and a workload whose pods or children may lie in a gap has unknown counts, not zeros. The live
 layer records each gap while listing (``cluster/fetch.py``); the Snapshot carries them
 (:attr:`Snapshot.coverage`); the resolver (``resolver.ClusterView``) and the renderers read them.
-Dumps are complete by definition: their Coverage has no gaps.
+A dump is complete unless it says otherwise: ``wmap snapshot`` of a partial read writes its gaps as one
+``Coverage`` item of the List (:func:`coverage_document`), and reading the dump gives them back
+(:func:`take_coverage`), so the dump answers what the live read answered.
 
 Reusable by any reader of a cluster (the watch-driven live model too): nothing here does I/O.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class Cause(enum.Enum):
@@ -121,4 +124,60 @@ def summary(gaps: list[Gap]) -> tuple[str, str]:
     return f"listing {first.resource} {where} failed", first.fix
 
 
-__all__ = ["Cause", "Coverage", "Gap", "group_gaps", "summary"]
+COVERAGE_API_VERSION = "workload-map/v1alpha1"
+COVERAGE_KIND = "Coverage"
+
+
+def coverage_document(coverage: Coverage) -> dict[str, Any]:
+    """The gaps of a read as one object of a dump (``wmap snapshot``)."""
+    gaps = [
+        {
+            "group": g.group,
+            "kind": g.kind,
+            "resource": g.resource,
+            "namespace": g.namespace,
+            "cause": g.cause.value,
+            **({"user": g.user} if g.user else {}),
+        }
+        for g in coverage
+    ]
+    return {"apiVersion": COVERAGE_API_VERSION, "kind": COVERAGE_KIND, "metadata": {"name": "coverage"}, "gaps": gaps}
+
+
+def take_coverage(objects: Iterable[dict[str, Any]]) -> tuple[Coverage, list[dict[str, Any]], list[str]]:
+    """The Coverage items of a dump taken out of its objects: (their gaps, the other objects, warnings about
+    gaps that cannot be read)."""
+    coverage, rest, warnings = Coverage(), [], []
+    causes = {c.value: c for c in Cause}
+    for obj in objects:
+        if obj.get("apiVersion") != COVERAGE_API_VERSION or obj.get("kind") != COVERAGE_KIND:
+            rest.append(obj)
+            continue
+        for index, raw in enumerate(obj.get("gaps") or []):
+            try:
+                coverage.add(
+                    Gap(
+                        str(raw["group"]),
+                        str(raw["kind"]),
+                        str(raw["resource"]),
+                        None if raw.get("namespace") is None else str(raw["namespace"]),
+                        causes[str(raw["cause"])],
+                        str(raw.get("user") or ""),
+                    )
+                )
+            except (KeyError, TypeError):
+                warnings.append(f"Coverage gaps[{index}]: ignoring a gap without group, kind, resource and cause")
+    return coverage, rest, warnings
+
+
+__all__ = [
+    "COVERAGE_API_VERSION",
+    "COVERAGE_KIND",
+    "Cause",
+    "Coverage",
+    "Gap",
+    "coverage_document",
+    "group_gaps",
+    "summary",
+    "take_coverage",
+]

@@ -368,3 +368,28 @@ def test_a_removed_crd_leaves_pods_counted_not_promoted(test_cluster: TestCluste
         assert len(lines) <= 2, lines
     finally:
         ensure_crds(test_cluster, "leaderworkersets.leaderworkerset.x-k8s.io")
+
+
+def test_a_snapshot_of_a_partial_read_answers_as_the_live_read(world: dict[str, Any], tmp_path: Path) -> None:
+    """`wmap snapshot` as a limited user records its gaps in the file: `get --from-file` then prints the
+    same rows, `?` counts and gap line as live, and exits 5, instead of phantom rows and zeros."""
+    for user, resource in (("no-kind", "jobsets.jobset.x-k8s.io"), ("no-pods", "may not list pods")):
+        path = tmp_path / f"{user}.json"
+        saved = wmap(world[user], "snapshot", "-A", "-o", str(path))
+        assert saved.returncode == 5, saved.stderr
+        gap_lines = [w for w in warnings(saved.stderr) if resource in w]
+        assert len(gap_lines) == 1, saved.stderr
+        live = wmap(world[user], "get", "-A")
+        dump = subprocess.run(
+            [str(WMAP), "get", "-A", "--from-file", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        assert dump.returncode == live.returncode == 5, (dump.stderr, live.stderr)
+        ours = (world["train"], world["serve"])
+        assert [r for r in rows(dump.stdout) if r[0] in ours] == [r for r in rows(live.stdout) if r[0] in ours]
+        live_gaps = [w for w in warnings(live.stderr) if "may not list" in w or "belong to" in w]
+        assert [w for w in warnings(dump.stderr) if "may not list" in w or "belong to" in w] == live_gaps

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from workload_map.api.definitions import as_definitions, builtin_with_warnings, read_documents, split_dump
 from workload_map.api.view import View, one_target
+from workload_map.coverage import take_coverage
 from workload_map.errors import Location, WorkloadMapError
 
 if TYPE_CHECKING:
@@ -42,8 +43,9 @@ def open_objects(
     with bulk_load():  # one GC pause and one freeze for splitting and indexing
         docs = (Document(obj, Location("<objects>", index)) for index, obj in enumerate(_expand_lists(objects)))
         objs, cluster_definitions, split_warnings = split_dump(docs)
-        cluster = ClusterView(Snapshot(objs), [*shipped, *cluster_definitions, *user])
-    cluster.warnings[:0] = [*warnings, *split_warnings]
+        coverage, objs, coverage_warnings = take_coverage(objs)
+        cluster = ClusterView(Snapshot(objs, coverage=coverage), [*shipped, *cluster_definitions, *user])
+    cluster.warnings[:0] = [*warnings, *split_warnings, *coverage_warnings]
     return View(cluster, namespace)
 
 
@@ -75,8 +77,10 @@ def open_dump(
     shipped, warnings = builtin_with_warnings()
     with bulk_load():  # one GC pause and one freeze for reading, splitting and indexing the dump
         objs, cluster_definitions, dump_warnings = split_dump(read_documents(paths))
-        cluster = ClusterView(Snapshot(objs), [*shipped, *cluster_definitions, *user])
-    cluster.warnings[:0] = [*warnings, *dump_warnings]
+        # A snapshot of a partial read carries its gaps: the dump answers what that read answered.
+        coverage, objs, coverage_warnings = take_coverage(objs)
+        cluster = ClusterView(Snapshot(objs, coverage=coverage), [*shipped, *cluster_definitions, *user])
+    cluster.warnings[:0] = [*warnings, *dump_warnings, *coverage_warnings]
     return View(cluster, namespace)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from workload_map.coverage import Coverage, coverage_document
 from workload_map.snapshot import Obj
 
 # Noise a dump never needs; dropping it keeps big snapshots small.
@@ -30,14 +31,24 @@ def _clean(obj: Obj) -> Obj:
     return obj
 
 
-def snapshot_document(objects: Iterable[Obj], karta_objects: Iterable[Obj] = ()) -> dict[str, Any]:
-    items = [_clean(o) for o in karta_objects] + [_clean(o) for o in objects]
+def snapshot_document(
+    objects: Iterable[Obj], karta_objects: Iterable[Obj] = (), coverage: Coverage | None = None
+) -> dict[str, Any]:
+    """The List; a read with gaps (forbidden, not served) writes them first, as one Coverage item, so that
+    reading the file answers what the live read answered (no phantom rows, unknown counts)."""
+    items = [coverage_document(coverage)] if coverage is not None and not coverage.complete else []
+    items += [_clean(o) for o in karta_objects] + [_clean(o) for o in objects]
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
 
 
-def write_snapshot(path: str | os.PathLike[str], objects: Iterable[Obj], karta_objects: Iterable[Obj] = ()) -> int:
+def write_snapshot(
+    path: str | os.PathLike[str],
+    objects: Iterable[Obj],
+    karta_objects: Iterable[Obj] = (),
+    coverage: Coverage | None = None,
+) -> int:
     """Write the List atomically (temp file + rename); returns the number of items."""
-    document = snapshot_document(objects, karta_objects)
+    document = snapshot_document(objects, karta_objects, coverage)
     target = Path(path)
     if target.suffix.lower() == ".json":
         data = orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
@@ -83,7 +94,7 @@ def save_live_snapshot(options: Any, path: str | os.PathLike[str]) -> tuple[int,
     source = live_source(options)
     try:
         objects, warnings = with_capacity(source)
-        count = write_snapshot(path, objects, source.karta_objects)
+        count = write_snapshot(path, objects, source.karta_objects, source.snapshot.coverage)
     finally:
         if getattr(options, "connection", None) is None:
             source.connection.close()

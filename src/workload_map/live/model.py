@@ -263,6 +263,7 @@ class LiveModel:
 
         model = cls(LiveOptions())
         model._registry = registry
+        model.coverage = Coverage(list(snapshot.coverage))  # a snapshot of a partial read keeps its gaps
         model._projection_for(registry)
         model.started_at = time.time()
         began = time.monotonic()

@@ -71,17 +71,23 @@ def command(
         if path == "-":
             from workload_map.cli.output import echo_document
 
-            echo_document(snapshot_document(objects, source.karta_objects), "yaml")
+            echo_document(snapshot_document(objects, source.karta_objects, source.snapshot.coverage), "yaml")
             count = len(objects) + len(source.karta_objects)
         else:
             try:
-                count = write_snapshot(path, objects, source.karta_objects)
+                count = write_snapshot(path, objects, source.karta_objects, source.snapshot.coverage)
             except OSError as exc:
                 raise CliError("cannot write the snapshot", where=path, why=exc.strerror or str(exc)) from None
         scope = "all namespaces" if source.namespace is None else f"namespace {source.namespace}"
         if path != "-":
             click.echo(f"Wrote {count} objects ({scope}) to {path}", err=True)
-        emit_warnings([*source.warnings, *capacity_warnings])
+        # What could not be read, said as get says it; the file records it too (a Coverage item).
+        gaps = source.view().gap_warnings()
+        emit_warnings([*source.warnings, *gaps, *capacity_warnings])
+        if source.snapshot.coverage.forbidden() or source.snapshot.coverage.failed():
+            from workload_map.cli.errors import EXIT_PARTIAL
+
+            raise click.exceptions.Exit(EXIT_PARTIAL)
     finally:
         conn.close()
         if os.environ.get(REQUESTS_ENV, "") not in ("", "0"):
