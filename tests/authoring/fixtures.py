@@ -181,7 +181,13 @@ def fleet() -> dict[str, Any]:
 def fleet_objects() -> list[dict[str, Any]]:
     """The fleet, a StatefulSet per group it owns (an intermediate owner) and their pods."""
     root = fleet()
-    objects = [root, pod("f1-head", root, {"example.com/node": "head"}, ["head"])]
+    # The templates set a label of their own (constant per role, but the user's, not the operator's), and
+    # every pod carries its controller's per-object label: neither may be taken for the role's selector.
+    root["spec"]["head"]["template"]["metadata"] = {"labels": {"app": "fleet-head"}}
+    for group in root["spec"]["groups"]:
+        group["template"]["metadata"] = {"labels": {"app": "fleet-workers"}}
+    head_labels = {"example.com/node": "head", "app": "fleet-head", "controller-uid": "uid-f1"}
+    objects = [root, pod("f1-head", root, head_labels, ["head"])]
     for group, count, image in (("small", 2, "cpu"), ("big", 4, "gpu")):
         owner = {
             "apiVersion": "apps/v1",
@@ -197,6 +203,11 @@ def fleet_objects() -> list[dict[str, Any]]:
         }
         objects.append(owner)
         for i in range(count):
-            labels = {"example.com/node": "worker", "example.com/group": group}
+            labels = {
+                "example.com/node": "worker",
+                "example.com/group": group,
+                "app": "fleet-workers",
+                "controller-uid": f"uid-sts-{group}",
+            }
             objects.append(pod(f"f1-{group}-{i}", owner, labels, [image]))
     return objects

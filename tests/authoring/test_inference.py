@@ -115,7 +115,7 @@ def test_a_list_of_groups_with_hosts_min_max_and_an_intermediate_owner() -> None
     assert sample.tree["status"]["primary"] == "Running"
 
 
-def test_a_bare_pod_spec_on_the_root_and_unmappable_status_become_todos() -> None:
+def test_a_bare_pod_spec_on_the_root_and_a_ready_count_for_status() -> None:
     obj = {
         "apiVersion": "example.com/v1",
         "kind": "Server",
@@ -128,10 +128,16 @@ def test_a_bare_pod_spec_on_the_root_and_unmappable_status_become_todos() -> Non
     assert root["specDefinition"] == {"podSpecPath": ".spec.podSpec"}
     assert "childComponents" not in result.karta["spec"]["structureDefinition"]
     assert "optimizationInstructions" not in result.karta["spec"]  # one template with replicas: no gang
-    # nothing says it finishes (no Succeeded/Complete word): a long-running kind, no completed TODO
-    assert sorted(t.split(":")[0].split(".")[-1] for t in result.todos) == ["failed", "running"]
+    # nothing says it finishes (no Succeeded/Complete word): a long-running kind, no completed TODO; the
+    # ready count is its running status, failure is left to the reviewer
+    assert [t.split(":")[0].split(".")[-1] for t in result.todos] == ["failed"]
+    running = root["statusDefinition"]["statusMappings"]["running"]
+    assert running == [{"byExpression": {"expression": "(.status.readyReplicas // 0) > 0", "expectedResult": "true"}}]
     (sample,) = _run(_load(result.text), [obj])
-    assert sample.tree is not None and sample.tree["status"]["primary"] == "Undefined"
+    assert sample.tree is not None and sample.tree["status"]["primary"] == "Running"
+    obj["status"] = {"readyReplicas": 0}
+    (sample,) = _run(_load(result.text), [obj])
+    assert sample.tree is not None and sample.tree["status"]["primary"] == "Initializing"
 
 
 def test_untyped_specs_are_read_from_the_samples() -> None:

@@ -9,7 +9,7 @@ returned: a draft that does not load is a bug here, reported as such.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ from workload_map.authoring import status as vocabulary
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path, todo
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
-from workload_map.authoring.schema import Field, SchemaFacts, Site, read_crd
+from workload_map.authoring.schema import READY_NAMES, Field, SchemaFacts, Site, read_crd
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.definition.model import GroupVersionKind, slug
 from workload_map.errors import format_path
@@ -285,6 +285,7 @@ def _status(
             guess = vocabulary.classify(value)
             if guess is not None:
                 add(guess[0], {"byPhase": value}, guess[1], f"phase {value!r} ({where}).")
+    _ready_counts(facts, found, add)
     hint = "No condition or phase says it."
     if phase is None and facts is not None and facts.phases:
         # The schema declares a phase but neither enumerates nor shows its values: read it, map it by hand.
@@ -302,6 +303,33 @@ def _status(
             )
     out["statusMappings"] = {s: mappings[s] for s in STATUS_ORDER if s in mappings}
     return out
+
+
+def _ready_counts(
+    facts: SchemaFacts | None, found: sample_facts.SampleFacts, add: Callable[[str, dict[str, Any], str, str], None]
+) -> None:
+    """A count of ready pods in the status says running too (samples often carry it without conditions)."""
+    fields = [(f.segments[-1], "the schema") for f in facts.ready_counts] if facts else []
+    for sample in found.roots:
+        status = sample.obj.get("status")
+        for name in READY_NAMES:
+            if isinstance(status, dict) and isinstance(status.get(name), int) and name not in dict(fields):
+                fields.append((name, sample.location))
+    if not fields:
+        return
+    name, where = fields[0]
+    add(
+        "running",
+        {"byExpression": {"expression": f"(.status.{name} // 0) > 0", "expectedResult": "true"}},
+        MEDIUM,
+        f".status.{name} counts ready pods ({where}): one or more ready is running.",
+    )
+    add(
+        "initializing",
+        {"byExpression": {"expression": f".status != null and (.status.{name} // 0) == 0", "expectedResult": "true"}},
+        LOW,
+        f".status.{name} 0: nothing ready yet (or lost: a reviewer may tell Degraded apart).",
+    )
 
 
 def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] | None) -> bool:

@@ -22,6 +22,7 @@ MAX_NAMES = ("maxReplicas", "maxSize", "maxWorkers")
 HOSTS_NAMES = ("numOfHosts", "hostsPerReplica", "numHosts")
 ID_NAMES = ("name", "groupName", "replicaName", "taskName", "roleName")
 SUSPEND_BOOLEANS = ("suspend", "suspended", "paused", "stopped", "stop")
+READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
 
@@ -84,6 +85,7 @@ class SchemaFacts:
     condition_types: list[str] = field(default_factory=list)
     phases: list[Field] = field(default_factory=list)
     untyped: list[str] = field(default_factory=list)  # paths the schema leaves open
+    ready_counts: list[Field] = field(default_factory=list)  # .status.readyReplicas and the like
     replicas_at_root: Field | None = None
 
 
@@ -236,6 +238,8 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
             if "type" in _props(items):
                 facts.conditions = found
                 facts.condition_types = [str(v) for v in _props(items)["type"].get("enum") or []]
+        elif schema.get("type") == "integer" and len(found.segments) == 2 and name in READY_NAMES:
+            facts.ready_counts.append(found)
         elif (
             schema.get("type") == "string"
             and "conditions" not in found.segments

@@ -16,12 +16,29 @@ from workload_map.authoring.evidence import ARRAY, MAP, Segments
 from workload_map.authoring.samples import Sample, SampleFacts, walk
 from workload_map.authoring.schema import Site
 
+# Labels the built-in controllers stamp per object (a ReplicaSet's hash, a Job's uid, a StatefulSet pod's
+# name): they tell one intermediate object from another, never a role.
+CONTROLLER_LABELS = frozenset(
+    {
+        "pod-template-hash",
+        "controller-revision-hash",
+        "controller-uid",
+        "job-name",
+        "batch.kubernetes.io/controller-uid",
+        "batch.kubernetes.io/job-name",
+        "batch.kubernetes.io/job-completion-index",
+        "statefulset.kubernetes.io/pod-name",
+        "apps.kubernetes.io/pod-index",
+    }
+)
+
 
 @dataclass
 class SiteInstance:
     site: int
     instance: str | None
     containers: frozenset[str]
+    labels: frozenset[str] = frozenset()  # label keys the template itself sets
 
 
 @dataclass
@@ -38,6 +55,7 @@ class Selector:
     lower: bool = False  # the label is the lower-cased instance id
     index_key: str | None = None
     evidence: list[str] = field(default_factory=list)
+    template_labels: set[str] = field(default_factory=set)
 
 
 def _containers(site: Site, value: Any) -> frozenset[str]:
@@ -67,12 +85,19 @@ def instance_ids(site: Site, obj: dict[str, Any]) -> list[tuple[tuple[str, ...],
     return out
 
 
+def _template_labels(site: Site, value: Any) -> frozenset[str]:
+    if site.form != "template" or not isinstance(value, dict):
+        return frozenset()
+    labels = (value.get("metadata") or {}).get("labels") if isinstance(value.get("metadata"), dict) else None
+    return frozenset(str(k) for k in labels or {})
+
+
 def site_instances(sites: list[Site], obj: dict[str, Any]) -> list[SiteInstance]:
     out = []
     for index, site in enumerate(sites):
         ids = dict(instance_ids(site, obj))
         for keys, value in walk(obj, site.segments):
-            out.append(SiteInstance(index, ids.get(keys), _containers(site, value)))
+            out.append(SiteInstance(index, ids.get(keys), _containers(site, value), _template_labels(site, value)))
     return out
 
 
@@ -89,6 +114,8 @@ def infer(sites: list[Site], facts: SampleFacts) -> dict[int, Selector]:
             if len({m.site for m in matches}) != 1:
                 continue
             selector = selectors.setdefault(matches[0].site, Selector())
+            for match in matches:
+                selector.template_labels |= match.labels
             ids = {m.instance for m in matches}
             selector.pods.append((pod, ids.pop() if len(ids) == 1 else None))
             selector.owner_kinds[chain[-1] if chain else ""] += 1
@@ -107,7 +134,9 @@ def _labels(index: int, selector: Selector, everyone: dict[int, Selector], site:
     pods = selector.pods
     common = set.intersection(*(set(_labels_of(p)) for p, _ in pods)) if pods else set()
     others = [p for i, s in everyone.items() if i != index for p, _ in s.pods]
-    for key in sorted(common):
+    # Labels the operator stamps (not in the template) first; per-object controller labels never.
+    keys = sorted(common - CONTROLLER_LABELS, key=lambda k: (k in selector.template_labels, k))
+    for key in keys:
         values = {_labels_of(p)[key] for p, _ in pods}
         if site.collections and all(i is not None for _, i in pods):
             exact = all(_labels_of(p)[key] == i for p, i in pods)
