@@ -269,6 +269,8 @@ def test_a_forbidden_kind_is_reported_the_rest_served_then_recovered(
             assert _series(metrics, "wmap_coverage_gap") == []
             assert _series(metrics, "wmap_watch_resource_readable", resource=JOBSETS)[0][1] == 1
             assert serve.api("workloads")["coverage"] == {"complete": True, "gaps": [], "warnings": []}
+            back = [w for w in serve.warnings() if JOBSETS in w and "can be read again" in w]
+            assert len(back) == 1, serve.warnings()  # said once on stderr
         finally:
             test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-jobsets", "--ignore-not-found")
 
@@ -443,7 +445,10 @@ def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestClust
         return {r.tree.kind for r in model.workloads() if r.tree.namespace == ns}
 
     _apply(test_cluster, *grant)
-    model = LiveModel(LiveOptions(kubeconfig=str(world["no-kind"])), watch_seconds=2, probe_seconds=0)
+    notices: list[str] = []
+    model = LiveModel(
+        LiveOptions(kubeconfig=str(world["no-kind"])), watch_seconds=2, probe_seconds=0, on_notice=notices.append
+    )
     try:
         eventually(lambda: _wmap_get(world["no-kind"], ns).get(("JobSet", "paralleljobs")), what="list granted")
         model.start()
@@ -460,6 +465,8 @@ def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestClust
         eventually(gap_opened, timeout=60, what="a gap once list is revoked", interval=0.5)
         lines = model.gap_warnings()
         assert len(lines) == 1 and "not shown as workloads" in lines[0], lines
+        opened = [n for n in notices if JOBSETS in n and "cannot be read" in n]
+        assert len(opened) == 1 and "user 'wmap-serve-no-kind' may not list" in opened[0], notices
         _apply(test_cluster, *grant)
         eventually(
             lambda: kinds() == {"JobSet", "Deployment"} and model.gap_objects() == {},
@@ -467,6 +474,7 @@ def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestClust
             what="the JobSet back once granted again",
             interval=0.5,
         )
+        assert [n for n in notices if JOBSETS in n and "can be read again" in n], notices
     finally:
         model.stop()
         test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-jobsets", "--ignore-not-found")

@@ -590,6 +590,7 @@ class LiveModel:
         if closed:
             state.gap = None
             self._set_coverage([g for g in self.coverage if g not in closed])
+            notes.append((name, "can be read again: its objects are served"))
         now = time.time()
         keep = {_uid(o) for o in fresh.items}
         stale = [
@@ -634,13 +635,10 @@ class LiveModel:
         state.error = message
         if getattr(error, "status", 0) in (401, 403):
             state.readable = False
-        same = (
-            [g for g in self.coverage if (g.group, g.kind, g.namespace) == (gap.group, gap.kind, gap.namespace)]
-            if gap
-            else []
-        )
-        if gap is None or same:
-            return
+        if gap is None or any(
+            (g.group, g.kind, g.namespace) == (gap.group, gap.kind, gap.namespace) for g in self.coverage
+        ):
+            return  # not a gap, or one already open
         state.readable, state.gap = False, gap
         res = listed.resource
         gone = [
@@ -653,6 +651,7 @@ class LiveModel:
             self._event("DELETED", self._objects[uid], dirty, time.time())
         state.objects = 0
         self._set_coverage([*self.coverage.gaps, gap])
+        notes.append((name, f"cannot be read: {gap.why}; its objects left the model (fix: {gap.fix})"))
 
     def _set_coverage(self, gaps: list[Gap]) -> None:
         """A new Coverage; the batch then resolves every root again, in one view (a rare event: what each
