@@ -310,6 +310,32 @@ def test_get_watch_resumes_after_a_restart(cluster: TestCluster, world: dict[str
     assert late[-1][:2] == ["late", "Deployment"] and late[-1][4] == "0/1", late
 
 
+def test_serve_across_a_restart(cluster: TestCluster, world: dict[str, Any], tmp_path: Path) -> None:
+    """A `wmap serve` process: the outage on stderr once per cause, ``stale`` in the API while it lasts,
+    the change made after the restart served, and nothing stale at the end."""
+    from test_live_serve_gaps import serving
+
+    ns, conn = world["ns"], world["conn"]
+    with serving(cluster.kubeconfig_path, tmp_path) as serve:
+        names = {item["name"] for item in serve.api("workloads")["items"]}
+        assert {"api", "web"} <= names
+        cluster.restart_apiserver()
+        deployment_scenario(conn, ns, name="served", replicas=1)
+
+        def served() -> bool:
+            answer = serve.api("workloads")
+            return "served" in {item["name"] for item in answer["items"]} and answer["stale"] == []
+
+        eventually(served, timeout=120, what=f"the new workload served, nothing stale ({serve.warnings()})")
+        # ready again once its probe of the API server (every 5 s) has an answer
+        eventually(lambda: serve.readyz()[0] == 200, timeout=30, what="ready again")
+        assert serve.proc.poll() is None
+        lines = [line for line in serve.warnings() if KARTA_CRD_MISSING not in line]
+        assert _resources_in([line for line in lines if " failed, retrying: " in line]) == len(RESOURCES), lines
+        assert _resources_in([line for line in lines if " listed again" in line]) == len(RESOURCES), lines
+        assert not [line for line in lines if " failed, retrying: " not in line and " listed again" not in line]
+
+
 # --------------------------------------------------------------------------- tokens revoked mid-run
 
 
