@@ -168,3 +168,20 @@ def test_a_kind_without_crd_is_one_error(test_cluster: TestCluster) -> None:
     assert result.exit_code == 1
     assert "no CustomResourceDefinition for Nothing.example.com in the cluster" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_kind_without_instances_drafts_from_the_crd_alone(test_cluster: TestCluster) -> None:
+    _install(test_cluster, DASK / "crd" / "daskworkergroup.yaml", "daskworkergroups")
+    conn = admin(test_cluster)
+    namespace = create_namespace(conn, f"authoring-empty-{uuid.uuid4().hex[:6]}")
+    conn.close()
+    try:
+        made = wm.draft_from_cluster(
+            f"daskworkergroups.{GROUP}", kubeconfig=str(test_cluster.kubeconfig_path), namespace=namespace
+        )
+    finally:
+        test_cluster.kubectl("delete", "namespace", namespace, "--wait=false")
+    assert (made.samples, made.pods) == (0, 0)
+    (worker,) = made.karta["spec"]["structureDefinition"]["childComponents"]
+    assert worker["specDefinition"] == {"podTemplateSpecPath": ".spec.worker"}
+    assert f"the CRD daskworkergroups.{GROUP} in the cluster" in made.text
