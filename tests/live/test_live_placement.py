@@ -19,66 +19,12 @@ import yaml
 from tests.cli.conftest import run_wmap
 from tests.cluster.apiserver import TestCluster
 from tests.live.live_data import admin, create, create_namespace, set_pod_running
+from tests.live.placement_data import GPU, bound_pod, create_node, gpu_node, suspended_job
 
 import workload_map as wm
-from workload_map.cluster.connection import Connection
 
 pytestmark = pytest.mark.live
-GPU = "nvidia.com/gpu"
 TAINT = {"key": "dedicated", "value": "research", "effect": "NoSchedule"}
-
-
-def _node(name: str, label: str, taints: list[dict[str, str]]) -> dict[str, Any]:
-    allocatable = {"cpu": "191450m", "memory": "2097152Mi", "pods": "110", "ephemeral-storage": "3750Gi", GPU: "8"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "labels": {"placement-test": label, "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"},
-        },
-        "spec": {"taints": [{"key": GPU, "value": "present", "effect": "NoSchedule"}, *taints]},
-        "status": {
-            "capacity": {**allocatable, "cpu": "192"},
-            "allocatable": allocatable,
-            "conditions": [
-                {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is ready"}
-            ],
-        },
-    }
-
-
-def _bound_pod(name: str, node: str, gpus: int) -> dict[str, Any]:
-    resources = {"requests": {"cpu": "8", "memory": "64Gi"}, "limits": {GPU: str(gpus)}}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name},
-        "spec": {
-            "nodeName": node,
-            "tolerations": [{"key": GPU, "operator": "Exists", "effect": "NoSchedule"}],
-            "containers": [{"name": "main", "image": "busybox", "resources": resources}],
-        },
-    }
-
-
-def _job(
-    name: str, label: str, pods: int, gpus: int, tolerations: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    spec: dict[str, Any] = {
-        "restartPolicy": "Never",
-        "nodeSelector": {"placement-test": label},
-        "containers": [{"name": "main", "image": "trainer:1", "resources": {"limits": {GPU: str(gpus)}}}],
-    }
-    if tolerations:
-        spec["tolerations"] = tolerations
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": name},
-        # suspended: no controller runs here, and the verdict is about placing it, not its pods
-        "spec": {"suspend": True, "parallelism": pods, "completions": pods, "template": {"spec": spec}},
-    }
 
 
 @pytest.fixture(scope="module")
@@ -89,42 +35,22 @@ def placement(test_cluster: TestCluster) -> dict[str, Any]:
         ns, other = f"fit-{token}", f"fit-other-{token}"
         for name in (ns, other):
             create_namespace(conn, name)
-        nodes = {f"g{i}-{token}": _node(f"g{i}-{token}", token, [TAINT] if i == 2 else []) for i in range(3)}
+        nodes = {f"g{i}-{token}": gpu_node(f"g{i}-{token}", token, [TAINT] if i == 2 else []) for i in range(3)}
         for node in nodes.values():
-            created = create(conn, node, "nodes", None)
-            if not created.get("status", {}).get("allocatable"):  # status is set through its subresource
-                _status(conn, node)
-            # The TaintNodesByCondition admission plugin taints a new node not-ready:NoSchedule; the node
-            # lifecycle controller of a real cluster lifts it once the node is Ready, here the test does.
-            assert "node.kubernetes.io/not-ready" in {t["key"] for t in created["spec"].get("taints", [])}
-            conn.request(
-                "PATCH",
-                f"/api/v1/nodes/{node['metadata']['name']}",
-                body={"spec": {"taints": node["spec"]["taints"]}},
-                content_type="application/merge-patch+json",
-            )
+            create_node(conn, node)
         for namespace, name, node, gpus in ((other, "infer", f"g0-{token}", 4), (ns, "serve", f"g1-{token}", 2)):
-            create(conn, _bound_pod(name, node, gpus), "pods", namespace)
+            create(conn, bound_pod(name, node, gpus), "pods", namespace)
             set_pod_running(conn, namespace, name)
         quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "gpus"},
                  "spec": {"hard": {f"requests.{GPU}": "12"}}}  # fmt: skip
         create(conn, quota, "resourcequotas", ns)
-        create(conn, _job("eight", token, 1, 8), "jobs", ns)
-        create(conn, _job("four", token, 2, 4), "jobs", ns)
+        create(conn, suspended_job("eight", token, 1, 8), "jobs", ns)
+        create(conn, suspended_job("four", token, 2, 4), "jobs", ns)
         tolerating = [{"key": "dedicated", "operator": "Equal", "value": "research", "effect": "NoSchedule"}]
-        create(conn, _job("tolerating", token, 1, 8, tolerating), "jobs", ns)
+        create(conn, suspended_job("tolerating", token, 1, 8, tolerating), "jobs", ns)
     finally:
         conn.close()
     return {"ns": ns, "token": token, "kubeconfig": str(test_cluster.kubeconfig_path)}
-
-
-def _status(conn: Connection, node: dict[str, Any]) -> None:
-    conn.request(
-        "PATCH",
-        f"/api/v1/nodes/{node['metadata']['name']}/status",
-        body={"status": node["status"]},
-        content_type="application/merge-patch+json",
-    )
 
 
 def test_capacity_from_live_nodes_pods_and_quota(placement: dict[str, Any]) -> None:
@@ -173,7 +99,7 @@ def test_fit_of_live_workloads(
 
 def test_cli_fit_of_a_manifest_and_capacity(placement: dict[str, Any], tmp_path: Path) -> None:
     manifest = tmp_path / "job.yaml"
-    manifest.write_text(yaml.safe_dump(_job("new", placement["token"], 2, 2)))
+    manifest.write_text(yaml.safe_dump(suspended_job("new", placement["token"], 2, 2)))
     env = {"KUBECONFIG": placement["kubeconfig"]}
     proc = run_wmap("fit", "-f", str(manifest), "-n", placement["ns"], "-o", "json", env=env)
     assert proc.returncode == 0, proc.stderr

@@ -12,13 +12,14 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from workload_map.api.view import _SCOPE, View
 from workload_map.errors import WorkloadMapError
 
 if TYPE_CHECKING:
     from workload_map.api.open import DefinitionsArg
+    from workload_map.placement import Capacity, FitResult
     from workload_map.tree.model import WorkloadTree
 
 Obj = dict[str, Any]
@@ -162,6 +163,24 @@ class Fleet:
         listing.missing = [n for n in wanted if n in everywhere]
         return listing
 
+    def capacity(self) -> dict[str, Capacity]:
+        """Each cluster's :meth:`View.capacity` (a fleet opened with ``capacity=True``), by cluster."""
+        return {cluster: view.capacity() for cluster, view in self.views.items()}
+
+    def fit(
+        self,
+        target: str | Obj,
+        name: str | None = None,
+        *,
+        namespace: str | None = None,
+        max_copies: int = 1000,
+    ) -> list[FitResult]:
+        """:meth:`View.fit` on every cluster read, ranked best first (:func:`workload_map.fit_clusters`):
+        ``target`` is ``"TYPE/NAME"`` (the object of the first cluster that has it) or a manifest dict."""
+        from workload_map.api.placement import fit_clusters
+
+        return fit_clusters(self.views, target, name, namespace=namespace, max_copies=max_copies)
+
     def find(
         self, target: str | Sequence[str], name: str | None = None, *, namespace: str | None = _SCOPE
     ) -> list[tuple[str, Obj]]:
@@ -193,12 +212,14 @@ def open_fleet(
     request_timeout: str | None = None,
     timeout: str | None = None,
     chunk_size: int = 500,
+    capacity: bool | Literal["only"] = False,
 ) -> Fleet:
     """A :class:`Fleet` of the kubeconfig's ``contexts`` (None: every context of the kubeconfig), read
     concurrently with :func:`open_cluster`'s arguments, which apply to each cluster.
 
     A cluster that cannot be read is in ``Fleet.failures`` (one line each); the call raises only for a
-    kubeconfig that cannot be read or names no context.
+    kubeconfig that cannot be read or names no context. ``capacity`` reads each cluster's nodes and quotas
+    too, for :meth:`Fleet.capacity` and :meth:`Fleet.fit` (docs/placement.md).
     """
     from workload_map.api.definitions import as_definitions
     from workload_map.api.open import open_cluster
@@ -223,6 +244,7 @@ def open_fleet(
                 request_timeout=request_timeout,
                 timeout=timeout,
                 chunk_size=chunk_size,
+                capacity=capacity,
             )
         except WorkloadMapError as exc:
             line = exc.message + (f" ({exc.location})" if str(exc.location) else "")

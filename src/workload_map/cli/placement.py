@@ -138,3 +138,31 @@ def fit_lines(result: FitResult) -> list[str]:
             f"({result.own_pods} pods it already runs are counted as free: the verdict is for placing it anew)"
         )
     return lines
+
+
+FLEET_FIT_HEADERS = ("RANK", "CLUSTER", "FITS", "COPIES", "NODES/COPY", "GPUS FREE", "GPUS LEFT", "WHY NOT / ONE MORE")
+
+
+def fleet_fit_head(result: FitResult) -> str:
+    workload = result.workload
+    pods = result.pods_per_copy
+    return (
+        f"{workload['kind']}/{workload['name']} in namespace {workload['namespace']}: {pods} "
+        f"pod{'' if pods == 1 else 's'} and {format_quantity(result.gpus_per_copy, 'gpu')} GPUs per copy"
+    )
+
+
+def fleet_fit_row(rank: int, result: FitResult) -> list[str]:
+    first = result.first_copy
+    copies = f">={result.copies}" if result.capped else str(result.copies)
+    reason = result.blocking.message if result.blocking is not None and not result.capped else "-"
+    return [
+        str(rank),
+        result.cluster or "",
+        "yes" if result.fits else "no",
+        copies,
+        str(first.nodes_used) if first else "-",
+        format_quantity(result.gpus_free, "gpu"),
+        format_quantity(first.gpus_left, "gpu") if first else "-",
+        reason,
+    ]

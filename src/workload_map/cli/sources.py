@@ -86,6 +86,7 @@ def open_fleet(
     connection: Mapping[str, Any] | None = None,
     kinds: Sequence[str] | None = None,
     describe: tuple[str, str] | None = None,
+    capacity: bool | Literal["only"] = False,
 ) -> Fleet:
     """The Fleet the flags name (every cluster read at once; see ``is_fleet``); a cluster not read is in
     ``Fleet.failures``, the caller warns and exits 5. Usage and kubeconfig errors are CLI errors."""
@@ -111,6 +112,7 @@ def open_fleet(
             request_timeout=params.get("request_timeout"),
             timeout=params.get("command_timeout"),
             chunk_size=500 if params.get("chunk_size") is None else int(params["chunk_size"]),
+            capacity=capacity,
         )
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None

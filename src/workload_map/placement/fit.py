@@ -317,7 +317,7 @@ class _Placer:
         elif resource != demand[0][0]:
             message += f" ({_label(resource)} are the limit: {format_quantity(total, resource)} free)"
         if earlier:
-            message += f", after the copy's {_plural(earlier, 'other pod')} are placed"
+            message += f", after the copy's {_plural(earlier, 'other pod')} {'is' if earlier == 1 else 'are'} placed"
         if unit.group is not None and sum(n for _, n in unit.members) > 1:
             message += f"; gang group {unit.group} needs all its {sum(n for _, n in unit.members)} members at once"
         return Blocker("room", message, name, unit.group)

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from workload_map.cli.options import all_namespaces_option, namespace_option, object_source_options, output_option
+from workload_map.cli.options import all_namespaces_option, fleet_source_options, namespace_option, output_option
 
 
 @click.command("capacity")
@@ -20,7 +20,7 @@ from workload_map.cli.options import all_namespaces_option, namespace_option, ob
     help="Group nodes into pools by this node label (e.g. nvidia.com/gpu.product); nodes without it: <none>.",
 )
 @click.option("--nodes", "show_nodes", is_flag=True, help="Also list every node with its free block.")
-@object_source_options
+@fleet_source_options
 def command(  # noqa: PLR0917 - click passes every option by name
     namespace: str | None,
     all_namespaces: bool,
@@ -36,6 +36,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     (those of -n NS, or of every namespace with -A).
 
     \b
+    With --context repeated or --all-contexts, every cluster at once, a CLUSTER column first.
     Free counts only schedulable nodes (Ready, not cordoned). The largest free block is the node with the
     most free GPUs (then CPU): what one pod can get at most.
     \b
@@ -43,39 +44,58 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap capacity --pool-label nvidia.com/gpu.product
       wmap capacity --nodes --from-file cluster.yaml
       wmap capacity -A -o json
+      wmap capacity --all-contexts --pool-label nvidia.com/gpu.product
     """
     import workload_map as wm
     from workload_map.cli.errors import EXIT_PARTIAL, from_library
-    from workload_map.cli.output import echo_document, echo_table, emit_warnings
+    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
     from workload_map.cli.placement import NODE_HEADERS, POOL_HEADERS, QUOTA_HEADERS, node_row, pool_row, quota_rows
-    from workload_map.cli.sources import open_view
+    from workload_map.cli.sources import is_fleet, open_fleet, open_view, require_some
 
-    view = open_view(
-        from_file,
-        definition_paths,
-        namespace=namespace,
-        all_namespaces=all_namespaces,
-        connection=connection,
-        capacity="only",  # nodes, quotas and the pods on the nodes; no workload
-    )
-    view.close()
+    # Nodes, quotas and the pods on the nodes; no workload.
+    scope: dict[str, Any] = {"namespace": namespace, "all_namespaces": all_namespaces, "connection": connection}
+    models: list[tuple[str | None, wm.Capacity]] = []
+    warnings: list[str] = []
     try:
-        capacity = view.capacity()
+        if is_fleet(connection):
+            fleet = open_fleet(from_file, definition_paths, **scope, capacity="only")
+            fleet.close()
+            require_some(fleet)
+            models = list(fleet.capacity().items())
+            warnings = list(fleet.warnings)
+            partial = fleet.partial
+        else:
+            view = open_view(from_file, definition_paths, **scope, capacity="only")
+            view.close()
+            models = [(None, view.capacity())]
+            partial = False
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
+    for cluster, capacity in models:
+        prefix = f"cluster {cluster}: " if cluster is not None else ""
+        warnings += [prefix + w for w in capacity.warnings]
+        partial = partial or (from_file == () and any("may not list" in w for w in capacity.warnings))
+    fleet_mode = models[0][0] is not None
+    column = (lambda c, row: [c or "", *row]) if fleet_mode else (lambda c, row: row)
+    heads = (lambda h: ("CLUSTER", *h)) if fleet_mode else (lambda h: h)
     if output in ("json", "yaml"):
-        echo_document(capacity.to_json(pool_label), output)
+        documents = [
+            {"cluster": c, **m.to_json(pool_label)} if c is not None else m.to_json(pool_label) for c, m in models
+        ]
+        echo_document(as_list(documents) if fleet_mode else documents[0], output)
     else:
-        total = capacity.total()
-        rows = [pool_row(p) for p in capacity.pools(pool_label)] if pool_label else []
-        echo_table(POOL_HEADERS, [*rows, pool_row(total)])
+        rows = []
+        for cluster, capacity in models:
+            pools = [pool_row(p) for p in capacity.pools(pool_label)] if pool_label else []
+            rows += [column(cluster, r) for r in [*pools, pool_row(capacity.total())]]
+        echo_table(heads(POOL_HEADERS), rows)
         if show_nodes:
             click.echo("")
-            echo_table(NODE_HEADERS, [node_row(n, pool_label) for n in capacity.nodes])
-        quotas = quota_rows(capacity)
+            echo_table(heads(NODE_HEADERS), [column(c, node_row(n, pool_label)) for c, m in models for n in m.nodes])
+        quotas = [column(c, r) for c, m in models for r in quota_rows(m)]
         if quotas:
             click.echo("")
-            echo_table(QUOTA_HEADERS, quotas)
-    emit_warnings(capacity.warnings)
-    if view.is_live and any("may not list" in w or "failed" in w for w in capacity.warnings):
+            echo_table(heads(QUOTA_HEADERS), quotas)
+    emit_warnings(warnings)
+    if partial:
         raise click.exceptions.Exit(EXIT_PARTIAL)

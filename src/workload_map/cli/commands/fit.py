@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from workload_map.cli.options import namespace_option, object_source_options, output_option, target_argument
+from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
 
 
 @click.command("fit")
@@ -24,7 +24,7 @@ from workload_map.cli.options import namespace_option, object_source_options, ou
 @click.option(
     "--max-copies", type=click.IntRange(min=1), default=1000, show_default=True, help="Stop counting copies here."
 )
-@object_source_options
+@fleet_source_options
 def command(  # noqa: PLR0917 - click passes every option by name
     target: tuple[str, ...],
     manifest: str | None,
@@ -42,31 +42,52 @@ def command(  # noqa: PLR0917 - click passes every option by name
     \b
     A workload that exists is placed anew: the pods it runs count as free. When it does not fit, the first
     blocking reason says what to change (docs/placement.md describes the algorithm and what it leaves out).
-    Exit 5 when part of the capacity could not be read (the warnings say what).
+    With --context repeated or --all-contexts, the same workload is fitted on every cluster (through each
+    cluster's definitions) and the clusters are ranked: where it fits, the most copies first.
+    Exit 5 when part of the capacity (or a cluster) could not be read (the warnings say what).
     \b
     Examples:
       wmap fit jobset/train -n team-a
       wmap fit -f pytorchjob.yaml -n team-a -o json
       wmap fit lws/llama -n serving --from-file cluster.yaml
+      wmap fit -f pytorchjob.yaml -n team-a --all-contexts
     """
     import workload_map as wm
     from workload_map.cli.errors import EXIT_PARTIAL, from_library
-    from workload_map.cli.output import echo_document, emit_warnings
-    from workload_map.cli.placement import fit_lines
-    from workload_map.cli.sources import open_view
+    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
+    from workload_map.cli.placement import FLEET_FIT_HEADERS, fit_lines, fleet_fit_head, fleet_fit_row
+    from workload_map.cli.sources import fleet_found, is_fleet, open_fleet, open_view, require_some
     from workload_map.cli.workloads import find_one, one_target
 
     if bool(manifest) == bool(target):
         raise click.UsageError("name one workload: TYPE/NAME, or -f FILE for a manifest")
     obj = _manifest(manifest, namespace) if manifest else None
     describe = (str(obj["kind"]), str(obj["metadata"]["name"])) if obj is not None else one_target(target)
+    scope = namespace or (obj["metadata"]["namespace"] if obj is not None else None)
+    if is_fleet(connection):
+        fleet = open_fleet(
+            from_file, definition_paths, namespace=scope, connection=connection, describe=describe, capacity=True
+        )
+        fleet.close()  # everything is read
+        if obj is None:
+            obj = fleet_found(fleet, describe)[0][1]
+        require_some(fleet)
+        try:
+            results = wm.fit_clusters(fleet.views, obj, max_copies=max_copies)
+        except wm.WorkloadMapError as exc:
+            raise from_library(exc) from None
+        warnings = [*fleet.warnings, *(f"cluster {r.cluster}: {w}" for r in results for w in r.warnings)]
+        if output in ("json", "yaml"):
+            echo_document(as_list([r.to_json() for r in results]), output)
+        else:
+            click.echo(fleet_fit_head(results[0]))
+            echo_table(FLEET_FIT_HEADERS, [fleet_fit_row(rank, r) for rank, r in enumerate(results, 1)])
+        emit_warnings(warnings)
+        if fleet.partial or any("may not list" in w for w in warnings):
+            raise click.exceptions.Exit(EXIT_PARTIAL)
+        return
     view = open_view(
-        from_file,
-        definition_paths,
-        namespace=namespace or (obj["metadata"]["namespace"] if obj is not None else None),
-        connection=connection,
-        describe=describe,
-        capacity=True,
+        from_file, definition_paths, namespace=scope, connection=connection, describe=describe, capacity=True
     )
     view.close()
     workload = obj if obj is not None else find_one(view, target)
