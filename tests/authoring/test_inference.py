@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import yaml
 
 import workload_map as wm
@@ -201,3 +202,59 @@ def test_a_base_template_merged_into_the_roles_is_not_a_role() -> None:
     names = [c["name"] for c in result.karta["spec"]["structureDefinition"]["childComponents"]]
     assert names == ["manager", "worker"]
     assert "# [low] .spec.podTemplate (schema) is taken as the base template" in result.text
+
+
+def _hostile(versions: Any) -> dict[str, Any]:
+    return {
+        "kind": "CustomResourceDefinition",
+        "spec": {"group": "a.example", "names": {"kind": "X"}, "versions": versions},
+    }
+
+
+def _version(schema: Any) -> list[dict[str, Any]]:
+    return [{"name": "v1", "storage": True, "schema": {"openAPIV3Schema": schema}}]
+
+
+@pytest.mark.parametrize(
+    "crd",
+    [
+        {"kind": "CustomResourceDefinition", "spec": []},
+        _hostile("v1"),
+        _hostile(["v1", None]),
+        _hostile([{"name": "v1", "schema": "x"}]),
+        _hostile(_version({"properties": [1, 2]})),
+        _hostile(_version({"properties": {"spec": {"properties": {"containers": {"type": "array", "items": "x"}}}}})),
+        _hostile(
+            _version(
+                {
+                    "properties": {
+                        "status": {
+                            "properties": {"conditions": {"type": "array", "items": {"properties": {"type": "string"}}}}
+                        }
+                    }
+                }
+            )
+        ),
+        _hostile(
+            _version(
+                {"properties": {"spec": {"properties": {"a": {"additionalProperties": True, "items": [1], "enum": 3}}}}}
+            )
+        ),
+        _hostile(
+            _version(
+                {"properties": {"spec": {"type": "object", "properties": {"suspend": {"type": "string", "enum": "x"}}}}}
+            )
+        ),
+    ],
+)
+def test_a_hostile_crd_drafts_or_says_why(crd: dict[str, Any]) -> None:
+    objects = [
+        {"apiVersion": "a.example/v1", "kind": "X", "metadata": "x", "spec": [1], "status": "y"},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"labels": ["a"], "ownerReferences": "x"}, "spec": "x"},
+    ]
+    try:
+        result = draft(crd, _samples(objects))
+    except ValueError as exc:
+        assert str(exc)  # the API turns it into a located WorkloadMapError
+        return
+    _load(result.text)

@@ -23,6 +23,7 @@ from workload_map.authoring.schema import READY_NAMES, Field, SchemaFacts, Site,
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.definition.model import GroupVersionKind, slug
 from workload_map.errors import format_path
+from workload_map.objects import owner_references
 
 POD = {"group": "", "version": "v1", "kind": "Pod"}
 JOB = {"group": "batch", "version": "v1", "kind": "Job"}
@@ -442,11 +443,7 @@ def draft(
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:
-        roots = [
-            s
-            for s in objects
-            if s.obj.get("kind") != "Pod" and not (s.obj.get("metadata") or {}).get("ownerReferences")
-        ]
+        roots = [s for s in objects if s.obj.get("kind") != "Pod" and not owner_references(s.obj)]
         if not roots:
             raise ValueError("no CRD and no sample object that could be the root (a non-Pod object without owners)")
         api = str(roots[0].obj.get("apiVersion") or "")

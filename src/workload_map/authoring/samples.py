@@ -14,6 +14,7 @@ from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
 from workload_map.authoring.schema import HOSTS_NAMES, ID_NAMES, MAX_NAMES, MIN_NAMES, REPLICA_NAMES, Field, Site
+from workload_map.objects import meta, name_of, owner_references
 
 
 @dataclass
@@ -23,7 +24,7 @@ class Sample:
 
     @property
     def name(self) -> str:
-        return str((self.obj.get("metadata") or {}).get("name") or "")
+        return name_of(self.obj)
 
 
 @dataclass
@@ -157,12 +158,6 @@ def walk(value: Any, segments: Segments) -> Iterator[tuple[tuple[str, ...], Any]
     yield from go(value, segments, ())
 
 
-def _owners(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    refs = (obj.get("metadata") or {}).get("ownerReferences") or []
-    refs = [r for r in refs if isinstance(r, dict)]
-    return sorted(refs, key=lambda r: not r.get("controller"))
-
-
 def collect(objects: list[Sample], group: str, kind: str) -> SampleFacts:
     """Root samples of the kind, the pods owned by them (through any intermediate owner) and status values."""
     facts = SampleFacts()
@@ -174,10 +169,10 @@ def collect(objects: list[Sample], group: str, kind: str) -> SampleFacts:
     by_uid: dict[str, dict[str, Any]] = {}
     by_name: dict[tuple[str, str], dict[str, Any]] = {}
     for sample in objects:
-        meta = sample.obj.get("metadata") or {}
-        if meta.get("uid"):
-            by_uid[str(meta["uid"])] = sample.obj
-        by_name[(str(sample.obj.get("kind")), str(meta.get("name")))] = sample.obj
+        metadata = meta(sample.obj)
+        if metadata.get("uid"):
+            by_uid[str(metadata["uid"])] = sample.obj
+        by_name[(str(sample.obj.get("kind")), str(metadata.get("name")))] = sample.obj
         if is_root(sample.obj):
             facts.roots.append(sample)
     root_index = {id(s.obj): i for i, s in enumerate(facts.roots)}
@@ -187,7 +182,7 @@ def collect(objects: list[Sample], group: str, kind: str) -> SampleFacts:
         chain: list[str] = []
         current: dict[str, Any] | None = sample.obj
         for _ in range(10):
-            refs = _owners(current or {})
+            refs = owner_references(current or {})
             if not refs:
                 break
             ref = refs[0]

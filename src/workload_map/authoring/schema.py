@@ -40,7 +40,8 @@ class Field:
 
     @property
     def enum(self) -> list[str]:
-        return [str(v) for v in self.schema.get("enum") or []]
+        values = self.schema.get("enum")
+        return [str(v) for v in values] if isinstance(values, list) else []
 
     @property
     def default(self) -> Any:
@@ -235,9 +236,11 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
         schema = found.schema
         if name == "conditions" and schema.get("type") == "array" and facts.conditions is None:
             items = schema.get("items") or {}
-            if "type" in _props(items):
+            type_schema = _props(items).get("type")
+            if isinstance(type_schema, dict):
                 facts.conditions = found
-                facts.condition_types = [str(v) for v in _props(items)["type"].get("enum") or []]
+                enum = type_schema.get("enum")
+                facts.condition_types = [str(v) for v in enum] if isinstance(enum, list) else []
         elif schema.get("type") == "integer" and len(found.segments) == 2 and name in READY_NAMES:
             facts.ready_counts.append(found)
         elif (
@@ -249,8 +252,14 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
     facts.phases.sort(key=lambda f: (len(f.segments), not f.enum))
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def choose_version(crd: dict[str, Any], version: str | None = None) -> dict[str, Any]:
-    versions = [v for v in (crd.get("spec") or {}).get("versions") or [] if isinstance(v, dict)]
+    spec = _mapping(crd.get("spec"))
+    listed = spec.get("versions")
+    versions = [v for v in listed if isinstance(v, dict)] if isinstance(listed, list) else []
     if version is not None:
         for entry in versions:
             if entry.get("name") == version:
@@ -269,12 +278,14 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
     """Everything the schema of one CRD version says; ValueError when it is not a CRD."""
     if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
         raise ValueError(f"not a CustomResourceDefinition (kind {crd.get('kind') if isinstance(crd, dict) else crd!r})")
-    spec = crd.get("spec") or {}
-    names = spec.get("names") or {}
+    spec = _mapping(crd.get("spec"))
+    names = _mapping(spec.get("names"))
     if not spec.get("group") or not names.get("kind"):
         raise ValueError("the CRD has no .spec.group or .spec.names.kind")
     entry = choose_version(crd, version)
-    schema = ((entry.get("schema") or {}).get("openAPIV3Schema")) or {}
+    holder = entry.get("schema")
+    schema = holder.get("openAPIV3Schema") if isinstance(holder, dict) else None
+    schema = schema if isinstance(schema, dict) else {}
     facts = SchemaFacts(
         group=str(spec["group"]),
         version=str(entry.get("name")),

@@ -15,6 +15,7 @@ from typing import Any
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
 from workload_map.authoring.samples import Sample, SampleFacts, walk
 from workload_map.authoring.schema import Site
+from workload_map.objects import meta
 
 # Labels the built-in controllers stamp per object (a ReplicaSet's hash, a Job's uid, a StatefulSet pod's
 # name): they tell one intermediate object from another, never a role.
@@ -65,7 +66,9 @@ def _containers(site: Site, value: Any) -> frozenset[str]:
         value = (value or {}).get("containers") if isinstance(value, dict) else None
     if site.form == "container":
         value = [value]
-    return frozenset(str(c.get("name")) for c in value or [] if isinstance(c, dict))
+    if not isinstance(value, list):
+        return frozenset()
+    return frozenset(str(c.get("name")) for c in value if isinstance(c, dict))
 
 
 def instance_ids(site: Site, obj: dict[str, Any]) -> list[tuple[tuple[str, ...], str | None]]:
@@ -88,8 +91,8 @@ def instance_ids(site: Site, obj: dict[str, Any]) -> list[tuple[tuple[str, ...],
 def _template_labels(site: Site, value: Any) -> frozenset[str]:
     if site.form != "template" or not isinstance(value, dict):
         return frozenset()
-    labels = (value.get("metadata") or {}).get("labels") if isinstance(value.get("metadata"), dict) else None
-    return frozenset(str(k) for k in labels or {})
+    labels = meta(value).get("labels")
+    return frozenset(str(k) for k in labels) if isinstance(labels, dict) else frozenset()
 
 
 def site_instances(sites: list[Site], obj: dict[str, Any]) -> list[SiteInstance]:
@@ -107,8 +110,10 @@ def infer(sites: list[Site], facts: SampleFacts) -> dict[int, Selector]:
         root = facts.roots[root_index].obj
         instances = site_instances(sites, root)
         for pod, chain in pods:
+            spec = pod.obj.get("spec")
+            containers = spec.get("containers") if isinstance(spec, dict) else None
             names = frozenset(
-                str(c.get("name")) for c in ((pod.obj.get("spec") or {}).get("containers") or []) if isinstance(c, dict)
+                str(c.get("name")) for c in (containers if isinstance(containers, list) else []) if isinstance(c, dict)
             )
             matches = [i for i in instances if i.containers == names]
             if len({m.site for m in matches}) != 1:
@@ -126,8 +131,8 @@ def infer(sites: list[Site], facts: SampleFacts) -> dict[int, Selector]:
 
 
 def _labels_of(pod: Sample) -> dict[str, str]:
-    labels = (pod.obj.get("metadata") or {}).get("labels") or {}
-    return {str(k): str(v) for k, v in labels.items()}
+    labels = meta(pod.obj).get("labels")
+    return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
 
 
 def _labels(index: int, selector: Selector, everyone: dict[int, Selector], site: Site) -> None:
