@@ -166,8 +166,8 @@ def fleet() -> dict[str, Any]:
                 {"name": "small", "replicas": 2, "template": {"spec": {"containers": [container("cpu")]}}},
                 {
                     "name": "big",
-                    "replicas": 1,
-                    "numOfHosts": 4,
+                    "replicas": 2,
+                    "numOfHosts": 2,
                     "minReplicas": 1,
                     "maxReplicas": 3,
                     "template": {"spec": {"containers": [container("gpu")]}},
@@ -206,6 +206,8 @@ def fleet_objects() -> list[dict[str, Any]]:
             labels = {
                 "example.com/node": "worker",
                 "example.com/group": group,
+                # one replica of the big group is two hosts; a small replica is one pod
+                "example.com/replica": f"{group}-{i // 2 if group == 'big' else i}",
                 "app": "fleet-workers",
                 "controller-uid": f"uid-sts-{group}",
             }

@@ -97,6 +97,7 @@ def test_a_list_of_groups_with_hosts_min_max_and_an_intermediate_owner() -> None
     assert group["podSelector"] == {
         "componentTypeSelector": {"keyPath": '.metadata.labels["example.com/node"]', "value": "worker"},
         "componentInstanceSelector": {"idPath": '.metadata.labels["example.com/group"]'},
+        "replicaSelector": {"keyPath": '.metadata.labels["example.com/replica"]'},
     }
     head = _child(result, "head")
     assert head["podSelector"] == {
@@ -114,6 +115,8 @@ def test_a_list_of_groups_with_hosts_min_max_and_an_intermediate_owner() -> None
     assert sample.pods == {"head": (1, 1), "group": (6, 6)}
     assert sample.tree is not None and sample.tree["unattributed"] == []
     assert sample.tree["status"]["primary"] == "Running"
+    (big,) = [i for c in sample.tree["components"] if c["name"] == "group" for i in c["instances"] if i["id"] == "big"]
+    assert sorted((g["key"], len(g["pods"])) for g in big["replicaGroups"]) == [("big-0", 2), ("big-1", 2)]
 
 
 def test_a_bare_pod_spec_on_the_root_and_a_ready_count_for_status() -> None:

@@ -407,6 +407,8 @@ def _pod_selector(
                     "the pod label that names this pod's instance (no sample pod shows it)",
                 )
             }
+    if selector is not None and selector.replica_key:
+        out["replicaSelector"] = {"keyPath": f'.metadata.labels["{selector.replica_key}"]'}
     return out or None
 
 

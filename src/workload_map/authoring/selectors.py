@@ -55,6 +55,7 @@ class Selector:
     instance_key: str | None = None
     lower: bool = False  # the label is the lower-cased instance id
     index_key: str | None = None
+    replica_key: str | None = None  # groups the pods of one instance into multi-pod replicas
     evidence: list[str] = field(default_factory=list)
     template_labels: set[str] = field(default_factory=set)
 
@@ -161,3 +162,22 @@ def _labels(index: int, selector: Selector, everyone: dict[int, Selector], site:
         if len(values) == len(pods) > 1 and all(v.isdigit() for v in values) and selector.index_key is None:
             selector.index_key = key
             selector.evidence.append(f"label {key} numbers the pods ({', '.join(sorted(values))}): a replica index")
+    _replica_groups(selector, keys)
+
+
+def _replica_groups(selector: Selector, keys: list[str]) -> None:
+    """A label that splits each instance's pods into equal groups, some of several pods: multi-host replicas."""
+    for key in keys:
+        if key in (selector.type_key, selector.instance_key):
+            continue
+        groups: Counter[tuple[str | None, str]] = Counter(
+            (instance, _labels_of(pod)[key]) for pod, instance in selector.pods
+        )
+        sizes: dict[str | None, set[int]] = {}
+        for (instance, _value), size in groups.items():
+            sizes.setdefault(instance, set()).add(size)
+        if len(groups) > 1 and all(len(v) == 1 for v in sizes.values()) and max(groups.values()) > 1:
+            selector.replica_key = key
+            per = ", ".join(sorted({f"{next(iter(v))}" for v in sizes.values()}))
+            selector.evidence.append(f"label {key} groups each instance's pods by {per}: one multi-pod replica each")
+            return
