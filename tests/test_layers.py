@@ -27,6 +27,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "workload_map.cache",
         # YAML/JSON text -> located documents: definition files and dumps both read through it (its docstring).
         "workload_map.sources.documents",
+        # A JSON List read item by item, for documents.py.
+        "workload_map.sources.lists",
     ),
     "jq": ("workload_map.jq",),
     # The Karta model and what is generated from it or shipped as it: the CRD schema, the index labels,

@@ -6,7 +6,7 @@ Precedence for the same root group/version/kind: built-in < Karta objects of a d
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from workload_map.errors import Location, Severity, WorkloadMapError
@@ -66,15 +66,16 @@ def as_definitions(given: Iterable[str | LoadedDefinition | Any]) -> list[Loaded
     return [*definition_files(paths), *out]
 
 
-def read_documents(paths: Sequence[str]) -> list[Document]:
-    """Every YAML/JSON document of the files, directories or ``-`` (stdin) given, located."""
+def read_documents(paths: Sequence[str], transform: Callable[[Any], Any] | None = None) -> list[Document]:
+    """Every YAML/JSON document of the files, directories or ``-`` (stdin) given, located; ``transform``
+    replaces each object as it is read (a JSON List is then read item by item)."""
     from workload_map.errors import DocumentError
     from workload_map.sources.documents import read_source
 
     docs: list[Document] = []
     for path in paths:
         try:
-            found = read_source(path)
+            found = read_source(path, transform)
         except DocumentError as exc:
             raise WorkloadMapError("cannot read objects", exc.location, detail=exc.message) from None
         if not found:

@@ -30,9 +30,11 @@ def open_view(
     kinds: Sequence[str] | None = None,
     describe: tuple[str, str] | None = None,
     capacity: bool | Literal["only"] = False,
+    compact: bool = False,
 ) -> View:
     """The View a command reads: dumps (``--from-file``), else the live cluster with kubectl's flags
-    (``connection``, see ``options.connection_options``); library errors become one-line CLI errors."""
+    (``connection``, see ``options.connection_options``); library errors become one-line CLI errors.
+    ``compact``: a command that only resolves workloads reads dumps compact (``open_dump``)."""
     import workload_map as wm
 
     try:
@@ -41,6 +43,7 @@ def open_view(
                 *from_files,
                 definitions=definition_paths,
                 namespace=None if all_namespaces else (namespace or "default"),
+                compact=compact,
             )
         params = dict(connection or {})
         view = wm.open_cluster(

@@ -17,6 +17,7 @@ of them. ``tests/live_model/test_projection.py`` checks that every tree is the s
 
 from __future__ import annotations
 
+import pathlib
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from workload_map.definition.loader import LoadedDefinition
 
 Obj = dict[str, Any]
-Path = tuple[str, ...]
+Path = tuple[str, ...]  # a path in an object: keys from its root
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _METADATA = (
@@ -60,17 +61,22 @@ _PARTIAL = frozenset(
 def _pick(source: Any, keys: tuple[str, ...]) -> Obj:
     if not isinstance(source, dict):
         return {}
-    return {key: _interned(source[key]) for key in keys if key in source}
+    return {key: _interned(source[key]) if key not in _UNIQUE else source[key] for key in keys if key in source}
+
+
+# Texts of one object alone: interning them would only fill the intern table.
+_UNIQUE = frozenset({"name", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "message"})
 
 
 def _interned(value: Any) -> Any:
     """Short texts shared across pods (namespaces, condition types and reasons, label values of one
-    workload) as one string each: a projected pod is ~40 small strings."""
-    if isinstance(value, str):
+    workload, owner references, quantities) as one string each: a pod's projection was ~1/3 strings."""
+    kind = type(value)
+    if kind is str:
         return sys.intern(value) if len(value) <= 64 else value
-    if isinstance(value, dict):
+    if kind is dict:
         return {k: _interned(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if kind is list:
         return [_interned(v) for v in value]
     return value
 
@@ -171,27 +177,16 @@ class Projection:
             return project_pod(obj, self.extra)
         return _trimmed(obj)
 
+    def whole(self, obj: Obj) -> Obj:
+        """The object without its managed fields and last-applied annotation, a pod too."""
+        return _trimmed(obj)
+
 
 def pod_expressions(definitions: Iterable[LoadedDefinition]) -> list[str]:
     """Every jq expression of the definitions that runs on pods: pod selectors, gang filters and keys."""
-    out: list[str] = []
-    for definition in definitions:
-        karta = definition.karta
-        for component in karta.components:
-            selector = component.pod_selector
-            if selector is None:
-                continue
-            if selector.component_type_selector is not None and selector.component_type_selector.key_path:
-                out.append(selector.component_type_selector.key_path)
-            if selector.component_instance_selector is not None:
-                out.append(selector.component_instance_selector.id_path)
-            if selector.replica_selector is not None:
-                out.append(selector.replica_selector.key_path)
-        if karta.gang is not None:
-            for group in karta.gang.pod_groups or []:
-                for member in group.members:
-                    out.extend([*member.filters, *member.group_by_key_paths])
-    return out
+    from workload_map.definition.expressions import Target, iter_expressions
+
+    return [ref.expression for d in definitions for ref in iter_expressions(d.karta) if ref.target is Target.POD]
 
 
 def _kept(path: Path) -> bool:
@@ -209,11 +204,28 @@ def _kept(path: Path) -> bool:
 
 
 def projection_for(definitions: Iterable[LoadedDefinition]) -> Projection:
-    """The projection that keeps what ``definitions``' pod expressions read."""
+    """The projection that keeps what ``definitions``' pod expressions read; remembered in the on-disk
+    cache by the expressions' texts, so a one-shot command never loads the jq parser for it."""
+    from workload_map import cache
+    from workload_map.definition.compiled import fingerprint
+
+    expressions = sorted(set(pod_expressions(definitions)))
+    here = pathlib.Path(__file__).resolve()
+    code = [f"{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in (here, here.parent.parent / "jq" / "reads.py")]
+    key = cache.key_of("pod-projection-1", fingerprint(), *code, *expressions)
+    hit = cache.load(key)
+    if isinstance(hit, Projection):
+        return hit
+    projection = _projection(expressions)
+    cache.store(key, projection)
+    return projection
+
+
+def _projection(expressions: Iterable[str]) -> Projection:
     from workload_map.jq.reads import input_reads
 
     extra: set[Path] = set()
-    for expression in pod_expressions(definitions):
+    for expression in expressions:
         reads = input_reads(expression)
         if reads is None or () in reads:
             return Projection(whole_pods=True)

@@ -8,7 +8,7 @@ the file and document index it came from.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -100,11 +100,21 @@ def _expand_items(items: list[Any], base: Location, indexes: tuple[int, ...], ou
             append(make(item, base, (*indexes, index)))
 
 
+Transform = Callable[[Any], Any]  # what replaces each object read (a projection); lists are expanded first
+
+
 @bulk
-def parse_text(text: str | bytes, source: str, *, prefer_json: bool = False) -> list[Document]:
-    """Every document of one stream; ``List`` objects are expanded into their items."""
+def parse_text(
+    text: str | bytes, source: str, *, prefer_json: bool = False, transform: Transform | None = None
+) -> list[Document]:
+    """Every document of one stream; ``List`` objects are expanded into their items. ``transform``
+    replaces each object as it is read: a JSON List is parsed item by item (sources/lists.py), so with a
+    transform that keeps less, the whole dump is never in memory at once."""
     raw_docs: list[Any]
     if prefer_json or _looks_like_json(text):
+        streamed = _streamed(text, source, transform) if isinstance(text, bytes) else None
+        if streamed is not None:
+            return streamed
         try:
             raw_docs = [orjson.loads(text)]
         except orjson.JSONDecodeError as exc:
@@ -118,6 +128,33 @@ def parse_text(text: str | bytes, source: str, *, prefer_json: bool = False) -> 
         if data is None:  # an empty document between two `---`
             continue
         _expand(data, Location(source, index), docs)
+    if transform is not None:
+        for doc in docs:
+            doc.data = transform(doc.data)
+    return docs
+
+
+def _streamed(text: bytes, source: str, transform: Transform | None) -> list[Document] | None:
+    """The documents of a JSON List read item by item, or None when it does not split (see lists.py)."""
+    from workload_map.sources.lists import split_items
+
+    split = split_items(text)
+    if split is None:
+        return None
+    _envelope, items = split
+    base = Location(source, 0)
+    docs: list[Document] = []
+    for index, item in enumerate(items):
+        if item is None:
+            return None
+        if type(item.get("items")) is list and _list_items(item) is not None:
+            start = len(docs)
+            _expand_items(item["items"], base, (index,), docs)
+            if transform is not None:
+                for doc in docs[start:]:
+                    doc.data = transform(doc.data)
+        else:
+            docs.append(Document._item(transform(item) if transform is not None else item, base, (index,)))
     return docs
 
 
@@ -190,24 +227,25 @@ def _alias_expansion(root: Any) -> int:
 
 
 @bulk
-def read_source(path: str) -> list[Document]:
-    """Documents of a file, of every YAML/JSON file under a directory, or of stdin for ``-``."""
+def read_source(path: str, transform: Transform | None = None) -> list[Document]:
+    """Documents of a file, of every YAML/JSON file under a directory, or of stdin for ``-``
+    (``transform``: see parse_text)."""
     if path == STDIN:
-        return parse_text(sys.stdin.buffer.read(), "<stdin>")
+        return parse_text(sys.stdin.buffer.read(), "<stdin>", transform=transform)
     target = Path(path)
     if target.is_dir():
         docs: list[Document] = []
         for file in sorted(target.rglob("*")):
             if file.is_file() and file.suffix.lower() in _YAML_SUFFIXES | _JSON_SUFFIXES:
-                docs.extend(_read_file(file))
+                docs.extend(_read_file(file, transform))
         return docs
     if not target.exists():
         raise DocumentError("no such file or directory", Location(path))
-    return _read_file(target)
+    return _read_file(target, transform)
 
 
-def _read_file(file: Path) -> list[Document]:
-    return parse_file(file, file_content(file))
+def _read_file(file: Path, transform: Transform | None = None) -> list[Document]:
+    return parse_file(file, file_content(file), transform)
 
 
 def file_content(file: Path) -> bytes:
@@ -221,9 +259,9 @@ def file_content(file: Path) -> bytes:
     return content
 
 
-def parse_file(file: Path, content: bytes) -> list[Document]:
+def parse_file(file: Path, content: bytes, transform: Transform | None = None) -> list[Document]:
     """The documents of a file's ``content``, located in ``file`` (JSON by suffix, else YAML or JSON)."""
-    return parse_text(content, str(file), prefer_json=file.suffix.lower() in _JSON_SUFFIXES)
+    return parse_text(content, str(file), prefer_json=file.suffix.lower() in _JSON_SUFFIXES, transform=transform)
 
 
 @bulk

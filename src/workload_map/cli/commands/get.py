@@ -178,6 +178,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         all_namespaces=all_namespaces,
         connection=connection,
         kinds=[type_name] if type_name else None,
+        compact=True,  # rows, trees and warnings only: nothing of the objects beyond what resolution reads
     )
     try:
         ns = view.namespace

@@ -1,0 +1,155 @@
+"""Dumps read item by item (sources/lists.py) and kept compact (``open_dump(compact=True)``, what `wmap get`
+reads): the same documents as the whole-document parse, and the same answers as the full objects."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from tests.corpus import CORPUS, REPO_ROOT
+
+import workload_map as wm
+from workload_map.errors import DocumentError, Location
+from workload_map.sources import documents
+from workload_map.sources.lists import split_items
+
+
+def _generate(workloads: int, namespaces: int, seed: int) -> list[dict[str, Any]]:
+    bench = str(REPO_ROOT / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    from gen.cluster import generate
+
+    return list(generate(workloads, namespaces, seed))
+
+
+def _whole(content: bytes) -> list[documents.Document]:
+    """The documents as the reader gave them before it streamed: one orjson document, expanded."""
+    docs: list[documents.Document] = []
+    documents._expand(orjson.loads(content), Location("dump.json", 0), docs)
+    return docs
+
+
+def _list(items: list[Any]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+@pytest.fixture(scope="module")
+def generated() -> list[dict[str, Any]]:
+    return _generate(60, 4, seed=7)
+
+
+@pytest.mark.parametrize("layout", ["compact", "kubectl", "indent2"])
+def test_a_list_read_item_by_item_gives_the_same_documents(generated: list[dict[str, Any]], layout: str) -> None:
+    document = _list(generated)
+    if layout == "compact":
+        content = orjson.dumps(document)
+    else:
+        content = json.dumps(document, indent=4 if layout == "kubectl" else 2).encode()
+    split = split_items(content)
+    assert split is not None and split[0] == {**document, "items": []}
+    streamed = documents.parse_text(content, "dump.json", prefer_json=True)
+    assert streamed == _whole(content)
+    assert streamed[-1].location == Location("dump.json", 0).child("items", len(generated) - 1)
+
+
+def test_a_boundary_inside_an_item_is_not_taken_for_one() -> None:
+    """Two owner references: `},{"apiVersion":` inside an item."""
+    ref = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "a", "uid": "1"}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "ownerReferences": [ref, {**ref, "uid": "2"}]}}
+    inner = _list([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}])
+    for content in (orjson.dumps(_list([pod, pod, inner, pod])), json.dumps(_list([pod, inner]), indent=4).encode()):
+        streamed = documents.parse_text(content, "dump.json", prefer_json=True)
+        assert streamed == _whole(content)
+        assert [d.data["kind"] for d in streamed].count("ConfigMap") == 1  # the nested List expanded
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        _list([]),
+        _list([{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"}}, {"apiVersion": "v1", "kind": "Pod"}]),
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "items": [{"apiVersion": "x"}]},
+        [{"apiVersion": "v1", "kind": "Pod"}],
+        {"metadata": {"name": "m"}, "kind": "List", "items": [{"apiVersion": "v1", "kind": "Pod"}, 3]},
+    ],
+    ids=["empty", "another-first-key", "not-a-list", "top-level-array", "a-number-item"],
+)
+def test_what_does_not_split_reads_as_before(document: Any) -> None:
+    content = orjson.dumps(document)
+    assert documents.parse_text(content, "dump.json", prefer_json=True) == _whole(content)
+
+
+def test_a_broken_item_is_the_same_error_as_before(generated: list[dict[str, Any]]) -> None:
+    content = orjson.dumps(_list(generated[:50]))
+    cut = content.index(b'{"apiVersion"', len(content) // 2)
+    broken = content[:cut] + b'{"apiVersion": "v1", "kind": Pod}' + content[cut - 1 :]
+    with pytest.raises(DocumentError) as streamed:
+        documents.parse_text(broken, "dump.json", prefer_json=True)
+    with pytest.raises(orjson.JSONDecodeError) as whole:
+        orjson.loads(broken)
+    assert str(whole.value) in streamed.value.message
+
+
+def _answer(view: wm.View) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    listing = view.workloads()
+    return [tree.to_json() for tree in listing], listing.problems, view.warnings
+
+
+def _both(*paths: str) -> None:
+    full = _answer(wm.open_dump(*paths, namespace=None))
+    assert _answer(wm.open_dump(*paths, namespace=None, compact=True)) == full
+
+
+def test_a_compact_generated_dump_resolves_the_same(generated: list[dict[str, Any]], tmp_path: Path) -> None:
+    dump = tmp_path / "dump.json"
+    dump.write_bytes(orjson.dumps(_list(generated)))
+    view = wm.open_dump(str(dump), namespace=None, compact=True)
+    pods = [o for o in view.objects if o["kind"] == "Pod" and o["metadata"].get("ownerReferences")]
+    assert pods and all("volumes" not in p["spec"] and "tolerations" not in p["spec"] for p in pods)
+    nodes = [o for o in view.objects if o["kind"] == "Node"]
+    assert nodes and all(set(n) == {"apiVersion", "kind", "metadata"} for n in nodes)
+    _both(str(dump))
+
+
+def _corpus_files() -> list[str]:
+    return sorted(str(p.relative_to(CORPUS)) for p in CORPUS.glob("*/live/*.yaml"))
+
+
+@pytest.mark.parametrize("relative", _corpus_files())
+def test_a_compact_corpus_file_resolves_the_same(relative: str) -> None:
+    _both(str(CORPUS / relative))
+
+
+def test_a_karta_in_the_dump_that_covers_another_kind_is_read_for(tmp_path: Path) -> None:
+    """A dump's own Karta makes a kind covered that the built-in catalog does not know: the dump is read
+    again for it, so its objects are whole and resolve as without ``compact``."""
+    definition = json.loads(json.dumps(_karta_for_widgets()))
+    widget = {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "a", "uid": "W"},
+        "spec": {"replicas": 2},
+        "status": {"phase": "Running"},
+    }
+    dump = tmp_path / "dump.json"
+    dump.write_bytes(orjson.dumps(_list([widget, definition])))
+    compact = wm.open_dump(str(dump), namespace=None, compact=True)
+    assert [t.kind for t in compact.workloads()] == ["Widget"]
+    assert compact.objects[0]["spec"] == {"replicas": 2}
+    _both(str(dump))
+
+
+def _karta_for_widgets() -> dict[str, Any]:
+    import yaml
+
+    text = (REPO_ROOT / "src" / "workload_map" / "catalog" / "definitions" / "apps-replicaset-v1.yaml").read_text()
+    karta = yaml.safe_load(text)
+    karta["metadata"] = {"name": "widgets"}
+    identity = karta["spec"]["structureDefinition"]["rootComponent"]["kind"]
+    identity.update(group="example.com", version="v1", kind="Widget")
+    return dict(karta)
