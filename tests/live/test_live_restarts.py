@@ -607,7 +607,8 @@ def _karta_events(cluster: TestCluster, name: str) -> list[str]:
 
 def test_operator_resumes_after_a_restart(cluster: TestCluster, world: dict[str, Any], tmp_path: Path) -> None:
     """The operator keeps running across an apiserver restart: it loses and takes back its Lease, lists and
-    watches again, reconciles a Karta created afterwards, and announces nothing twice."""
+    watches again, reconciles a Karta created afterwards, and announces nothing twice. Frozen, the API server
+    makes the leader step down within its Lease."""
     import yaml
     from tests.operator.support import CRD_FILE, OperatorProcess, free_port, webhook_configurations
 
@@ -661,6 +662,16 @@ def test_operator_resumes_after_a_restart(cluster: TestCluster, world: dict[str,
         messages = [line.get("msg") for line in lines]
         assert messages.count("lost leadership") <= 1, messages
         assert messages.count("became leader") == messages.count("lost leadership") + 1, messages
+        # A frozen API server (nothing answers): the leader steps down while it is frozen, before its
+        # 4 s Lease could be taken over elsewhere, not after the 30 s request timeout; and leads again.
+        lost = messages.count("lost leadership")
+        with cluster.frozen_apiserver():
+            eventually(
+                lambda: [line.get("msg") for line in operator.log_lines()].count("lost leadership") > lost,
+                timeout=20,
+                what="the leader to step down while the API server is frozen",
+            )
+        eventually(operator.ready, timeout=60, what="the operator leading again after the freeze")
     finally:
         operator.stop()
         cluster.kubectl("delete", "validatingwebhookconfiguration,mutatingwebhookconfiguration", "workload-map")

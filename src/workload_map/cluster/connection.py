@@ -328,13 +328,25 @@ class Connection:
         accept: str = JSON,
         content_type: str | None = None,
         what: str | None = None,
+        timeout: float | None = None,
     ) -> Any:
+        """Send one request and decode its JSON answer. ``timeout``: this request's own limit in seconds
+        instead of --request-timeout and --timeout (a Lease renewal must end before the lease does)."""
         attempt = 0
         lost: float | None = None  # when the connection was first lost
         while True:
             attempt += 1
             try:
-                raw = self._read(method, path, query, body=body, accept=accept, content_type=content_type, what=what)
+                raw = self._read(
+                    method,
+                    path,
+                    query,
+                    body=body,
+                    accept=accept,
+                    content_type=content_type,
+                    what=what,
+                    timeout=True if timeout is None else timeout,
+                )
                 break
             except ClusterError as exc:
                 # A server that answered this command before and now refuses or drops connections is

@@ -62,10 +62,20 @@ class LeaseElector:
     def path(self) -> str:
         return f"/apis/coordination.k8s.io/v1/namespaces/{self.namespace}/leases/{self.name}"
 
+    def _deadline(self) -> float:
+        """Seconds the next Lease request may take: while leading, no longer than the leader may go on without
+        a renewal (client-go's renew deadline), so a frozen API server makes it step down before the lease
+        lapses and another replica takes over; else one renew interval."""
+        if self.leading and self._last_renew is not None:
+            left = self._last_renew + dt.timedelta(seconds=self.lease_seconds - self.renew_seconds) - _now()
+            return max(0.5, left.total_seconds())
+        return max(1.0, self.renew_seconds)
+
     def _try(self) -> bool:
         now = _now()
+        timeout = self._deadline()
         try:
-            lease = self.conn.request("GET", self.path, what=f"lease {self.namespace}/{self.name}")
+            lease = self.conn.request("GET", self.path, what=f"lease {self.namespace}/{self.name}", timeout=timeout)
         except ClusterError as exc:
             if exc.status != 404:
                 raise
@@ -76,7 +86,12 @@ class LeaseElector:
                 "spec": self._spec(now, now, 0),
             }
             try:
-                self.conn.request("POST", f"/apis/coordination.k8s.io/v1/namespaces/{self.namespace}/leases", body=body)
+                self.conn.request(
+                    "POST",
+                    f"/apis/coordination.k8s.io/v1/namespaces/{self.namespace}/leases",
+                    body=body,
+                    timeout=timeout,
+                )
                 return True
             except ClusterError as exc2:
                 if exc2.status == 409:
@@ -95,7 +110,8 @@ class LeaseElector:
             transitions += 1
         lease["spec"] = self._spec(acquire or now, now, transitions)
         try:
-            self.conn.request("PUT", self.path, body=lease)  # resourceVersion in lease: optimistic concurrency
+            # resourceVersion in lease: optimistic concurrency
+            self.conn.request("PUT", self.path, body=lease, timeout=self._deadline())
         except ClusterError as exc:
             if exc.status == 409:
                 return False
