@@ -261,3 +261,11 @@ def test_a_hostile_crd_drafts_or_says_why(crd: dict[str, Any]) -> None:
         assert str(exc)  # the API turns it into a located WorkloadMapError
         return
     _load(result.text)
+
+
+def test_container_lists_side_by_side_are_one_pod() -> None:
+    crd = fixtures.crd("example.com", "Run", {"steps": fixtures.CONTAINERS, "sidecars": fixtures.CONTAINERS})
+    result = draft(crd, [])
+    (component,) = result.karta["spec"]["structureDefinition"]["childComponents"]
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {"containersPath": ".spec.steps"}}
+    assert "[low] .spec.sidecars (schema) holds more containers of the same pod (beside .spec.steps)" in result.text

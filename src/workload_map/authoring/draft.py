@@ -412,6 +412,21 @@ def _pod_selector(
     return out or None
 
 
+def _one_pod_per_role(sites: list[Site]) -> tuple[list[Site], dict[int, list[Site]]]:
+    """Container lists side by side in one object (Tekton's ``steps`` and ``sidecars``) are one pod's."""
+    kept: list[Site] = []
+    merged: dict[int, list[Site]] = {}
+    for site in sites:
+        first = next(
+            (k for k in kept if k.form == "containers" and site.form == "containers" and k.role == site.role), None
+        )
+        if first is None:
+            kept.append(site)
+        else:
+            merged.setdefault(id(first), []).append(site)
+    return kept, merged
+
+
 def _without_base_templates(sites: list[Site]) -> tuple[list[Site], list[Site]]:
     """Drop a template that is the base of others (Flink's ``.spec.podTemplate`` under ``jobManager.podTemplate``
     and ``taskManager.podTemplate``): the same key, at least two roles below its own object have it, and
@@ -459,6 +474,7 @@ def draft(
             s for s in sample_facts.sites_from_samples(found.roots) if s.segments not in {x.segments for x in sites}
         ]
     sites, bases = _without_base_templates(sites)
+    sites, merged = _one_pod_per_role(sites)
     selectors = pod_selectors.infer(sites, found)
     root_name = re.sub(r"[^a-z0-9-]", "", kind.lower()) or "root"
     base: Path = ("spec", "structureDefinition")
@@ -521,6 +537,13 @@ def draft(
             owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
             additional.append({"group": owner_group, "version": owner_version, "kind": owner_kind})
         component["specDefinition"] = _spec_definition(builder, site, (*path, "specDefinition"))
+        for extra in merged.get(id(site), []):
+            builder.note(
+                (*path, "specDefinition"),
+                LOW,
+                f"{extra.path} ({extra.source}) holds more containers of the same pod (beside {site.path});",
+                "the format reads one container list: the pod's other containers are not counted.",
+            )
         reuse = builder.catalog_expression(JOB, "replicas_path") if site.job is not None else None
         scale = _scale(builder, site, (*path, "scaleDefinition"), reuse)
         if scale:
