@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 from tests.authoring import fixtures
@@ -87,3 +88,19 @@ def test_a_file_of_several_crds_is_chosen_by_the_samples_or_refused(tmp_path: Pa
     refused = runner.invoke(cli, ["definitions", "new", "--crd", str(crds)])
     assert refused.exit_code == 1
     assert "the file holds 2 CRDs (Fleet, TrainRun)" in refused.stderr and str(crds) in refused.stderr
+
+
+def test_a_kind_the_catalog_covers_is_drafted_with_a_warning(tmp_path: Path) -> None:
+    crd = (
+        Path(__file__).resolve().parents[2].parent
+        / "shared"
+        / "corpus"
+        / "jobset"
+        / "crd"
+        / "jobset.x-k8s.io_jobsets.yaml"
+    )
+    if not crd.is_file():
+        pytest.skip("../shared/corpus is not checked out")
+    result = CliRunner().invoke(cli, ["definitions", "new", "--crd", str(crd)])
+    assert result.exit_code == 0, result.output
+    assert "Warning: the built-in catalog already covers this kind (jobset-x-k8s-io-jobset-v1alpha2)" in result.stderr

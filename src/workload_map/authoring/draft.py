@@ -40,6 +40,7 @@ class Draft:
     guesses: list[tuple[str, str]] = field(default_factory=list)  # (field path, confidence)
     samples: int = 0
     pods: int = 0
+    covered_by: str | None = None  # a catalog definition that already covers the kind
 
     @property
     def name(self) -> str:
@@ -624,4 +625,4 @@ def draft(
         "Then prove it: wmap definitions test THIS.yaml --samples DIR",
     ]
     text = render(karta, builder.notes, header)
-    return Draft(karta, text, builder.todos, builder.guesses, len(found.roots), pods)
+    return Draft(karta, text, builder.todos, builder.guesses, len(found.roots), pods, builder.covering(group, kind))

@@ -110,3 +110,9 @@ def _emit(result: Draft, output_file: str | None) -> None:
     )
     for item in result.todos:
         click.echo(f"  TODO {item}", err=True)
+    if result.covered_by:
+        click.echo(
+            f"Warning: the built-in catalog already covers this kind ({result.covered_by}); "
+            "the draft ignores it: compare with `wmap definitions " + result.covered_by + "`",
+            err=True,
+        )
