@@ -21,7 +21,14 @@ if TYPE_CHECKING:
     from workload_map._version import __version__
     from workload_map.api.authoring import draft_definition, draft_from_cluster
     from workload_map.api.definitions import effective_definitions
-    from workload_map.api.fleet import ClusterFailure, ClusterWorkload, Fleet, FleetListing, open_fleet
+    from workload_map.api.fleet import (
+        ClusterFailure,
+        ClusterWorkload,
+        Fleet,
+        FleetListing,
+        kubeconfig_contexts,
+        open_fleet,
+    )
     from workload_map.api.open import open_cluster, open_dump, open_objects, watch_cluster
     from workload_map.api.placement import fit, fit_clusters
     from workload_map.api.selectors import SelectorError, parse_selector
@@ -93,6 +100,7 @@ _EXPORTS: dict[str, str] = {
     "Fleet": "workload_map.api.fleet",
     "FleetListing": "workload_map.api.fleet",
     "open_fleet": "workload_map.api.fleet",
+    "kubeconfig_contexts": "workload_map.api.fleet",
     "ComponentView": "workload_map.tree.model",
     "Emission": "workload_map.gang.emit",
     "Finding": "workload_map.errors",
@@ -193,6 +201,7 @@ __all__ = [
     "emit_pod_groups",
     "fit",
     "fit_clusters",
+    "kubeconfig_contexts",
     "load_paths",
     "one_target",
     "open_cluster",

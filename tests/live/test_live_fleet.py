@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from fleet_data import FleetClusters, gpu_job, own_clusters, write_kubeconfig
+from tests.browser.support import browser_page, screenshot, serve
 from tests.cluster.apiserver import TestCluster
 
 import workload_map as wm
@@ -219,3 +222,78 @@ def test_a_cluster_stopped_in_the_middle_of_a_get(fleet: dict[str, Any]) -> None
     assert len(warnings) == 1 and warnings[0].startswith("Warning: cluster north: not read: cluster unreachable"), (
         stderr
     )
+
+
+def _samples(text: str) -> list[tuple[str, dict[str, str], float]]:
+    out = []
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = re.fullmatch(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)", line)
+        assert m, line
+        out.append((m.group(1), dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2) or "")), float(m.group(3))))
+    return out
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return json.loads(answer.read())
+
+
+def test_serve_a_fleet_series_api_and_dashboard(fleet: dict[str, Any]) -> None:
+    """`wmap serve --all-contexts`: the forbidden context is one warning and cluster_up 0, the three others
+    are served; every series names its cluster; the API filters by cluster; the dashboard's Fleet page."""
+    ns = fleet["ns"]
+    with serve("--kubeconfig", fleet["kubeconfig"], "--all-contexts") as base:
+        with urllib.request.urlopen(base + "/metrics", timeout=10) as answer:
+            samples = _samples(answer.read().decode())
+        assert all("cluster" in labels for name, labels, _ in samples if name != "wmap_build_info")
+        assert next(labels for name, labels, _ in samples if name == "wmap_build_info")["metrics_version"] == "2"
+        up = {labels["cluster"]: value for name, labels, value in samples if name == "wmap_cluster_up"}
+        assert up == {"east": 1.0, "west": 1.0, "north": 1.0, "locked": 0.0}
+        requested: dict[str, float] = {}
+        for name, labels, value in samples:
+            if name == "wmap_workload_gpus_requested" and labels["namespace"] == ns:
+                requested[labels["cluster"]] = requested.get(labels["cluster"], 0.0) + value
+        assert requested == {"east": 16.0, "west": 33.0, "north": 4.0}
+
+        rows = _get(base + f"/api/v1/workloads?namespace={ns}")["items"]
+        assert sorted((r["cluster"], r["name"]) for r in rows) == [
+            ("east", "train"),
+            ("north", "train"),
+            ("west", "eval"),
+            ("west", "train"),
+        ]
+        west = _get(base + f"/api/v1/workloads?namespace={ns}&cluster=west")["items"]
+        assert sorted(r["name"] for r in west) == ["eval", "train"]
+        one = _get(base + f"/api/v1/workloads/{ns}/job.batch/train?cluster=north")
+        assert (one["cluster"], one["row"]["gpus"]) == ("north", 4.0)
+        summary = {c["cluster"]: c for c in _get(base + "/api/v1/fleet")["clusters"]}
+        assert list(summary) == ["east", "west", "north", "locked"]
+        assert not summary["locked"]["served"] and "Forbidden" in summary["locked"]["reason"]
+        assert (summary["north"]["gpusRequested"], summary["north"]["gpusInUse"]) == (4.0, 4.0)
+        assert summary["west"]["gpusRequested"] == 33.0 and summary["west"]["workloads"] == 2
+
+        with browser_page() as page:
+            page.goto(base + "/#/fleet")
+            page.wait_for_selector("#fleet tbody tr")
+            shown = page.eval_on_selector_all(
+                "#fleet tbody tr",
+                "rows => rows.map(r => [r.dataset.cluster, r.querySelector('[data-col=gpus]').innerText])",
+            )
+            screenshot(page, "dashboard-fleet")
+            assert [c for c, _ in shown] == ["east", "west", "north", "locked"]
+            assert dict(shown)["west"] == "33" and dict(shown)["north"] == "4" and dict(shown)["locked"] == "?"
+            assert "not read" in page.inner_text('#fleet tr[data-cluster="locked"]')
+            page.click('#fleet tr[data-cluster="north"] a')  # a cluster's name opens its workloads
+            page.wait_for_selector("#workloads tbody tr")
+            page.select_option("#f-namespace", ns)
+            page.wait_for_function(
+                "[...document.querySelectorAll('#workloads tbody tr')].every(r => r.dataset.cluster === 'north')"
+                " && document.querySelectorAll('#workloads tbody tr').length === 1"
+            )
+            assert page.input_value("#f-cluster") == "north"
+            screenshot(page, "dashboard-fleet-table")
+            page.click("#workloads tbody tr a")
+            page.wait_for_selector("#tree-graph")
+            assert "north: " in page.inner_text("h1")

@@ -221,7 +221,7 @@ def test_health_endpoints(exporter: str) -> None:
     assert _get(exporter + "/healthz") == b"ok\n"
     assert _get(exporter + "/readyz") == b"ready\n"
     text = _get(exporter + "/metrics").decode()
-    assert 'wmap_build_info{metrics_version="1"' in text
+    assert 'wmap_build_info{metrics_version="2"' in text
     with pytest.raises(urllib.error.HTTPError):
         _get(exporter + "/nope")
 

@@ -238,7 +238,7 @@ def test_a_forbidden_kind_is_reported_the_rest_served_then_recovered(
         assert f"grant list on {JOBSETS}" in gaps[JOBSETS]["fix"]
         metrics = serve.metrics()
         assert _series(metrics, "wmap_coverage_gap", resource=JOBSETS) == [
-            ({"resource": JOBSETS, "namespace": "", "cause": "forbidden"}, 1.0)
+            ({"cluster": "wmap-test", "resource": JOBSETS, "namespace": "", "cause": "forbidden"}, 1.0)
         ]
         assert _series(metrics, "wmap_watch_resource_readable", resource=JOBSETS)[0][1] == 0
         kinds = {labels["workload_kind"] for labels, _ in _series(metrics, "wmap_workload_info", namespace=ns)}

@@ -200,6 +200,14 @@ class Fleet:
         return found
 
 
+def kubeconfig_contexts(kubeconfig: str | None = None) -> list[str]:
+    """The context names of the kubeconfig (``$KUBECONFIG`` merged, else ``~/.kube/config``), in file order:
+    what ``--all-contexts`` reads."""
+    from workload_map.cluster.connection import kubeconfig_contexts as contexts
+
+    return contexts(kubeconfig)
+
+
 def open_fleet(
     contexts: Sequence[str] | None = None,
     *,
@@ -223,7 +231,6 @@ def open_fleet(
     """
     from workload_map.api.definitions import as_definitions
     from workload_map.api.open import open_cluster
-    from workload_map.cluster.connection import kubeconfig_contexts
 
     names = list(dict.fromkeys(contexts)) if contexts else kubeconfig_contexts(kubeconfig)
     if not names:

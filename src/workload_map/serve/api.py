@@ -193,6 +193,7 @@ def _jsonable(value: Any) -> Any:
 _ROW = {
     "type": "object",
     "properties": {
+        "cluster": {"type": "string", "description": "the kubeconfig context the workload lives in"},
         "namespace": {"type": "string"},
         "name": {"type": "string"},
         "kind": {"type": "string"},
@@ -225,6 +226,7 @@ _COVERAGE = {
     },
 }
 _FILTERS = [
+    {"name": "cluster", "in": "query", "schema": {"type": "string"}, "description": "one cluster of the fleet"},
     {"name": "namespace", "in": "query", "schema": {"type": "string"}},
     {
         "name": "type",
@@ -282,6 +284,13 @@ OPENAPI: dict[str, Any] = {
                     for p in ("namespace", "type", "name")
                 ],
                 "responses": {"200": {"description": "Workload"}, "404": {"description": "no such workload"}},
+            }
+        },
+        "/api/v1/fleet": {
+            "get": {
+                "summary": "Per cluster: workloads by status, GPUs requested, in use and free (null: unknown), "
+                "and why a cluster is not served",
+                "responses": {"200": {"description": "Fleet"}},
             }
         },
         "/api/v1/status": {

@@ -15,18 +15,18 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from workload_map.definition.model import ResourceStatus
 
 if TYPE_CHECKING:
-    from prometheus_client.core import Metric
+    from collections.abc import Mapping
 
     from workload_map.live.model import LiveModel, Resolved
     from workload_map.tree.model import WorkloadTree
 
-METRICS_VERSION = "1"
+METRICS_VERSION = "2"  # 2: every series but wmap_build_info carries `cluster`
 STATUSES = tuple(status.value for status in ResourceStatus)
 POD_STATES = ("desired", "ready", "running", "pending", "succeeded", "failed")
 WORKLOAD = ("namespace", "workload_kind", "workload")
@@ -40,11 +40,14 @@ def _gpus(value: Decimal) -> float:
     return float(value)
 
 
-class ModelCollector(Collector):
-    """Series for every workload of the model, per pod attribution, and the model's own health."""
+class FleetCollector(Collector):
+    """The series of every cluster's model, each sample with ``cluster`` (the context name) as its first
+    label, one family per name; ``wmap_cluster_up`` says which clusters are served (0: not read, and why
+    in ``wmap serve``'s warnings and ``/api/v1/fleet``). One cluster is a fleet of one."""
 
-    def __init__(self, model: LiveModel) -> None:
-        self.model = model
+    def __init__(self, models: Mapping[str, LiveModel], failed: Mapping[str, str] | None = None) -> None:
+        self.models = models
+        self.failed = failed if failed is not None else {}
 
     def collect(self) -> Iterator[Metric]:
         from workload_map._version import __version__
@@ -52,6 +55,33 @@ class ModelCollector(Collector):
         build = InfoMetricFamily("wmap_build", "The exporter's version and the metrics interface version.")
         build.add_metric([], {"version": __version__, "metrics_version": METRICS_VERSION})
         yield build
+        up = GaugeMetricFamily(
+            "wmap_cluster_up",
+            "1 per cluster (kubeconfig context) served, 0 for one that could not be read.",
+            labels=["cluster"],
+        )
+        merged: dict[str, Metric] = {}
+        for cluster, model in self.models.items():
+            up.add_metric([cluster], 1)
+            for family in ModelCollector(model).collect():
+                into = merged.get(family.name)
+                if into is None:
+                    into = merged[family.name] = Metric(family.name, family.documentation, family.type, family.unit)
+                into.samples += [s._replace(labels={"cluster": cluster, **s.labels}) for s in family.samples]
+        for cluster in self.failed:
+            up.add_metric([cluster], 0)
+        yield up
+        yield from merged.values()
+
+
+class ModelCollector(Collector):
+    """Series for every workload of one model, per pod attribution, and the model's own health
+    (without ``cluster``: :class:`FleetCollector` adds it)."""
+
+    def __init__(self, model: LiveModel) -> None:
+        self.model = model
+
+    def collect(self) -> Iterator[Metric]:
         resolved = self.model.workloads()
         yield from self._workloads(resolved)
         yield from self._pods(resolved)

@@ -22,23 +22,31 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
 from workload_map.serve import api
-from workload_map.serve.metrics import ModelCollector
+from workload_map.serve.fleet import Clusters
+from workload_map.serve.metrics import FleetCollector
 
 if TYPE_CHECKING:
     from workload_map.live.model import LiveModel
 
 
 class Service:
-    """A LiveModel served over HTTP. ``start()`` binds (an error if the port is taken) and serves in a thread."""
+    """A LiveModel, or the models of a fleet (:class:`Clusters`), served over HTTP. ``start()`` binds (an
+    error if the port is taken) and serves in a thread. A lone model is served as cluster ``cluster``."""
 
     def __init__(
-        self, model: LiveModel, *, address: str = "127.0.0.1", port: int = 9400, token: str | None = None
+        self,
+        model: LiveModel | Clusters,
+        *,
+        address: str = "127.0.0.1",
+        port: int = 9400,
+        token: str | None = None,
+        cluster: str = "",
     ) -> None:
-        self.model = model
+        self.clusters = model if isinstance(model, Clusters) else Clusters({cluster: model})
         self.token = token
         self.stopping = threading.Event()
         self.registry = CollectorRegistry(auto_describe=False)
-        self.registry.register(ModelCollector(model))
+        self.registry.register(FleetCollector(self.clusters.models, self.clusters.failed))
         self.server = ThreadingHTTPServer((address, port), _handler(self))
         self.server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -85,7 +93,7 @@ def _handler(service: Service) -> type[BaseHTTPRequestHandler]:
             elif path == "/healthz":
                 self._send(200, b"ok\n", "text/plain; charset=utf-8")
             elif path == "/readyz":
-                ready, reason = service.model.readiness()
+                ready, reason = service.clusters.readiness()
                 self._send(200 if ready else 503, f"{reason}\n".encode(), "text/plain; charset=utf-8")
             elif path in STATIC:
                 name, content_type = STATIC[path]
@@ -103,12 +111,13 @@ def _handler(service: Service) -> type[BaseHTTPRequestHandler]:
             return hmac.compare_digest(given.encode(), service.token.encode())
 
         def _api(self, rest: str, query: dict[str, str]) -> None:
-            model = service.model
+            clusters = service.clusters
             parts = [urllib.parse.unquote(p) for p in rest.split("/") if p]
+            cluster = query.get("cluster") or None
             if parts == ["workloads"]:
                 try:
-                    answer = api.workloads(
-                        model,
+                    answer = clusters.workloads(
+                        cluster,
                         namespace=query.get("namespace") or None,
                         type_name=query.get("type") or None,
                         status=query.get("status") or None,
@@ -119,15 +128,18 @@ def _handler(service: Service) -> type[BaseHTTPRequestHandler]:
                     return
                 self._json(200, answer)
             elif len(parts) == 4 and parts[0] == "workloads":
-                found = api.workload(model, parts[1], parts[2], parts[3])
+                found = clusters.workload(parts[1], parts[2], parts[3], cluster)
                 if found is None:
                     self._json(404, {"error": f"no workload {'/'.join(parts[1:])}"})
                 else:
                     self._json(200, found)
             elif parts == ["status"]:
-                self._json(200, api.status(model))
-            elif parts == ["definitions"]:
-                self._json(200, api.definitions(model))
+                self._json(200, clusters.status())
+            elif parts == ["fleet"]:
+                self._json(200, clusters.summary())
+            elif parts == ["definitions"] and clusters.models:
+                served = clusters.models.get(cluster or "") or next(iter(clusters.models.values()))
+                self._json(200, api.definitions(served))
             elif parts == ["openapi.json"]:
                 self._json(200, api.OPENAPI)
             elif parts == ["events"]:
@@ -141,13 +153,13 @@ def _handler(service: Service) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.end_headers()
-            version = service.model.version
+            version = service.clusters.version
             try:
                 self.wfile.write(f"event: change\ndata: {json.dumps({'version': version})}\n\n".encode())
                 self.wfile.flush()
                 while not service.stopping.is_set():
-                    if service.model.wait_for_version(version, SSE_KEEPALIVE_SECONDS):
-                        version = service.model.version
+                    if service.clusters.wait_for_version(version, SSE_KEEPALIVE_SECONDS):
+                        version = service.clusters.version
                         self.wfile.write(f"event: change\ndata: {json.dumps({'version': version})}\n\n".encode())
                     else:
                         self.wfile.write(b": keep-alive\n\n")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.options import connection_options, definitions_option, from_file_option
+from workload_map.cli.options import definitions_option, fleet_connection_options, from_file_option
+
+if TYPE_CHECKING:
+    from workload_map import LiveModel
+    from workload_map.serve.fleet import Clusters
 
 TOKEN_ENV = "WMAP_SERVE_TOKEN"
 
@@ -32,7 +36,7 @@ TOKEN_ENV = "WMAP_SERVE_TOKEN"
 )
 @from_file_option
 @definitions_option
-@connection_options
+@fleet_connection_options
 def command(  # noqa: PLR0917 - click passes every option by name
     address: str,
     port: int,
@@ -53,54 +57,108 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap serve --port 9400
       wmap serve --from-file src/workload_map/examples/ai-cluster.yaml
       wmap serve --context prod --address 0.0.0.0 --token-file token.txt
+      wmap serve --context east --context west     # a fleet: every series has cluster="<context>"
     """
     import threading
 
-    import workload_map as wm
-    from workload_map.cli.errors import CliError, from_library
+    from workload_map.cli.errors import CliError
     from workload_map.cli.output import emit_warnings
     from workload_map.serve.server import Service
 
     token = _token(token_file)
-    try:
-        if from_file:
-            model = wm.open_dump(*from_file, definitions=definition_paths, namespace=None).to_model()
-        else:
-            model = wm.watch_cluster(
-                kubeconfig=connection.get("kubeconfig"),
-                context=connection.get("context"),
-                cluster=connection.get("cluster"),
-                user=connection.get("user"),
-                request_timeout=connection.get("request_timeout"),
-                chunk_size=500 if connection.get("chunk_size") is None else int(connection["chunk_size"]),
-                definitions=definition_paths,
-                on_notice=lambda line: emit_warnings([line]),  # a watch failing or back: one line per cause
-            )
-    except wm.WorkloadMapError as exc:
-        raise from_library(exc) from None
+    clusters = _models(from_file, definition_paths, connection)
     service: Service | None = None
     try:
         try:
-            service = Service(model, address=address, port=port, token=token)
+            service = Service(clusters, address=address, port=port, token=token)
         except OSError as exc:
             raise CliError(
                 "cannot listen", where=f"{address}:{port}", why=exc.strerror or str(exc), hint="choose another --port"
             ) from None
         service.start()
-        workloads = len(model.workloads())
+        workloads = sum(len(m.workloads()) for m in clusters.models.values())
+        sync = max((m.sync_seconds or 0 for m in clusters.models.values()), default=0.0)
+        fleet = len(clusters.names) > 1
+        where = f" of {len(clusters.models)} clusters" if fleet else ""
         click.echo(
-            f"Serving {workloads} workloads on http://{address}:{service.port}/ "
-            f"(initial sync {model.sync_seconds or 0:.2f} s)",
+            f"Serving {workloads} workloads{where} on http://{address}:{service.port}/ (initial sync {sync:.2f} s)",
             err=True,
         )
-        emit_warnings([*model.warnings, *model.gap_warnings()])
+        emit_warnings(
+            [
+                *(f"cluster {name}: not read: {why}" for name, why in clusters.failed.items()),
+                *(
+                    (f"cluster {name}: " if fleet else "") + line
+                    for name, model in clusters.models.items()
+                    for line in [*model.warnings, *model.gap_warnings()]
+                ),
+            ]
+        )
         threading.Event().wait(serve_timeout)
     except KeyboardInterrupt:
         pass
     finally:
         if service is not None:
             service.stop()
-        model.stop()
+        for model in clusters.models.values():
+            model.stop()
+
+
+def _models(from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: dict[str, Any]) -> Clusters:
+    """One started model per cluster, the clusters started at the same time; a cluster that cannot be
+    read is left out and said (none at all is an error). A lone cluster is named by its context."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import workload_map as wm
+    from workload_map.cli.errors import CliError, from_library
+    from workload_map.cli.sources import is_fleet
+    from workload_map.serve.fleet import Clusters
+
+    def watch(context: str | None) -> LiveModel:
+        return wm.watch_cluster(
+            kubeconfig=connection.get("kubeconfig"),
+            context=context,
+            cluster=connection.get("cluster"),
+            user=connection.get("user"),
+            request_timeout=connection.get("request_timeout"),
+            chunk_size=500 if connection.get("chunk_size") is None else int(connection["chunk_size"]),
+            definitions=definition_paths,
+        )
+
+    contexts = [str(c) for c in connection.get("context") or ()]
+    try:
+        if from_file:
+            if is_fleet(connection):
+                raise click.UsageError("--context (repeated) and --all-contexts serve clusters, not --from-file")
+            return Clusters({"": wm.open_dump(*from_file, definitions=definition_paths, namespace=None).to_model()})
+        if not is_fleet(connection):
+            model = watch(contexts[0] if contexts else None)
+            name = model.source.connection.context if model.source is not None else None
+            return Clusters({name or "": model})
+        if connection.get("cluster") or connection.get("user"):
+            raise click.UsageError("--cluster and --user name one cluster's parts: give them with one --context only")
+        if connection.get("all_contexts"):
+            if contexts:
+                raise click.UsageError("give either --all-contexts or --context, not both")
+            contexts = wm.kubeconfig_contexts(connection.get("kubeconfig"))
+    except wm.WorkloadMapError as exc:
+        raise from_library(exc) from None
+    models: dict[str, LiveModel] = {}
+    failed: dict[str, str] = {}
+
+    def start(context: str) -> None:
+        try:
+            models[context] = watch(context)
+        except wm.WorkloadMapError as exc:
+            failed[context] = exc.message + (f": {exc.detail}" if exc.detail else "")
+
+    with ThreadPoolExecutor(max_workers=max(1, len(contexts)), thread_name_prefix="wmap serve start") as pool:
+        list(pool.map(start, contexts))
+    if not models:
+        for name, why in failed.items():
+            click.echo(f"Warning: cluster {name}: not read: {why}", err=True)
+        raise CliError(f"no cluster of the fleet could be read ({', '.join(contexts)})")
+    return Clusters({c: models[c] for c in contexts if c in models}, {c: failed[c] for c in contexts if c in failed})
 
 
 def _token(path: str | None) -> str | None:

@@ -7,7 +7,8 @@ const STATUS_COLOURS = {
   Suspended: "#6c757d", Suspending: "#8e7cc3", Resuming: "#8e7cc3", Undefined: "#95a5a6",
 };
 const POD_COLOURS = { ready: "#1f8f4e", running: "#6fbf8f", pending: "#b7950b", failed: "#c0392b", succeeded: "#3465a4", other: "#95a5a6" };
-const state = { sort: "namespace", desc: false, namespace: "", status: "", search: "", version: 0 };
+const state = { sort: "namespace", desc: false, cluster: "", namespace: "", status: "", search: "", version: 0, clusters: [] };
+const fleet = () => state.clusters.length > 1;  // several clusters: a Cluster column, filter and page
 const token = new URLSearchParams(location.search).get("token");
 
 function api(path) {
@@ -60,6 +61,7 @@ function banner(status) {
 
 function number(value) { return Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/\.?0+$/, ""); }
 
+const CLUSTER_COLUMN = ["cluster", "Cluster", (w) => w.cluster || ""];
 const COLUMNS = [
   ["namespace", "Namespace", (w) => w.namespace],
   ["name", "Name", (w) => w.name],
@@ -99,10 +101,14 @@ function totals(items) {
     bars("GPUs by namespace", byNamespace, () => "#3465a4"))];
 }
 
+function href(w) { return "#/w/" + w.path + (fleet() ? "?cluster=" + encodeURIComponent(w.cluster) : ""); }
+
 function table(items) {
-  const column = COLUMNS.find((c) => c[0] === state.sort) || COLUMNS[0];
+  const columns = fleet() ? [CLUSTER_COLUMN, ...COLUMNS] : COLUMNS;
+  const column = columns.find((c) => c[0] === state.sort) || columns[0];
   const search = state.search.toLowerCase();
-  const shown = items.filter((w) => (!state.namespace || w.namespace === state.namespace)
+  const shown = items.filter((w) => (!state.cluster || w.cluster === state.cluster)
+    && (!state.namespace || w.namespace === state.namespace)
     && (!state.status || w.status === state.status)
     && (!search || (w.namespace + " " + w.name + " " + w.type + " " + w.definition).toLowerCase().includes(search)));
   shown.sort((a, b) => {
@@ -110,15 +116,16 @@ function table(items) {
     const order = typeof x === "number" ? x - y : String(x).localeCompare(String(y));
     return state.desc ? -order : order;
   });
-  const head = el("tr", {}, COLUMNS.map(([key, label]) => el("th", { scope: "col", "aria-sort": state.sort === key ? (state.desc ? "descending" : "ascending") : "none" },
+  const head = el("tr", {}, columns.map(([key, label]) => el("th", { scope: "col", "aria-sort": state.sort === key ? (state.desc ? "descending" : "ascending") : "none" },
     el("button", { onclick: () => { state.desc = state.sort === key ? !state.desc : false; state.sort = key; render(); } },
       label + (state.sort === key ? (state.desc ? " ▾" : " ▴") : "")))));
   const rows = shown.map((w) => el("tr", {
-    tabindex: "0", "data-path": w.path,
-    onclick: () => { location.hash = "#/w/" + w.path; },
-    onkeydown: (e) => { if (e.key === "Enter") location.hash = "#/w/" + w.path; },
+    tabindex: "0", "data-path": w.path, "data-cluster": w.cluster || "",
+    onclick: () => { location.hash = href(w); },
+    onkeydown: (e) => { if (e.key === "Enter") location.hash = href(w); },
   },
-    el("td", {}, w.namespace), el("td", {}, el("a", { href: "#/w/" + w.path }, w.name)), el("td", {}, w.type),
+    fleet() ? el("td", { "data-col": "cluster" }, w.cluster) : null,
+    el("td", {}, w.namespace), el("td", {}, el("a", { href: href(w) }, w.name)), el("td", {}, w.type),
     el("td", {}, chip(w.status), w.incomplete && w.incomplete.length ? el("span", { class: "muted", title: w.incomplete.join("; ") }, " (incomplete)") : null),
     el("td", {}, COLUMNS[4][2](w)),
     el("td", { class: "num", "data-col": "pods" }, count(w.pods.ready) + "/" + w.pods.desired),
@@ -134,7 +141,9 @@ function filters(items) {
       el("option", { value: "" }, "all"), values.map((v) => { const o = el("option", { value: v }, v); if (state[key] === v) o.selected = true; return o; })));
   const search = el("input", { id: "search", type: "search", placeholder: "name, type, definition", value: state.search,
     oninput: (e) => { state.search = e.target.value; renderTable(); } });
-  return el("div", { class: "filters" }, select("f-namespace", "Namespace", namespaces, "namespace"),
+  return el("div", { class: "filters" },
+    fleet() ? select("f-cluster", "Cluster", state.clusters, "cluster") : null,
+    select("f-namespace", "Namespace", namespaces, "namespace"),
     select("f-status", "Status", statuses, "status"), el("label", { for: "search" }, "Search", search));
 }
 
@@ -146,6 +155,8 @@ function renderTable() {
 
 async function listPage() {
   const [list, status] = await Promise.all([api("/api/v1/workloads"), api("/api/v1/status")]);
+  state.clusters = list.clusters || [];
+  navigation();
   lastItems = list.items;
   const app = document.getElementById("app");
   const focused = document.activeElement && document.activeElement.id;
@@ -225,14 +236,45 @@ function gangPanel(gang) {
         el("td", { class: "num" }, (g.members || {}).present ?? ""), el("td", { class: "num" }, (g.members || {}).missing ?? ""))))));
 }
 
-async function workloadPage(path) {
-  const [doc, status] = await Promise.all([api("/api/v1/workloads/" + path.split("/").map(encodeURIComponent).join("/")), api("/api/v1/status")]);
+// The Fleet page: each cluster's workloads by status and GPUs (requested, in use, free when known).
+async function fleetPage() {
+  const [summary, status] = await Promise.all([api("/api/v1/fleet"), api("/api/v1/status")]);
+  state.clusters = summary.clusters.map((c) => c.cluster);
+  navigation();
+  const gpu = (value) => (value === null || value === undefined ? "?" : number(value));
+  const max = Math.max(1, ...summary.clusters.map((c) => c.gpusRequested || 0));
+  const rows = summary.clusters.map((c) => el("tr", { "data-cluster": c.cluster },
+    el("th", { scope: "row" }, el("a", { href: "#/", onclick: () => { state.cluster = c.cluster; } }, c.cluster)),
+    el("td", {}, c.served ? (c.ready ? "ready" : "not ready") : "not read", c.reason && c.reason !== "ready" ? el("div", { class: "muted" }, c.reason) : null),
+    el("td", { class: "num", "data-col": "workloads" }, c.workloads ?? "?"),
+    el("td", { "data-col": "statuses" }, Object.entries(c.byStatus).map(([s, n]) => el("span", { class: "chip " + s, "data-status": s }, s + " " + n))),
+    el("td", { class: "num", "data-col": "gpus" }, gpu(c.gpusRequested)),
+    el("td", {}, el("div", { class: "bar", style: `width:${(100 * (c.gpusRequested || 0)) / max}%;background:#3465a4`, role: "img", "aria-label": `${c.cluster}: ${gpu(c.gpusRequested)} GPUs requested` })),
+    el("td", { class: "num", "data-col": "in-use" }, gpu(c.gpusInUse)),
+    el("td", { class: "num", "data-col": "free" }, gpu(c.gpusFree))));
+  const head = el("tr", {}, ["Cluster", "State", "Workloads", "By status", "GPUs requested", "", "GPUs in use", "GPUs free"].map((h) => el("th", { scope: "col" }, h)));
+  document.getElementById("app").replaceChildren(...[banner(status), el("h1", {}, "Fleet"),
+    el("table", { id: "fleet", "aria-label": "clusters" }, el("thead", {}, head), el("tbody", {}, rows))].filter(Boolean));
+}
+
+function navigation() {
+  const header = document.querySelector("header");
+  let link = document.getElementById("nav-fleet");
+  if (!fleet()) { if (link) link.remove(); return; }
+  if (!link) header.insertBefore(el("a", { id: "nav-fleet", href: "#/fleet", class: "nav" }, "Fleet"), document.getElementById("live"));
+}
+
+async function workloadPage(target) {
+  const [path, query] = target.split("?");
+  const cluster = new URLSearchParams(query || "").get("cluster");
+  const url = "/api/v1/workloads/" + path.split("/").map(encodeURIComponent).join("/") + (cluster ? "?cluster=" + encodeURIComponent(cluster) : "");
+  const [doc, status] = await Promise.all([api(url), api("/api/v1/status")]);
   const tree = doc.tree, row = doc.row;
   const pending = tree.pods.filter((p) => p.pendingReason);
   document.getElementById("app").replaceChildren(...[
     banner(status),
     el("p", {}, el("a", { href: "#/" }, "← all workloads")),
-    el("h1", {}, `${row.type} ${row.namespace}/${row.name} `, chip(row.status), row.incomplete.length ? " (incomplete)" : ""),
+    el("h1", {}, `${row.type} ${cluster ? cluster + ": " : ""}${row.namespace}/${row.name} `, chip(row.status), row.incomplete.length ? " (incomplete)" : ""),
     row.incomplete.length ? el("p", { class: "muted", id: "incomplete" }, "Counts unknown: " + row.incomplete.join("; ")) : null,
     el("div", { class: "cards" },
       el("div", { class: "card" }, el("div", { class: "n", id: "pods-ready" }, count(row.pods.ready) + "/" + row.pods.desired), el("div", { class: "l" }, "pods ready / desired")),
@@ -248,6 +290,7 @@ async function render() {
   const hash = location.hash || "#/";
   try {
     if (hash.startsWith("#/w/")) await workloadPage(decodeURIComponent(hash.slice(4)));
+    else if (hash === "#/fleet") await fleetPage();
     else await listPage();
     document.body.dataset.version = String(state.version);
   } catch (error) {

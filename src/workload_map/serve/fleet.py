@@ -1,0 +1,220 @@
+"""What ``wmap serve`` answers over one or several clusters: a live model per kubeconfig context.
+
+One cluster is a fleet of one: every row carries its ``cluster``, and the answers of a single cluster are
+those of its model. Over several, the workload list is every model's rows (``?cluster=`` narrows it),
+``/api/v1/fleet`` sums each cluster up (GPUs requested and in use, workloads by status, free GPUs when the
+capacity was read), and a cluster that could not be read is listed with why, never hidden.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from workload_map.serve import api
+
+if TYPE_CHECKING:
+    from workload_map.live.model import LiveModel
+
+POLL_SECONDS = 0.2  # how often a fleet's event stream looks for a change of any model
+
+
+class Clusters:
+    """The models served, by cluster (context) name in the order asked, and the clusters not read
+    (name -> the one-line error). ``free_gpus`` holds each cluster's free GPUs when its capacity was read."""
+
+    def __init__(
+        self,
+        models: Mapping[str, LiveModel],
+        failed: Mapping[str, str] | None = None,
+        free_gpus: Mapping[str, float] | None = None,
+    ) -> None:
+        self.models = dict(models)
+        self.failed = dict(failed or {})
+        self.free_gpus = dict(free_gpus or {})
+
+    @property
+    def names(self) -> list[str]:
+        return [*self.models, *self.failed]
+
+    @property
+    def single(self) -> LiveModel | None:
+        """The model when exactly one cluster is served and none failed (the answers are its own)."""
+        return next(iter(self.models.values())) if len(self.models) == 1 and not self.failed else None
+
+    @property
+    def version(self) -> int:
+        return sum(m.version for m in self.models.values())
+
+    def wait_for_version(self, version: int, timeout: float) -> bool:
+        single = self.single
+        if single is not None:
+            return single.wait_for_version(version, timeout)
+        deadline = time.monotonic() + timeout
+        while self.version <= version:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(POLL_SECONDS, left))
+        return True
+
+    def readiness(self) -> tuple[bool, str]:
+        """One cluster: its model's. Several: ready while any cluster is served and synced; every cluster
+        that is not fully served says why, after its name."""
+        single = self.single
+        if single is not None:
+            return single.readiness()
+        lines: list[str] = []
+        ready_any = False
+        for name, model in self.models.items():
+            ready, reason = model.readiness()
+            ready_any = ready_any or ready
+            if reason != "ready":
+                lines.append(f"cluster {name}: {reason}")
+        lines += [f"cluster {name}: not read: {why}" for name, why in self.failed.items()]
+        if not ready_any:
+            return False, "; ".join(lines) or "syncing"
+        return True, "ready" + (", partial: " + "; ".join(lines) if lines else "")
+
+    def workloads(self, cluster: str | None = None, **filters: Any) -> dict[str, Any]:
+        """``GET /api/v1/workloads``: every model's rows (``cluster`` first); ValueError for a bad filter
+        or an unknown cluster."""
+        if cluster is not None and cluster not in self.names:
+            raise ValueError(f"no cluster {cluster!r}: served are {', '.join(self.names)}")
+        items: list[dict[str, Any]] = []
+        gaps: list[dict[str, Any]] = []
+        warnings: list[str] = []
+        errors: list[ValueError] = []
+        for name, model in self.models.items():
+            if cluster is not None and name != cluster:
+                continue
+            try:
+                answer = api.workloads(model, **filters)
+            except ValueError as exc:  # a TYPE one cluster's definitions do not cover
+                errors.append(exc)
+                continue
+            items += [{"cluster": name, **item} for item in answer["items"]]
+            gaps += [{"cluster": name, **gap} for gap in answer["coverage"]["gaps"]]
+            warnings += self._said(name, answer["coverage"]["warnings"])
+        if errors and not items and len(errors) == len(self.models):
+            raise errors[0]
+        warnings += [f"cluster {name}: not read: {why}" for name, why in self.failed.items()]
+        return {
+            "apiVersion": api.API_VERSION,
+            "kind": "WorkloadList",
+            "version": self.version,
+            "clusters": self.names,
+            "coverage": {"complete": not gaps and not self.failed, "gaps": gaps, "warnings": warnings},
+            "items": items,
+        }
+
+    def _said(self, name: str, lines: list[str]) -> list[str]:
+        return list(lines) if self.single is not None else [f"cluster {name}: {line}" for line in lines]
+
+    def workload(self, namespace: str, type_name: str, name: str, cluster: str | None = None) -> dict[str, Any] | None:
+        """One workload's document, from ``cluster`` or the first cluster that has it."""
+        for served, model in self.models.items():
+            if cluster is not None and served != cluster:
+                continue
+            found = api.workload(model, namespace, type_name, name)
+            if found is not None:
+                found["row"] = {"cluster": served, **found["row"]}
+                return {"cluster": served, **found}
+        return None
+
+    def status(self) -> dict[str, Any]:
+        """``GET /api/v1/status``: one cluster's own status; over several, the fleet's readiness with
+        every cluster's status in ``clusters`` and the lines of all of them at the top."""
+        single = self.single
+        if single is not None:
+            answer = api.status(single)
+            answer["clusters"] = [{"cluster": self.names[0], **_brief(answer)}]
+            return answer
+        ready, reason = self.readiness()
+        per = {name: api.status(model) for name, model in self.models.items()}
+        answering = all(s["apiserver"]["answering"] for s in per.values())
+        return {
+            "apiVersion": api.API_VERSION,
+            "kind": "Status",
+            "version": self.version,
+            "ready": ready,
+            "reason": reason,
+            "apiserver": {
+                "answering": answering,
+                "error": "; ".join(
+                    f"cluster {n}: {s['apiserver']['error']}" for n, s in per.items() if s["apiserver"]["error"]
+                )
+                or None,
+                "lastContactAge": max((s["apiserver"]["lastContactAge"] or 0.0 for s in per.values()), default=None),
+            },
+            "coverage": {
+                "complete": all(s["coverage"]["complete"] for s in per.values()) and not self.failed,
+                "gaps": [{"cluster": n, **g} for n, s in per.items() for g in s["coverage"]["gaps"]],
+                "warnings": [
+                    *(f"cluster {n}: not read: {why}" for n, why in self.failed.items()),
+                    *(f"cluster {n}: {w}" for n, s in per.items() for w in s["coverage"]["warnings"]),
+                ],
+            },
+            "stale": [f"cluster {n}: {line}" for n, s in per.items() for line in s.get("stale") or []],
+            "clusters": [
+                *({"cluster": n, **_brief(s)} for n, s in per.items()),
+                *(
+                    {"cluster": n, "served": False, "ready": False, "reason": f"not read: {why}"}
+                    for n, why in self.failed.items()
+                ),
+            ],
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """``GET /api/v1/fleet``: per cluster, workloads by status, GPUs requested and in use, free GPUs
+        (null unless the capacity was read), and why a cluster is not served."""
+        from workload_map.resolve.resources import gpu_count
+
+        rows = []
+        for name, model in self.models.items():
+            ready, reason = model.readiness()
+            statuses: Counter[str] = Counter()
+            requested = 0.0
+            in_use: float | None = 0.0
+            for item in model.workloads():
+                tree = item.tree
+                statuses[tree.status.primary.value] += 1
+                requested += float(tree.gpus)
+                if tree.incomplete:
+                    in_use = None  # part of it unread: the sum is unknown, not low
+                elif in_use is not None:
+                    in_use += float(gpu_count(tree.current_requests))
+            rows.append(
+                {
+                    "cluster": name,
+                    "served": True,
+                    "ready": ready,
+                    "reason": reason,
+                    "workloads": sum(statuses.values()),
+                    "byStatus": dict(sorted(statuses.items())),
+                    "gpusRequested": requested,
+                    "gpusInUse": in_use,
+                    "gpusFree": self.free_gpus.get(name),
+                }
+            )
+        for name, why in self.failed.items():
+            rows.append(
+                {
+                    "cluster": name,
+                    "served": False,
+                    "ready": False,
+                    "reason": f"not read: {why}",
+                    "workloads": None,
+                    "byStatus": {},
+                    "gpusRequested": None,
+                    "gpusInUse": None,
+                    "gpusFree": None,
+                }
+            )
+        return {"apiVersion": api.API_VERSION, "kind": "Fleet", "version": self.version, "clusters": rows}
+
+
+def _brief(status: dict[str, Any]) -> dict[str, Any]:
+    return {"served": True, "ready": status["ready"], "reason": status["reason"]}
