@@ -61,7 +61,8 @@ class Service:
 
     def stop(self) -> None:
         self.stopping.set()
-        self.server.shutdown()
+        if self._thread is not None:  # shutdown() waits for serve_forever, which a service never started lacks
+            self.server.shutdown()
         self.server.server_close()
 
 

@@ -75,7 +75,6 @@ def command(  # noqa: PLR0917 - click passes every option by name
             raise CliError(
                 "cannot listen", where=f"{address}:{port}", why=exc.strerror or str(exc), hint="choose another --port"
             ) from None
-        service.start()
         workloads = sum(len(m.workloads()) for m in clusters.models.values())
         sync = max((m.sync_seconds or 0 for m in clusters.models.values()), default=0.0)
         fleet = len(clusters.names) > 1
@@ -94,6 +93,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
                 ),
             ]
         )
+        service.start()  # after the warnings: once /readyz answers, they are said
         threading.Event().wait(serve_timeout)
     except KeyboardInterrupt:
         pass
@@ -111,10 +111,12 @@ def _models(from_file: tuple[str, ...], definition_paths: tuple[str, ...], conne
 
     import workload_map as wm
     from workload_map.cli.errors import CliError, from_library
+    from workload_map.cli.output import emit_warnings
     from workload_map.cli.sources import is_fleet
     from workload_map.serve.fleet import Clusters
 
     def watch(context: str | None) -> LiveModel:
+        prefix = f"cluster {context}: " if is_fleet(connection) else ""
         return wm.watch_cluster(
             kubeconfig=connection.get("kubeconfig"),
             context=context,
@@ -123,6 +125,7 @@ def _models(from_file: tuple[str, ...], definition_paths: tuple[str, ...], conne
             request_timeout=connection.get("request_timeout"),
             chunk_size=500 if connection.get("chunk_size") is None else int(connection["chunk_size"]),
             definitions=definition_paths,
+            on_notice=lambda line: emit_warnings([prefix + line]),  # a watch failing or back: one line per cause
         )
 
     contexts = [str(c) for c in connection.get("context") or ()]
