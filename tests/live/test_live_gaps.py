@@ -261,7 +261,10 @@ def test_all_namespaces_reads_the_namespaces_it_may(world: dict[str, Any]) -> No
     assert len(pods) == 1, lines  # one line for every namespace it may not list pods in
     assert re.search(r"may not list pods in \d+ namespaces \(", pods[0]), pods
     assert "pod counts of the workloads there are unknown" in pods[0] and "in those namespaces" in pods[0]
-    assert len(lines) <= 2, lines
+    # besides the Karta note, only what other test modules left in the shared cluster (owners of kinds no
+    # definition covers, in their namespaces)
+    others = [w for w in lines if w not in pods and "Karta" not in w]
+    assert not [w for w in others if train in w or serve in w], lines
     document = json.loads(wmap(world["no-pods"], "get", "-A", "-o", "json").stdout)
     web = next(t for t in document["items"] if (t["workload"]["namespace"], t["workload"]["name"]) == (serve, "web"))
     assert web["incomplete"] == [f"user 'wmap-no-pods-ns' may not list pods in namespace {serve}"]
