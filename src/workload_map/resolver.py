@@ -190,9 +190,12 @@ class ClusterView:
 def gap_warnings(gaps: Iterable[Gap], members: Mapping[Gap, Sequence[Obj]]) -> list[str]:
     """One line per cause that matters, given the objects read whose owner chain enters each gap: those
     objects (not shown as workloads), or what a kind that could not be read leaves out. The gaps of one kind
-    in many namespaces (``-A`` listed namespace by namespace) are one line. Shared by ClusterView (one read)
+    in many namespaces (``-A`` listed namespace by namespace) are one line, and so are the kinds refused
+    alike in the same places with nothing of them seen (a namespaced Role). Shared by ClusterView (one read)
     and the live model (which gathers ``members`` over every workload group it resolved)."""
-    lines = []
+    lines: list[str] = []
+    unseen: dict[tuple[Cause, str, frozenset[str | None]], list[list[Gap]]] = {}  # kinds refused alike
+    slots: dict[tuple[Cause, str, frozenset[str | None]], int] = {}
     for same in group_gaps(gaps):
         gap = same[0]
         why, fix = summary(same)
@@ -208,9 +211,28 @@ def gap_warnings(gaps: Iterable[Gap], members: Mapping[Gap, Sequence[Obj]]) -> l
                 f"not shown as workloads (fix: {fix})"
             )
         elif gap.cause is not Cause.NOT_SERVED:  # a CRD that is not installed is no news
-            consequence = f"{gap.kind} workloads there are not shown, and those made of them are incomplete"
-            lines.append(f"{_capital(why)}: {consequence} (fix: {fix})")
+            key: tuple[Cause, str, frozenset[str | None]] = (gap.cause, gap.user, frozenset(g.namespace for g in same))
+            if key not in slots:
+                slots[key] = len(lines)
+                lines.append("")
+            unseen.setdefault(key, []).append(same)
+    for place, groups in unseen.items():
+        lines[slots[place]] = _unseen_line(groups)
     return lines
+
+
+def _unseen_line(groups: list[list[Gap]]) -> str:
+    """Kinds that could not be read, nothing of them seen, refused alike in the same places."""
+    why, fix = summary(groups[0])
+    if len(groups) == 1:
+        consequence = f"{groups[0][0].kind} workloads there are not shown, and those made of them are incomplete"
+        return f"{_capital(why)}: {consequence} (fix: {fix})"
+    first = groups[0][0]
+    resources = [g[0].resource for g in groups]
+    names = ", ".join(resources[:4]) + (f" and {len(resources) - 4} more" if len(resources) > 4 else "")
+    why = why.replace(first.resource, names, 1)
+    fix = fix.replace(first.resource, "them", 1)
+    return f"{_capital(why)}: their workloads there are not shown, and those made of them are incomplete (fix: {fix})"
 
 
 def _count(n: int, noun: str) -> str:

@@ -29,6 +29,7 @@ LIMITED_USERS = (
     "wmap-no-kind",
     "wmap-no-pods-ns",
     "wmap-ns-only",
+    "wmap-ns-list",  # test_live_gaps.py: a namespaced Role, and list on namespaces
     "wmap-serve-no-kind",  # test_live_serve_gaps.py
     "wmap-serve-no-pods",
 )

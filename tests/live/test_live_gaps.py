@@ -133,6 +133,16 @@ def world(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory) -
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "wmap-read-all"},
             "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "wmap-no-pods-ns"}],
         },
+        *_cluster_role(
+            "wmap-ns-list", [{"apiGroups": [""], "resources": ["namespaces"], "verbs": READ}], "wmap-ns-list"
+        ),
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": "wmap-ns-list", "namespace": serve},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "wmap-read-all"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "wmap-ns-list"}],
+        },
         # everything, in the serve namespace only
         {
             "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -149,8 +159,9 @@ def world(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory) -
         "no-kind": _kubeconfig(test_cluster, tmp, "wmap-no-kind"),
         "no-pods": _kubeconfig(test_cluster, tmp, "wmap-no-pods-ns"),
         "ns-only": _kubeconfig(test_cluster, tmp, "wmap-ns-only"),
+        "ns-list": _kubeconfig(test_cluster, tmp, "wmap-ns-list"),
     }
-    for user, ns in (("no-kind", train), ("no-pods", train), ("ns-only", serve)):
+    for user, ns in (("no-kind", train), ("no-pods", train), ("ns-only", serve), ("ns-list", serve)):
         eventually(lambda u=user, n=ns: wmap(world[u], "get", "deployments", "-n", n).returncode == 0, what="RBAC")
     yield world
 
@@ -202,6 +213,23 @@ def test_namespace_only_role(world: dict[str, Any]) -> None:
     one = wmap(world["ns-only"], "get", "-n", world["serve"])
     assert one.returncode == 0, one.stderr
     assert {r[0] for r in rows(one.stdout)} == {"vllm", "web"}
+
+
+def test_namespace_only_role_that_may_list_namespaces(world: dict[str, Any]) -> None:
+    """A namespaced Role, and list on namespaces: `-A` reads the namespace it may, says in one line per cause
+    which namespaces it may not (pods; every other kind together), and exits 5."""
+    serve = world["serve"]
+    proc = wmap(world["ns-list"], "get", "-A")
+    assert proc.returncode == 5, proc.stderr
+    admin = {r[0]: r for r in rows(wmap(world["admin"], "get", "-n", serve).stdout)}
+    assert {r[1]: r[1:] for r in rows(proc.stdout)} == admin, proc.stdout  # what it may read, complete
+    gaps = [w for w in warnings(proc.stderr) if "may not list" in w]
+    assert len(gaps) == 2, proc.stderr
+    pods = next(w for w in gaps if "may not list pods in" in w)
+    kinds = next(w for w in gaps if w is not pods)
+    assert re.search(r"may not list pods in \d+ namespaces", pods) and serve not in pods, pods
+    assert re.search(r"may not list [a-z.]+, [a-z.]+, .* in \d+ namespaces .*: their workloads there", kinds), kinds
+    assert "deployments.apps" in kinds and "grant list on them in those namespaces" in kinds
 
 
 def test_narrowed_reads_say_nothing_about_other_workloads(world: dict[str, Any]) -> None:

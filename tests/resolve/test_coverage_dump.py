@@ -75,3 +75,19 @@ def test_one_kind_forbidden_in_many_namespaces_is_one_line() -> None:
         "User 'alice' may not list pods in 4 namespaces (a, b, c, ...): pod counts of the workloads there are "
         "unknown (fix: grant list on pods in those namespaces, or cluster-wide (a ClusterRole))"
     ]
+
+
+def test_kinds_refused_alike_are_one_line() -> None:
+    """A namespaced Role: every kind refused in the same namespaces, nothing of them seen."""
+    kinds = [("apps", "Deployment", "deployments.apps"), ("batch", "Job", "jobs.batch")]
+    gaps = [Gap(g, k, r, ns, Cause.FORBIDDEN, user="alice") for g, k, r in kinds for ns in ("a", "b")]
+    assert gap_warnings(gaps, {}) == [
+        "User 'alice' may not list deployments.apps, jobs.batch in 2 namespaces (a, b): their workloads there "
+        "are not shown, and those made of them are incomplete (fix: grant list on them in those namespaces, or "
+        "cluster-wide (a ClusterRole))"
+    ]
+    assert gap_warnings(gaps[:2], {}) == [
+        "User 'alice' may not list deployments.apps in 2 namespaces (a, b): Deployment workloads there are not "
+        "shown, and those made of them are incomplete (fix: grant list on deployments.apps in those namespaces, "
+        "or cluster-wide (a ClusterRole))"
+    ]
