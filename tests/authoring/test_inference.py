@@ -269,3 +269,16 @@ def test_container_lists_side_by_side_are_one_pod() -> None:
     (component,) = result.karta["spec"]["structureDefinition"]["childComponents"]
     assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {"containersPath": ".spec.steps"}}
     assert "[low] .spec.sidecars (schema) holds more containers of the same pod (beside .spec.steps)" in result.text
+
+
+def test_the_admission_webhook_admits_a_draft_and_relays_its_todos() -> None:
+    from workload_map.operator.admission import validate_karta
+
+    result = draft(fixtures.TRAINRUN, _samples([fixtures.trainrun()]))
+    request = {"uid": "1", "operation": "CREATE", "object": yaml.safe_load(result.text)}
+    answer = validate_karta(request, list)
+    assert answer["allowed"] is True
+    assert answer["warnings"] == [
+        "spec.structureDefinition.childComponents[0].podSelector.componentInstanceSelector.idPath: left to do "
+        "(drafted by wmap definitions new): the pod label that names this pod's instance (no sample pod shows it)"
+    ]
