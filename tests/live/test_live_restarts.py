@@ -658,6 +658,7 @@ def test_operator_resumes_after_a_restart(cluster: TestCluster, world: dict[str,
             assert len(reasons) == len(set(reasons)) and {"Ready", "Served", "Valid"} <= set(reasons), (name, reasons)
         lines = operator.log_lines()
         assert not [line for line in lines if line.get("level") in ("error", "critical")], lines[-20:]
+        assert not [line for line in lines if str(line.get("logger")).startswith("urllib3")], lines[-20:]
         # the Lease lapsed during the restart at most once, and was taken back: no flapping
         messages = [line.get("msg") for line in lines]
         assert messages.count("lost leadership") <= 1, messages

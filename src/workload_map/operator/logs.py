@@ -35,3 +35,6 @@ def setup(level: str = "info") -> None:
     root.setLevel(level.upper())
     for noisy in ("urllib3", "kubernetes"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # its "Retrying (Retry(total=0...)) after connection broken" before every failed request says again,
+    # unstructured, what the operator's own line about that request says
+    logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
