@@ -4,6 +4,7 @@
     python bench/run.py --full               # also 10,000 workloads (minutes)
     python bench/run.py --sizes 100,5000     # choose the dump sizes
     python bench/run.py --live               # also the live mode on the test kube-apiserver (needs the binaries)
+    python bench/run.py --fleet              # also fleet get -A over three test kube-apiservers vs one
     python bench/run.py --profile            # pyinstrument profiles of get -A at 1,000 (pip install pyinstrument)
     python bench/run.py --skip dump,startup,jq   # only the fast-start figures (whole processes, small clusters)
 
@@ -73,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wall-size", type=int, default=1000, help="dump size for the whole-process figures (0 = skip)")
     ap.add_argument("--live", action="store_true", help="run the live mode on the test kube-apiserver")
     ap.add_argument("--live-workloads", type=int, default=100, help="workloads loaded into the test cluster")
+    ap.add_argument("--fleet", action="store_true", help="run fleet get -A over three test kube-apiservers")
+    ap.add_argument("--fleet-workloads", type=int, default=100, help="workloads loaded into each fleet cluster")
     ap.add_argument("--profile", action="store_true", help="profile missed targets with pyinstrument")
     ap.add_argument("--jq-seconds", type=float, default=0.3, help="seconds per jq throughput case")
     ap.add_argument(
@@ -136,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         import bench_live
 
         section("live", lambda: bench_live.run(workloads=args.live_workloads, repeats=args.repeats))
+    if args.fleet:
+        import bench_fleet
+
+        section("fleet", lambda: bench_fleet.run(workloads=args.fleet_workloads, repeats=args.repeats))
     if args.profile:
         import bench_profile
 

@@ -65,6 +65,18 @@ def own_clusters(bin_dir: Path, count: int) -> Iterator[list[TestCluster]]:
             cluster.stop()
 
 
+def gpu_nodes(cluster: TestCluster, names: list[str]) -> None:
+    """Ready Nodes of 8 GPUs each (no kubelet: the API server takes them as objects)."""
+    from tests.live.placement_data import create_node, gpu_node
+
+    conn = admin(cluster)
+    try:
+        for name in names:
+            create_node(conn, gpu_node(name, "fleet", []))
+    finally:
+        conn.close()
+
+
 def gpu_job(
     cluster: TestCluster, namespace: str, name: str, *, pods: int, gpus: int, running: int, node: str = "gpu-node"
 ) -> dict[str, Any]:

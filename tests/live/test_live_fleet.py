@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from fleet_data import FleetClusters, gpu_job, own_clusters, write_kubeconfig
+from fleet_data import FleetClusters, gpu_job, gpu_nodes, own_clusters, write_kubeconfig
+from live_data import eventually
 from tests.browser.support import browser_page, screenshot, serve
 from tests.cluster.apiserver import TestCluster
 
@@ -44,7 +45,9 @@ def fleet(
         namespace = f"fleet-{secrets.token_hex(3)}"
         gpu_job(test_cluster, namespace, "train", pods=2, gpus=8, running=2)
         gpu_job(west, namespace, "train", pods=4, gpus=8, running=4)
-        gpu_job(west, namespace, "eval", pods=1, gpus=1, running=0)
+        gpu_job(west, namespace, "eval", pods=1, gpus=1, running=0, node="eval-node")
+        # west's nodes: the train pods fill gpu-node-0..3, eval takes 1 of eval-node-0's 8, idle-0 is free: 15
+        gpu_nodes(west, [*(f"gpu-node-{i}" for i in range(4)), "eval-node-0", "idle-0"])
         gpu_job(north, namespace, "train", pods=1, gpus=4, running=1)
         yield {
             "clusters": FleetClusters(clusters, kubeconfig, {"locked": "west"}),
@@ -244,7 +247,14 @@ def test_serve_a_fleet_series_api_and_dashboard(fleet: dict[str, Any]) -> None:
     """`wmap serve --all-contexts`: the forbidden context is one warning and cluster_up 0, the three others
     are served; every series names its cluster; the API filters by cluster; the dashboard's Fleet page."""
     ns = fleet["ns"]
-    with serve("--kubeconfig", fleet["kubeconfig"], "--all-contexts") as base:
+    with serve("--kubeconfig", fleet["kubeconfig"], "--all-contexts", "--capacity-interval", "1") as base:
+        # free GPUs come from the capacity model (nodes, the pods bound to them), read again every second
+        def free_read() -> dict[str, Any] | None:
+            free = {c["cluster"]: c["gpusFree"] for c in _get(base + "/api/v1/fleet")["clusters"]}
+            return free if free.get("west") is not None else None
+
+        free = eventually(free_read, what="a capacity read")
+        assert free["west"] == 15.0 and free["locked"] is None, free
         with urllib.request.urlopen(base + "/metrics", timeout=10) as answer:
             samples = _samples(answer.read().decode())
         assert all("cluster" in labels for name, labels, _ in samples if name != "wmap_build_info")
@@ -256,6 +266,9 @@ def test_serve_a_fleet_series_api_and_dashboard(fleet: dict[str, Any]) -> None:
             if name == "wmap_workload_gpus_requested" and labels["namespace"] == ns:
                 requested[labels["cluster"]] = requested.get(labels["cluster"], 0.0) + value
         assert requested == {"east": 16.0, "west": 33.0, "north": 4.0}
+        assert [v for n, labels, v in samples if n == "wmap_cluster_gpus_free" and labels["cluster"] == "west"] == [
+            15.0
+        ]
 
         rows = _get(base + f"/api/v1/workloads?namespace={ns}")["items"]
         assert sorted((r["cluster"], r["name"]) for r in rows) == [
@@ -284,6 +297,7 @@ def test_serve_a_fleet_series_api_and_dashboard(fleet: dict[str, Any]) -> None:
             screenshot(page, "dashboard-fleet")
             assert [c for c, _ in shown] == ["east", "west", "north", "locked"]
             assert dict(shown)["west"] == "33" and dict(shown)["north"] == "4" and dict(shown)["locked"] == "?"
+            assert page.inner_text('#fleet tr[data-cluster="west"] [data-col=free]') == "15"
             assert "not read" in page.inner_text('#fleet tr[data-cluster="locked"]')
             page.click('#fleet tr[data-cluster="north"] a')  # a cluster's name opens its workloads
             page.wait_for_selector("#workloads tbody tr")

@@ -8,9 +8,10 @@ capacity was read), and a cluster that could not be read is listed with why, nev
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from workload_map.serve import api
@@ -19,6 +20,21 @@ if TYPE_CHECKING:
     from workload_map.live.model import LiveModel
 
 POLL_SECONDS = 0.2  # how often a fleet's event stream looks for a change of any model
+
+
+def poll_capacity(clusters: Clusters, read: Callable[[str], float], interval: float, stop: threading.Event) -> None:
+    """Read each served cluster's free GPUs now and every ``interval`` seconds until ``stop`` (a thread's
+    target). A failed read keeps the last value and says why in ``capacity_errors``."""
+    while True:
+        for name in list(clusters.models):
+            try:
+                clusters.free_gpus[name] = read(name)
+                clusters.capacity_read[name] = time.time()
+                clusters.capacity_errors.pop(name, None)
+            except Exception as exc:  # one cluster's failed read must not end the others'
+                clusters.capacity_errors[name] = f"{type(exc).__name__}: {exc}"
+        if stop.wait(interval):
+            return
 
 
 class Clusters:
@@ -33,7 +49,10 @@ class Clusters:
     ) -> None:
         self.models = dict(models)
         self.failed = dict(failed or {})
+        # Kept current by whoever reads capacity (``wmap serve --capacity-interval``): the same dict objects.
         self.free_gpus = dict(free_gpus or {})
+        self.capacity_read: dict[str, float] = {}  # cluster -> wall-clock time of its last capacity read
+        self.capacity_errors: dict[str, str] = {}  # cluster -> why its last capacity read failed
 
     @property
     def names(self) -> list[str]:
@@ -197,6 +216,8 @@ class Clusters:
                     "gpusRequested": requested,
                     "gpusInUse": in_use,
                     "gpusFree": self.free_gpus.get(name),
+                    "capacityAge": (time.time() - self.capacity_read[name]) if name in self.capacity_read else None,
+                    "capacityError": self.capacity_errors.get(name),
                 }
             )
         for name, why in self.failed.items():
@@ -211,6 +232,8 @@ class Clusters:
                     "gpusRequested": None,
                     "gpusInUse": None,
                     "gpusFree": None,
+                    "capacityAge": None,
+                    "capacityError": None,
                 }
             )
         return {"apiVersion": api.API_VERSION, "kind": "Fleet", "version": self.version, "clusters": rows}

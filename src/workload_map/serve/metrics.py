@@ -45,9 +45,15 @@ class FleetCollector(Collector):
     label, one family per name; ``wmap_cluster_up`` says which clusters are served (0: not read, and why
     in ``wmap serve``'s warnings and ``/api/v1/fleet``). One cluster is a fleet of one."""
 
-    def __init__(self, models: Mapping[str, LiveModel], failed: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        models: Mapping[str, LiveModel],
+        failed: Mapping[str, str] | None = None,
+        free_gpus: Mapping[str, float] | None = None,
+    ) -> None:
         self.models = models
         self.failed = failed if failed is not None else {}
+        self.free_gpus = free_gpus if free_gpus is not None else {}  # filled by the capacity reads, if any
 
     def collect(self) -> Iterator[Metric]:
         from workload_map._version import __version__
@@ -71,6 +77,14 @@ class FleetCollector(Collector):
         for cluster in self.failed:
             up.add_metric([cluster], 0)
         yield up
+        free = GaugeMetricFamily(
+            "wmap_cluster_gpus_free",
+            "GPUs allocatable and not requested on the schedulable nodes of the cluster, at its last capacity read.",
+            labels=["cluster"],
+        )
+        for cluster, value in sorted(self.free_gpus.items()):
+            free.add_metric([cluster], value)
+        yield free
         yield from merged.values()
 
 

@@ -9,6 +9,8 @@ import click
 from workload_map.cli.options import definitions_option, fleet_connection_options, from_file_option
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from workload_map import LiveModel
     from workload_map.serve.fleet import Clusters
 
@@ -34,6 +36,15 @@ TOKEN_ENV = "WMAP_SERVE_TOKEN"
     help="Require this bearer token (the file's first line) on every path but /healthz and /readyz "
     "(also $WMAP_SERVE_TOKEN). Use it, or kubectl proxy, whenever --address is not 127.0.0.1.",
 )
+@click.option(
+    "--capacity-interval",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Read each cluster's nodes and the pods bound to them this often, for the free GPUs of "
+    "/api/v1/fleet and wmap_cluster_gpus_free (0: never).",
+)
 @from_file_option
 @definitions_option
 @fleet_connection_options
@@ -42,6 +53,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     port: int,
     serve_timeout: float | None,
     token_file: str | None,
+    capacity_interval: float,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
     **connection: Any,  # kubectl's connection flags (options.connection_options)
@@ -63,10 +75,12 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
     from workload_map.cli.errors import CliError
     from workload_map.cli.output import emit_warnings
+    from workload_map.serve.fleet import poll_capacity
     from workload_map.serve.server import Service
 
     token = _token(token_file)
     clusters = _models(from_file, definition_paths, connection)
+    stopped = threading.Event()
     service: Service | None = None
     try:
         try:
@@ -94,10 +108,18 @@ def command(  # noqa: PLR0917 - click passes every option by name
             ]
         )
         service.start()  # after the warnings: once /readyz answers, they are said
+        if capacity_interval:
+            threading.Thread(
+                target=poll_capacity,
+                args=(clusters, _capacity_reader(from_file, definition_paths, connection), capacity_interval, stopped),
+                name="wmap serve capacity",
+                daemon=True,
+            ).start()
         threading.Event().wait(serve_timeout)
     except KeyboardInterrupt:
         pass
     finally:
+        stopped.set()
         if service is not None:
             service.stop()
         for model in clusters.models.values():
@@ -162,6 +184,31 @@ def _models(from_file: tuple[str, ...], definition_paths: tuple[str, ...], conne
             click.echo(f"Warning: cluster {name}: not read: {why}", err=True)
         raise CliError(f"no cluster of the fleet could be read ({', '.join(contexts)})")
     return Clusters({c: models[c] for c in contexts if c in models}, {c: failed[c] for c in contexts if c in failed})
+
+
+def _capacity_reader(
+    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: dict[str, Any]
+) -> Callable[[str], float]:
+    """Free GPUs of one cluster, from the capacity model of ``wmap capacity`` (nodes, the pods bound to them)."""
+    import workload_map as wm
+
+    def read(cluster: str) -> float:
+        if from_file:
+            view = wm.open_dump(*from_file, definitions=definition_paths, namespace=None)
+        else:
+            view = wm.open_cluster(
+                kubeconfig=connection.get("kubeconfig"),
+                context=cluster or None,
+                cluster=connection.get("cluster"),
+                user=connection.get("user"),
+                request_timeout=connection.get("request_timeout"),
+                all_namespaces=True,
+                capacity="only",
+            )
+        with view:
+            return float(view.capacity().gpus_free)
+
+    return read
 
 
 def _token(path: str | None) -> str | None:
