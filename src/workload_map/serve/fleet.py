@@ -105,6 +105,7 @@ class Clusters:
         items: list[dict[str, Any]] = []
         gaps: list[dict[str, Any]] = []
         warnings: list[str] = []
+        stale: list[str] = []
         errors: list[ValueError] = []
         for name, model in self.models.items():
             if cluster is not None and name != cluster:
@@ -117,6 +118,7 @@ class Clusters:
             items += [{"cluster": name, **item} for item in answer["items"]]
             gaps += [{"cluster": name, **gap} for gap in answer["coverage"]["gaps"]]
             warnings += self._said(name, answer["coverage"]["warnings"])
+            stale += self._said(name, answer["stale"])
         if errors and not items and len(errors) == len(self.models):
             raise errors[0]
         warnings += [f"cluster {name}: not read: {why}" for name, why in self.failed.items()]
@@ -126,6 +128,7 @@ class Clusters:
             "version": self.version,
             "clusters": self.names,
             "coverage": {"complete": not gaps and not self.failed, "gaps": gaps, "warnings": warnings},
+            "stale": stale,  # watches failing now (docs/cli.md, wmap serve): what may be out of date
             "items": items,
         }
 
