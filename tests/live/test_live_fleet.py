@@ -81,14 +81,16 @@ def test_get_over_three_clusters_one_table_cluster_first(fleet: dict[str, Any]) 
         ("north", "train"): "4",
     }
     assert [r[0] for r in rows] == sorted((r[0] for r in rows), key=["east", "west", "north"].index)  # fleet order
-    # A warning every cluster gives is one line naming them all.
-    assert [line for line in result.stderr.splitlines() if "Karta CRD" in line] in (
-        [],
+    # A warning several clusters give is one line naming them all. Only the two clusters of this module are
+    # known to lack the Karta CRD: the session cluster (east) has it once an earlier module installed it.
+    karta_lines = [line for line in result.stderr.splitlines() if "Karta CRD" in line]
+    assert karta_lines in [
         [
-            "Warning: cluster east, west, north: the Karta CRD (kartas.run.ai) is not installed in the cluster: "
+            f"Warning: cluster {names}: the Karta CRD (kartas.run.ai) is not installed in the cluster: "
             "using built-in definitions only"
-        ],
-    ), result.stderr
+        ]
+        for names in ("east, west, north", "west, north")
+    ], result.stderr
 
 
 def test_get_all_contexts_json_carries_the_cluster_and_a_forbidden_one_is_one_warning(
