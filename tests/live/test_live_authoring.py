@@ -32,6 +32,16 @@ def _install(cluster: TestCluster, crd: Path, name: str) -> None:
         conn.close()
 
 
+def _remove_crds(cluster: TestCluster) -> None:
+    """Delete the Dask CRDs (and so their objects) and wait until the group is no longer served."""
+    cluster.kubectl("delete", "crd", f"daskclusters.{GROUP}", f"daskworkergroups.{GROUP}", "--ignore-not-found")
+    eventually(
+        lambda: GROUP not in cluster.kubectl("api-resources", "--api-group", GROUP).stdout,
+        timeout=60,
+        what="the Dask CRDs no longer served",
+    )
+
+
 def _owned(obj: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
     obj["metadata"]["ownerReferences"] = [owner_ref(owner)]
     return obj
@@ -112,7 +122,11 @@ def dask_cluster(test_cluster: TestCluster) -> Iterator[tuple[str, list[str]]]:
         create(conn, pod("stray", namespace, {}, {"dask.org/component": "worker"}, None), "pods", namespace)
         yield namespace, names
     finally:
+        # The test apiserver runs no namespace controller and the catalog covers Dask: objects or CRDs left
+        # behind would become gaps or orphans in the cluster-wide reads of the modules after this one.
+        test_cluster.kubectl("delete", "deployments,replicasets,pods", "--all", "-n", namespace, "--wait=false")
         test_cluster.kubectl("delete", "namespace", namespace, "--wait=false")
+        _remove_crds(test_cluster)
         conn.close()
 
 
@@ -181,6 +195,7 @@ def test_kind_without_instances_drafts_from_the_crd_alone(test_cluster: TestClus
         )
     finally:
         test_cluster.kubectl("delete", "namespace", namespace, "--wait=false")
+        _remove_crds(test_cluster)
     assert (made.samples, made.pods) == (0, 0)
     (worker,) = made.karta["spec"]["structureDefinition"]["childComponents"]
     assert worker["specDefinition"] == {"podTemplateSpecPath": ".spec.worker"}
