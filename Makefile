@@ -20,6 +20,7 @@ example: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy --strict src/workload_map
 
 # Unit and integration tests without a cluster, in parallel.
