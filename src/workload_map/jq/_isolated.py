@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import os
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -119,10 +120,7 @@ def run_isolated(expression: str, value: Any, mode: int) -> list[Any]:
             worker.kill()
             worker = None
         if worker is None:
-            worker = _State.worker = _Worker()
-            if not _State.exit_hook:
-                _State.exit_hook = True
-                atexit.register(shutdown)
+            worker = _State.worker = _start_worker()
         try:
             status, payload = worker.request(mode, expr, data, LIMITS.timeout_seconds)
         except TimeoutError:
@@ -149,6 +147,28 @@ def run_isolated(expression: str, value: Any, mode: int) -> list[Any]:
     if status == _LIMIT:
         raise JqLimitError(f"{text} (expression {expression!r})", expression)
     raise JqRuntimeError(text, expression)
+
+
+# A SIGTERM (raised as SystemExit by the CLI) or Ctrl-C that lands inside Popen, after the fork but before
+# the worker is recorded, would leave a worker the exit hook does not know of. The main thread holds those
+# signals until the worker is recorded and the hook registered; they are delivered right after. The child
+# inherits the mask through exec, and the worker unblocks them first thing (_worker._end_with).
+_DEFERRED = {signal.SIGTERM, signal.SIGINT}
+
+
+def _start_worker() -> _Worker:
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED) if in_main else None
+    try:
+        worker = _Worker()
+        _State.worker = worker
+        if not _State.exit_hook:
+            _State.exit_hook = True
+            atexit.register(shutdown)
+    finally:
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return worker
 
 
 def encode_input(value: Any, expression: str) -> bytes:

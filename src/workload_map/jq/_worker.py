@@ -36,6 +36,8 @@ def _read_exact(stream: Any, n: int) -> bytes:
 def _end_with(parent: int) -> None:
     """Die with the parent (its pid, 0 when not asked), even when it is killed without exit hooks."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent decides
+    # The parent holds SIGTERM/SIGINT while it starts this process, and the mask survives exec.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     if not parent:
         return
     if sys.platform.startswith("linux"):
