@@ -16,6 +16,7 @@ from workload_map.catalog import builtin_definitions
 from workload_map.crd import build_crd
 from workload_map.crd.__main__ import generated_files
 from workload_map.operator import admission, certs, rbac
+from workload_map.operator.controller import ServedKinds
 from workload_map.operator.reconcile import desired_conditions, due_events
 
 
@@ -375,3 +376,45 @@ def test_admission_denial_carries_the_warnings_too() -> None:
     denied = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": bad}, lambda: [])
     assert not denied["allowed"]
     assert any("byPhase needs statusDefinition.phaseDefinition" in w for w in denied["warnings"]), denied
+
+
+class _StaleDiscovery:
+    """Discovery that still lists Widget, as the API server does for a while after its CRD is deleted."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def request(self, method: str, path: str, **_: Any) -> dict[str, Any]:
+        self.calls += 1
+        assert (method, path) == ("GET", "/apis/example.com/v1")
+        return {"resources": [{"name": "widgets", "kind": "Widget"}]}
+
+
+def _widget_crd() -> dict[str, Any]:
+    return {
+        "metadata": {"name": "widgets.example.com", "resourceVersion": "1"},
+        "spec": {"group": "example.com", "names": {"kind": "Widget"}, "versions": [{"name": "v1", "served": True}]},
+        "status": {"conditions": [{"type": "Established", "status": "True"}]},
+    }
+
+
+@pytest.mark.parametrize("how", ["watch", "relist"])
+def test_a_deleted_crd_is_not_served_while_discovery_still_lists_it(how: str) -> None:
+    conn = _StaleDiscovery()
+    served = ServedKinds(conn, ttl=30.0)  # type: ignore[arg-type]
+    served.set_crds([_widget_crd()])
+    assert served.check("example.com", "v1", "Widget") == (
+        True,
+        "Widget example.com/v1 is served by CRD " + _widget_crd()["metadata"]["name"],
+    )
+    if how == "watch":
+        served.update_crd("DELETED", _widget_crd())
+    else:
+        served.set_crds([])
+    assert served.check("example.com", "v1", "Widget") == (False, "CRD widgets.example.com was deleted")
+    assert conn.calls == 0
+    served.ttl = 0.0  # once the grace has passed, discovery is the judge again (an aggregated API may serve it)
+    assert served.check("example.com", "v1", "Widget")[0] is True
+    served.ttl = 30.0
+    served.update_crd("ADDED", _widget_crd())
+    assert served.check("example.com", "v1", "Widget")[0] is True

@@ -68,26 +68,48 @@ class WorkQueue:
             return len(self._pending)
 
 
+def _group_kind(crd: dict[str, Any]) -> tuple[str, str]:
+    spec = crd.get("spec") or {}
+    return str(spec.get("group") or ""), str((spec.get("names") or {}).get("kind") or "")
+
+
 class ServedKinds:
-    """Is a group/version/kind served? CRDs from the watch cache; built-in kinds from discovery (cached)."""
+    """Is a group/version/kind served? CRDs from the watch cache; built-in kinds from discovery (cached).
+
+    Discovery keeps listing a deleted CRD's kind for a while after the watch reports it gone, so a kind whose
+    CRD was just deleted is not served for ``ttl`` seconds whatever discovery says; without that, every CRD
+    deletion flapped NotServed -> Served -> NotServed (and announced each step as an Event).
+    """
 
     def __init__(self, conn: Connection, ttl: float = 30.0) -> None:
         self.conn = conn
         self.ttl = ttl
         self.crds: dict[str, dict[str, Any]] = {}
+        self._deleted: dict[tuple[str, str], tuple[float, str]] = {}
         self._discovery: dict[tuple[str, str], tuple[float, set[str] | None]] = {}
         self._lock = threading.Lock()
 
     def set_crds(self, items: list[dict[str, Any]]) -> None:
         with self._lock:
-            self.crds = {i["metadata"]["name"]: i for i in items}
+            fresh = {i["metadata"]["name"]: i for i in items}
+            now = time.monotonic()
+            for name, crd in self.crds.items():
+                if name not in fresh:
+                    self._deleted[_group_kind(crd)] = (now, name)
+            for crd in fresh.values():
+                self._deleted.pop(_group_kind(crd), None)
+            self.crds = fresh
+            self._discovery.clear()
 
     def update_crd(self, event: str, obj: dict[str, Any]) -> None:
         with self._lock:
+            key = _group_kind(obj)
             if event == "DELETED":
                 self.crds.pop(obj["metadata"]["name"], None)
+                self._deleted[key] = (time.monotonic(), obj["metadata"]["name"])
             else:
                 self.crds[obj["metadata"]["name"]] = obj
+                self._deleted.pop(key, None)
             self._discovery.clear()
 
     def check(self, group: str, version: str, kind: str) -> tuple[bool | None, str]:
@@ -115,6 +137,10 @@ class ServedKinds:
             if not established:
                 return False, f"CRD {name} is not established yet"
             return True, f"{kind} {gv} is served by CRD {name}"
+        with self._lock:
+            deleted = self._deleted.get((group, kind))
+        if deleted and time.monotonic() - deleted[0] < self.ttl:
+            return False, f"CRD {deleted[1]} was deleted"
         kinds = self._discover(group, version)
         if kinds is None:
             return None, f"discovery of {gv} failed"
