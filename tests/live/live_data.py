@@ -8,6 +8,7 @@ labels the operators stamp (see each corpus folder's FACTS.md).
 from __future__ import annotations
 
 import copy
+import json
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -365,3 +366,28 @@ def deployment_scenario(conn: Connection, namespace: str, name: str = "web", rep
 def list_names(conn: Connection, path: str) -> list[str]:
     doc = conn.get(path)
     return sorted(o["metadata"]["name"] for o in doc.get("items") or [])
+
+
+def kubectl_apply(cluster: TestCluster, *docs: dict[str, Any]) -> None:
+    """``kubectl apply`` of the documents, asserting success (stderr in the failure)."""
+    proc = cluster.kubectl("apply", "-f", "-", input="\n---\n".join(json.dumps(d) for d in docs))
+    assert proc.returncode == 0, proc.stderr
+
+
+def user_cluster_role(name: str, rules: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
+    """A ClusterRole with ``rules`` and its binding to ``user``."""
+    return [
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": name},
+            "rules": rules,
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
+        },
+    ]

@@ -26,8 +26,10 @@ from live_data import (
     ensure_crds,
     eventually,
     jobset_scenario,
+    kubectl_apply,
     lws_scenario,
     set_pod_running,
+    user_cluster_role,
 )
 from tests.cluster.apiserver import TestCluster
 
@@ -58,29 +60,6 @@ def rows(stdout: str) -> list[list[str]]:
 
 def warnings(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("Warning:")]
-
-
-def _apply(cluster: TestCluster, *docs: dict[str, Any]) -> None:
-    proc = cluster.kubectl("apply", "-f", "-", input="\n---\n".join(json.dumps(d) for d in docs))
-    assert proc.returncode == 0, proc.stderr
-
-
-def _cluster_role(name: str, rules: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
-    return [
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRole",
-            "metadata": {"name": name},
-            "rules": rules,
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRoleBinding",
-            "metadata": {"name": name},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
-        },
-    ]
 
 
 def _kubeconfig(cluster: TestCluster, tmp: Path, user: str, namespace: str | None = None) -> Path:
@@ -120,11 +99,11 @@ def world(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory) -
         "metadata": {"name": "wmap-read-all"},
         "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": READ}],
     }
-    _apply(
+    kubectl_apply(
         test_cluster,
         read_all,
-        *_cluster_role("wmap-no-kind", everything_but_jobsets, "wmap-no-kind"),
-        *_cluster_role("wmap-no-pods-ns", no_pods, "wmap-no-pods-ns"),
+        *user_cluster_role("wmap-no-kind", everything_but_jobsets, "wmap-no-kind"),
+        *user_cluster_role("wmap-no-pods-ns", no_pods, "wmap-no-pods-ns"),
         # pods readable in the train namespace only
         {
             "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -133,7 +112,7 @@ def world(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory) -
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "wmap-read-all"},
             "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "wmap-no-pods-ns"}],
         },
-        *_cluster_role(
+        *user_cluster_role(
             "wmap-ns-list", [{"apiGroups": [""], "resources": ["namespaces"], "verbs": READ}], "wmap-ns-list"
         ),
         {

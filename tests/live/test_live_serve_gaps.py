@@ -32,7 +32,9 @@ from live_data import (
     ensure_crds,
     eventually,
     jobset_scenario,
+    kubectl_apply,
     lws_scenario,
+    user_cluster_role,
 )
 from test_live_faults import _rejected, _seats_held, throttled  # noqa: F401 - a fixture, used by name
 from tests.browser.support import browser_page, screenshot
@@ -122,29 +124,6 @@ def serving(kubeconfig: Path, tmp: Path, *, ready_timeout: float = 90) -> Iterat
         proc.wait(timeout=20)
 
 
-def _apply(cluster: TestCluster, *docs: dict[str, Any]) -> None:
-    proc = cluster.kubectl("apply", "-f", "-", input="\n---\n".join(json.dumps(d) for d in docs))
-    assert proc.returncode == 0, proc.stderr
-
-
-def _role(name: str, rules: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
-    return [
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRole",
-            "metadata": {"name": name},
-            "rules": rules,
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRoleBinding",
-            "metadata": {"name": name},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
-        },
-    ]
-
-
 def _kubeconfig(cluster: TestCluster, tmp: Path, user: str) -> Path:
     return cluster.kubeconfig_for(cluster.token_for(user), tmp / f"{user}.kubeconfig", user=user)
 
@@ -184,9 +163,9 @@ def world(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory) -
     deployment_scenario(conn, ns, name="web", replicas=3)
     conn.close()
     groups = ["apps", "batch", "leaderworkerset.x-k8s.io", "run.ai", "apiextensions.k8s.io"]
-    _apply(
+    kubectl_apply(
         test_cluster,
-        *_role(
+        *user_cluster_role(
             "wmap-serve-no-kind",
             [
                 {"apiGroups": [""], "resources": ["pods", "namespaces"], "verbs": READ},
@@ -194,7 +173,7 @@ def world(test_cluster: TestCluster, tmp_path_factory: pytest.TempPathFactory) -
             ],
             "wmap-serve-no-kind",
         ),
-        *_role(
+        *user_cluster_role(
             "wmap-serve-no-pods",
             [
                 {"apiGroups": [""], "resources": ["namespaces"], "verbs": READ},
@@ -249,9 +228,9 @@ def test_a_forbidden_kind_is_reported_the_rest_served_then_recovered(
         assert status["ready"] and status["apiserver"]["answering"]
 
         # Granted while serving: the retry loop lists JobSets again, the gap closes, the JobSet is a row.
-        _apply(
+        kubectl_apply(
             test_cluster,
-            *_role(
+            *user_cluster_role(
                 "wmap-serve-jobsets",
                 [{"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": READ}],
                 "wmap-serve-no-kind",
@@ -435,7 +414,7 @@ def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestClust
     from workload_map.live.model import LiveModel
 
     ns = world["namespace"]
-    grant = _role(
+    grant = user_cluster_role(
         "wmap-serve-jobsets",
         [{"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": READ}],
         "wmap-serve-no-kind",
@@ -444,7 +423,7 @@ def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestClust
     def kinds() -> set[str]:
         return {r.tree.kind for r in model.workloads() if r.tree.namespace == ns}
 
-    _apply(test_cluster, *grant)
+    kubectl_apply(test_cluster, *grant)
     notices: list[str] = []
     model = LiveModel(
         LiveOptions(kubeconfig=str(world["no-kind"])), watch_seconds=2, probe_seconds=0, on_notice=notices.append
@@ -467,7 +446,7 @@ def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestClust
         assert len(lines) == 1 and "not shown as workloads" in lines[0], lines
         opened = [n for n in notices if JOBSETS in n and "cannot be read" in n]
         assert len(opened) == 1 and "user 'wmap-serve-no-kind' may not list" in opened[0], notices
-        _apply(test_cluster, *grant)
+        kubectl_apply(test_cluster, *grant)
         eventually(
             lambda: kinds() == {"JobSet", "Deployment"} and model.gap_objects() == {},
             timeout=90,

@@ -8,8 +8,23 @@ from typing import Any, TypeVar
 import click
 
 from workload_map.cli.complete import complete_namespace, complete_target
-from workload_map.cluster.cli_support import command_timeout_option
+from workload_map.cluster.cli_support import chunk_size_of, command_timeout_option
 from workload_map.cluster.cli_support import connection_options as kubectl_connection_options
+
+__all__ = [
+    "STATUSES",
+    "all_namespaces_option",
+    "chunk_size_of",
+    "connection_options",
+    "definitions_option",
+    "fleet_connection_options",
+    "fleet_source_options",
+    "from_file_option",
+    "namespace_option",
+    "object_source_options",
+    "output_option",
+    "target_argument",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 

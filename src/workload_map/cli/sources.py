@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import click
 
 from workload_map.cli.errors import from_library
+from workload_map.cli.options import chunk_size_of
 
 if TYPE_CHECKING:
     from workload_map import Fleet, LoadedDefinition, RequestCounter, View
@@ -46,14 +47,15 @@ def open_view(
                 compact=compact,
             )
         params = dict(connection or {})
+        contexts = _contexts(params)
         view = wm.open_cluster(
             kubeconfig=params.get("kubeconfig"),
-            context=_contexts(params)[0] if _contexts(params) else None,
+            context=contexts[0] if contexts else None,
             cluster=params.get("cluster"),
             user=params.get("user"),
             request_timeout=params.get("request_timeout"),
             timeout=params.get("command_timeout"),
-            chunk_size=500 if params.get("chunk_size") is None else int(params["chunk_size"]),
+            chunk_size=chunk_size_of(params),
             namespace=namespace,
             all_namespaces=all_namespaces,
             definitions=definition_paths,
@@ -114,7 +116,7 @@ def open_fleet(
             workload=f"{describe[0]}/{describe[1]}" if describe else None,
             request_timeout=params.get("request_timeout"),
             timeout=params.get("command_timeout"),
-            chunk_size=500 if params.get("chunk_size") is None else int(params["chunk_size"]),
+            chunk_size=chunk_size_of(params),
             capacity=capacity,
         )
     except wm.WorkloadMapError as exc:

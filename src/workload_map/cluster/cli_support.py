@@ -5,7 +5,7 @@ Only click is imported at module load; the live layer is imported inside the fun
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from workload_map.snapshot import Snapshot
 
 F = TypeVar("F", bound=Callable[..., Any])
+DEFAULT_CHUNK_SIZE = 500  # kubectl's --chunk-size default
 
 
 def connection_options(func: F, *, fleet: bool = False) -> F:
@@ -57,7 +58,7 @@ def connection_options(func: F, *, fleet: bool = False) -> F:
         click.option(
             "--chunk-size",
             type=click.IntRange(min=0),
-            default=500,
+            default=DEFAULT_CHUNK_SIZE,
             show_default=True,
             help="Objects per list page (0: no paging).",
         ),
@@ -89,11 +90,18 @@ def live_options(params: dict[str, Any], *, namespace: str | None, all_namespace
         user=params.get("user"),
         request_timeout=params.get("request_timeout"),
         timeout=params.get("command_timeout"),
-        chunk_size=500 if params.get("chunk_size") is None else int(params["chunk_size"]),  # 0: no paging
+        chunk_size=chunk_size_of(params),
         namespace=namespace,
         all_namespaces=all_namespaces,
         **extra,
     )
+
+
+def chunk_size_of(params: Mapping[str, Any]) -> int:
+    """``--chunk-size`` of a command's params (0: no paging); 500, the flag's default, when it has none
+    (a command reading files, or a library caller passing partial params)."""
+    value = params.get("chunk_size")
+    return DEFAULT_CHUNK_SIZE if value is None else int(value)
 
 
 def single_context(value: Any) -> str | None:

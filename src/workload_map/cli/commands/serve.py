@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.options import definitions_option, fleet_connection_options, from_file_option
+from workload_map.cli.options import chunk_size_of, definitions_option, fleet_connection_options, from_file_option
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -145,7 +145,7 @@ def _models(from_file: tuple[str, ...], definition_paths: tuple[str, ...], conne
             cluster=connection.get("cluster"),
             user=connection.get("user"),
             request_timeout=connection.get("request_timeout"),
-            chunk_size=500 if connection.get("chunk_size") is None else int(connection["chunk_size"]),
+            chunk_size=chunk_size_of(connection),
             definitions=definition_paths,
             on_notice=lambda line: emit_warnings([prefix + line]),  # a watch failing or back: one line per cause
         )
