@@ -3,6 +3,7 @@ projected objects only."""
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator
 from typing import Any
@@ -83,3 +84,114 @@ def test_a_child_created_later_takes_the_place_a_fresh_read_gives_it(
     answer = _get_answer(test_cluster, ns)
     assert answer[0]["children"][0]["name"] == "aaa-late"
     assert _model_answer(model, ns) == answer
+
+
+WIDGET_GROUP = "kinds.wmap.test"
+WIDGET_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": f"widgets.{WIDGET_GROUP}"},
+    "spec": {
+        "group": WIDGET_GROUP,
+        "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+        "scope": "Namespaced",
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+                "subresources": {"status": {}},
+            }
+        ],
+    },
+}
+WIDGET_KARTA = f"""
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {{name: widget-v1}}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: widget
+      kind: {{group: {WIDGET_GROUP}, version: v1, kind: Widget}}
+      specDefinition: {{podTemplateSpecPath: .spec.template}}
+      scaleDefinition: {{replicasPath: .spec.replicas}}
+      statusDefinition:
+        phaseDefinition: {{path: .status.phase}}
+        statusMappings:
+          running: [{{byPhase: Running}}]
+"""
+
+
+def test_a_kind_installed_while_the_model_runs_is_watched_from_then_on(
+    test_cluster: TestCluster, tmp_path: Any
+) -> None:
+    """The Widget CRD does not exist at start (a gap that no watcher can retry); once it is installed,
+    discovery serves it, the model lists and watches it, and the pods created before it take their place."""
+    from workload_map.api.definitions import as_definitions
+    from workload_map.cluster import LiveOptions
+
+    definition = tmp_path / "widget.yaml"
+    definition.write_text(WIDGET_KARTA)
+    conn = admin(test_cluster)
+    ns = create_namespace(conn, f"kind-later-{secrets.token_hex(3)}")
+    notices: list[str] = []
+    model = LiveModel(
+        LiveOptions(
+            kubeconfig=str(test_cluster.kubeconfig_path),
+            all_namespaces=True,
+            definitions=as_definitions([str(definition)]),
+        ),
+        kind_poll_seconds=0.5,
+        on_notice=notices.append,
+    )
+    model.start()
+    try:
+        assert any(g.kind == "Widget" for g in model.coverage), list(model.coverage)
+        proc = test_cluster.kubectl("apply", "-f", "-", input=json.dumps(WIDGET_CRD))
+        assert proc.returncode == 0, proc.stderr
+        widget = eventually(
+            lambda: create(
+                conn,
+                {
+                    "apiVersion": f"{WIDGET_GROUP}/v1",
+                    "kind": "Widget",
+                    "metadata": {"name": "w", "namespace": ns},
+                    "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}},
+                },
+                "widgets",
+                ns,
+            ),
+            timeout=30,
+            what="the Widget CRD served",
+        )
+        for i in range(2):
+            pod = {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"w-{i}", "namespace": ns, "ownerReferences": [owner_ref(widget)]},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            }
+            create(conn, pod, "pods", ns)
+
+        def widget_tree() -> dict[str, Any] | None:
+            trees = [t for t in _model_answer(model, ns) if t["workload"]["kind"] == "Widget"]
+            return trees[0] if trees and not any(g.kind == "Widget" for g in model.coverage) else None
+
+        tree = eventually(widget_tree, timeout=30, what="the Widget in the model with its gap closed")
+        view = wm.open_cluster(
+            kubeconfig=str(test_cluster.kubeconfig_path), all_namespaces=True, definitions=[str(definition)]
+        )
+        try:
+            assert [tree] == [t.to_json() for t in view.workloads(namespace=ns)]
+        finally:
+            view.close()
+        assert [p["name"] for p in tree["pods"]] == ["w-0", "w-1"], tree
+        assert any("widgets" in line and "served now" in line for line in notices), notices
+    finally:
+        model.stop()
+        test_cluster.kubectl("delete", "namespace", ns, "--wait=false")
+        test_cluster.kubectl("delete", "pods,widgets", "--all", "-n", ns, "--wait=false")
+        test_cluster.kubectl("delete", "crd", WIDGET_CRD["metadata"]["name"], "--wait=false")
+        conn.close()

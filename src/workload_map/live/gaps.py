@@ -5,7 +5,9 @@ The model tracks gaps with the CLI's own code (``workload_map.coverage``, ``clus
 chain enters it are not workloads of their own, workloads made of it have unknown counts. Unlike one
 command, the model lives on: a ``GapWatcher`` keeps listing a kind that could not be read (capped
 exponential backoff with jitter, as every watcher), so a permission granted later, or a CRD installed
-again, is picked up without a restart. An ``ApiserverProbe`` asks the API server for ``/version`` at a
+again, is picked up without a restart; a ``KindPoller`` asks discovery now and then for the covered kinds the
+server did not serve at start (their CRDs not installed yet), so an operator installed while the model runs
+is watched from then on. An ``ApiserverProbe`` asks the API server for ``/version`` at a
 fixed interval with a short timeout: a frozen server (its port still accepts, nothing answers) never
 ends a watch by itself, so only a request that must answer tells it apart from a quiet cluster.
 """
@@ -61,6 +63,51 @@ class GapWatcher(Watcher):
                 return
 
 
+KIND_POLL_SECONDS = 30.0  # how often discovery is asked for kinds not served at start
+
+
+class KindPoller(threading.Thread):
+    """Discovery every ``interval`` seconds while some covered kinds are not served; puts ``("SERVED",
+    resource, None)`` on the model's queue once for each that appears, then forgets it (a CRD deleted later
+    is a watch's 404, which opens a gap its watcher retries). Discovery needs no permission beyond being
+    authenticated, so this adds nothing to the service's RBAC; with aggregated discovery a round is two GETs.
+    """
+
+    def __init__(
+        self,
+        connection: Connection,
+        missing: dict[tuple[str, str], list[str]],
+        out: queue.Queue[Any],
+        stop: threading.Event,
+        *,
+        interval: float = KIND_POLL_SECONDS,
+    ) -> None:
+        super().__init__(daemon=True, name="wmap kind poller")
+        self.connection = connection
+        self.missing = dict(missing)  # (group, kind) -> the versions definitions exist for
+        self.out = out
+        self.stop_event = stop
+        self.interval = interval
+
+    def poll(self) -> None:
+        """One round: announce the missing kinds discovery serves now."""
+        from workload_map.cluster.discovery import discover
+
+        try:
+            discovery = discover(self.connection, groups={group for group, _ in self.missing})
+        except ClusterError:
+            return  # the probe tells a failing server; the next round asks again
+        for (group, kind), versions in list(self.missing.items()):
+            resource = discovery.resource(group, kind, versions)
+            if resource is not None and resource.can("list"):
+                del self.missing[(group, kind)]
+                self.out.put(("SERVED", resource, None))
+
+    def run(self) -> None:
+        while self.missing and not self.stop_event.wait(self.interval):
+            self.poll()
+
+
 class ApiserverProbe(threading.Thread):
     """``GET /version`` every ``interval`` seconds; puts ``("CONTACT", error or None, time)`` on the model's
     queue only when the answer changes (reachable <-> not), and keeps ``last_contact`` current."""
@@ -109,4 +156,4 @@ class ApiserverProbe(threading.Thread):
                 self.out.put(("CONTACT", error, None))
 
 
-__all__ = ["ApiserverProbe", "GapWatcher", "gap_of_failure", "unread"]
+__all__ = ["ApiserverProbe", "GapWatcher", "KindPoller", "gap_of_failure", "unread"]

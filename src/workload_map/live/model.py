@@ -13,7 +13,8 @@ uses (over the root's objects only) — which is what keeps the model's answer e
 What could not be read is tracked as the CLI tracks it (``coverage``, live/gaps.py): every root is resolved
 with the model's current Coverage, so pods in a gap are no workloads and workloads made of a gap have
 unknown counts; a gap is retried until it can be read, and a kind that becomes forbidden or unserved later
-opens one (its objects leave the model: they can no longer be known).
+opens one (its objects leave the model: they can no longer be known), and a covered kind the server did not
+serve at start is watched from the moment discovery serves it (its CRD installed while the model runs).
 
 A relist (after ``410 Gone`` or an error: the apiserver restarted, a token rejected for a while) is
 diffed against the store by resourceVersion: only what changed while the watch was down becomes an
@@ -36,10 +37,12 @@ from workload_map.live.projection import Projection, projection_for
 
 if TYPE_CHECKING:
     from workload_map.cluster import LiveOptions, LiveSource
+    from workload_map.cluster.discovery import ServedResource
     from workload_map.cluster.fetch import ListResult
     from workload_map.cluster.watch import Watcher
+    from workload_map.definition.loader import LoadedDefinition
     from workload_map.gang.model import GangPlan
-    from workload_map.live.gaps import ApiserverProbe
+    from workload_map.live.gaps import ApiserverProbe, KindPoller
     from workload_map.registry import DefinitionRegistry
     from workload_map.resolver import ClusterView
     from workload_map.snapshot import Snapshot
@@ -135,15 +138,18 @@ class LiveModel:
         settle: float = SETTLE_SECONDS,
         watch_seconds: int = 300,
         probe_seconds: float | None = None,
+        kind_poll_seconds: float | None = None,
         on_notice: Callable[[str], None] | None = None,
     ) -> None:
-        from workload_map.live.gaps import PROBE_SECONDS
+        from workload_map.live.gaps import KIND_POLL_SECONDS, PROBE_SECONDS
 
         self.options = options
         self.on_notice = on_notice  # called (applier thread) with each line of news: failures, recoveries
         self.settle = settle
         self.watch_seconds = watch_seconds
         self.probe_seconds = PROBE_SECONDS if probe_seconds is None else probe_seconds
+        self.kind_poll_seconds = KIND_POLL_SECONDS if kind_poll_seconds is None else kind_poll_seconds
+        self._kind_poller: KindPoller | None = None
         self.coverage = Coverage()  # what cannot be read now; replaced (never changed in place) on every change
         self.apiserver_error: str | None = None  # why the API server does not answer, while it does not
         self._probe: ApiserverProbe | None = None
@@ -180,7 +186,7 @@ class LiveModel:
 
         from workload_map.cluster import live_source
         from workload_map.cluster.watch import Watcher
-        from workload_map.live.gaps import ApiserverProbe, GapWatcher, unread
+        from workload_map.live.gaps import ApiserverProbe, GapWatcher, KindPoller, unread
         from workload_map.snapshot import Snapshot
 
         began = time.monotonic()
@@ -197,10 +203,12 @@ class LiveModel:
             state.objects += len(listed.items)
         self.coverage = Coverage(list(source.snapshot.coverage))
         gap_lists = []
+        missing: dict[tuple[str, str], list[str]] = {}
         for gap in self.coverage:
             served = source.discovery.resource(gap.group, gap.kind)
-            if served is None:
-                continue  # never installed: nothing to retry until a restart discovers it
+            if served is None:  # never installed: the KindPoller watches for its CRD
+                missing[(gap.group, gap.kind)] = _defined_versions(source.registry.definitions, gap.group, gap.kind)
+                continue
             listed = unread(served, gap.namespace)
             gap_lists.append(listed)
             name = resource_name(listed)
@@ -230,6 +238,11 @@ class LiveModel:
         self._listed = [*self.source.lists, *gap_lists]
         for watcher in self._watchers:
             watcher.start()
+        if missing and self.kind_poll_seconds:
+            self._kind_poller = KindPoller(
+                self.source.connection, missing, self._queue, self._stop, interval=self.kind_poll_seconds
+            )
+            self._kind_poller.start()
         if self.probe_seconds:
             self._probe = ApiserverProbe(self.source.connection, self._queue, self._stop, interval=self.probe_seconds)
             self._probe.start()
@@ -516,6 +529,8 @@ class LiveModel:
                     self._failed(payload, extra, dirty, notes)
                 elif kind == "CONTACT":
                     self.apiserver_error = payload
+                elif kind == "SERVED":
+                    self._newly_served(payload, notes)
                 elif kind == "RELISTED":
                     self._relisted(payload, dirty, extra, notes)
                 else:
@@ -653,12 +668,39 @@ class LiveModel:
         self._set_coverage([*self.coverage.gaps, gap])
         notes.append((name, f"cannot be read: {gap.why}; its objects left the model (fix: {gap.fix})"))
 
+    def _newly_served(self, resource: ServedResource, notes: list[tuple[str, str]]) -> None:
+        """A covered kind the server did not serve at start is served now: watch it as a gap being closed
+        (its first list closes the gap and resolves every workload again, since pods may belong to it)."""
+        from workload_map.live.gaps import GapWatcher, unread
+
+        assert self.source is not None
+        self.source.discovery.add(resource)  # the kind's names (plural, short names) for the registry
+        listed = unread(resource, None)
+        name = resource_name(listed)
+        gap = next(
+            (g for g in self.coverage if (g.group, g.kind, g.namespace) == (resource.group, resource.kind, None)), None
+        )
+        self.resources[name] = ResourceState(name, readable=False, error=gap.why if gap else None, gap=gap)
+        watcher = GapWatcher(self.source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
+        self._watchers.append(watcher)
+        self._listed.append(listed)
+        watcher.start()
+        notes.append((name, "is served now (its CRD was installed): listing and watching it"))
+
     def _set_coverage(self, gaps: list[Gap]) -> None:
         """A new Coverage; the batch then resolves every root again, in one view (a rare event: what each
         workload is made of may have become readable or not)."""
         with self._lock:
             self.coverage = Coverage(gaps)
         self._coverage_changed = True
+
+
+def _defined_versions(definitions: Iterable[LoadedDefinition], group: str, kind: str) -> list[str]:
+    return [
+        d.karta.identity.version
+        for d in definitions
+        if d.karta.identity is not None and (d.karta.identity.group, d.karta.identity.kind) == (group, kind)
+    ]
 
 
 def _version(obj: Obj) -> str | None:
