@@ -34,7 +34,7 @@ def test_read_only_clusterrole_reads_what_the_cli_lists_and_nothing_else() -> No
     roots = {(d.karta.identity.group, plural(d.karta.identity.kind)) for d in builtin_definitions() if d.karta.identity}
     owners = {(g, plural(k)) for g, k in child_kinds(builtin_definitions())}
     assert resources == roots | owners | {("run.ai", "kartas")}
-    assert ("run.ai", "kartas", "watch") not in grants
+    assert ("run.ai", "kartas", "watch") in grants  # `wmap serve` takes a changed Karta into effect
     for core in ("secrets", "configmaps", "services", "serviceaccounts"):
         assert ("", core) not in resources
 
@@ -53,7 +53,7 @@ def test_update_adds_patch_on_workload_kinds_only() -> None:
 def test_namespaced_role_keeps_kartas_in_a_clusterrole() -> None:
     cluster, role = _docs("-n", "team-a", "--name", "alice")
     assert cluster["kind"] == "ClusterRole" and cluster["metadata"]["name"] == "alice-definitions"
-    assert cluster["rules"] == [{"apiGroups": ["run.ai"], "resources": ["kartas"], "verbs": ["get", "list"]}]
+    assert cluster["rules"] == [{"apiGroups": ["run.ai"], "resources": ["kartas"], "verbs": ["get", "list", "watch"]}]
     assert role["kind"] == "Role" and role["metadata"] == {
         "name": "alice",
         "namespace": "team-a",

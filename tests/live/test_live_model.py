@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import yaml
 from live_data import admin, create, create_namespace, ensure_crds, eventually, jobset_scenario, owner_ref
 from tests.cluster.apiserver import TestCluster
 
@@ -193,5 +194,67 @@ def test_a_kind_installed_while_the_model_runs_is_watched_from_then_on(
         model.stop()
         test_cluster.kubectl("delete", "namespace", ns, "--wait=false")
         test_cluster.kubectl("delete", "pods,widgets", "--all", "-n", ns, "--wait=false")
-        test_cluster.kubectl("delete", "crd", WIDGET_CRD["metadata"]["name"], "--wait=false")
+        test_cluster.kubectl("delete", "crd", WIDGET_CRD["metadata"]["name"], "--timeout=60s")
+        conn.close()
+
+
+def test_a_karta_created_or_deleted_while_the_model_runs_is_in_effect_at_once(test_cluster: TestCluster) -> None:
+    """Without a definition, the Widget's pods are workloads of their own; a cluster Karta for Widget makes
+    them the Widget's, and deleting it makes them pods again: each change reads the cluster again."""
+    ensure_crds(test_cluster, "kartas.run.ai")
+    conn = admin(test_cluster)
+    ns = create_namespace(conn, f"karta-later-{secrets.token_hex(3)}")
+    karta = yaml.safe_load(WIDGET_KARTA)
+    karta["metadata"]["name"] = f"widget-{ns}"
+    proc = test_cluster.kubectl("apply", "-f", "-", input=json.dumps(WIDGET_CRD))
+    assert proc.returncode == 0, proc.stderr
+    notices: list[str] = []
+    model: LiveModel | None = None
+    try:
+        widget = eventually(
+            lambda: create(
+                conn,
+                {
+                    "apiVersion": f"{WIDGET_GROUP}/v1",
+                    "kind": "Widget",
+                    "metadata": {"name": "w", "namespace": ns},
+                    "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}},
+                },
+                "widgets",
+                ns,
+            ),
+            timeout=30,
+            what="the Widget CRD served",
+        )
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "w-0", "namespace": ns, "ownerReferences": [owner_ref(widget)]},
+            "spec": {"containers": [{"name": "c", "image": "x"}]},
+        }
+        create(conn, pod, "pods", ns)
+        model = wm.watch_cluster(kubeconfig=str(test_cluster.kubeconfig_path), on_notice=notices.append)
+        assert [t["workload"]["kind"] for t in _model_answer(model, ns)] == ["Pod"]
+
+        def kinds_are(want: list[str]) -> bool:
+            assert model is not None
+            return [t["workload"]["kind"] for t in _model_answer(model, ns)] == want
+
+        proc = test_cluster.kubectl("apply", "-f", "-", input=json.dumps(karta))
+        assert proc.returncode == 0, proc.stderr
+        eventually(lambda: kinds_are(["Widget"]), timeout=30, what="the Widget a workload once its Karta exists")
+        assert model.reloads == 1
+        assert [p["name"] for p in _model_answer(model, ns)[0]["pods"]] == ["w-0"]
+        assert any("kartas.run.ai" in line and "read again" in line for line in notices), notices
+        proc = test_cluster.kubectl("delete", "krt", karta["metadata"]["name"])
+        assert proc.returncode == 0, proc.stderr
+        eventually(lambda: kinds_are(["Pod"]), timeout=30, what="the pod its own workload once the Karta is gone")
+        assert model.reloads == 2
+    finally:
+        if model is not None:
+            model.stop()
+        test_cluster.kubectl("delete", "krt", karta["metadata"]["name"], "--ignore-not-found")
+        test_cluster.kubectl("delete", "namespace", ns, "--wait=false")
+        test_cluster.kubectl("delete", "pods,widgets", "--all", "-n", ns, "--wait=false")
+        test_cluster.kubectl("delete", "crd", WIDGET_CRD["metadata"]["name"], "--timeout=60s")
         conn.close()

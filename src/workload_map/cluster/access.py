@@ -90,7 +90,7 @@ def cli_read_kinds(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
     return {k for k in kinds if k[0] != KARTA_GROUP}
 
 
-KARTA_READ_RULE: Rule = {"apiGroups": [KARTA_GROUP], "resources": ["kartas"], "verbs": ["get", "list"]}
+KARTA_READ_RULE: Rule = {"apiGroups": [KARTA_GROUP], "resources": ["kartas"], "verbs": ["get", "list", "watch"]}
 
 # ``wmap capacity`` and ``wmap fit`` (workload_map.cluster.capacity): one LIST each of Nodes (cluster-scoped),
 # the non-terminal pods of every namespace (what the nodes hold, whoever owns it) and ResourceQuotas.

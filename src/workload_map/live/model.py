@@ -172,6 +172,8 @@ class LiveModel:
         self._changed = threading.Condition(self._lock)
         self._queue: queue.Queue[Any] = queue.Queue()
         self._stop = threading.Event()
+        self._sync_stop = threading.Event()  # the current read's watchers (a reload replaces them)
+        self.reloads = 0  # whole reads again since start (the cluster's Karta definitions changed)
         self._watchers: list[Watcher] = []
         self._applier: threading.Thread | None = None
         self._registry: DefinitionRegistry | None = None  # a static model's; live ones use the source's
@@ -182,29 +184,48 @@ class LiveModel:
     # -- lifecycle
     def start(self) -> None:
         """Read the whole cluster once, resolve it, then keep it current in background threads."""
+        began = time.monotonic()
+        self.started_at = time.time()
+        self._install(self._read(), began)
+        self._applier = threading.Thread(target=self._apply_loop, name="wmap live model", daemon=True)
+        self._applier.start()
+
+    def _read(self) -> LiveSource:
         from dataclasses import replace
 
         from workload_map.cluster import live_source
-        from workload_map.cluster.watch import Watcher
-        from workload_map.live.gaps import ApiserverProbe, GapWatcher, KindPoller, unread
-        from workload_map.snapshot import Snapshot
 
-        began = time.monotonic()
-        self.started_at = time.time()
         # Projected page by page: the full objects of a list are never all alive at once.
         # Cluster-wide lists only: namespace-by-namespace lists would miss the namespaces created later.
-        source = live_source(
+        return live_source(
             replace(self.options, all_namespaces=True, project_for=self._projection_for, per_namespace=False)
         )
+
+    def _install(self, source: LiveSource, began: float) -> None:
+        """Make ``source`` (a whole read) the model's store and start its watchers, on a queue and a stop
+        event of their own: a later reload stops them and nothing they still put is applied."""
+        from dataclasses import replace
+
+        from workload_map.cluster.fetch import KARTA_GROUP, KARTA_KIND, KARTA_VERSION
+        from workload_map.cluster.watch import Watcher
+        from workload_map.live.gaps import ApiserverProbe, GapWatcher, KindPoller, unread
+        from workload_map.live.kartas import DefinitionChanges
+        from workload_map.snapshot import Snapshot
+
+        self._objects, self._children, self._root = {}, defaultdict(set), {}
+        self._rank, self._ranks = {}, {}
+        self._queue, self._sync_stop = queue.Queue(), threading.Event()
+        out, stop = self._queue, self._sync_stop
         self.source = source
         self.warnings = list(source.warnings)
+        self.resources = {}
         for listed in source.lists:
             state = self.resources.setdefault(resource_name(listed), ResourceState(resource_name(listed)))
             state.objects += len(listed.items)
-        self.coverage = Coverage(list(source.snapshot.coverage))
+        coverage = Coverage(list(source.snapshot.coverage))
         gap_lists = []
         missing: dict[tuple[str, str], list[str]] = {}
-        for gap in self.coverage:
+        for gap in coverage:
             served = source.discovery.resource(gap.group, gap.kind)
             if served is None:  # never installed: the KindPoller watches for its CRD
                 missing[(gap.group, gap.kind)] = _defined_versions(source.registry.definitions, gap.group, gap.kind)
@@ -213,44 +234,71 @@ class LiveModel:
             gap_lists.append(listed)
             name = resource_name(listed)
             self.resources[name] = ResourceState(name, readable=False, error=gap.why, gap=gap)
+        with self._lock:
+            self.coverage = coverage
         self._load(source.snapshot, projected=True)
         # The store holds the objects now; the listing's indexes over them would only cost memory.
         self.source = replace(
             source,
             snapshot=Snapshot([], coverage=source.snapshot.coverage),
             lists=[replace(listed, items=[]) for listed in source.lists],
+            karta_objects=[],
         )
-        del source
         self.sync_seconds = time.monotonic() - began
         with self._changed:
             self.version += 1
             self._changed.notify_all()
         # from now on the watchers' own backoff retries a restarting server, and says so, at once
-        self.source.connection.restart_grace = 0.0
+        connection = self.source.connection
+        connection.restart_grace = 0.0
         self._watchers = [
-            Watcher(self.source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
-            for listed in self.source.lists
+            Watcher(connection, listed, out, stop, self.watch_seconds, retry=True) for listed in self.source.lists
         ]
         self._watchers += [
-            GapWatcher(self.source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
-            for listed in gap_lists
+            GapWatcher(connection, listed, out, stop, self.watch_seconds, retry=True) for listed in gap_lists
         ]
         self._listed = [*self.source.lists, *gap_lists]
+        kartas = source.discovery.resource(KARTA_GROUP, KARTA_KIND, [KARTA_VERSION])
+        if kartas is not None and kartas.can("watch"):
+            changes = DefinitionChanges(source.karta_objects, out)
+            self._watchers.append(
+                GapWatcher(connection, unread(kartas, None), changes, stop, self.watch_seconds, retry=True)
+            )
         for watcher in self._watchers:
             watcher.start()
         if missing and self.kind_poll_seconds:
-            self._kind_poller = KindPoller(
-                self.source.connection, missing, self._queue, self._stop, interval=self.kind_poll_seconds
-            )
+            self._kind_poller = KindPoller(connection, missing, out, stop, interval=self.kind_poll_seconds)
             self._kind_poller.start()
         if self.probe_seconds:
-            self._probe = ApiserverProbe(self.source.connection, self._queue, self._stop, interval=self.probe_seconds)
+            self._probe = ApiserverProbe(connection, out, stop, interval=self.probe_seconds)
             self._probe.start()
-        self._applier = threading.Thread(target=self._apply_loop, name="wmap live model", daemon=True)
-        self._applier.start()
+
+    def _reload(self, notes: list[tuple[str, str]]) -> None:
+        """The cluster's Karta definitions changed: read everything again with the new definitions (what the
+        store keeps of each object depends on them), then swap; until then the old answer stands, and a read
+        that fails keeps it and is tried again."""
+        began = time.monotonic()
+        try:
+            source = self._read()
+        except Exception as exc:
+            notes.append(("kartas.run.ai", f"changed, but reading the cluster again failed (retrying in 30 s): {exc}"))
+            retry = threading.Timer(30.0, self._queue.put, args=(("DEFINITIONS", None, None),))
+            retry.daemon = True
+            retry.start()
+            return
+        old_watchers, old_source = self._watchers, self.source
+        self._sync_stop.set()
+        for watcher in old_watchers:
+            watcher.close()
+        if old_source is not None:
+            old_source.connection.close()
+        self._install(source, began)
+        self.reloads += 1
+        notes.append(("kartas.run.ai", "changed: the cluster was read again with the definitions now in effect"))
 
     def stop(self) -> None:
         self._stop.set()
+        self._sync_stop.set()
         for watcher in self._watchers:
             watcher.close()
         if self._applier is not None:
@@ -517,11 +565,26 @@ class LiveModel:
             self._apply(batch)
 
     def _apply(self, batch: list[tuple[str, Any, Any]]) -> None:
-        from workload_map._gc import bulk_load
         from workload_map.cluster.watch import watch_notes
 
         dirty: set[str] = set()
         notes: list[tuple[str, str]] = []
+        if any(kind == "DEFINITIONS" for kind, _, _ in batch):
+            self._reload(notes)  # everything else in the batch is of the store being replaced
+        else:
+            self._apply_events(batch, notes, dirty)
+        with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+        for line in watch_notes(notes):
+            self.warnings.append(line)
+            del self.warnings[:-100]  # a bounded log: the freshest notes
+            if self.on_notice is not None:
+                self.on_notice(line)
+
+    def _apply_events(self, batch: list[tuple[str, Any, Any]], notes: list[tuple[str, str]], dirty: set[str]) -> None:
+        from workload_map._gc import bulk_load
+
         now = time.time()
         with bulk_load():
             for kind, payload, extra in batch:
@@ -540,14 +603,6 @@ class LiveModel:
                 self._resolve_all()
             else:
                 self._resolve(dirty)
-        with self._changed:
-            self.version += 1
-            self._changed.notify_all()
-        for line in watch_notes(notes):
-            self.warnings.append(line)
-            del self.warnings[:-100]  # a bounded log: the freshest notes
-            if self.on_notice is not None:
-                self.on_notice(line)
 
     def problems(self) -> list[str]:
         """What is not current now, one line per cause: the watches failing and since when."""
