@@ -32,6 +32,7 @@ from tests.cluster.apiserver import TestCluster
 from workload_map.cli.main import cli
 from workload_map.cluster import LiveOptions, live_source
 from workload_map.cluster.connection import Connection
+from workload_map.cluster.watch import watch_snapshots
 from workload_map.live.model import LiveModel
 
 pytestmark = pytest.mark.live
@@ -557,6 +558,19 @@ def test_model_relists_on_410_without_counting_twice(testcluster_bin_dir: Path) 
         )
         model.start()
         before, relists = _events(model), {name: s.relists for name, s in model.resources.items()}
+        # `wmap get --watch`'s watches too: they list again as silently as kubectl's
+        source = live_source(LiveOptions(kubeconfig=str(cluster.kubeconfig_path), all_namespaces=True))
+        watch_warnings: list[str] = []
+        relisted: list[str] = []
+
+        def follow() -> None:
+            for event in watch_snapshots(source.connection, source.lists, timeout=40, watch_seconds=2):
+                watch_warnings.extend(event.warnings)
+                if event.type == "RELISTED":
+                    relisted.append(event.type)
+
+        follower = threading.Thread(target=follow, daemon=True)
+        follower.start()
         version = model.version
         set_pod_running(conn, ns, "web-5d9f7c-00000")
         model.wait_for_version(version, timeout=30)
@@ -579,6 +593,9 @@ def test_model_relists_on_410_without_counting_twice(testcluster_bin_dir: Path) 
         assert since == {name: Counter({"MODIFIED": 1}) if name == "pods" else Counter() for name in since}, since
         assert notices == []  # a routine relist is no news
         assert any("expired (410 Gone): listed again" in w for w in model.warnings), model.warnings
+        eventually(lambda: relisted, timeout=40, what="get --watch's watches to get 410 and list again")
+        assert watch_warnings == []
+        source.connection.close()
         conn.close()
     finally:
         if model is not None:

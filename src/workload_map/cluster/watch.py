@@ -69,6 +69,9 @@ def _key(obj: Obj) -> tuple[str, str, str, str]:
     )
 
 
+GONE_RELISTED = "expired (410 Gone): listed again"  # why a watcher listed again after a routine 410
+
+
 class Watcher(threading.Thread):
     """One watch of one list's resource, namespace and selectors, putting ``(type, payload, extra)`` on ``out``:
     ADDED/MODIFIED/DELETED with the object, RELISTED with a fresh ListResult and why (after 410 Gone, or
@@ -184,7 +187,7 @@ class Watcher(threading.Thread):
             except GoneError:
                 if self.stop_event.is_set():
                     return
-                if not self._relist(reason="expired (410 Gone): listed again"):
+                if not self._relist(reason=GONE_RELISTED):
                     return
             except ClusterError as exc:
                 if not self.stop_event.is_set():
@@ -245,7 +248,7 @@ def watch_snapshots(
                     continue
                 if kind == "RELISTED":
                     fresh: ListResult = payload
-                    failing.pop(fresh.resource.display, None)
+                    recovered = failing.pop(fresh.resource.display, None) is not None
                     prefix = (fresh.resource.api_version, fresh.resource.kind)
                     for key in [
                         k for k in store if k[:2] == prefix and (not fresh.namespace or k[2] == fresh.namespace)
@@ -253,7 +256,8 @@ def watch_snapshots(
                         del store[key]
                     for obj in fresh.items:
                         store[_key(obj)] = obj
-                    notes.append((fresh.resource.display, extra))
+                    if recovered or extra != GONE_RELISTED:  # a routine 410 relist is no news (kubectl: silent)
+                        notes.append((fresh.resource.display, extra))
                     last = ("RELISTED", None)
                 elif kind == "DELETED":
                     store.pop(_key(payload), None)
