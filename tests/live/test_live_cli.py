@@ -361,6 +361,15 @@ def test_watch_sees_a_new_workload(test_cluster: TestCluster, scenario: dict[str
         row = cells(seen[-1])
         assert row[1] == "Deployment", row
         assert not any(line.startswith("NAME ") for line in seen)  # the header is printed once
+
+        # Gone: printed once more as last seen (AGE aside), as kubectl prints a deleted object's final state.
+        # (No garbage collector runs here: the ReplicaSet and pods stay, the ReplicaSet a workload of its own.)
+        done = test_cluster.kubectl("delete", "deployment", "watched", "-n", ns)
+        assert done.returncode == 0, done.stderr
+        gone = cells(wait_for(r"^watched\s")[-1])
+        assert gone[:6] == row[:6], (gone, row)
+        done = test_cluster.kubectl("delete", "replicasets,pods", "-n", ns, "-l", "app=watched", "--force")
+        assert done.returncode == 0, done.stderr
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -294,6 +294,7 @@ class _Printer:
         self.single = single
         self.widths: list[int] | None = None  # set once the header is printed
         self.shown: dict[str, list[str]] = {}  # workload key -> last row printed, without AGE
+        self.last: dict[str, WorkloadTree] = {}  # workload key -> its tree in the latest state
 
     def headers(self) -> list[str]:
         headers = list(HEADERS) + (list(WIDE_HEADERS) if self.output == "wide" else [])
@@ -321,36 +322,54 @@ class _Printer:
             echo_document(documents[0] if self.single and len(documents) == 1 else as_list(documents), self.output)
         if self.output not in ("table", "wide"):
             self.shown = {_key(t): [] for t in trees}
+        self.last = {_key(t): t for t in trees}
 
     def changes(self, trees: list[WorkloadTree]) -> None:
-        """Print the workloads that are new or whose row changed (AGE aside), like ``kubectl get -w``."""
-        from workload_map.cli.output import COLUMN_GAP, echo_document
-
+        """Print the workloads that are new or whose row changed (AGE aside), and once more, as last seen,
+        those that are gone, like ``kubectl get -w`` (which prints a deleted object's final state)."""
+        current = set()
         for tree in trees:
             key = _key(tree)
+            current.add(key)
+            self.last[key] = tree
             if self.output in ("table", "wide"):
                 cells = self.row(tree)
                 comparable = _comparable(cells, self.with_namespace)
                 if self.shown.get(key) == comparable:
                     continue
                 self.shown[key] = comparable
-                if self.widths is None:
-                    self.widths = [len(h) for h in self.headers()]
-                    click.echo(
-                        COLUMN_GAP.join(h.ljust(w) for h, w in zip(self.headers(), self.widths, strict=True)).rstrip()
-                    )
-                self.widths = [max(w, len(c)) for w, c in zip(self.widths, cells, strict=True)]
-                click.echo(COLUMN_GAP.join(c.ljust(w) for c, w in zip(cells, self.widths, strict=True)).rstrip())
+                self._echo_row(cells)
             else:
                 document = tree.to_json()
                 if self.shown.get(key) == [str(document)]:
                     continue
                 self.shown[key] = [str(document)]
-                if self.output == "name":
-                    click.echo(kind_name(tree.workload))
-                else:
-                    echo_document(document, self.output)
+                self._echo_one(tree, document)
+        for key in [k for k in self.last if k not in current]:
+            gone = self.last.pop(key)
+            self.shown.pop(key, None)
+            if self.output in ("table", "wide"):
+                self._echo_row(self.row(gone))
+            else:
+                self._echo_one(gone, gone.to_json())
         sys.stdout.flush()
+
+    def _echo_row(self, cells: list[str]) -> None:
+        from workload_map.cli.output import COLUMN_GAP
+
+        if self.widths is None:
+            self.widths = [len(h) for h in self.headers()]
+            click.echo(COLUMN_GAP.join(h.ljust(w) for h, w in zip(self.headers(), self.widths, strict=True)).rstrip())
+        self.widths = [max(w, len(c)) for w, c in zip(self.widths, cells, strict=True)]
+        click.echo(COLUMN_GAP.join(c.ljust(w) for c, w in zip(cells, self.widths, strict=True)).rstrip())
+
+    def _echo_one(self, tree: WorkloadTree, document: dict[str, Any]) -> None:
+        from workload_map.cli.output import echo_document
+
+        if self.output == "name":
+            click.echo(kind_name(tree.workload))
+        else:
+            echo_document(document, self.output)
 
 
 def _key(tree: WorkloadTree) -> str:
