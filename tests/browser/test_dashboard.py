@@ -61,6 +61,22 @@ def test_the_table_shows_the_rows_of_wmap_get(server: str) -> None:
             " && [...document.querySelectorAll('#workloads tbody tr td:nth-child(4)')]"
             ".every(c => c.innerText.trim() === 'Running')"
         )
+        # the totals follow the filters: the cards and bars are those of the rows shown
+        gpus = sum(w["gpus"] for w in _get(server + "/api/v1/workloads?status=running")["items"])
+        assert page.inner_text("#total-workloads") == str(running)
+        assert page.inner_text("#total-workloads-label") == f"workloads (filtered, of {len(expected)})"
+        assert float(page.inner_text("#total-gpus")) == gpus
+        assert page.eval_on_selector_all("#totals-bars .bar", "bs => bs.map(b => b.getAttribute('aria-label'))")
+        screenshot(page, "dashboard-filtered")
+        page.select_option("#f-status", "")
+        name = expected[0][1]
+        page.fill("#search", name)
+        page.wait_for_function(
+            f"document.getElementById('total-workloads').innerText === '{sum(name in e[1] for e in expected)}'"
+        )
+        page.fill("#search", "")
+        page.wait_for_function(f"document.getElementById('total-workloads').innerText === '{len(expected)}'")
+        assert page.inner_text("#total-workloads-label") == "workloads"
 
 
 def test_the_workload_page_draws_every_pod_of_a_multi_node_workload(server: str) -> None:

@@ -73,7 +73,16 @@ const COLUMNS = [
   ["age", "Age", (w) => -Date.parse(w.creationTimestamp || 0)],
 ];
 
-function totals(items) {
+// The rows the filters and the search keep: the table and the totals above it show the same workloads.
+function filtered(items) {
+  const search = state.search.toLowerCase();
+  return items.filter((w) => (!state.cluster || w.cluster === state.cluster)
+    && (!state.namespace || w.namespace === state.namespace)
+    && (!state.status || w.status === state.status)
+    && (!search || (w.namespace + " " + w.name + " " + w.type + " " + w.definition).toLowerCase().includes(search)));
+}
+
+function totals(items, all) {
   const byStatus = {}, byNamespace = {};
   let gpus = 0, pods = 0, ready = 0, unknown = 0;
   for (const w of items) {
@@ -83,7 +92,8 @@ function totals(items) {
     if (w.pods.ready === null) unknown += 1; else ready += w.pods.ready;
   }
   const cards = el("div", { class: "cards", id: "totals" },
-    el("div", { class: "card" }, el("div", { class: "n", id: "total-workloads" }, items.length), el("div", { class: "l" }, "workloads")),
+    el("div", { class: "card" }, el("div", { class: "n", id: "total-workloads" }, items.length),
+      el("div", { class: "l", id: "total-workloads-label" }, items.length === all ? "workloads" : `workloads (filtered, of ${all})`)),
     el("div", { class: "card" }, el("div", { class: "n", id: "total-gpus" }, number(gpus)), el("div", { class: "l" }, "GPUs requested")),
     el("div", { class: "card" }, el("div", { class: "n" }, (unknown ? (unknown === items.length ? "?" : ready + "+?") : ready) + "/" + pods),
       el("div", { class: "l" }, "pods ready / desired" + (unknown ? ` (${unknown} workloads unknown)` : ""))));
@@ -96,7 +106,7 @@ function totals(items) {
         el("span", { class: "num" }, number(value)),
       ])));
   };
-  return [cards, el("div", { class: "grid2" },
+  return [cards, el("div", { class: "grid2", id: "totals-bars" },
     bars("GPUs by status", byStatus, (s) => STATUS_COLOURS[s] || "#95a5a6"),
     bars("GPUs by namespace", byNamespace, () => "#3465a4"))];
 }
@@ -106,11 +116,7 @@ function href(w) { return "#/w/" + w.path + (fleet() ? "?cluster=" + encodeURICo
 function table(items) {
   const columns = fleet() ? [CLUSTER_COLUMN, ...COLUMNS] : COLUMNS;
   const column = columns.find((c) => c[0] === state.sort) || columns[0];
-  const search = state.search.toLowerCase();
-  const shown = items.filter((w) => (!state.cluster || w.cluster === state.cluster)
-    && (!state.namespace || w.namespace === state.namespace)
-    && (!state.status || w.status === state.status)
-    && (!search || (w.namespace + " " + w.name + " " + w.type + " " + w.definition).toLowerCase().includes(search)));
+  const shown = filtered(items);
   shown.sort((a, b) => {
     const x = column[2](a), y = column[2](b);
     const order = typeof x === "number" ? x - y : String(x).localeCompare(String(y));
@@ -151,6 +157,10 @@ let lastItems = [];
 function renderTable() {
   const old = document.getElementById("workloads");
   if (old) old.replaceWith(table(lastItems));
+  const [cards, bars] = totals(filtered(lastItems), lastItems.length);
+  const oldCards = document.getElementById("totals"), oldBars = document.getElementById("totals-bars");
+  if (oldCards) oldCards.replaceWith(cards);
+  if (oldBars) oldBars.replaceWith(bars);
 }
 
 async function listPage() {
@@ -160,7 +170,7 @@ async function listPage() {
   lastItems = list.items;
   const app = document.getElementById("app");
   const focused = document.activeElement && document.activeElement.id;
-  app.replaceChildren(...[banner(status), el("h1", {}, "Workloads"), ...totals(list.items), filters(list.items), table(list.items)].filter(Boolean));
+  app.replaceChildren(...[banner(status), el("h1", {}, "Workloads"), ...totals(filtered(list.items), list.items.length), filters(list.items), table(list.items)].filter(Boolean));
   if (focused) { const again = document.getElementById(focused); if (again) again.focus(); }
 }
 
