@@ -308,6 +308,45 @@ def test_cli_read_only_commands_work_under_exactly_the_printed_role_and_never_wr
         test_cluster.kubectl("delete", "clusterrole", "wmap-reader-definitions", "wmap-updater-definitions")
 
 
+def test_wmap_serve_of_one_namespace_works_under_the_role_wmap_auth_prints(
+    test_cluster: TestCluster, release: Release, conn: Connection, tmp_path: Path
+) -> None:
+    """A team's dashboard: `wmap serve -n NS` under exactly the Role of `wmap auth -n NS` (and its ClusterRole
+    for the Kartas) serves that namespace's workloads with every resource readable and nothing forbidden."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    ns = _namespace(conn, {})
+    jobset_scenario(conn, ns, name="team-train", running=True)
+    reader = _cli_user(test_cluster, ns, "wmap-team", tmp_path)
+    port = free_port()
+    argv = [sys.executable, "-m", "workload_map.cli.main", "serve", "-n", ns, "--capacity-interval=0"]
+    log = tmp_path / "serve-ns.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [*argv, f"--port={port}", "--kubeconfig", str(reader)], stdout=subprocess.DEVNULL, stderr=err
+        )
+    try:
+
+        def get(path: str) -> str:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+                return str(response.read().decode())
+
+        eventually(lambda: get("/readyz") == "ready\n", timeout=90, what=f"wmap serve -n ready (log: {log})")
+        rows = json.loads(get("/api/v1/workloads"))["items"]
+        assert [(w["namespace"], w["name"], w["type"]) for w in rows] == [(ns, "team-train", "JobSet")], rows
+        metrics = get("/metrics")
+        readable = [line for line in metrics.splitlines() if line.startswith("wmap_watch_resource_readable{")]
+        assert readable and all(float(line.rsplit(" ", 1)[1]) == 1 for line in readable), readable
+        assert "forbidden" not in log.read_text().lower(), log.read_text()[-2000:]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        test_cluster.kubectl("delete", "clusterrolebinding", f"wmap-team-{ns}")
+        test_cluster.kubectl("delete", "clusterrole", "wmap-team-definitions")
+
+
 def test_wmap_serve_works_under_its_own_account_and_reads_nothing_else(
     test_cluster: TestCluster, release: Release, conn: Connection, tmp_path: Path
 ) -> None:

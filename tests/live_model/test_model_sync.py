@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -74,3 +75,12 @@ def test_a_workload_under_an_uncovered_owner_is_filed_under_that_root() -> None:
     assert set(model._results) == {"L"}
     model._resolve({"L"})
     assert [r.tree.name for r in model.workloads()] == ["j"]
+
+
+def test_a_view_of_one_namespace_makes_a_model_of_that_namespace() -> None:
+    """`wmap serve -n NS --from-file`: the model holds the view's namespace (and cluster-scoped objects)."""
+    example = Path(wm.__file__).parent / "examples" / "ai-cluster.yaml"
+    view = wm.open_dump(str(example), namespace="ml-serving")
+    served = [(r.tree.namespace, r.tree.name) for r in view.to_model().workloads()]
+    assert served == [(t.namespace, t.name) for t in view.workloads()]
+    assert served and {ns for ns, _ in served} == {"ml-serving"}

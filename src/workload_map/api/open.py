@@ -222,12 +222,13 @@ def watch_cluster(
     definitions: DefinitionsArg = (),
     request_timeout: str | None = None,
     chunk_size: int = 500,
+    namespace: str | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> LiveModel:
-    """A started LiveModel of the whole cluster: every covered workload resolved and kept current by
-    watches (``model.workloads()`` is the current answer; ``model.stop()`` ends it). ``wmap serve`` runs one.
-    ``on_notice`` gets one line per watch failure cause and per recovery (``model.problems()``: what is
-    stale now)."""
+    """A started LiveModel of the whole cluster (or of one ``namespace``: what a Role there may read):
+    every covered workload resolved and kept current by watches (``model.workloads()`` is the current
+    answer; ``model.stop()`` ends it). ``wmap serve`` runs one. ``on_notice`` gets one line per watch failure
+    cause and per recovery (``model.problems()``: what is stale now)."""
     from workload_map.cluster import LiveOptions
     from workload_map.live.model import LiveModel
 
@@ -239,7 +240,8 @@ def watch_cluster(
             user=user,
             request_timeout=request_timeout,
             chunk_size=chunk_size,
-            all_namespaces=True,
+            namespace=namespace,
+            all_namespaces=namespace is None,
             definitions=as_definitions(definitions),
         ),
         on_notice=on_notice,

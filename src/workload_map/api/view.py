@@ -403,10 +403,16 @@ class View:
         return self.update(target, name=name, namespace=namespace, suspend=False)
 
     def to_model(self) -> LiveModel:
-        """The objects of this view as a (static) LiveModel: what ``wmap serve --from-file`` serves."""
+        """The objects of this view as a (static) LiveModel: what ``wmap serve --from-file`` serves (the
+        view's namespace only, with the cluster-scoped objects, when it has one)."""
         from workload_map.live.model import LiveModel
+        from workload_map.snapshot import Snapshot
 
-        return LiveModel.from_snapshot(self._cluster.snapshot, self._cluster.registry)
+        snapshot = self._cluster.snapshot
+        if self.namespace is not None:
+            keep = (o for o in snapshot if (o.get("metadata") or {}).get("namespace") in (self.namespace, None))
+            snapshot = Snapshot(keep, coverage=snapshot.coverage, listed=snapshot.listed)
+        return LiveModel.from_snapshot(snapshot, self._cluster.registry)
 
     # -- live
     def watch(self, timeout: float | None = None) -> Iterator[tuple[View, list[str]]]:

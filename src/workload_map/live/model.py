@@ -196,9 +196,16 @@ class LiveModel:
         from workload_map.cluster import live_source
 
         # Projected page by page: the full objects of a list are never all alive at once.
-        # Cluster-wide lists only: namespace-by-namespace lists would miss the namespaces created later.
+        # Cluster-wide lists (or the one namespace asked): namespace-by-namespace lists would miss the
+        # namespaces created later.
+        one_namespace = self.options.namespace is not None and not self.options.all_namespaces
         return live_source(
-            replace(self.options, all_namespaces=True, project_for=self._projection_for, per_namespace=False)
+            replace(
+                self.options,
+                all_namespaces=not one_namespace,
+                project_for=self._projection_for,
+                per_namespace=False,
+            )
         )
 
     def _install(self, source: LiveSource, began: float) -> None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from workload_map.cli.complete import complete_namespace
 from workload_map.cli.options import chunk_size_of, definitions_option, fleet_connection_options, from_file_option
 
 if TYPE_CHECKING:
@@ -45,6 +46,14 @@ TOKEN_ENV = "WMAP_SERVE_TOKEN"
     help="Read each cluster's nodes and the pods bound to them this often, for the free GPUs of "
     "/api/v1/fleet and wmap_cluster_gpus_free (0: never).",
 )
+@click.option(
+    "-n",
+    "--namespace",
+    metavar="NS",
+    default=None,
+    shell_complete=complete_namespace,
+    help="Serve this namespace only: what a Role there may read (`wmap auth -n NS`). Default: every namespace.",
+)
 @from_file_option
 @definitions_option
 @fleet_connection_options
@@ -54,6 +63,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     serve_timeout: float | None,
     token_file: str | None,
     capacity_interval: float,
+    namespace: str | None,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
     **connection: Any,  # kubectl's connection flags (options.connection_options)
@@ -70,6 +80,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap serve --from-file src/workload_map/examples/ai-cluster.yaml
       wmap serve --context prod --address 0.0.0.0 --token-file token.txt
       wmap serve --context east --context west     # a fleet: every series has cluster="<context>"
+      wmap serve -n team-a                         # one namespace, under the Role `wmap auth -n team-a` prints
     """
     import threading
 
@@ -79,7 +90,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     from workload_map.serve.server import Service
 
     token = _token(token_file)
-    clusters = _models(from_file, definition_paths, connection)
+    clusters = _models(from_file, definition_paths, connection, namespace)
     stopped = threading.Event()
     service: Service | None = None
     try:
@@ -126,7 +137,9 @@ def command(  # noqa: PLR0917 - click passes every option by name
             model.stop()
 
 
-def _models(from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: dict[str, Any]) -> Clusters:
+def _models(
+    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: dict[str, Any], namespace: str | None
+) -> Clusters:
     """One started model per cluster, the clusters started at the same time; a cluster that cannot be
     read is left out and said (none at all is an error). A lone cluster is named by its context."""
     from concurrent.futures import ThreadPoolExecutor
@@ -147,6 +160,7 @@ def _models(from_file: tuple[str, ...], definition_paths: tuple[str, ...], conne
             request_timeout=connection.get("request_timeout"),
             chunk_size=chunk_size_of(connection),
             definitions=definition_paths,
+            namespace=namespace,
             on_notice=lambda line: emit_warnings([prefix + line]),  # a watch failing or back: one line per cause
         )
 
@@ -155,7 +169,9 @@ def _models(from_file: tuple[str, ...], definition_paths: tuple[str, ...], conne
         if from_file:
             if is_fleet(connection):
                 raise click.UsageError("--context (repeated) and --all-contexts serve clusters, not --from-file")
-            return Clusters({"": wm.open_dump(*from_file, definitions=definition_paths, namespace=None).to_model()})
+            return Clusters(
+                {"": wm.open_dump(*from_file, definitions=definition_paths, namespace=namespace).to_model()}
+            )
         if not is_fleet(connection):
             model = watch(contexts[0] if contexts else None)
             name = model.source.connection.context if model.source is not None else None
