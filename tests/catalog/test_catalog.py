@@ -33,7 +33,6 @@ FRAMEWORK_FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "FACTS.md").
 # lands (with its expectation file, which removes the folder from this set).
 AUTHORING_ONLY = {
     "argo-workflow",
-    "flink-deployment",
     "katib-experiment",
     "tekton-pipelinerun",
 }
