@@ -191,8 +191,36 @@ def _status_10_v1alpha1:
     (if (($phase == "Running")) then "Running" else empty end),
     (if (($phase == "Pending")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# PodCliqueSet.grove.io v1alpha1 (grove-io-podcliqueset-v1alpha1)
+# FlinkDeployment.flink.apache.org v1alpha1 (flink-apache-org-flinkdeployment-v1alpha1)
 def _status_11_v1alpha1:
+  . as $w
+  | (try ([$w | (.status.jobManagerDeploymentStatus // "")][0] | _text) catch null) as $phase
+  | {} as $by
+  | [
+    (if (($phase == "ERROR")) or ((try ([$w | (.status.lifecycleState == "FAILED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.jobStatus.state // "") | IN("FAILED", "CANCELED"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
+    (if ((try ([$w | (.status.jobStatus.state == "FINISHED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Completed" else empty end),
+    (if ((try ([$w | (.spec.job.state == "suspended" and .status != null and ((.status.jobStatus.state // "") | IN("SUSPENDED", "FINISHED", "FAILED", "CANCELED") | not) and (.status.lifecycleState // "") != "SUSPENDED" and ((.status.jobManagerDeploymentStatus // "") | IN("", "MISSING") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (.status.jobStatus.state == "SUSPENDED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.lifecycleState == "SUSPENDED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.spec.job.state == "suspended" and .status.jobManagerDeploymentStatus == "MISSING")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | ((.status.jobStatus.state // "") | IN("RESTARTING", "FAILING", "CANCELLING"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.lifecycleState // "") | IN("ROLLING_BACK", "ROLLED_BACK"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (((.status.error // .status.reconciliationStatus.error // "") != "") and .status.jobManagerDeploymentStatus != "READY" and ((.status.jobStatus.state // "") | IN("RUNNING", "FINISHED") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | (.status.jobStatus.state == "RUNNING")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.spec.job == null and .status.jobManagerDeploymentStatus == "READY")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | (((.status.jobManagerDeploymentStatus // "") | IN("", "MISSING")) and (.status.jobStatus.state // "") == "" and (.spec.job.state // "running") != "suspended")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "DEPLOYING")) or (($phase == "DEPLOYED_NOT_READY")) or ((try ([$w | ((.status.jobStatus.state // "") | IN("CREATED", "INITIALIZING", "RECONCILING"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
+# FlinkDeployment.flink.apache.org v1beta1 (flink-apache-org-flinkdeployment-v1beta1)
+def _status_11_v1beta1:
+  . as $w
+  | (try ([$w | (.status.jobManagerDeploymentStatus // "")][0] | _text) catch null) as $phase
+  | {} as $by
+  | [
+    (if (($phase == "ERROR")) or ((try ([$w | (.status.lifecycleState == "FAILED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.jobStatus.state // "") | IN("FAILED", "CANCELED"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
+    (if ((try ([$w | (.status.jobStatus.state == "FINISHED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Completed" else empty end),
+    (if ((try ([$w | (.spec.job.state == "suspended" and .status != null and ((.status.jobStatus.state // "") | IN("SUSPENDED", "FINISHED", "FAILED", "CANCELED") | not) and (.status.lifecycleState // "") != "SUSPENDED" and ((.status.jobManagerDeploymentStatus // "") | IN("", "MISSING") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (.status.jobStatus.state == "SUSPENDED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.lifecycleState == "SUSPENDED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.spec.job.state == "suspended" and .status.jobManagerDeploymentStatus == "MISSING")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | ((.status.jobStatus.state // "") | IN("RESTARTING", "FAILING", "CANCELLING"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.lifecycleState // "") | IN("ROLLING_BACK", "ROLLED_BACK"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (((.status.error // .status.reconciliationStatus.error // "") != "") and .status.jobManagerDeploymentStatus != "READY" and ((.status.jobStatus.state // "") | IN("RUNNING", "FINISHED") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | (.status.jobStatus.state == "RUNNING")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.spec.job == null and .status.jobManagerDeploymentStatus == "READY")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | (((.status.jobManagerDeploymentStatus // "") | IN("", "MISSING")) and (.status.jobStatus.state // "") == "" and (.spec.job.state // "running") != "suspended")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "DEPLOYING")) or (($phase == "DEPLOYED_NOT_READY")) or ((try ([$w | ((.status.jobStatus.state // "") | IN("CREATED", "INITIALIZING", "RECONCILING"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
+# PodCliqueSet.grove.io v1alpha1 (grove-io-podcliqueset-v1alpha1)
+def _status_12_v1alpha1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -202,7 +230,7 @@ def _status_11_v1alpha1:
     (if ((try ([$w | (.status == null or .status == {})] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) < (.spec.replicas // 1) and ((.status.availableReplicas // 0) == 0 or (.metadata.generation // 1) <= 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # JobSet.jobset.x-k8s.io v1alpha2 (jobset-x-k8s-io-jobset-v1alpha2)
-def _status_12_v1alpha2:
+def _status_13_v1alpha2:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -233,7 +261,7 @@ and ([.status.replicatedJobsStatus[]?.failed // 0] | add // 0) > 0)] | length > 
   and $up < $want)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # JAXJob.kubeflow.org v1 (kubeflow-org-jaxjob-v1)
-def _status_13_v1:
+def _status_14_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -248,7 +276,7 @@ def _status_13_v1:
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # MPIJob.kubeflow.org v2beta1 (kubeflow-org-mpijob-v2beta1)
-def _status_14_v2beta1:
+def _status_15_v2beta1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -265,7 +293,7 @@ and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))]
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Notebook.kubeflow.org v1 (kubeflow-org-notebook-v1)
-def _status_15_v1:
+def _status_16_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -280,7 +308,7 @@ def _status_15_v1:
     (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) == null and (.status.readyReplicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Notebook.kubeflow.org v1beta1 (kubeflow-org-notebook-v1beta1)
-def _status_15_v1beta1:
+def _status_16_v1beta1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -295,21 +323,6 @@ def _status_15_v1beta1:
     (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) == null and (.status.readyReplicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # PaddleJob.kubeflow.org v1 (kubeflow-org-paddlejob-v1)
-def _status_16_v1:
-  . as $w
-  | null as $phase
-  | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
-  | [
-    (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
-    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed"))) and ((on("Running") or on("Restarting")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
-    (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
-    (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
-    (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
-  ] | .[0] // "Undefined";
-# PyTorchJob.kubeflow.org v1 (kubeflow-org-pytorchjob-v1)
 def _status_17_v1:
   . as $w
   | null as $phase
@@ -324,7 +337,7 @@ def _status_17_v1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# TFJob.kubeflow.org v1 (kubeflow-org-tfjob-v1)
+# PyTorchJob.kubeflow.org v1 (kubeflow-org-pytorchjob-v1)
 def _status_18_v1:
   . as $w
   | null as $phase
@@ -339,7 +352,7 @@ def _status_18_v1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# XGBoostJob.kubeflow.org v1 (kubeflow-org-xgboostjob-v1)
+# TFJob.kubeflow.org v1 (kubeflow-org-tfjob-v1)
 def _status_19_v1:
   . as $w
   | null as $phase
@@ -354,8 +367,23 @@ def _status_19_v1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# DaskCluster.kubernetes.dask.org v1 (kubernetes-dask-org-daskcluster-v1)
+# XGBoostJob.kubeflow.org v1 (kubeflow-org-xgboostjob-v1)
 def _status_20_v1:
+  . as $w
+  | null as $phase
+  | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
+  | [
+    (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed"))) and ((on("Running") or on("Restarting")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
+    (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
+    (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
+# DaskCluster.kubernetes.dask.org v1 (kubernetes-dask-org-daskcluster-v1)
+def _status_21_v1:
   . as $w
   | (try ([$w | (.status.phase // "")][0] | _text) catch null) as $phase
   | {} as $by
@@ -365,7 +393,7 @@ def _status_20_v1:
     (if ((try ([$w | ((.status.phase // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "Created")) or (($phase == "Pending")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DaskJob.kubernetes.dask.org v1 (kubernetes-dask-org-daskjob-v1)
-def _status_21_v1:
+def _status_22_v1:
   . as $w
   | (try ([$w | (.status.jobStatus // "")][0] | _text) catch null) as $phase
   | {} as $by
@@ -376,13 +404,13 @@ def _status_21_v1:
     (if ((try ([$w | ((.status.jobStatus // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "JobCreated")) or (($phase == "ClusterCreated")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DaskWorkerGroup.kubernetes.dask.org v1 (kubernetes-dask-org-daskworkergroup-v1)
-def _status_22_v1:
+def _status_23_v1:
   . as $w
   | null as $phase
   | {} as $by
   | "Undefined";
 # LeaderWorkerSet.leaderworkerset.x-k8s.io v1 (leaderworkerset-x-k8s-io-leaderworkerset-v1)
-def _status_23_v1:
+def _status_24_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -397,7 +425,7 @@ def _status_23_v1:
     (if ((try ([$w | (([.status.conditions[]? | select(.type == "Available")] | length) == 0 and (.spec.replicas // 1) > 0 and (.status != null))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Milvus.milvus.io v1beta1 (milvus-io-milvus-v1beta1)
-def _status_24_v1beta1:
+def _status_25_v1beta1:
   . as $w
   | (try ([$w | (.status.status // "")][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -411,7 +439,7 @@ def _status_24_v1beta1:
     (if (($phase == "Pending")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DynamoGraphDeployment.nvidia.com v1alpha1 (nvidia-com-dynamographdeployment-v1alpha1)
-def _status_25_v1alpha1:
+def _status_26_v1alpha1:
   . as $w
   | (try ([$w | (.status.state)][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -422,7 +450,7 @@ def _status_25_v1alpha1:
     (if (($phase == "initializing")) or ((try ([$w | (((.status.services // .status.components // {}) | [.[] | ((.readyReplicas // .availableReplicas // 0) >= 1)]) as $up | (.status.state // "") == "pending" and (($up | length) == 0 or ($up | all | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DynamoGraphDeployment.nvidia.com v1beta1 (nvidia-com-dynamographdeployment-v1beta1)
-def _status_25_v1beta1:
+def _status_26_v1beta1:
   . as $w
   | (try ([$w | (.status.state)][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -433,7 +461,7 @@ def _status_25_v1beta1:
     (if (($phase == "initializing")) or ((try ([$w | (((.status.components // .status.services // {}) | [.[] | ((.readyReplicas // .availableReplicas // 0) >= 1)]) as $up | (.status.state // "") == "pending" and (($up | length) == 0 or ($up | all | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayCluster.ray.io v1 (ray-io-raycluster-v1)
-def _status_26_v1:
+def _status_27_v1:
   . as $w
   | (try ([$w | (.status.state // "")][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -447,7 +475,7 @@ def _status_26_v1:
     (if (($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "False")) or ((try ([$w | (.status != null and ((.status.conditions // []) | length) == 0 and ((.status.state // "") | IN("ready", "failed", "suspended") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayJob.ray.io v1 (ray-io-rayjob-v1)
-def _status_27_v1:
+def _status_28_v1:
   . as $w
   | (try ([$w | (.status.jobDeploymentStatus // "")][0] | _text) catch null) as $phase
   | {} as $by
@@ -461,7 +489,7 @@ def _status_27_v1:
     (if (($phase == "Initializing")) or (($phase == "Waiting")) or ((try ([$w | (.status != null and (.status.jobDeploymentStatus // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayService.ray.io v1 (ray-io-rayservice-v1)
-def _status_28_v1:
+def _status_29_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -476,7 +504,7 @@ def _status_28_v1:
     (if (($by["Ready"] != null and $by["Ready"].status == "False" and $by["Ready"].reason == "Initializing")) or ((try ([$w | (.status != null and ((.status.conditions // []) | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Service.serving.knative.dev v1 (serving-knative-dev-service-v1)
-def _status_29_v1:
+def _status_30_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -488,7 +516,7 @@ def _status_29_v1:
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # InferenceService.serving.kserve.io v1beta1 (serving-kserve-io-inferenceservice-v1beta1)
-def _status_30_v1beta1:
+def _status_31_v1beta1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -507,7 +535,7 @@ and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status 
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "True" and ((.status.modelStatus.states.activeModelState // "") | IN("Pending", "Loading")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # LLMInferenceService.serving.kserve.io v1alpha1 (serving-kserve-io-llminferenceservice-v1alpha1)
-def _status_31_v1alpha1:
+def _status_32_v1alpha1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -525,7 +553,7 @@ def _status_31_v1alpha1:
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # LLMInferenceService.serving.kserve.io v1alpha2 (serving-kserve-io-llminferenceservice-v1alpha2)
-def _status_31_v1alpha2:
+def _status_32_v1alpha2:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -543,7 +571,7 @@ def _status_31_v1alpha2:
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # SparkApplication.sparkoperator.k8s.io v1beta2 (sparkoperator-k8s-io-sparkapplication-v1beta2)
-def _status_32_v1beta2:
+def _status_33_v1beta2:
   . as $w
   | (try ([$w | (.status.applicationState.state)][0] | _text) catch null) as $phase
   | {} as $by
@@ -569,7 +597,7 @@ def _status_32_v1beta2:
     (if (($phase == "SUBMITTED")) or (($phase == "PENDING_RERUN")) or (($phase == "INVALIDATING")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # TrainJob.trainer.kubeflow.org v1alpha1 (trainer-kubeflow-org-trainjob-v1alpha1)
-def _status_33_v1alpha1:
+def _status_34_v1alpha1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -606,57 +634,60 @@ def _status: _group as $g | if false then null
   elif $g == "batch" and .kind == "Job" then _status_9_v1
   elif .apiVersion == "batch.volcano.sh/v1alpha1" and .kind == "Job" then _status_10_v1alpha1
   elif $g == "batch.volcano.sh" and .kind == "Job" then _status_10_v1alpha1
-  elif .apiVersion == "grove.io/v1alpha1" and .kind == "PodCliqueSet" then _status_11_v1alpha1
-  elif $g == "grove.io" and .kind == "PodCliqueSet" then _status_11_v1alpha1
-  elif .apiVersion == "jobset.x-k8s.io/v1alpha2" and .kind == "JobSet" then _status_12_v1alpha2
-  elif $g == "jobset.x-k8s.io" and .kind == "JobSet" then _status_12_v1alpha2
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "JAXJob" then _status_13_v1
-  elif $g == "kubeflow.org" and .kind == "JAXJob" then _status_13_v1
-  elif .apiVersion == "kubeflow.org/v2beta1" and .kind == "MPIJob" then _status_14_v2beta1
-  elif $g == "kubeflow.org" and .kind == "MPIJob" then _status_14_v2beta1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "Notebook" then _status_15_v1
-  elif .apiVersion == "kubeflow.org/v1beta1" and .kind == "Notebook" then _status_15_v1beta1
-  elif $g == "kubeflow.org" and .kind == "Notebook" then _status_15_v1beta1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "PaddleJob" then _status_16_v1
-  elif $g == "kubeflow.org" and .kind == "PaddleJob" then _status_16_v1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "PyTorchJob" then _status_17_v1
-  elif $g == "kubeflow.org" and .kind == "PyTorchJob" then _status_17_v1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "TFJob" then _status_18_v1
-  elif $g == "kubeflow.org" and .kind == "TFJob" then _status_18_v1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "XGBoostJob" then _status_19_v1
-  elif $g == "kubeflow.org" and .kind == "XGBoostJob" then _status_19_v1
-  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskCluster" then _status_20_v1
-  elif $g == "kubernetes.dask.org" and .kind == "DaskCluster" then _status_20_v1
-  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskJob" then _status_21_v1
-  elif $g == "kubernetes.dask.org" and .kind == "DaskJob" then _status_21_v1
-  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskWorkerGroup" then _status_22_v1
-  elif $g == "kubernetes.dask.org" and .kind == "DaskWorkerGroup" then _status_22_v1
-  elif .apiVersion == "leaderworkerset.x-k8s.io/v1" and .kind == "LeaderWorkerSet" then _status_23_v1
-  elif $g == "leaderworkerset.x-k8s.io" and .kind == "LeaderWorkerSet" then _status_23_v1
-  elif .apiVersion == "milvus.io/v1beta1" and .kind == "Milvus" then _status_24_v1beta1
-  elif $g == "milvus.io" and .kind == "Milvus" then _status_24_v1beta1
-  elif .apiVersion == "nvidia.com/v1alpha1" and .kind == "DynamoGraphDeployment" then _status_25_v1alpha1
-  elif .apiVersion == "nvidia.com/v1beta1" and .kind == "DynamoGraphDeployment" then _status_25_v1beta1
-  elif $g == "nvidia.com" and .kind == "DynamoGraphDeployment" then _status_25_v1beta1
-  elif .apiVersion == "ray.io/v1" and .kind == "RayCluster" then _status_26_v1
-  elif $g == "ray.io" and .kind == "RayCluster" then _status_26_v1
-  elif .apiVersion == "ray.io/v1" and .kind == "RayJob" then _status_27_v1
-  elif $g == "ray.io" and .kind == "RayJob" then _status_27_v1
-  elif .apiVersion == "ray.io/v1" and .kind == "RayService" then _status_28_v1
-  elif $g == "ray.io" and .kind == "RayService" then _status_28_v1
-  elif .apiVersion == "serving.knative.dev/v1" and .kind == "Service" then _status_29_v1
-  elif $g == "serving.knative.dev" and .kind == "Service" then _status_29_v1
-  elif .apiVersion == "serving.kserve.io/v1beta1" and .kind == "InferenceService" then _status_30_v1beta1
-  elif $g == "serving.kserve.io" and .kind == "InferenceService" then _status_30_v1beta1
-  elif .apiVersion == "serving.kserve.io/v1alpha1" and .kind == "LLMInferenceService" then _status_31_v1alpha1
-  elif .apiVersion == "serving.kserve.io/v1alpha2" and .kind == "LLMInferenceService" then _status_31_v1alpha2
-  elif $g == "serving.kserve.io" and .kind == "LLMInferenceService" then _status_31_v1alpha2
-  elif .apiVersion == "sparkoperator.k8s.io/v1beta2" and .kind == "SparkApplication" then _status_32_v1beta2
-  elif $g == "sparkoperator.k8s.io" and .kind == "SparkApplication" then _status_32_v1beta2
-  elif .apiVersion == "trainer.kubeflow.org/v1alpha1" and .kind == "TrainJob" then _status_33_v1alpha1
-  elif $g == "trainer.kubeflow.org" and .kind == "TrainJob" then _status_33_v1alpha1
+  elif .apiVersion == "flink.apache.org/v1alpha1" and .kind == "FlinkDeployment" then _status_11_v1alpha1
+  elif .apiVersion == "flink.apache.org/v1beta1" and .kind == "FlinkDeployment" then _status_11_v1beta1
+  elif $g == "flink.apache.org" and .kind == "FlinkDeployment" then _status_11_v1beta1
+  elif .apiVersion == "grove.io/v1alpha1" and .kind == "PodCliqueSet" then _status_12_v1alpha1
+  elif $g == "grove.io" and .kind == "PodCliqueSet" then _status_12_v1alpha1
+  elif .apiVersion == "jobset.x-k8s.io/v1alpha2" and .kind == "JobSet" then _status_13_v1alpha2
+  elif $g == "jobset.x-k8s.io" and .kind == "JobSet" then _status_13_v1alpha2
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "JAXJob" then _status_14_v1
+  elif $g == "kubeflow.org" and .kind == "JAXJob" then _status_14_v1
+  elif .apiVersion == "kubeflow.org/v2beta1" and .kind == "MPIJob" then _status_15_v2beta1
+  elif $g == "kubeflow.org" and .kind == "MPIJob" then _status_15_v2beta1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "Notebook" then _status_16_v1
+  elif .apiVersion == "kubeflow.org/v1beta1" and .kind == "Notebook" then _status_16_v1beta1
+  elif $g == "kubeflow.org" and .kind == "Notebook" then _status_16_v1beta1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "PaddleJob" then _status_17_v1
+  elif $g == "kubeflow.org" and .kind == "PaddleJob" then _status_17_v1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "PyTorchJob" then _status_18_v1
+  elif $g == "kubeflow.org" and .kind == "PyTorchJob" then _status_18_v1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "TFJob" then _status_19_v1
+  elif $g == "kubeflow.org" and .kind == "TFJob" then _status_19_v1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "XGBoostJob" then _status_20_v1
+  elif $g == "kubeflow.org" and .kind == "XGBoostJob" then _status_20_v1
+  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskCluster" then _status_21_v1
+  elif $g == "kubernetes.dask.org" and .kind == "DaskCluster" then _status_21_v1
+  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskJob" then _status_22_v1
+  elif $g == "kubernetes.dask.org" and .kind == "DaskJob" then _status_22_v1
+  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskWorkerGroup" then _status_23_v1
+  elif $g == "kubernetes.dask.org" and .kind == "DaskWorkerGroup" then _status_23_v1
+  elif .apiVersion == "leaderworkerset.x-k8s.io/v1" and .kind == "LeaderWorkerSet" then _status_24_v1
+  elif $g == "leaderworkerset.x-k8s.io" and .kind == "LeaderWorkerSet" then _status_24_v1
+  elif .apiVersion == "milvus.io/v1beta1" and .kind == "Milvus" then _status_25_v1beta1
+  elif $g == "milvus.io" and .kind == "Milvus" then _status_25_v1beta1
+  elif .apiVersion == "nvidia.com/v1alpha1" and .kind == "DynamoGraphDeployment" then _status_26_v1alpha1
+  elif .apiVersion == "nvidia.com/v1beta1" and .kind == "DynamoGraphDeployment" then _status_26_v1beta1
+  elif $g == "nvidia.com" and .kind == "DynamoGraphDeployment" then _status_26_v1beta1
+  elif .apiVersion == "ray.io/v1" and .kind == "RayCluster" then _status_27_v1
+  elif $g == "ray.io" and .kind == "RayCluster" then _status_27_v1
+  elif .apiVersion == "ray.io/v1" and .kind == "RayJob" then _status_28_v1
+  elif $g == "ray.io" and .kind == "RayJob" then _status_28_v1
+  elif .apiVersion == "ray.io/v1" and .kind == "RayService" then _status_29_v1
+  elif $g == "ray.io" and .kind == "RayService" then _status_29_v1
+  elif .apiVersion == "serving.knative.dev/v1" and .kind == "Service" then _status_30_v1
+  elif $g == "serving.knative.dev" and .kind == "Service" then _status_30_v1
+  elif .apiVersion == "serving.kserve.io/v1beta1" and .kind == "InferenceService" then _status_31_v1beta1
+  elif $g == "serving.kserve.io" and .kind == "InferenceService" then _status_31_v1beta1
+  elif .apiVersion == "serving.kserve.io/v1alpha1" and .kind == "LLMInferenceService" then _status_32_v1alpha1
+  elif .apiVersion == "serving.kserve.io/v1alpha2" and .kind == "LLMInferenceService" then _status_32_v1alpha2
+  elif $g == "serving.kserve.io" and .kind == "LLMInferenceService" then _status_32_v1alpha2
+  elif .apiVersion == "sparkoperator.k8s.io/v1beta2" and .kind == "SparkApplication" then _status_33_v1beta2
+  elif $g == "sparkoperator.k8s.io" and .kind == "SparkApplication" then _status_33_v1beta2
+  elif .apiVersion == "trainer.kubeflow.org/v1alpha1" and .kind == "TrainJob" then _status_34_v1alpha1
+  elif $g == "trainer.kubeflow.org" and .kind == "TrainJob" then _status_34_v1alpha1
   else "Undefined" end;
-def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == "agents.x-k8s.io" and $k == "Sandbox") or ($g == "apps" and $k == "DaemonSet") or ($g == "apps" and $k == "Deployment") or ($g == "apps" and $k == "ReplicaSet") or ($g == "apps" and $k == "StatefulSet") or ($g == "apps.nvidia.com" and $k == "NIMCache") or ($g == "apps.nvidia.com" and $k == "NIMService") or ($g == "batch" and $k == "CronJob") or ($g == "batch" and $k == "Job") or ($g == "batch.volcano.sh" and $k == "Job") or ($g == "grove.io" and $k == "PodCliqueSet") or ($g == "jobset.x-k8s.io" and $k == "JobSet") or ($g == "kubeflow.org" and $k == "JAXJob") or ($g == "kubeflow.org" and $k == "MPIJob") or ($g == "kubeflow.org" and $k == "Notebook") or ($g == "kubeflow.org" and $k == "PaddleJob") or ($g == "kubeflow.org" and $k == "PyTorchJob") or ($g == "kubeflow.org" and $k == "TFJob") or ($g == "kubeflow.org" and $k == "XGBoostJob") or ($g == "kubernetes.dask.org" and $k == "DaskCluster") or ($g == "kubernetes.dask.org" and $k == "DaskJob") or ($g == "kubernetes.dask.org" and $k == "DaskWorkerGroup") or ($g == "leaderworkerset.x-k8s.io" and $k == "LeaderWorkerSet") or ($g == "milvus.io" and $k == "Milvus") or ($g == "nvidia.com" and $k == "DynamoGraphDeployment") or ($g == "ray.io" and $k == "RayCluster") or ($g == "ray.io" and $k == "RayJob") or ($g == "ray.io" and $k == "RayService") or ($g == "serving.knative.dev" and $k == "Service") or ($g == "serving.kserve.io" and $k == "InferenceService") or ($g == "serving.kserve.io" and $k == "LLMInferenceService") or ($g == "sparkoperator.k8s.io" and $k == "SparkApplication") or ($g == "trainer.kubeflow.org" and $k == "TrainJob");
+def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == "agents.x-k8s.io" and $k == "Sandbox") or ($g == "apps" and $k == "DaemonSet") or ($g == "apps" and $k == "Deployment") or ($g == "apps" and $k == "ReplicaSet") or ($g == "apps" and $k == "StatefulSet") or ($g == "apps.nvidia.com" and $k == "NIMCache") or ($g == "apps.nvidia.com" and $k == "NIMService") or ($g == "batch" and $k == "CronJob") or ($g == "batch" and $k == "Job") or ($g == "batch.volcano.sh" and $k == "Job") or ($g == "flink.apache.org" and $k == "FlinkDeployment") or ($g == "grove.io" and $k == "PodCliqueSet") or ($g == "jobset.x-k8s.io" and $k == "JobSet") or ($g == "kubeflow.org" and $k == "JAXJob") or ($g == "kubeflow.org" and $k == "MPIJob") or ($g == "kubeflow.org" and $k == "Notebook") or ($g == "kubeflow.org" and $k == "PaddleJob") or ($g == "kubeflow.org" and $k == "PyTorchJob") or ($g == "kubeflow.org" and $k == "TFJob") or ($g == "kubeflow.org" and $k == "XGBoostJob") or ($g == "kubernetes.dask.org" and $k == "DaskCluster") or ($g == "kubernetes.dask.org" and $k == "DaskJob") or ($g == "kubernetes.dask.org" and $k == "DaskWorkerGroup") or ($g == "leaderworkerset.x-k8s.io" and $k == "LeaderWorkerSet") or ($g == "milvus.io" and $k == "Milvus") or ($g == "nvidia.com" and $k == "DynamoGraphDeployment") or ($g == "ray.io" and $k == "RayCluster") or ($g == "ray.io" and $k == "RayJob") or ($g == "ray.io" and $k == "RayService") or ($g == "serving.knative.dev" and $k == "Service") or ($g == "serving.kserve.io" and $k == "InferenceService") or ($g == "serving.kserve.io" and $k == "LLMInferenceService") or ($g == "sparkoperator.k8s.io" and $k == "SparkApplication") or ($g == "trainer.kubeflow.org" and $k == "TrainJob");
 
 (if type == "array" then map(.items // [.]) | add else (.items // [.]) end) as $items
 | (reduce $items[] as $o ({}; if $o.metadata.uid then .[$o.metadata.uid] = $o else . end)) as $byuid

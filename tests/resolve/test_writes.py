@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 import yaml
@@ -8,6 +9,8 @@ from test_components import FRAGMENTED
 
 from corpus import corpus_objects
 from helpers import JOBSET_DEFINITION, LWS_DEFINITION, karta
+from workload_map.catalog import builtin_definitions
+from workload_map.definition.model import Karta
 from workload_map.resolve.writes import PodSpecChange, WriteError, merge_patch, set_suspended, update_pod_specs
 
 
@@ -176,3 +179,31 @@ def test_module_examples_run() -> None:
     from workload_map.resolve import writes
 
     assert doctest.testmod(writes).failed == 0
+
+
+def _flink() -> tuple[Karta, dict[str, Any]]:
+    definition = next(d.karta for d in builtin_definitions() if d.name == "flink-apache-org-flinkdeployment-v1beta1")
+    obj = {
+        "apiVersion": "flink.apache.org/v1beta1",
+        "kind": "FlinkDeployment",
+        "metadata": {"name": "f", "namespace": "s"},
+        "spec": {"image": "flink:1.20", "job": {"parallelism": 2}, "jobManager": {}, "taskManager": {}},
+    }
+    return definition, obj
+
+
+def test_role_over_common_template_writes_land_where_the_read_comes_from() -> None:
+    """Flink merges a role's pod template over the common one: a field set nowhere is written into the role's
+    own template (the other role untouched); a field only the common template sets is written there."""
+    definition, obj = _flink()
+    own = update_pod_specs(definition, obj, PodSpecChange(priority_class_name="high"), component="taskmanager")
+    spec = own.obj["spec"]
+    assert spec["taskManager"]["podTemplate"] == {"spec": {"priorityClassName": "high"}}
+    assert spec["jobManager"] == {} and "podTemplate" not in spec
+    shared = copy.deepcopy(obj)
+    shared["spec"]["podTemplate"] = {"spec": {"schedulerName": "default-scheduler"}}
+    common = update_pod_specs(definition, shared, PodSpecChange(scheduler_name="kai-scheduler"), component="jobmanager")
+    assert common.obj["spec"]["podTemplate"]["spec"]["schedulerName"] == "kai-scheduler"
+    assert "podTemplate" not in common.obj["spec"]["jobManager"]
+    gpus = update_pod_specs(definition, obj, PodSpecChange(resources={"limits": {"nvidia.com/gpu": "1"}}))
+    assert gpus.obj["spec"]["taskManager"]["resources"] == {"limits": {"nvidia.com/gpu": "1"}}

@@ -65,6 +65,10 @@ NOT_EXPRESSIBLE: dict[tuple[str, str], str] = {
     ("apps-nvidia-com-nimservice-v1alpha1", "resource_claims"): "gives no path",
     ("milvus-io-milvus-v1beta1", "resource_claims"): "gives no path",
     ("sparkoperator-k8s-io-sparkapplication-v1beta2", "resource_claims"): "gives no path",
+    # Flink v1alpha1 (operator 0.1) has no ResourceRequirements field: cpu/memory are .spec.<role>.resource (Flink's
+    # own shape, through its config), anything else only a flink-main-container in a pod template, which this
+    # example has not (v1beta1 writes .spec.<role>.resources, merged into that container by the operator).
+    ("flink-apache-org-flinkdeployment-v1alpha1", "resources"): "no containers at",
     # A conversion, read-only by design (tests/catalog READ_ONLY_BY_DESIGN). (Dynamo v1alpha1's resources
     # conversion is read-only too, but a resources change goes to extraPodSpec.mainContainer.resources.)
     ("sparkoperator-k8s-io-sparkapplication-v1beta2", "resources"): "not a jq path expression",
