@@ -3,7 +3,8 @@
 One cluster is a fleet of one: every row carries its ``cluster``, and the answers of a single cluster are
 those of its model. Over several, the workload list is every model's rows (``?cluster=`` narrows it),
 ``/api/v1/fleet`` sums each cluster up (GPUs requested and in use, workloads by status, free GPUs when the
-capacity was read), and a cluster that could not be read is listed with why, never hidden.
+capacity was read), and a cluster that could not be read is listed with why, never hidden, and its
+start is tried again until it joins (:func:`rejoin`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from workload_map.cluster.retry import RetryPolicy
 from workload_map.serve import api
 
 if TYPE_CHECKING:
@@ -37,31 +39,103 @@ def poll_capacity(clusters: Clusters, read: Callable[[str], float], interval: fl
             return
 
 
+REJOIN = RetryPolicy(base=0.5, cap=30.0)  # a cluster not read at start: as a failing watch backs off
+
+
+def rejoin(
+    clusters: Clusters,
+    name: str,
+    start: Callable[[str], LiveModel],
+    stop: threading.Event,
+    *,
+    notice: Callable[[str, LiveModel | None], None],
+    reason: Callable[[Exception], str] = str,
+) -> None:
+    """Start cluster ``name``'s model again and again (capped exponential backoff with jitter) until it is
+    read, then serve it (a thread's target, one per cluster not read at start). ``reason`` words a failed
+    start; ``notice`` hears of a new cause of failure (no model) and of the join (the model), once each,
+    never once per try."""
+    clusters.retrying.add(name)
+    attempt = 0
+    while True:
+        attempt += 1
+        if stop.wait(REJOIN.delay(attempt, None)):
+            return
+        try:
+            model = start(name)
+        except Exception as exc:  # whatever a start raises, the cluster stays listed as not read, with why
+            why = reason(exc)
+            if why != clusters.failed.get(name):
+                clusters.still_failing(name, why)
+                notice(name, None)
+            continue
+        if stop.is_set():  # serve ended while this start was under way
+            model.stop()
+            return
+        clusters.join(name, model)
+        notice(name, model)
+        return
+
+
 class Clusters:
     """The models served, by cluster (context) name in the order asked, and the clusters not read
-    (name -> the one-line error). ``free_gpus`` holds each cluster's free GPUs when its capacity was read."""
+    (name -> the one-line error). ``free_gpus`` holds each cluster's free GPUs when its capacity was read.
+
+    Thread-safe for one writer per cluster (:func:`rejoin`): a cluster that joins replaces both maps at
+    once, so a reader that takes :attr:`served` sees it either served or not read, never both or neither."""
 
     def __init__(
         self,
         models: Mapping[str, LiveModel],
         failed: Mapping[str, str] | None = None,
         free_gpus: Mapping[str, float] | None = None,
+        order: list[str] | None = None,
     ) -> None:
-        self.models = dict(models)
-        self.failed = dict(failed or {})
+        self.order = list(order) if order is not None else [*models, *(failed or {})]
+        self.served: tuple[dict[str, LiveModel], dict[str, str]] = (dict(models), dict(failed or {}))
+        self._lock = threading.Lock()
         # Kept current by whoever reads capacity (``wmap serve --capacity-interval``): the same dict objects.
         self.free_gpus = dict(free_gpus or {})
         self.capacity_read: dict[str, float] = {}  # cluster -> wall-clock time of its last capacity read
         self.capacity_errors: dict[str, str] = {}  # cluster -> why its last capacity read failed
+        self.retrying: set[str] = set()  # clusters not read whose start is being tried again (rejoin)
+
+    @property
+    def models(self) -> dict[str, LiveModel]:
+        return self.served[0]
+
+    @property
+    def failed(self) -> dict[str, str]:
+        return self.served[1]
 
     @property
     def names(self) -> list[str]:
-        return [*self.models, *self.failed]
+        return list(self.order)
+
+    def join(self, name: str, model: LiveModel) -> None:
+        """A cluster not read at start is served from now on (in its place in the order asked)."""
+        with self._lock:
+            models, failed = self.served
+            joined = {**models, name: model}
+            self.served = (
+                {n: joined[n] for n in self.order if n in joined},
+                {n: why for n, why in failed.items() if n != name},
+            )
+            self.retrying.discard(name)
+
+    def still_failing(self, name: str, why: str) -> None:
+        with self._lock:
+            models, failed = self.served
+            self.served = (models, {**failed, name: why})
+
+    def not_read(self, name: str, why: str) -> str:
+        return f"not read: {why}" + (" (retrying)" if name in self.retrying else "")
 
     @property
     def single(self) -> LiveModel | None:
         """The model when exactly one cluster is served and none failed (the answers are its own)."""
-        return next(iter(self.models.values())) if len(self.models) == 1 and not self.failed else None
+        models, failed = self.served
+        return next(iter(models.values())) if len(models) == 1 and not failed else None
 
     @property
     def version(self) -> int:
@@ -85,14 +159,15 @@ class Clusters:
         single = self.single
         if single is not None:
             return single.readiness()
+        models, failed = self.served
         lines: list[str] = []
         ready_any = False
-        for name, model in self.models.items():
+        for name, model in models.items():
             ready, reason = model.readiness()
             ready_any = ready_any or ready
             if reason != "ready":
                 lines.append(f"cluster {name}: {reason}")
-        lines += [f"cluster {name}: not read: {why}" for name, why in self.failed.items()]
+        lines += [f"cluster {name}: {self.not_read(name, why)}" for name, why in failed.items()]
         if not ready_any:
             return False, "; ".join(lines) or "syncing"
         return True, "ready" + (", partial: " + "; ".join(lines) if lines else "")
@@ -102,12 +177,14 @@ class Clusters:
         or an unknown cluster."""
         if cluster is not None and cluster not in self.names:
             raise ValueError(f"no cluster {cluster!r}: served are {', '.join(self.names)}")
+        models, failed = self.served
+        single = self.single is not None
         items: list[dict[str, Any]] = []
         gaps: list[dict[str, Any]] = []
         warnings: list[str] = []
         stale: list[str] = []
         errors: list[ValueError] = []
-        for name, model in self.models.items():
+        for name, model in models.items():
             if cluster is not None and name != cluster:
                 continue
             try:
@@ -117,23 +194,20 @@ class Clusters:
                 continue
             items += [{"cluster": name, **item} for item in answer["items"]]
             gaps += [{"cluster": name, **gap} for gap in answer["coverage"]["gaps"]]
-            warnings += self._said(name, answer["coverage"]["warnings"])
-            stale += self._said(name, answer["stale"])
-        if errors and not items and len(errors) == len(self.models):
+            warnings += _said(single, name, answer["coverage"]["warnings"])
+            stale += _said(single, name, answer["stale"])
+        if errors and not items and len(errors) == len(models):
             raise errors[0]
-        warnings += [f"cluster {name}: not read: {why}" for name, why in self.failed.items()]
+        warnings += [f"cluster {name}: {self.not_read(name, why)}" for name, why in failed.items()]
         return {
             "apiVersion": api.API_VERSION,
             "kind": "WorkloadList",
-            "version": self.version,
+            "version": sum(m.version for m in models.values()),
             "clusters": self.names,
-            "coverage": {"complete": not gaps and not self.failed, "gaps": gaps, "warnings": warnings},
+            "coverage": {"complete": not gaps and not failed, "gaps": gaps, "warnings": warnings},
             "stale": stale,  # watches failing now (docs/cli.md, wmap serve): what may be out of date
             "items": items,
         }
-
-    def _said(self, name: str, lines: list[str]) -> list[str]:
-        return list(lines) if self.single is not None else [f"cluster {name}: {line}" for line in lines]
 
     def workload(self, namespace: str, type_name: str, name: str, cluster: str | None = None) -> dict[str, Any] | None:
         """One workload's document, from ``cluster`` or the first cluster that has it."""
@@ -154,13 +228,14 @@ class Clusters:
             answer = api.status(single)
             answer["clusters"] = [{"cluster": self.names[0], **_brief(answer)}]
             return answer
+        models, failed = self.served
         ready, reason = self.readiness()
-        per = {name: api.status(model) for name, model in self.models.items()}
+        per = {name: api.status(model) for name, model in models.items()}
         answering = all(s["apiserver"]["answering"] for s in per.values())
         return {
             "apiVersion": api.API_VERSION,
             "kind": "Status",
-            "version": self.version,
+            "version": sum(m.version for m in models.values()),
             "ready": ready,
             "reason": reason,
             "apiserver": {
@@ -172,30 +247,52 @@ class Clusters:
                 "lastContactAge": max((s["apiserver"]["lastContactAge"] or 0.0 for s in per.values()), default=None),
             },
             "coverage": {
-                "complete": all(s["coverage"]["complete"] for s in per.values()) and not self.failed,
+                "complete": all(s["coverage"]["complete"] for s in per.values()) and not failed,
                 "gaps": [{"cluster": n, **g} for n, s in per.items() for g in s["coverage"]["gaps"]],
                 "warnings": [
-                    *(f"cluster {n}: not read: {why}" for n, why in self.failed.items()),
+                    *(f"cluster {n}: {self.not_read(n, why)}" for n, why in failed.items()),
                     *(f"cluster {n}: {w}" for n, s in per.items() for w in s["coverage"]["warnings"]),
                 ],
             },
             "stale": [f"cluster {n}: {line}" for n, s in per.items() for line in s.get("stale") or []],
             "clusters": [
-                *({"cluster": n, **_brief(s)} for n, s in per.items()),
-                *(
-                    {"cluster": n, "served": False, "ready": False, "reason": f"not read: {why}"}
-                    for n, why in self.failed.items()
-                ),
+                {"cluster": n, **_brief(per[n])}
+                if n in per
+                else {"cluster": n, "served": False, "ready": False, "reason": self.not_read(n, failed[n])}
+                for n in self.order
+                if n in per or n in failed
             ],
         }
 
     def summary(self) -> dict[str, Any]:
-        """``GET /api/v1/fleet``: per cluster, workloads by status, GPUs requested and in use, free GPUs
-        (null unless the capacity was read), and why a cluster is not served."""
+        """``GET /api/v1/fleet``: per cluster (in the order asked), workloads by status, GPUs requested and
+        in use, free GPUs (null unless the capacity was read), and why a cluster is not served (``retrying``:
+        its start is tried again, and it joins once it is read)."""
         from workload_map.resolve.resources import gpu_count
 
+        models, failed = self.served
         rows = []
-        for name, model in self.models.items():
+        for name in self.order:
+            model = models.get(name)
+            if model is None:
+                if name in failed:
+                    rows.append(
+                        {
+                            "cluster": name,
+                            "served": False,
+                            "ready": False,
+                            "reason": self.not_read(name, failed[name]),
+                            "retrying": name in self.retrying,
+                            "workloads": None,
+                            "byStatus": {},
+                            "gpusRequested": None,
+                            "gpusInUse": None,
+                            "gpusFree": None,
+                            "capacityAge": None,
+                            "capacityError": None,
+                        }
+                    )
+                continue
             ready, reason = model.readiness()
             statuses: Counter[str] = Counter()
             requested = 0.0
@@ -214,6 +311,7 @@ class Clusters:
                     "served": True,
                     "ready": ready,
                     "reason": reason,
+                    "retrying": False,
                     "workloads": sum(statuses.values()),
                     "byStatus": dict(sorted(statuses.items())),
                     "gpusRequested": requested,
@@ -223,23 +321,12 @@ class Clusters:
                     "capacityError": self.capacity_errors.get(name),
                 }
             )
-        for name, why in self.failed.items():
-            rows.append(
-                {
-                    "cluster": name,
-                    "served": False,
-                    "ready": False,
-                    "reason": f"not read: {why}",
-                    "workloads": None,
-                    "byStatus": {},
-                    "gpusRequested": None,
-                    "gpusInUse": None,
-                    "gpusFree": None,
-                    "capacityAge": None,
-                    "capacityError": None,
-                }
-            )
-        return {"apiVersion": api.API_VERSION, "kind": "Fleet", "version": self.version, "clusters": rows}
+        version = sum(m.version for m in models.values())
+        return {"apiVersion": api.API_VERSION, "kind": "Fleet", "version": version, "clusters": rows}
+
+
+def _said(single: bool, name: str, lines: list[str]) -> list[str]:
+    return list(lines) if single else [f"cluster {name}: {line}" for line in lines]
 
 
 def _brief(status: dict[str, Any]) -> dict[str, Any]:

@@ -21,9 +21,8 @@ from prometheus_client.registry import Collector
 from workload_map.definition.model import ResourceStatus
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from workload_map.live.model import LiveModel, Resolved
+    from workload_map.serve.fleet import Clusters
     from workload_map.tree.model import WorkloadTree
 
 METRICS_VERSION = "2"  # 2: every series but wmap_build_info carries `cluster`
@@ -45,15 +44,8 @@ class FleetCollector(Collector):
     label, one family per name; ``wmap_cluster_up`` says which clusters are served (0: not read, and why
     in ``wmap serve``'s warnings and ``/api/v1/fleet``). One cluster is a fleet of one."""
 
-    def __init__(
-        self,
-        models: Mapping[str, LiveModel],
-        failed: Mapping[str, str] | None = None,
-        free_gpus: Mapping[str, float] | None = None,
-    ) -> None:
-        self.models = models
-        self.failed = failed if failed is not None else {}
-        self.free_gpus = free_gpus if free_gpus is not None else {}  # filled by the capacity reads, if any
+    def __init__(self, clusters: Clusters) -> None:
+        self.clusters = clusters  # read at every scrape: a cluster that joins later is exported from then on
 
     def collect(self) -> Iterator[Metric]:
         from workload_map._version import __version__
@@ -66,15 +58,16 @@ class FleetCollector(Collector):
             "1 per cluster (kubeconfig context) served, 0 for one that could not be read.",
             labels=["cluster"],
         )
+        models, failed = self.clusters.served
         merged: dict[str, Metric] = {}
-        for cluster, model in self.models.items():
+        for cluster, model in models.items():
             up.add_metric([cluster], 1)
             for family in ModelCollector(model).collect():
                 into = merged.get(family.name)
                 if into is None:
                     into = merged[family.name] = Metric(family.name, family.documentation, family.type, family.unit)
                 into.samples += [s._replace(labels={"cluster": cluster, **s.labels}) for s in family.samples]
-        for cluster in self.failed:
+        for cluster in failed:
             up.add_metric([cluster], 0)
         yield up
         free = GaugeMetricFamily(
@@ -82,7 +75,7 @@ class FleetCollector(Collector):
             "GPUs allocatable and not requested on the schedulable nodes of the cluster, at its last capacity read.",
             labels=["cluster"],
         )
-        for cluster, value in sorted(self.free_gpus.items()):
+        for cluster, value in sorted(self.clusters.free_gpus.items()):
             free.add_metric([cluster], value)
         yield free
         yield from merged.values()

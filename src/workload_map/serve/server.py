@@ -46,7 +46,7 @@ class Service:
         self.token = token
         self.stopping = threading.Event()
         self.registry = CollectorRegistry(auto_describe=False)
-        self.registry.register(FleetCollector(self.clusters.models, self.clusters.failed, self.clusters.free_gpus))
+        self.registry.register(FleetCollector(self.clusters))
         self.server = ThreadingHTTPServer((address, port), _handler(self))
         self.server.daemon_threads = True
         self._thread: threading.Thread | None = None

@@ -86,11 +86,11 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
     from workload_map.cli.errors import CliError
     from workload_map.cli.output import emit_warnings
-    from workload_map.serve.fleet import poll_capacity
+    from workload_map.serve.fleet import poll_capacity, rejoin
     from workload_map.serve.server import Service
 
     token = _token(token_file)
-    clusters = _models(from_file, definition_paths, connection, namespace)
+    clusters, watch = _models(from_file, definition_paths, connection, namespace)
     stopped = threading.Event()
     service: Service | None = None
     try:
@@ -108,9 +108,10 @@ def command(  # noqa: PLR0917 - click passes every option by name
             f"Serving {workloads} workloads{where} on http://{address}:{service.port}/ (initial sync {sync:.2f} s)",
             err=True,
         )
+        clusters.retrying.update(clusters.failed)  # a fleet's cluster not read at start is tried again
         emit_warnings(
             [
-                *(f"cluster {name}: not read: {why}" for name, why in clusters.failed.items()),
+                *(f"cluster {name}: {clusters.not_read(name, why)}" for name, why in clusters.failed.items()),
                 *(
                     (f"cluster {name}: " if fleet else "") + line
                     for name, model in clusters.models.items()
@@ -119,6 +120,14 @@ def command(  # noqa: PLR0917 - click passes every option by name
             ]
         )
         service.start()  # after the warnings: once /readyz answers, they are said
+        for name in list(clusters.failed):
+            threading.Thread(
+                target=rejoin,
+                args=(clusters, name, watch, stopped),
+                kwargs={"notice": lambda n, m: _rejoin_notice(clusters, n, m), "reason": _why},
+                name=f"wmap serve start {name}",
+                daemon=True,
+            ).start()
         if capacity_interval:
             threading.Thread(
                 target=poll_capacity,
@@ -137,11 +146,38 @@ def command(  # noqa: PLR0917 - click passes every option by name
             model.stop()
 
 
+def _rejoin_notice(clusters: Clusters, name: str, model: LiveModel | None) -> None:
+    """One line when a cluster not read at start fails for a new reason, and when it is read at last
+    (then its own warnings, as a cluster read at start has them said)."""
+    from workload_map.cli.output import emit_warnings
+
+    if model is None:
+        emit_warnings([f"cluster {name}: {clusters.not_read(name, clusters.failed.get(name, ''))}"])
+        return
+    count = len(model.workloads())
+    emit_warnings(
+        [
+            f"cluster {name}: read after failing at start, served now: {count} workload{'' if count == 1 else 's'}",
+            *(f"cluster {name}: {line}" for line in [*model.warnings, *model.gap_warnings()]),
+        ]
+    )
+
+
+def _why(exc: Exception) -> str:
+    """A failed start in one line, as a lone read says it (``not read: <this>``)."""
+    import workload_map as wm
+
+    if isinstance(exc, wm.WorkloadMapError):
+        return exc.message + (f": {exc.detail}" if exc.detail else "")
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _models(
     from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: dict[str, Any], namespace: str | None
-) -> Clusters:
-    """One started model per cluster, the clusters started at the same time; a cluster that cannot be
-    read is left out and said (none at all is an error). A lone cluster is named by its context."""
+) -> tuple[Clusters, Callable[[str], LiveModel]]:
+    """One started model per cluster, the clusters started at the same time, and how to start one again
+    (a cluster of a fleet that cannot be read at start is left out and said, then retried; none at all
+    is an error). A lone cluster is named by its context."""
     from concurrent.futures import ThreadPoolExecutor
 
     import workload_map as wm
@@ -171,11 +207,11 @@ def _models(
                 raise click.UsageError("--context (repeated) and --all-contexts serve clusters, not --from-file")
             return Clusters(
                 {"": wm.open_dump(*from_file, definitions=definition_paths, namespace=namespace).to_model()}
-            )
+            ), watch
         if not is_fleet(connection):
             model = watch(contexts[0] if contexts else None)
             name = model.source.connection.context if model.source is not None else None
-            return Clusters({name or "": model})
+            return Clusters({name or "": model}), watch
         if connection.get("cluster") or connection.get("user"):
             raise click.UsageError("--cluster and --user name one cluster's parts: give them with one --context only")
         if connection.get("all_contexts"):
@@ -191,7 +227,7 @@ def _models(
         try:
             models[context] = watch(context)
         except wm.WorkloadMapError as exc:
-            failed[context] = exc.message + (f": {exc.detail}" if exc.detail else "")
+            failed[context] = _why(exc)
 
     with ThreadPoolExecutor(max_workers=max(1, len(contexts)), thread_name_prefix="wmap serve start") as pool:
         list(pool.map(start, contexts))
@@ -199,7 +235,9 @@ def _models(
         for name, why in failed.items():
             click.echo(f"Warning: cluster {name}: not read: {why}", err=True)
         raise CliError(f"no cluster of the fleet could be read ({', '.join(contexts)})")
-    return Clusters({c: models[c] for c in contexts if c in models}, {c: failed[c] for c in contexts if c in failed})
+    return Clusters(
+        {c: models[c] for c in contexts if c in models}, {c: failed[c] for c in contexts if c in failed}, order=contexts
+    ), watch
 
 
 def _capacity_reader(

@@ -255,7 +255,7 @@ async function fleetPage() {
   const max = Math.max(1, ...summary.clusters.map((c) => c.gpusRequested || 0));
   const rows = summary.clusters.map((c) => el("tr", { "data-cluster": c.cluster },
     el("th", { scope: "row" }, el("a", { href: "#/", onclick: () => { state.cluster = c.cluster; } }, c.cluster)),
-    el("td", {}, c.served ? (c.ready ? "ready" : "not ready") : "not read", c.reason && c.reason !== "ready" ? el("div", { class: "muted" }, c.reason.replace(/^not read: /, "")) : null),
+    el("td", {}, c.served ? (c.ready ? "ready" : "not ready") : c.retrying ? "not read, retrying" : "not read", c.reason && c.reason !== "ready" ? el("div", { class: "muted" }, c.reason.replace(/^not read: /, "").replace(/ \(retrying\)$/, "")) : null),
     el("td", { class: "num", "data-col": "workloads" }, c.workloads ?? "?"),
     el("td", { "data-col": "statuses" }, Object.entries(c.byStatus).map(([s, n]) => el("span", { class: "chip " + s, "data-status": s }, s + " " + n))),
     el("td", { class: "num", "data-col": "gpus" }, gpu(c.gpusRequested)),
