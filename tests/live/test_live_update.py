@@ -68,6 +68,18 @@ KINDS: dict[str, Path | None] = {
     / "kserve-inferenceservice/crd/serving.kserve.io_inferenceservices.minimal.yaml",
     "LLMInferenceService.serving.kserve.io": CORPUS
     / "kserve-llminferenceservice/crd/serving.kserve.io_llminferenceservices.minimal.yaml",
+    "FlinkDeployment.flink.apache.org": CORPUS / "flink-deployment/crd/flinkdeployments.flink.apache.org-v1.yml",
+    "DaskCluster.kubernetes.dask.org": CORPUS / "dask-cluster/crd/daskcluster.yaml",
+    "DaskWorkerGroup.kubernetes.dask.org": CORPUS / "dask-cluster/crd/daskworkergroup.yaml",
+    "DaskJob.kubernetes.dask.org": CORPUS / "dask-cluster/crd/daskjob.yaml",
+}
+# CRDs no other module installs: removed again at the end (they would change what later modules see served,
+# and tests/live/test_live_authoring.py starts from a cluster without Dask).
+OWN_CRDS = {
+    "FlinkDeployment.flink.apache.org",
+    "DaskCluster.kubernetes.dask.org",
+    "DaskWorkerGroup.kubernetes.dask.org",
+    "DaskJob.kubernetes.dask.org",
 }
 
 QUEUE = {"kai.scheduler/queue": "team-a"}
@@ -114,6 +126,11 @@ SERVER_REFUSES: dict[str, dict[str, str]] = {
     # The Notebook CRD embeds a PodSpec schema without resourceClaims: strict field validation refuses it
     # (without it the field would be pruned while the patch "succeeds").
     "Notebook.kubeflow.org": {"resource_claims": 'unknown field "spec.template.spec.resourceClaims"'},
+    # The Dask CRDs embed a PodSpec schema older than resourceClaims: refused the same way.
+    **{
+        kind: {"resource_claims": '.spec.resourceClaims"'}
+        for kind in OWN_CRDS - {"FlinkDeployment.flink.apache.org"}
+    },
     # TrainJob: spec.trainer is immutable (CEL self == oldSelf); image and resources live there.
     "TrainJob.trainer.kubeflow.org": {"image": _JOB_IMMUTABLE, "resources": _JOB_IMMUTABLE},
 }  # fmt: skip
@@ -266,6 +283,10 @@ def installed(test_cluster: TestCluster) -> Iterator[Installed]:
             created["x-case"] = label
             state.objects.setdefault(kind, []).append(created)
     yield state
+    for kind in OWN_CRDS:
+        path = KINDS[kind]
+        assert path is not None
+        test_cluster.kubectl("delete", "-f", str(path), "--ignore-not-found", "--wait=true")
     conn.close()
 
 
