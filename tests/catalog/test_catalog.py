@@ -33,7 +33,6 @@ FRAMEWORK_FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "FACTS.md").
 # lands (with its expectation file, which removes the folder from this set).
 AUTHORING_ONLY = {
     "argo-workflow",
-    "katib-experiment",
     "tekton-pipelinerun",
 }
 CATALOG_FOLDERS = [f for f in FRAMEWORK_FOLDERS if f not in AUTHORING_ONLY]
