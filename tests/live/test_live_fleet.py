@@ -138,8 +138,6 @@ def test_usage_errors_of_fleet_flags(fleet: dict[str, Any]) -> None:
     kubeconfig = fleet["kubeconfig"]
     both = wmap("get", "--kubeconfig", kubeconfig, "--all-contexts", "--context", "east")
     assert both.exit_code == 2 and "either --all-contexts or --context" in both.stderr, both.output
-    watch = wmap("get", "-w", "--kubeconfig", kubeconfig, *_contexts("east", "west"))
-    assert watch.exit_code == 2 and "--watch follows one cluster" in watch.stderr, watch.output
     unknown = wmap("get", "--kubeconfig", kubeconfig, *_contexts("east", "nowhere"))
     assert unknown.exit_code == EXIT_PARTIAL, unknown.output
     lines = [line for line in unknown.stderr.splitlines() if "nowhere" in line]

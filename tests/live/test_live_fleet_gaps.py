@@ -1,7 +1,9 @@
-"""A fleet whose cluster is down when the command starts, then comes up: ``wmap serve`` and ``get --watch``.
+"""A fleet whose cluster goes down and comes back: ``wmap serve`` started while it is down, ``get --watch``
+over the fleet while it stops, comes back and refuses the watch.
 
 Two genuine API servers (each with its own etcd): the session's cluster (``east``) and one of this module
-(``late``), whose API server is stopped before each command starts and started again while it runs.
+(``late``; context ``limited`` reads it as a user bound to a ClusterRole the tests delete), whose API
+server the tests stop and start again while the command runs.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ import json
 import os
 import re
 import secrets
+import signal
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -19,10 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 from fleet_data import gpu_job, own_clusters, write_kubeconfig
-from live_data import eventually
+from live_data import eventually, kubectl_apply, user_cluster_role
 from tests.browser.support import browser_page, free_port, screenshot
-from tests.cluster.apiserver import TestCluster
+from tests.cluster.apiserver import RESTRICTED_USER, TestCluster
+
+import workload_map as wm
+from workload_map.cli.errors import EXIT_PARTIAL
+from workload_map.cli.main import cli
 
 pytestmark = pytest.mark.live
 
@@ -35,7 +44,9 @@ def fleet(
 ) -> Iterator[dict[str, Any]]:
     with own_clusters(testcluster_bin_dir, 1) as (late,):
         clusters = {"east": test_cluster, "late": late}
-        kubeconfig = write_kubeconfig(tmp_path_factory.mktemp("fleet-gaps") / "kubeconfig", clusters)
+        kubeconfig = write_kubeconfig(
+            tmp_path_factory.mktemp("fleet-gaps") / "kubeconfig", clusters, {"limited": "late"}
+        )
         namespace = f"gaps-{secrets.token_hex(3)}"
         gpu_job(test_cluster, namespace, "train", pods=2, gpus=8, running=2)
         gpu_job(late, namespace, "train", pods=4, gpus=8, running=4)
@@ -145,3 +156,126 @@ def _ready_or_none(base: str, proc: subprocess.Popen[bytes]) -> tuple[int, str] 
 def _served(base: str, cluster: str) -> dict[str, Any] | None:
     row = next(c for c in _get(base + "/api/v1/fleet")["clusters"] if c["cluster"] == cluster)
     return row if row["served"] and row["ready"] else None
+
+
+class Streamed:
+    """A command whose stdout and stderr lines are collected as they come (one reader thread each)."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self.readers = [
+            threading.Thread(target=self._read, args=(stream, lines), daemon=True)
+            for stream, lines in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))
+        ]
+        for reader in self.readers:
+            reader.start()
+
+    @staticmethod
+    def _read(stream: Any, lines: list[str]) -> None:
+        for line in stream:
+            lines.append(line.rstrip("\n"))
+
+    def rows(self) -> list[list[str]]:
+        return [line.split() for line in list(self.out)]
+
+    def end(self) -> int:
+        """Ctrl-C, as a user ends a watch; the exit code."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        code = self.proc.wait(timeout=60)
+        for reader in self.readers:
+            reader.join(timeout=10)
+        return code
+
+
+def test_get_watch_over_a_fleet_streams_every_cluster_and_survives_one_failing(fleet: dict[str, Any]) -> None:
+    """`get --watch` over east and limited (late as a user whose ClusterRole is then deleted): one table,
+    CLUSTER first; late's API server stopping is one warning and east's changes keep coming; when it is
+    back the watch is refused (403): one more warning, east still streams, and Ctrl-C exits 5 (partial)."""
+    ns, east, late = fleet["ns"], fleet["east"], fleet["late"]
+    role = "wmap-fleet-watch"
+    rules = [
+        {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
+    ]
+    kubectl_apply(late, *user_cluster_role(role, rules, RESTRICTED_USER))
+    argv = [str(WMAP), "get", "jobs", "-n", ns, "--watch", "--watch-timeout", "300"]
+    command = Streamed([*argv, "--kubeconfig", fleet["kubeconfig"], "--context", "east", "--context", "limited"])
+    try:
+
+        def row(cluster: str, name: str) -> list[str] | None:
+            return next((r for r in command.rows() if r[:2] == [cluster, name]), None)
+
+        eventually(lambda: row("east", "train") and row("limited", "train"), timeout=60, what="the first listing")
+        assert command.rows()[0][:3] == ["CLUSTER", "NAME", "TYPE"], command.out
+        gpus = command.rows()[0].index("GPUS")
+        assert [r[gpus] for r in command.rows()[1:] if r[1] == "train"] == ["16", "32"], command.out
+
+        revoked = late.kubectl("delete", "clusterrolebinding", role)  # open watches outlive it, the next request not
+        assert revoked.returncode == 0, revoked.stderr
+        late.stop_apiserver()
+        failing = eventually(
+            lambda: [line for line in command.err if line.startswith("Warning: cluster limited: watch")],
+            timeout=60,
+            what="a warning for late's watches failing",
+        )
+        assert len(failing) == 1 and " failed, retrying: " in failing[0], command.err
+        gpu_job(east, ns, "during", pods=1, gpus=1, running=0)
+        eventually(lambda: row("east", "during"), timeout=60, what="east's change while late is down")
+
+        late.start_apiserver()
+        ended = eventually(
+            lambda: [line for line in command.err if "cluster limited: watch ended:" in line],
+            timeout=90,
+            what="late's watch refused once its API server is back",
+        )
+        assert len(ended) == 1 and "Forbidden" in ended[0], command.err
+        gpu_job(east, ns, "after", pods=1, gpus=1, running=0)
+        eventually(lambda: row("east", "after"), timeout=60, what="east's change after late's watch ended")
+        assert command.proc.poll() is None, command.err
+    finally:
+        late.start_apiserver()
+        code = command.end()
+    assert code == EXIT_PARTIAL, (code, command.out, command.err)
+    # late: one line when its watches start failing, one when its watch ends; nothing per try or per resource
+    late_lines = [line for line in command.err if line.startswith("Warning: cluster limited:")]
+    assert len(late_lines) == 2 and " failed, retrying: cluster unreachable" in late_lines[0], command.err
+    assert not [line for line in command.err if "Traceback" in line], command.err
+    # the header once, every row in it with CLUSTER first
+    assert [r[0] for r in command.rows()].count("CLUSTER") == 1, command.out
+    assert {r[0] for r in command.rows()[1:]} <= {"east", "limited"}, command.out
+
+
+def _wmap(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_get_watch_over_a_fleet_json_name_and_a_cluster_not_read(fleet: dict[str, Any]) -> None:
+    ns, kubeconfig = fleet["ns"], fleet["kubeconfig"]
+    watch = ("get", "jobs", "-n", ns, "--watch", "--watch-timeout", "2", "--kubeconfig", kubeconfig)
+    partial = _wmap(*watch, "--context", "east", "--context", "nowhere", "-o", "json")
+    assert partial.exit_code == EXIT_PARTIAL, partial.output
+    first = json.loads(partial.stdout)  # no change within 2 s: the first listing only
+    assert {(i["cluster"], i["workload"]["name"]) for i in first["items"]} >= {("east", "train")}
+    assert all(next(iter(i)) == "cluster" for i in first["items"])
+    said = [line for line in partial.stderr.splitlines() if "nowhere" in line]
+    assert len(said) == 1 and said[0].startswith("Warning: cluster nowhere: not read: context 'nowhere' not found")
+    whole = _wmap(*watch, "--context", "east", "--context", "late", "-o", "name")
+    assert whole.exit_code == 0, whole.output
+    assert {"east job.batch/train", "late job.batch/train"} <= set(whole.stdout.splitlines()), whole.stdout
+
+
+def test_library_fleet_watch_yields_each_clusters_changes_and_closes_its_watches(fleet: dict[str, Any]) -> None:
+    ns, late = fleet["ns"], fleet["late"]
+    with wm.open_fleet(["east", "late"], kubeconfig=fleet["kubeconfig"], namespace=ns) as opened:
+        gpu_job(late, ns, "library", pods=1, gpus=1, running=0)  # after the lists: the watches bring it
+        seen = None
+        for change in opened.watch(timeout=60):
+            assert change.view is not None and change.failure is None, change
+            if change.cluster == "late" and "library" in {t.name for t in change.view.workloads()}:
+                seen = change
+                break
+        assert seen is not None, "late's new workload never came"
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("wmap watch ")]

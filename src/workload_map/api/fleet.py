@@ -8,6 +8,8 @@ lists carries the name of its cluster: the context name.
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +50,18 @@ class ClusterFailure:
     @property
     def warning(self) -> str:
         return f"cluster {self.cluster}: not read: {self.message}"
+
+
+@dataclass(frozen=True)
+class FleetChange:
+    """One change of a watched fleet (:meth:`Fleet.watch`): a cluster's new View and the warnings of that
+    change, each line naming the cluster; or, ``view`` None, the end of that cluster's watch for an error
+    that does not pass by itself (401, 403, ``timeout``), why in ``failure`` and one line in ``warnings``."""
+
+    cluster: str
+    view: View | None
+    warnings: list[str]
+    failure: ClusterFailure | None = None
 
 
 @dataclass
@@ -163,6 +177,52 @@ class Fleet:
         listing.missing = [n for n in wanted if n in everywhere]
         return listing
 
+    def watch(self, timeout: float | None = None) -> Iterator[FleetChange]:
+        """:meth:`View.watch` of every cluster read, one thread each, their changes as they come: until
+        ``timeout`` seconds have passed, every cluster's watch has ended, or the caller stops iterating
+        (the watches are closed then). A cluster whose watch ends with an error is one FleetChange with its
+        ``failure``; the others keep coming."""
+        changes: queue.Queue[tuple[str, FleetChange | None]] = queue.Queue()
+        stop = threading.Event()
+
+        def follow(cluster: str, view: View) -> None:
+            try:
+                for current, warnings in view.watch(timeout, stop=stop):
+                    changes.put((cluster, FleetChange(cluster, current, [f"cluster {cluster}: {w}" for w in warnings])))
+            except Exception as exc:  # one cluster's end must not end the others'
+                failure = _failure(cluster, exc)
+                changes.put(
+                    (
+                        cluster,
+                        FleetChange(cluster, None, [f"cluster {cluster}: watch ended: {failure.message}"], failure),
+                    )
+                )
+            finally:
+                changes.put((cluster, None))
+
+        threads = [
+            threading.Thread(target=follow, args=(c, v), name=f"wmap watch {c}", daemon=True)
+            for c, v in self.views.items()
+        ]
+        for thread in threads:
+            thread.start()
+        watching = set(self.views)
+        try:
+            while watching:
+                try:
+                    # bounded, so that Ctrl-C reaches a caller waiting here
+                    cluster, change = changes.get(timeout=0.5)
+                except queue.Empty:
+                    continue
+                if change is None:
+                    watching.discard(cluster)
+                else:
+                    yield change
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(timeout=5)
+
     def capacity(self) -> dict[str, Capacity]:
         """Each cluster's :meth:`View.capacity` (a fleet opened with ``capacity=True``), by cluster."""
         return {cluster: view.capacity() for cluster, view in self.views.items()}
@@ -253,12 +313,8 @@ def open_fleet(
                 chunk_size=chunk_size,
                 capacity=capacity,
             )
-        except WorkloadMapError as exc:
-            line = exc.message + (f" ({exc.location})" if str(exc.location) else "")
-            line += f": {exc.detail}" if exc.detail else ""
-            return ClusterFailure(context, line, exc.hint), (began, time.monotonic())
         except Exception as exc:
-            return ClusterFailure(context, f"{type(exc).__name__}: {exc}"), (began, time.monotonic())
+            return _failure(context, exc), (began, time.monotonic())
         return view, (began, time.monotonic())
 
     with ThreadPoolExecutor(max_workers=len(names), thread_name_prefix="wmap fleet") as pool:
@@ -266,3 +322,12 @@ def open_fleet(
     views = {c: r for c, (r, _) in zip(names, results, strict=True) if isinstance(r, View)}
     failures = [r for r, _ in results if isinstance(r, ClusterFailure)]
     return Fleet(names, views, failures, {c: span for c, (_, span) in zip(names, results, strict=True)})
+
+
+def _failure(cluster: str, exc: Exception) -> ClusterFailure:
+    """The one line a lone read would give for ``exc``."""
+    if isinstance(exc, WorkloadMapError):
+        line = exc.message + (f" ({exc.location})" if str(exc.location) else "")
+        line += f": {exc.detail}" if exc.detail else ""
+        return ClusterFailure(cluster, line, exc.hint)
+    return ClusterFailure(cluster, f"{type(exc).__name__}: {exc}")

@@ -20,6 +20,8 @@ from workload_map.errors import (
 )
 
 if TYPE_CHECKING:
+    import threading
+
     from workload_map.cluster import LiveSource, RequestCounter
     from workload_map.coverage import Coverage
     from workload_map.definition.loader import LoadedDefinition
@@ -415,9 +417,12 @@ class View:
         return LiveModel.from_snapshot(snapshot, self._cluster.registry)
 
     # -- live
-    def watch(self, timeout: float | None = None) -> Iterator[tuple[View, list[str]]]:
+    def watch(
+        self, timeout: float | None = None, *, stop: threading.Event | None = None
+    ) -> Iterator[tuple[View, list[str]]]:
         """Live views only: after each change, a new View of the whole current state and the warnings of
-        that change, until ``timeout`` seconds have passed (None: until the caller stops iterating)."""
+        that change, until ``timeout`` seconds have passed (None: until the caller stops iterating) or
+        ``stop`` is set (within a second)."""
         source = self.live_source
         if source is None:
             raise WorkloadMapError("cannot watch objects read from files", hint="open a live view to watch")
@@ -427,7 +432,7 @@ class View:
         # What the first read could not see (its gaps) and the scope it read stay true of every later state:
         # without them a forbidden kind's parts would become rows, and its pods zeros, at the first event.
         first = self._cluster.snapshot
-        for event in watch_snapshots(source.connection, source.lists, timeout=timeout):
+        for event in watch_snapshots(source.connection, source.lists, timeout=timeout, cancel=stop):
             event.snapshot.coverage, event.snapshot.listed = first.coverage, first.listed
             yield View(ClusterView(event.snapshot, source.registry), self.namespace, source), list(event.warnings)
 

@@ -206,8 +206,10 @@ def watch_snapshots(
     timeout: float | None = None,
     watch_seconds: int = WATCH_SECONDS,
     settle: float = 0.1,
+    cancel: threading.Event | None = None,
 ) -> Iterator[WatchEvent]:
-    """Yield a WatchEvent (with the whole current Snapshot) after each change, until a bound is hit."""
+    """Yield a WatchEvent (with the whole current Snapshot) after each change, until a bound is hit or
+    ``cancel`` is set (seen within a second: how another thread ends a watch it cannot close)."""
     store: dict[tuple[str, str, str, str], Obj] = {}
     for listed in lists:
         for obj in listed.items:
@@ -222,6 +224,8 @@ def watch_snapshots(
     failing: dict[str, str] = {}  # resource -> its first error, while its watch is failing
     try:
         while max_events is None or seen < max_events:
+            if cancel is not None and cancel.is_set():
+                return
             wait = 1.0 if deadline is None else max(0.0, deadline - time.monotonic())
             if deadline is not None and wait <= 0:
                 return

@@ -20,7 +20,7 @@ from workload_map.cli.options import (
 from workload_map.cli.workloads import kind_name
 
 if TYPE_CHECKING:
-    from workload_map import View, WorkloadTree
+    from workload_map import Fleet, View, WorkloadTree
 
 HEADERS = ("NAME", "TYPE", "STATUS", "COMPONENTS", "PODS", "GPUS", "AGE")
 WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION")
@@ -104,7 +104,8 @@ def _progress(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     "-w",
     "--watch",
     is_flag=True,
-    help="After listing, watch for changes and print the workloads whose row changed (live cluster only).",
+    help="After listing, watch for changes and print the workloads whose row changed (live only; over a "
+    "fleet, every cluster at once).",
 )
 @click.option(
     "--watch-timeout",
@@ -147,6 +148,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap get -A --watch
       wmap get -A --context prod-east --context prod-west
       wmap get -A --all-contexts -o json
+      wmap get -A --all-contexts --watch
       wmap get --from-file dump.yaml -A
     """
     import workload_map as wm
@@ -164,10 +166,17 @@ def command(  # noqa: PLR0917 - click passes every option by name
     if watch and from_file:
         raise click.UsageError("--watch needs a live cluster: it cannot watch --from-file")
     if is_fleet(connection):
-        if watch:
-            raise click.UsageError("--watch follows one cluster: give one --context")
+        timeout = (watch_timeout if watch_timeout is not None else _env_timeout()) if watch else None
         _Query(type_name, names, selector, status).fleet(
-            output, namespace, all_namespaces, verbose, definition_paths, connection, from_file
+            output,
+            namespace,
+            all_namespaces,
+            verbose,
+            definition_paths,
+            connection,
+            from_file,
+            watch=watch,
+            timeout=timeout,
         )
         return
 
@@ -186,7 +195,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         query = _Query(type_name, names, selector, status)
         trees, problems, missing = query.trees(view, progress=True)
         printer = _Printer(output, with_namespace=ns is None, single=len(names) == 1)
-        printer.first(trees)
+        printer.first([("", t) for t in trees])
         if not trees and not missing:
             click.echo(f"No resources found in {ns} namespace." if ns else "No resources found.", err=True)
         warnings = view.warnings_in_full() if verbose else view.warnings
@@ -232,13 +241,16 @@ class _Query:
         definition_paths: tuple[str, ...],
         connection: dict[str, Any],
         from_file: tuple[str, ...],
+        *,
+        watch: bool = False,
+        timeout: float | None = None,
     ) -> None:
         """``get`` over several clusters: rows of every cluster read, CLUSTER first; a cluster not read is
-        one warning line and exit code 5."""
+        one warning line and exit code 5. ``watch``: then every cluster's changes as they come (_fleet_watch)."""
         import workload_map as wm
         from workload_map.cli.errors import EXIT_NOT_FOUND, CliError, from_library
         from workload_map.cli.kinds import resolve_kind, type_label
-        from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
+        from workload_map.cli.output import emit_warnings
         from workload_map.cli.sources import fleet_exit, open_fleet, require_some
 
         fleet = open_fleet(
@@ -257,18 +269,11 @@ class _Query:
                 )
             except wm.WorkloadMapError as exc:
                 raise from_library(exc) from None
+            printer = _Printer(output, with_namespace=all_namespaces, single=False, fleet=True)
             if not listing.workloads and not listing.missing:
                 where = " in any namespace" if all_namespaces else f" in namespace {namespace}" if namespace else ""
                 click.echo(f"No resources found{where} in {len(fleet.views)} clusters.", err=True)
-            elif output in ("table", "wide"):
-                printer = _Printer(output, with_namespace=all_namespaces, single=False)
-                rows = [[item.cluster, *printer.row(item.tree)] for item in listing]
-                echo_table(["CLUSTER", *printer.headers()], rows)
-            elif output == "name":
-                for item in listing:
-                    click.echo(f"{item.cluster} {kind_name(item.tree.workload)}")
-            elif listing.workloads:
-                echo_document(as_list([item.to_json() for item in listing]), output)
+            printer.first([(item.cluster, item.tree) for item in listing])
             warnings = fleet.warnings_in_full() if verbose else fleet.warnings
             emit_warnings([*warnings, *listing.problems, *(w for i in listing for w in i.tree.warnings)])
             if listing.missing:
@@ -280,78 +285,101 @@ class _Query:
                     hint=f"list what exists with: wmap get {kind} -A",
                     exit_code=EXIT_NOT_FOUND,
                 )
-            fleet_exit(fleet)  # exit 5 when it printed only what it could read; the warnings say what not
+            if watch:
+                _fleet_watch(fleet, self, printer, timeout)
+            else:
+                fleet_exit(fleet)  # exit 5 when it printed only what it could read; the warnings say what not
         finally:
             fleet.close()
 
 
 class _Printer:
-    """The first listing, then (``--watch``) the rows that changed, in the first listing's columns."""
+    """The first listing, then (``--watch``) the rows that changed, in the first listing's columns. Rows are
+    ``(cluster, tree)``; over a fleet (``fleet``) the cluster is the first column, the first field of a
+    document and the first word of a name (one cluster: ``""``, not shown)."""
 
-    def __init__(self, output: str, *, with_namespace: bool, single: bool) -> None:
+    def __init__(self, output: str, *, with_namespace: bool, single: bool, fleet: bool = False) -> None:
         self.output = output
         self.with_namespace = with_namespace
         self.single = single
+        self.fleet = fleet
         self.widths: list[int] | None = None  # set once the header is printed
         self.shown: dict[str, list[str]] = {}  # workload key -> last row printed, without AGE
-        self.last: dict[str, WorkloadTree] = {}  # workload key -> its tree in the latest state
+        self.last: dict[str, tuple[str, WorkloadTree]] = {}  # workload key -> its tree in the latest state
 
     def headers(self) -> list[str]:
         headers = list(HEADERS) + (list(WIDE_HEADERS) if self.output == "wide" else [])
-        return ["NAMESPACE", *headers] if self.with_namespace else headers
+        headers = ["NAMESPACE", *headers] if self.with_namespace else headers
+        return ["CLUSTER", *headers] if self.fleet else headers
 
-    def row(self, tree: WorkloadTree) -> list[str]:
-        return row(tree, wide=self.output == "wide", with_namespace=self.with_namespace)
+    def row(self, cluster: str, tree: WorkloadTree) -> list[str]:
+        cells = row(tree, wide=self.output == "wide", with_namespace=self.with_namespace)
+        return [cluster, *cells] if self.fleet else cells
 
-    def first(self, trees: list[WorkloadTree]) -> None:
+    def document(self, cluster: str, tree: WorkloadTree) -> dict[str, Any]:
+        return {"cluster": cluster, **tree.to_json()} if self.fleet else tree.to_json()
+
+    def name(self, cluster: str, tree: WorkloadTree) -> str:
+        return f"{cluster} {kind_name(tree.workload)}" if self.fleet else kind_name(tree.workload)
+
+    def key(self, cluster: str, tree: WorkloadTree) -> str:
+        return f"{cluster}\0{_key(tree)}"
+
+    def comparable(self, cells: list[str]) -> list[str]:
+        """The row without AGE (which changes every second and is no news)."""
+        age_column = HEADERS.index("AGE") + (1 if self.with_namespace else 0) + (1 if self.fleet else 0)
+        return cells[:age_column] + cells[age_column + 1 :]
+
+    def first(self, entries: list[tuple[str, WorkloadTree]]) -> None:
         from workload_map.cli.output import as_list, echo_document, echo_table
 
-        if not trees:
+        self.last = {self.key(c, t): (c, t) for c, t in entries}
+        if not entries:
             return
         if self.output in ("table", "wide"):
-            rows = [self.row(t) for t in trees]
+            rows = [self.row(c, t) for c, t in entries]
             echo_table(self.headers(), rows)
             table = [self.headers(), *rows]
             self.widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-            self.shown = {_key(t): _comparable(r, self.with_namespace) for t, r in zip(trees, rows, strict=True)}
-        elif self.output == "name":
-            for tree in trees:
-                click.echo(kind_name(tree.workload))
+            self.shown = {key: self.comparable(r) for key, r in zip(self.last, rows, strict=True)}
+            return
+        if self.output == "name":
+            for cluster, tree in entries:
+                click.echo(self.name(cluster, tree))
         else:
-            documents = [t.to_json() for t in trees]
+            documents = [self.document(c, t) for c, t in entries]
             echo_document(documents[0] if self.single and len(documents) == 1 else as_list(documents), self.output)
-        if self.output not in ("table", "wide"):
-            self.shown = {_key(t): [] for t in trees}
-        self.last = {_key(t): t for t in trees}
+        self.shown = {key: [] for key in self.last}
 
-    def changes(self, trees: list[WorkloadTree]) -> None:
-        """Print the workloads that are new or whose row changed (AGE aside), and once more, as last seen,
-        those that are gone, like ``kubectl get -w`` (which prints a deleted object's final state)."""
+    def changes(self, trees: list[WorkloadTree], cluster: str = "") -> None:
+        """Print the workloads of ``cluster`` that are new or whose row changed (AGE aside), and once more,
+        as last seen, those of it that are gone, like ``kubectl get -w`` (which prints a deleted object's
+        final state). The other clusters' rows stand."""
         current = set()
         for tree in trees:
-            key = _key(tree)
+            key = self.key(cluster, tree)
             current.add(key)
-            self.last[key] = tree
+            self.last[key] = (cluster, tree)
             if self.output in ("table", "wide"):
-                cells = self.row(tree)
-                comparable = _comparable(cells, self.with_namespace)
+                cells = self.row(cluster, tree)
+                comparable = self.comparable(cells)
                 if self.shown.get(key) == comparable:
                     continue
                 self.shown[key] = comparable
                 self._echo_row(cells)
             else:
-                document = tree.to_json()
+                document = self.document(cluster, tree)
                 if self.shown.get(key) == [str(document)]:
                     continue
                 self.shown[key] = [str(document)]
-                self._echo_one(tree, document)
-        for key in [k for k in self.last if k not in current]:
-            gone = self.last.pop(key)
+                self._echo_one(cluster, tree, document)
+        for key in [k for k, (c, _) in self.last.items() if c == cluster and k not in current]:
+            _, gone = self.last.pop(key)
             self.shown.pop(key, None)
             if self.output in ("table", "wide"):
-                self._echo_row(self.row(gone))
+                self._echo_row(self.row(cluster, gone))
             else:
-                self._echo_one(gone, gone.to_json())
+                self._echo_one(cluster, gone, self.document(cluster, gone))
         sys.stdout.flush()
 
     def _echo_row(self, cells: list[str]) -> None:
@@ -363,11 +391,11 @@ class _Printer:
         self.widths = [max(w, len(c)) for w, c in zip(self.widths, cells, strict=True)]
         click.echo(COLUMN_GAP.join(c.ljust(w) for c, w in zip(cells, self.widths, strict=True)).rstrip())
 
-    def _echo_one(self, tree: WorkloadTree, document: dict[str, Any]) -> None:
+    def _echo_one(self, cluster: str, tree: WorkloadTree, document: dict[str, Any]) -> None:
         from workload_map.cli.output import echo_document
 
         if self.output == "name":
-            click.echo(kind_name(tree.workload))
+            click.echo(self.name(cluster, tree))
         else:
             echo_document(document, self.output)
 
@@ -376,11 +404,6 @@ def _key(tree: WorkloadTree) -> str:
     from workload_map.objects import key_of
 
     return str(key_of(tree.workload))
-
-
-def _comparable(cells: list[str], with_namespace: bool) -> list[str]:
-    age_column = HEADERS.index("AGE") + (1 if with_namespace else 0)
-    return cells[:age_column] + cells[age_column + 1 :]
 
 
 def _env_timeout() -> float | None:
@@ -408,3 +431,28 @@ def _watch(view: View, query: _Query, printer: _Printer, timeout: float | None) 
         raise from_library(exc) from None
     except KeyboardInterrupt:  # Ctrl-C ends a watch quietly, as kubectl does
         pass
+
+
+def _fleet_watch(fleet: Fleet, query: _Query, printer: _Printer, timeout: float | None) -> None:
+    """Every cluster's watch at once, their changed rows as they come (CLUSTER first). A cluster whose
+    watch ends with an error is one warning line and the others go on; at the end, exit 5 when some
+    cluster was not read or not watched to the end, 1 when every cluster's watch ended with an error."""
+    from workload_map.cli.errors import EXIT_PARTIAL, CliError
+    from workload_map.cli.output import emit_warnings
+
+    sys.stdout.flush()
+    ended: list[str] = []
+    try:
+        for change in fleet.watch(timeout):
+            if change.view is not None:
+                trees, _, _ = query.trees(change.view)
+                printer.changes(trees, change.cluster)
+            else:
+                ended.append(change.cluster)
+            emit_warnings(change.warnings)
+    except KeyboardInterrupt:  # Ctrl-C ends a watch quietly, as kubectl does
+        pass
+    if ended and len(ended) == len(fleet.views):
+        raise CliError(f"no cluster of the fleet is watched any more ({', '.join(ended)}): every watch ended")
+    if ended or fleet.failures:
+        raise click.exceptions.Exit(EXIT_PARTIAL)
