@@ -9,8 +9,8 @@ stored so that re-resolving the stored object shows the change.
 
 Kinds without a CRD in the corpus (no test here): MPIJob, JAXJob, TFJob, PaddleJob, XGBoostJob, Knative
 Service, DynamoGraphDeployment, SparkApplication, Sandbox. InferenceService's corpus CRD is minimal
-(x-kubernetes-preserve-unknown-fields: nothing can be pruned), and so is LLMInferenceService v1alpha1's
-(v1alpha2 has the full schema).
+(x-kubernetes-preserve-unknown-fields: nothing can be pruned), and so are LLMInferenceService v1alpha1's
+(v1alpha2 has the full schema) and Katib's Experiment (its webhook validates instead).
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ KINDS: dict[str, Path | None] = {
     "DaskCluster.kubernetes.dask.org": CORPUS / "dask-cluster/crd/daskcluster.yaml",
     "DaskWorkerGroup.kubernetes.dask.org": CORPUS / "dask-cluster/crd/daskworkergroup.yaml",
     "DaskJob.kubernetes.dask.org": CORPUS / "dask-cluster/crd/daskjob.yaml",
+    "Experiment.kubeflow.org": CORPUS / "katib-experiment/crd/experiment.yaml",
 }
 # CRDs no other module installs: removed again at the end (they would change what later modules see served,
 # and tests/live/test_live_authoring.py starts from a cluster without Dask).
@@ -80,6 +81,7 @@ OWN_CRDS = {
     "DaskCluster.kubernetes.dask.org",
     "DaskWorkerGroup.kubernetes.dask.org",
     "DaskJob.kubernetes.dask.org",
+    "Experiment.kubeflow.org",
 }
 
 QUEUE = {"kai.scheduler/queue": "team-a"}
@@ -129,7 +131,7 @@ SERVER_REFUSES: dict[str, dict[str, str]] = {
     # The Dask CRDs embed a PodSpec schema older than resourceClaims: refused the same way.
     **{
         kind: {"resource_claims": '.spec.resourceClaims"'}
-        for kind in OWN_CRDS - {"FlinkDeployment.flink.apache.org"}
+        for kind in OWN_CRDS - {"FlinkDeployment.flink.apache.org", "Experiment.kubeflow.org"}
     },
     # TrainJob: spec.trainer is immutable (CEL self == oldSelf); image and resources live there.
     "TrainJob.trainer.kubeflow.org": {"image": _JOB_IMMUTABLE, "resources": _JOB_IMMUTABLE},
