@@ -607,8 +607,49 @@ def _status_34_v1beta2:
     (if (($phase == "RUNNING")) or ((try ([$w | (.status.applicationState.state == "SUCCEEDING" and .spec.restartPolicy.type == "Always")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
     (if (($phase == "SUBMITTED")) or (($phase == "PENDING_RERUN")) or (($phase == "INVALIDATING")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
+# PipelineRun.tekton.dev v1 (tekton-dev-pipelinerun-v1)
+def _status_35_v1:
+  . as $w
+  | null as $phase
+  | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
+  | [
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "False")) then "Failed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "PipelineRunPending")) or ((try ([$w | (.spec.status == "PipelineRunPending" and ([(.status.conditions // [])[] | select(.type == "Succeeded")] | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "PipelineRunStopping")) or (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "CancelledRunningFinally")) or (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "StoppedRunningFinally")) or (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "PipelineRunTimeoutRunningFinally")) then "Degraded" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "Running")) then "Running" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Succeeded")] | last) as $c | $c == null or ($c.status == "Unknown" and (($c.reason // "") | IN("Running", "PipelineRunPending",
+  "PipelineRunStopping", "CancelledRunningFinally", "StoppedRunningFinally", "PipelineRunTimeoutRunningFinally") | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
+# PipelineRun.tekton.dev v1beta1 (tekton-dev-pipelinerun-v1beta1)
+def _status_35_v1beta1:
+  . as $w
+  | null as $phase
+  | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
+  | [
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "False")) then "Failed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "PipelineRunPending")) or ((try ([$w | (.spec.status == "PipelineRunPending" and ([(.status.conditions // [])[] | select(.type == "Succeeded")] | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "PipelineRunStopping")) or (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "CancelledRunningFinally")) or (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "StoppedRunningFinally")) or (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "PipelineRunTimeoutRunningFinally")) then "Degraded" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "Running")) then "Running" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Succeeded")] | last) as $c | $c == null or ($c.status == "Unknown" and (($c.reason // "") | IN("Running", "PipelineRunPending",
+  "PipelineRunStopping", "CancelledRunningFinally", "StoppedRunningFinally", "PipelineRunTimeoutRunningFinally") | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
+# TaskRun.tekton.dev v1 (tekton-dev-taskrun-v1)
+def _status_36_v1:
+  . as $w
+  | null as $phase
+  | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
+  | [
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "False")) then "Failed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "TaskRunPending")) or ((try ([$w | (.spec.status == "TaskRunPending" and ([(.status.conditions // [])[] | select(.type == "Succeeded")] | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "ToBeRetried")) then "Degraded" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "Running")) then "Running" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Succeeded")] | last) as $c | $c == null or ($c.status == "Unknown" and (($c.reason // "") | IN("Running", "ToBeRetried", "TaskRunPending") | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
 # TrainJob.trainer.kubeflow.org v1alpha1 (trainer-kubeflow-org-trainjob-v1alpha1)
-def _status_35_v1alpha1:
+def _status_37_v1alpha1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -697,10 +738,15 @@ def _status: _group as $g | if false then null
   elif $g == "serving.kserve.io" and .kind == "LLMInferenceService" then _status_33_v1alpha2
   elif .apiVersion == "sparkoperator.k8s.io/v1beta2" and .kind == "SparkApplication" then _status_34_v1beta2
   elif $g == "sparkoperator.k8s.io" and .kind == "SparkApplication" then _status_34_v1beta2
-  elif .apiVersion == "trainer.kubeflow.org/v1alpha1" and .kind == "TrainJob" then _status_35_v1alpha1
-  elif $g == "trainer.kubeflow.org" and .kind == "TrainJob" then _status_35_v1alpha1
+  elif .apiVersion == "tekton.dev/v1" and .kind == "PipelineRun" then _status_35_v1
+  elif .apiVersion == "tekton.dev/v1beta1" and .kind == "PipelineRun" then _status_35_v1beta1
+  elif $g == "tekton.dev" and .kind == "PipelineRun" then _status_35_v1beta1
+  elif .apiVersion == "tekton.dev/v1" and .kind == "TaskRun" then _status_36_v1
+  elif $g == "tekton.dev" and .kind == "TaskRun" then _status_36_v1
+  elif .apiVersion == "trainer.kubeflow.org/v1alpha1" and .kind == "TrainJob" then _status_37_v1alpha1
+  elif $g == "trainer.kubeflow.org" and .kind == "TrainJob" then _status_37_v1alpha1
   else "Undefined" end;
-def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == "agents.x-k8s.io" and $k == "Sandbox") or ($g == "apps" and $k == "DaemonSet") or ($g == "apps" and $k == "Deployment") or ($g == "apps" and $k == "ReplicaSet") or ($g == "apps" and $k == "StatefulSet") or ($g == "apps.nvidia.com" and $k == "NIMCache") or ($g == "apps.nvidia.com" and $k == "NIMService") or ($g == "batch" and $k == "CronJob") or ($g == "batch" and $k == "Job") or ($g == "batch.volcano.sh" and $k == "Job") or ($g == "flink.apache.org" and $k == "FlinkDeployment") or ($g == "grove.io" and $k == "PodCliqueSet") or ($g == "jobset.x-k8s.io" and $k == "JobSet") or ($g == "kubeflow.org" and $k == "Experiment") or ($g == "kubeflow.org" and $k == "JAXJob") or ($g == "kubeflow.org" and $k == "MPIJob") or ($g == "kubeflow.org" and $k == "Notebook") or ($g == "kubeflow.org" and $k == "PaddleJob") or ($g == "kubeflow.org" and $k == "PyTorchJob") or ($g == "kubeflow.org" and $k == "TFJob") or ($g == "kubeflow.org" and $k == "XGBoostJob") or ($g == "kubernetes.dask.org" and $k == "DaskCluster") or ($g == "kubernetes.dask.org" and $k == "DaskJob") or ($g == "kubernetes.dask.org" and $k == "DaskWorkerGroup") or ($g == "leaderworkerset.x-k8s.io" and $k == "LeaderWorkerSet") or ($g == "milvus.io" and $k == "Milvus") or ($g == "nvidia.com" and $k == "DynamoGraphDeployment") or ($g == "ray.io" and $k == "RayCluster") or ($g == "ray.io" and $k == "RayJob") or ($g == "ray.io" and $k == "RayService") or ($g == "serving.knative.dev" and $k == "Service") or ($g == "serving.kserve.io" and $k == "InferenceService") or ($g == "serving.kserve.io" and $k == "LLMInferenceService") or ($g == "sparkoperator.k8s.io" and $k == "SparkApplication") or ($g == "trainer.kubeflow.org" and $k == "TrainJob");
+def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == "agents.x-k8s.io" and $k == "Sandbox") or ($g == "apps" and $k == "DaemonSet") or ($g == "apps" and $k == "Deployment") or ($g == "apps" and $k == "ReplicaSet") or ($g == "apps" and $k == "StatefulSet") or ($g == "apps.nvidia.com" and $k == "NIMCache") or ($g == "apps.nvidia.com" and $k == "NIMService") or ($g == "batch" and $k == "CronJob") or ($g == "batch" and $k == "Job") or ($g == "batch.volcano.sh" and $k == "Job") or ($g == "flink.apache.org" and $k == "FlinkDeployment") or ($g == "grove.io" and $k == "PodCliqueSet") or ($g == "jobset.x-k8s.io" and $k == "JobSet") or ($g == "kubeflow.org" and $k == "Experiment") or ($g == "kubeflow.org" and $k == "JAXJob") or ($g == "kubeflow.org" and $k == "MPIJob") or ($g == "kubeflow.org" and $k == "Notebook") or ($g == "kubeflow.org" and $k == "PaddleJob") or ($g == "kubeflow.org" and $k == "PyTorchJob") or ($g == "kubeflow.org" and $k == "TFJob") or ($g == "kubeflow.org" and $k == "XGBoostJob") or ($g == "kubernetes.dask.org" and $k == "DaskCluster") or ($g == "kubernetes.dask.org" and $k == "DaskJob") or ($g == "kubernetes.dask.org" and $k == "DaskWorkerGroup") or ($g == "leaderworkerset.x-k8s.io" and $k == "LeaderWorkerSet") or ($g == "milvus.io" and $k == "Milvus") or ($g == "nvidia.com" and $k == "DynamoGraphDeployment") or ($g == "ray.io" and $k == "RayCluster") or ($g == "ray.io" and $k == "RayJob") or ($g == "ray.io" and $k == "RayService") or ($g == "serving.knative.dev" and $k == "Service") or ($g == "serving.kserve.io" and $k == "InferenceService") or ($g == "serving.kserve.io" and $k == "LLMInferenceService") or ($g == "sparkoperator.k8s.io" and $k == "SparkApplication") or ($g == "tekton.dev" and $k == "PipelineRun") or ($g == "tekton.dev" and $k == "TaskRun") or ($g == "trainer.kubeflow.org" and $k == "TrainJob");
 
 (if type == "array" then map(.items // [.]) | add else (.items // [.]) end) as $items
 | (reduce $items[] as $o ({}; if $o.metadata.uid then .[$o.metadata.uid] = $o else . end)) as $byuid

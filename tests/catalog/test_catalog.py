@@ -33,7 +33,6 @@ FRAMEWORK_FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "FACTS.md").
 # lands (with its expectation file, which removes the folder from this set).
 AUTHORING_ONLY = {
     "argo-workflow",
-    "tekton-pipelinerun",
 }
 CATALOG_FOLDERS = [f for f in FRAMEWORK_FOLDERS if f not in AUTHORING_ONLY]
 
@@ -124,6 +123,10 @@ READ_ONLY_BY_DESIGN = {
     ("sparkoperator-k8s-io-sparkapplication-v1beta2", "executor", "resourcesPath"),
     # Dynamo v1alpha1's {cpu, memory, gpu, gpuType} resources become ResourceRequirements.
     ("nvidia-com-dynamographdeployment-v1alpha1", "service", "resourcesPath"),
+    # Tekton builds the pod's containers from steps and sidecars: prefixed names, computeResources as resources.
+    ("tekton-dev-taskrun-v1", "taskrun", "containersPath"),
+    ("tekton-dev-pipelinerun-v1", "task", "containersPath"),
+    ("tekton-dev-pipelinerun-v1beta1", "task", "containersPath"),
 }
 # Definitions whose operator writes no status at all: mapping nothing is the truthful answer, and the
 # validator's "every workload will be Undefined" warning is expected for them and for no other.
