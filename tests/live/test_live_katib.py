@@ -205,8 +205,8 @@ def test_update_stores_the_scheduler_name_in_the_trial_template(
     [definition] = [d for d in builtin_definitions() if d.name == "kubeflow-org-experiment-v1beta1"]
     change = PodSpecChange(scheduler_name="kai-scheduler", labels={"kai.scheduler/queue": "team-a"})
     result = update_workload(definition.karta, live, change=change)
-    # The suggestion pod comes from katib-config: left alone, and said so.
-    assert [line.split(":")[0] for line in result.skipped] == ["component 'algorithm'"]
+    # The suggestion pod comes from katib-config, a TrainJob trial's from its runtime: left alone, and said so.
+    assert [line.split(":")[0] for line in result.skipped] == ["component 'algorithm'", "component 'node'"]
     stored = patch_workload(source.connection, source.discovery, live, result.patch)
     template = stored["spec"]["trialTemplate"]["trialSpec"]["spec"]["template"]
     assert template["spec"]["schedulerName"] == "kai-scheduler"
