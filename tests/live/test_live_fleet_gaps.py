@@ -30,7 +30,7 @@ from tests.browser.support import browser_page, free_port, screenshot
 from tests.cluster.apiserver import RESTRICTED_USER, TestCluster
 
 import workload_map as wm
-from workload_map.cli.errors import EXIT_PARTIAL
+from workload_map.cli.errors import EXIT_NOT_FOUND, EXIT_PARTIAL
 from workload_map.cli.main import cli
 
 pytestmark = pytest.mark.live
@@ -279,3 +279,46 @@ def test_library_fleet_watch_yields_each_clusters_changes_and_closes_its_watches
                 break
         assert seen is not None, "late's new workload never came"
     assert not [t.name for t in threading.enumerate() if t.name.startswith("wmap watch ")]
+
+
+def test_components_over_a_fleet_one_entry_per_cluster(fleet: dict[str, Any]) -> None:
+    """`wmap components` with --context repeated / --all-contexts: the workload of every cluster that has it,
+    each through its own cluster (east's train is 2 pods, late's 4), CLUSTER first; a cluster not read
+    (limited may not read jobs once its ClusterRole is gone, nowhere is no context) is one warning, exit 5."""
+    ns, kubeconfig = fleet["ns"], fleet["kubeconfig"]
+    both = _wmap(
+        "components", "job/train", "-n", ns, "--kubeconfig", kubeconfig, "--context", "east", "--context", "late"
+    )
+    assert both.exit_code == 0, both.output
+    lines = both.stdout.splitlines()
+    assert lines[0].split()[:3] == ["CLUSTER", "COMPONENT", "REPLICAS"], lines
+    assert [line.split()[:4] for line in lines[1:3]] == [
+        ["east", "job", "2", "nvidia.com/gpu=8"],
+        ["late", "job", "4", "nvidia.com/gpu=8"],
+    ], lines
+    gang_header = lines.index("") + 1
+    assert lines[gang_header].split()[:3] == ["CLUSTER", "GANG", "GROUP"], lines
+    assert [line.split()[0] for line in lines[gang_header + 1 :]] == ["east", "late"], lines
+
+    doc = _wmap("components", "job/train", "-n", ns, "--kubeconfig", kubeconfig, "--all-contexts", "-o", "json")
+    assert doc.exit_code == EXIT_PARTIAL, doc.output
+    items = json.loads(doc.stdout)["items"]
+    assert [(i["cluster"], i["components"][0]["replicas"]) for i in items] == [("east", 2), ("late", 4)]
+    assert all(next(iter(i)) == "cluster" for i in items)
+    assert items[1]["components"][0]["replicaRequirements"]["resourceRequest"] == {"nvidia.com/gpu": "8"}
+    said = [line for line in doc.stderr.splitlines() if "cluster limited" in line]
+    assert len(said) == 1 and said[0].startswith("Warning: cluster limited: not read: Forbidden"), doc.stderr
+
+    one = _wmap("components", "job/train", "-n", ns, "--kubeconfig", kubeconfig, "--context", "late", "-o", "json")
+    assert one.exit_code == 0, one.output
+    alone = json.loads(one.stdout)
+    assert "cluster" not in alone and alone["components"][0]["replicas"] == 4  # one cluster: its document, as before
+    with wm.open_fleet(["east", "late"], kubeconfig=kubeconfig, namespace=ns) as opened:
+        by_cluster = opened.components("job/train")
+    assert {c: [r.replicas for r in req.components] for c, req in by_cluster.items()} == {"east": [2], "late": [4]}
+    assert by_cluster["late"].to_json() == alone  # the library's answer is the command's
+    missing = _wmap(
+        "components", "job/absent", "-n", ns, "--kubeconfig", kubeconfig, "--context", "east", "--context", "late"
+    )
+    assert missing.exit_code == EXIT_NOT_FOUND, missing.output
+    assert "not found" in missing.stderr and "any cluster (east, late)" in missing.stderr, missing.stderr

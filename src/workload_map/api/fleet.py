@@ -21,7 +21,7 @@ from workload_map.errors import WorkloadMapError
 
 if TYPE_CHECKING:
     from workload_map.api.open import DefinitionsArg
-    from workload_map.placement import Capacity, FitResult
+    from workload_map.placement import Capacity, FitResult, WorkloadRequirements
     from workload_map.tree.model import WorkloadTree
 
 Obj = dict[str, Any]
@@ -226,6 +226,16 @@ class Fleet:
     def capacity(self) -> dict[str, Capacity]:
         """Each cluster's :meth:`View.capacity` (a fleet opened with ``capacity=True``), by cluster."""
         return {cluster: view.capacity() for cluster, view in self.views.items()}
+
+    def components(
+        self, target: str | Sequence[str], name: str | None = None, *, namespace: str | None = _SCOPE
+    ) -> dict[str, WorkloadRequirements]:
+        """:meth:`View.components` of the workload ``"TYPE/NAME"`` in every cluster read that has it, by
+        cluster in the fleet's order, each through its own cluster's definitions (errors as :meth:`find`)."""
+        return {
+            cluster: self.views[cluster].components(obj)
+            for cluster, obj in self.find(target, name, namespace=namespace)
+        }
 
     def fit(
         self,

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.options import namespace_option, object_source_options, output_option, target_argument
+from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
+
+if TYPE_CHECKING:
+    from workload_map import View, WorkloadRequirements
 
 
 @click.command("components")
 @target_argument("TYPE/NAME | TYPE NAME", required=True)
 @namespace_option
 @output_option(("text", "json", "yaml"), "text")
-@object_source_options
+@fleet_source_options
 def command(
     target: tuple[str, ...],
     namespace: str | None,
@@ -29,35 +32,75 @@ def command(
     \b
     -o json|yaml uses Karmada's ComponentRequirements field names (name, replicas,
     replicaRequirements.resourceRequest, replicaRequirements.nodeClaim): docs/placement.md.
+    With --context repeated or --all-contexts, the workload is read in every cluster that has it, through
+    that cluster's definitions: a CLUSTER column first, -o json|yaml a List of one document per cluster,
+    each with cluster first; a cluster not read is one warning and exit 5.
     \b
     Examples:
       wmap components jobset/train -n team-a -o json
       wmap components lws/llama -n serving --from-file dump.yaml
+      wmap components jobset/train -n team-a --all-contexts -o json
     """
     import workload_map as wm
-    from workload_map.cli.errors import from_library
-    from workload_map.cli.output import echo_document, echo_table, emit_warnings
-    from workload_map.cli.sources import open_view
-    from workload_map.cli.workloads import exit_if_partial, find_one, one_target
+    from workload_map.cli.errors import EXIT_PARTIAL, from_library
+    from workload_map.cli.output import as_list, echo_document, emit_warnings
+    from workload_map.cli.sources import fleet_found, is_fleet, open_fleet, open_view
+    from workload_map.cli.workloads import find_one, one_target
+
+    if is_fleet(connection):
+        fleet = open_fleet(
+            from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+        )
+        fleet.close()  # everything is read
+        found: list[tuple[str | None, View, dict[str, Any]]] = [
+            (cluster, fleet.view(cluster), obj) for cluster, obj in fleet_found(fleet, one_target(target))
+        ]
+        warnings = list(fleet.warnings)
+        partial = fleet.partial
+    else:
+        view = open_view(
+            from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+        )
+        view.close()
+        found = [(None, view, find_one(view, target))]
+        warnings = list(view.warnings)
+        partial = bool(view.coverage.forbidden() or view.coverage.failed())
+    answers: list[tuple[str | None, WorkloadRequirements]] = []
+    for cluster, view, workload in found:
+        try:
+            requirements = view.components(workload)
+        except wm.WorkloadMapError as exc:
+            raise from_library(exc) from None
+        answers.append((cluster, requirements))
+        warnings += [(f"cluster {cluster}: " if cluster is not None else "") + w for w in requirements.warnings]
+    if output in ("json", "yaml"):
+        documents = [
+            {"cluster": cluster, **r.to_json()} if cluster is not None else r.to_json() for cluster, r in answers
+        ]
+        echo_document(documents[0] if found[0][0] is None else as_list(documents), output)
+    else:
+        _tables(answers)
+    emit_warnings(warnings)
+    if partial:
+        raise click.exceptions.Exit(EXIT_PARTIAL)  # printed what it could read; the warnings say what not
+
+
+def _tables(answers: list[tuple[str | None, WorkloadRequirements]]) -> None:
+    """The components table, then the gang groups'; over a fleet (a cluster named) CLUSTER comes first."""
+    from workload_map.cli.output import echo_table
     from workload_map.resolve.resources import to_json
 
-    view = open_view(
-        from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
-    )
-    view.close()
-    workload = find_one(view, target)
-    try:
-        requirements = view.components(workload)
-    except wm.WorkloadMapError as exc:
-        raise from_library(exc) from None
-    if output in ("json", "yaml"):
-        echo_document(requirements.to_json(), output)
-    else:
-        rows = []
+    fleet = answers[0][0] is not None
+    first = ["CLUSTER"] if fleet else []
+    rows = []
+    groups = []
+    for cluster, requirements in answers:
+        lead = [str(cluster)] if fleet else []
         for c in requirements.components:
             claim = c.node_claim
             rows.append(
                 [
+                    *lead,
                     c.name,
                     str(c.replicas),
                     ",".join(f"{k}={v}" for k, v in to_json(c.resource_request).items()) or "-",
@@ -67,17 +110,12 @@ def command(
                     str(c.min_members),
                 ]
             )
-        echo_table(
-            ("COMPONENT", "REPLICAS", "REQUESTS PER POD", "NODE SELECTOR", "TOLERATIONS", "AFFINITY", "GANG MIN"), rows
-        )
-        if requirements.gang_groups:
-            click.echo("")
-            echo_table(
-                ("GANG GROUP", "MIN MEMBERS", "MEMBERS"),
-                [
-                    [g.name, str(g.min_member), ", ".join(f"{n} x{k}" for n, k in g.members.items())]
-                    for g in requirements.gang_groups
-                ],
-            )
-    emit_warnings([*view.warnings, *requirements.warnings])
-    exit_if_partial(view)
+        groups += [
+            [*lead, g.name, str(g.min_member), ", ".join(f"{n} x{k}" for n, k in g.members.items())]
+            for g in requirements.gang_groups
+        ]
+    headers = ("COMPONENT", "REPLICAS", "REQUESTS PER POD", "NODE SELECTOR", "TOLERATIONS", "AFFINITY", "GANG MIN")
+    echo_table([*first, *headers], rows)
+    if groups:
+        click.echo("")
+        echo_table([*first, "GANG GROUP", "MIN MEMBERS", "MEMBERS"], groups)
