@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -75,7 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--live", action="store_true", help="run the live mode on the test kube-apiserver")
     ap.add_argument("--live-workloads", type=int, default=100, help="workloads loaded into the test cluster")
     ap.add_argument("--fleet", action="store_true", help="run fleet get -A over three test kube-apiservers")
-    ap.add_argument("--fleet-workloads", type=int, default=100, help="workloads loaded into each fleet cluster")
+    ap.add_argument(
+        "--fleet-workloads",
+        type=int,
+        default=int(os.environ.get("WMAP_BENCH_FLEET_WORKLOADS") or 100),
+        help="workloads per fleet cluster (default $WMAP_BENCH_FLEET_WORKLOADS or 100; the issue's size: 1000)",
+    )
     ap.add_argument("--profile", action="store_true", help="profile missed targets with pyinstrument")
     ap.add_argument("--jq-seconds", type=float, default=0.3, help="seconds per jq throughput case")
     ap.add_argument(
