@@ -209,19 +209,19 @@ def _fit_latency(kubeconfig: Path, contexts: list[str], repeats: int, log: Any) 
 
 
 def setup(workloads: int, load: str, log: Any) -> tuple[list[Any], list[dict[str, int]]]:
-    """Three started test clusters, each loaded with a generated cluster (seeds SEED..SEED+2), set up at
-    the same time (starting an API server and establishing the CRDs is mostly waiting)."""
+    """Three started test clusters, each loaded with a generated cluster (seeds SEED..SEED+2), loaded at
+    the same time (establishing the CRDs is mostly waiting)."""
     from concurrent.futures import ThreadPoolExecutor
 
     import bench_live
     import etcd_load
     import gen_cluster
 
-    clusters: list[Any] = [None] * CLUSTERS
+    clusters: list[Any] = []
 
     def one(index: int) -> dict[str, int]:
         began = time.perf_counter()
-        cluster = clusters[index] = bench_live.start_cluster()
+        cluster = clusters[index]
         objects = gen_cluster.generate(workloads, NAMESPACES, SEED + index)
         crds = bench_live.install_crds(cluster, objects, log)
         if load == "etcd":
@@ -231,16 +231,19 @@ def setup(workloads: int, load: str, log: Any) -> tuple[list[Any], list[dict[str
             loaded = bench_live.load(cluster, objects, crds["served"], log)
         created = loaded["created"]
         size = {"pods": int(created.get("Pod", 0)), "nodes": int(created.get("Node", 0))}
-        log(f"fleet: cluster c{index} up and loaded in {time.perf_counter() - began:.1f}s: {size}")
+        log(f"fleet: cluster c{index} loaded in {time.perf_counter() - began:.1f}s: {size}")
         return size
 
     try:
+        began = time.perf_counter()
+        for _ in range(CLUSTERS):  # from the main thread: a cluster's processes end with the thread that started them
+            clusters.append(bench_live.start_cluster())
+        log(f"fleet: {CLUSTERS} test clusters up in {time.perf_counter() - began:.1f}s")
         with ThreadPoolExecutor(max_workers=CLUSTERS) as pool:
             sizes = list(pool.map(one, range(CLUSTERS)))
     except BaseException:
         for cluster in clusters:
-            if cluster is not None:
-                cluster.stop()
+            cluster.stop()
         raise
     return clusters, sizes
 
