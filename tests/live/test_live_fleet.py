@@ -123,6 +123,38 @@ def test_get_name_and_one_context_is_one_cluster(fleet: dict[str, Any]) -> None:
     assert one.stdout.split()[0] == "NAME"  # one --context: one cluster, no CLUSTER column
 
 
+def test_the_fleet_is_the_union_of_its_clusters_read_alone(fleet: dict[str, Any]) -> None:
+    """Every namespace of the three clusters: the fleet's rows are each cluster's own rows with the cluster
+    in front, its JSON items each cluster's items with ``cluster`` first, every warning a cluster alone
+    gives is a fleet warning naming that cluster, and the exit code is the worst of the three."""
+    kubeconfig = fleet["kubeconfig"]
+    names = ["east", "west", "north"]
+    rows = {c: wmap("get", "-A", "--kubeconfig", kubeconfig, "--context", c) for c in names}
+    together = wmap("get", "-A", "--kubeconfig", kubeconfig, *_contexts(*names))
+    assert together.exit_code == max(r.exit_code for r in rows.values()), together.output
+
+    def cells(line: str) -> list[str]:
+        return line.split()[:-1]  # AGE aside: a second may pass between the reads
+
+    expected = [[c, *cells(line)] for c in names for line in rows[c].stdout.splitlines()[1:]]
+    assert [cells(line) for line in together.stdout.splitlines()[1:]] == expected
+    fleet_warnings = [
+        line.removeprefix("Warning: cluster ").split(": ", 1) for line in together.stderr.splitlines()
+    ]  # "Warning: cluster east, west: <what they said>"
+    for cluster, alone in rows.items():
+        for line in alone.stderr.splitlines():
+            said = line.removeprefix("Warning: ")
+            naming = [w[1] for w in fleet_warnings if len(w) == 2 and cluster in w[0].split(", ")]
+            assert said in naming, (line, together.stderr)
+    docs = {c: wmap("get", "-A", "--kubeconfig", kubeconfig, "--context", c, "-o", "json") for c in names}
+    fleet_doc = wmap("get", "-A", "--kubeconfig", kubeconfig, *_contexts(*names), "-o", "json")
+    items = json.loads(fleet_doc.stdout)["items"]
+    union = [{"cluster": c, **item} for c in names for item in json.loads(docs[c].stdout)["items"]]
+    assert [next(iter(i)) for i in items] == ["cluster"] * len(items)
+    assert [(i["cluster"], i["workload"]) for i in items] == [(i["cluster"], i["workload"]) for i in union]
+    assert [i.get("status") for i in items] == [i.get("status") for i in union]
+
+
 def test_get_a_name_present_in_some_clusters_and_one_present_nowhere(fleet: dict[str, Any]) -> None:
     ns = fleet["ns"]
     kubeconfig = fleet["kubeconfig"]
