@@ -24,8 +24,13 @@ from typing import Any
 import orjson
 
 # The storage prefix of each built-in resource whose key is not its plural (k8s.io/kubernetes
-# pkg/registry/*/storage: nodes are "minions", services "services/specs").
-_BUILTIN_PREFIX = {"nodes": "minions", "services": "services/specs"}
+# pkg/registry/*/storage: nodes are "minions", services "services/specs", ...).
+_BUILTIN_PREFIX = {
+    "nodes": "minions",
+    "services": "services/specs",
+    "endpoints": "services/endpoints",
+    "ingresses": "ingress",
+}
 _STRIP = ("resourceVersion", "managedFields", "selfLink", "generation")
 TXN_OPS = 128
 TXN_BYTES = 1_000_000  # etcd's --max-request-bytes is 1.5 MiB

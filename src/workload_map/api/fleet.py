@@ -1,9 +1,11 @@
 """A fleet: several clusters (kubeconfig contexts) read at the same time, each as a View.
 
-One thread per cluster: a read is mostly waiting on its API server, so a fleet takes about as long as its
-slowest cluster. A cluster that cannot be read (unreachable, frozen past ``--request-timeout``, forbidden,
-a broken context) becomes one :class:`ClusterFailure`; the others are served. Every workload a fleet
-lists carries the name of its cluster: the context name.
+One thread per cluster: the waits on the API servers overlap, so a slow or frozen cluster delays no other;
+the decoding and resolving stay serial under the GIL, which is what a fleet of large clusters waits for.
+A process per cluster was measured and is slower on 2 cores (bench/README.md, "Fleet"). A cluster that
+cannot be read (unreachable, frozen past ``--request-timeout``, forbidden, a broken context) becomes one
+:class:`ClusterFailure`; the others are served. Every workload a fleet lists carries the name of its
+cluster: the context name.
 """
 
 from __future__ import annotations
