@@ -135,8 +135,25 @@ def _status_7_v1alpha1:
     (if (($phase == "Ready")) then "Running" else empty end),
     (if (($phase == "Pending")) or ((try ([$w | (.status.state == "NotReady" and (.status.availableReplicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
+# Workflow.argoproj.io v1alpha1 (argoproj-io-workflow-v1alpha1)
+def _status_8_v1alpha1:
+  . as $w
+  | (try ([$w | (.status.phase // "")][0] | _text) catch null) as $phase
+  | {} as $by
+  | [
+    (if (($phase == "Failed")) or (($phase == "Error")) then "Failed" else empty end),
+    (if (($phase == "Succeeded")) then "Completed" else empty end),
+    (if ((try ([$w | (.status.phase == "Running" and .spec.suspend == true and ([(.status.nodes // {})[] | select(.type == "Pod" and (.phase == "Pending" or .phase == "Running"))]
+     | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (.status.phase == "Running" and (.spec.suspend == true
+     or ([(.status.nodes // {})[] | select(.type == "Suspend" and .phase == "Running")] | length) > 0)
+and ([(.status.nodes // {})[] | select(.type == "Pod" and (.phase == "Pending" or .phase == "Running"))]
+     | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if (($phase == "Running")) then "Running" else empty end),
+    (if ((try ([$w | ((.status.phase // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "Pending")) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
 # CronJob.batch v1 (batch-cronjob-v1)
-def _status_8_v1:
+def _status_9_v1:
   . as $w
   | null as $phase
   | {} as $by
@@ -148,7 +165,7 @@ def _status_8_v1:
     (if ((try ([$w | ((.spec.suspend != true) and (.status != null) and ((.status.active // []) | length == 0) and .status.lastScheduleTime == null)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Job.batch v1 (batch-job-v1)
-def _status_9_v1:
+def _status_10_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -175,7 +192,7 @@ and (.status.active // 0) == 0 and (.status.terminating // 0) == 0 and ([(.statu
     (if ((try ([$w | ((.status.active // 0) > 0 and .status.ready == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.startTime != null and (.status.active // 0) == 0 and ((.status.conditions // []) | length == 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Job.batch.volcano.sh v1alpha1 (batch-volcano-sh-job-v1alpha1)
-def _status_10_v1alpha1:
+def _status_11_v1alpha1:
   . as $w
   | (try ([$w | (.status.state.phase)][0] | _text) catch null) as $phase
   | {} as $by
@@ -192,7 +209,7 @@ def _status_10_v1alpha1:
     (if (($phase == "Pending")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # FlinkDeployment.flink.apache.org v1alpha1 (flink-apache-org-flinkdeployment-v1alpha1)
-def _status_11_v1alpha1:
+def _status_12_v1alpha1:
   . as $w
   | (try ([$w | (.status.jobManagerDeploymentStatus // "")][0] | _text) catch null) as $phase
   | {} as $by
@@ -206,7 +223,7 @@ def _status_11_v1alpha1:
     (if ((try ([$w | (((.status.jobManagerDeploymentStatus // "") | IN("", "MISSING")) and (.status.jobStatus.state // "") == "" and (.spec.job.state // "running") != "suspended")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "DEPLOYING")) or (($phase == "DEPLOYED_NOT_READY")) or ((try ([$w | ((.status.jobStatus.state // "") | IN("CREATED", "INITIALIZING", "RECONCILING"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # FlinkDeployment.flink.apache.org v1beta1 (flink-apache-org-flinkdeployment-v1beta1)
-def _status_11_v1beta1:
+def _status_12_v1beta1:
   . as $w
   | (try ([$w | (.status.jobManagerDeploymentStatus // "")][0] | _text) catch null) as $phase
   | {} as $by
@@ -220,7 +237,7 @@ def _status_11_v1beta1:
     (if ((try ([$w | (((.status.jobManagerDeploymentStatus // "") | IN("", "MISSING")) and (.status.jobStatus.state // "") == "" and (.spec.job.state // "running") != "suspended")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "DEPLOYING")) or (($phase == "DEPLOYED_NOT_READY")) or ((try ([$w | ((.status.jobStatus.state // "") | IN("CREATED", "INITIALIZING", "RECONCILING"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # PodCliqueSet.grove.io v1alpha1 (grove-io-podcliqueset-v1alpha1)
-def _status_12_v1alpha1:
+def _status_13_v1alpha1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -230,7 +247,7 @@ def _status_12_v1alpha1:
     (if ((try ([$w | (.status == null or .status == {})] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) < (.spec.replicas // 1) and ((.status.availableReplicas // 0) == 0 or (.metadata.generation // 1) <= 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # JobSet.jobset.x-k8s.io v1alpha2 (jobset-x-k8s-io-jobset-v1alpha2)
-def _status_13_v1alpha2:
+def _status_14_v1alpha2:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -261,7 +278,7 @@ and ([.status.replicatedJobsStatus[]?.failed // 0] | add // 0) > 0)] | length > 
   and $up < $want)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Experiment.kubeflow.org v1beta1 (kubeflow-org-experiment-v1beta1)
-def _status_14_v1beta1:
+def _status_15_v1beta1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -272,7 +289,7 @@ def _status_14_v1beta1:
     (if ((try ([$w | (def on($t): [(.status.conditions // [])[] | select(.type == $t)] | last | .status == "True"; (on("Running") or on("Succeeded") or on("Failed")) | not)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # JAXJob.kubeflow.org v1 (kubeflow-org-jaxjob-v1)
-def _status_15_v1:
+def _status_16_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -287,7 +304,7 @@ def _status_15_v1:
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # MPIJob.kubeflow.org v2beta1 (kubeflow-org-mpijob-v2beta1)
-def _status_16_v2beta1:
+def _status_17_v2beta1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -304,7 +321,7 @@ and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))]
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Notebook.kubeflow.org v1 (kubeflow-org-notebook-v1)
-def _status_17_v1:
+def _status_18_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -319,7 +336,7 @@ def _status_17_v1:
     (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) == null and (.status.readyReplicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Notebook.kubeflow.org v1beta1 (kubeflow-org-notebook-v1beta1)
-def _status_17_v1beta1:
+def _status_18_v1beta1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -334,21 +351,6 @@ def _status_17_v1beta1:
     (if ((try ([$w | ((.metadata.annotations["kubeflow-resource-stopped"] // null) == null and (.status.readyReplicas // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # PaddleJob.kubeflow.org v1 (kubeflow-org-paddlejob-v1)
-def _status_18_v1:
-  . as $w
-  | null as $phase
-  | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
-  | [
-    (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
-    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed"))) and ((on("Running") or on("Restarting")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
-    (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
-    (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
-    (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
-    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
-  ] | .[0] // "Undefined";
-# PyTorchJob.kubeflow.org v1 (kubeflow-org-pytorchjob-v1)
 def _status_19_v1:
   . as $w
   | null as $phase
@@ -363,7 +365,7 @@ def _status_19_v1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# TFJob.kubeflow.org v1 (kubeflow-org-tfjob-v1)
+# PyTorchJob.kubeflow.org v1 (kubeflow-org-pytorchjob-v1)
 def _status_20_v1:
   . as $w
   | null as $phase
@@ -378,7 +380,7 @@ def _status_20_v1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# XGBoostJob.kubeflow.org v1 (kubeflow-org-xgboostjob-v1)
+# TFJob.kubeflow.org v1 (kubeflow-org-tfjob-v1)
 def _status_21_v1:
   . as $w
   | null as $phase
@@ -393,8 +395,23 @@ def _status_21_v1:
     (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
-# DaskCluster.kubernetes.dask.org v1 (kubernetes-dask-org-daskcluster-v1)
+# XGBoostJob.kubeflow.org v1 (kubeflow-org-xgboostjob-v1)
 def _status_22_v1:
+  . as $w
+  | null as $phase
+  | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
+  | [
+    (if (($by["Failed"] != null and $by["Failed"].status == "True")) then "Failed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; (.spec.runPolicy.suspend == true) and (cond("Suspended").status != "True") and (cond("Succeeded").status != "True") and (cond("Failed").status != "True"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; ((on("Succeeded") or on("Failed")) | not) and (.spec.runPolicy.suspend != true) and (cond("Suspended") | (.status == "False") and ((.reason // "") | endswith("Resumed"))) and ((on("Running") or on("Restarting")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
+    (if (($by["Restarting"] != null and $by["Restarting"].status == "True")) then "Degraded" else empty end),
+    (if (($by["Running"] != null and $by["Running"].status == "True")) then "Running" else empty end),
+    (if ((try ([$w | (def cond($t): [(.status.conditions // [])[] | select(.type == $t)] | last; def on($t): cond($t).status == "True"; on("Created") and ((on("Running") or on("Restarting") or on("Succeeded") or on("Failed") or on("Suspended")) | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
+# DaskCluster.kubernetes.dask.org v1 (kubernetes-dask-org-daskcluster-v1)
+def _status_23_v1:
   . as $w
   | (try ([$w | (.status.phase // "")][0] | _text) catch null) as $phase
   | {} as $by
@@ -404,7 +421,7 @@ def _status_22_v1:
     (if ((try ([$w | ((.status.phase // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "Created")) or (($phase == "Pending")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DaskJob.kubernetes.dask.org v1 (kubernetes-dask-org-daskjob-v1)
-def _status_23_v1:
+def _status_24_v1:
   . as $w
   | (try ([$w | (.status.jobStatus // "")][0] | _text) catch null) as $phase
   | {} as $by
@@ -415,13 +432,13 @@ def _status_23_v1:
     (if ((try ([$w | ((.status.jobStatus // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "JobCreated")) or (($phase == "ClusterCreated")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DaskWorkerGroup.kubernetes.dask.org v1 (kubernetes-dask-org-daskworkergroup-v1)
-def _status_24_v1:
+def _status_25_v1:
   . as $w
   | null as $phase
   | {} as $by
   | "Undefined";
 # LeaderWorkerSet.leaderworkerset.x-k8s.io v1 (leaderworkerset-x-k8s-io-leaderworkerset-v1)
-def _status_25_v1:
+def _status_26_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -436,7 +453,7 @@ def _status_25_v1:
     (if ((try ([$w | (([.status.conditions[]? | select(.type == "Available")] | length) == 0 and (.spec.replicas // 1) > 0 and (.status != null))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Milvus.milvus.io v1beta1 (milvus-io-milvus-v1beta1)
-def _status_26_v1beta1:
+def _status_27_v1beta1:
   . as $w
   | (try ([$w | (.status.status // "")][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -450,7 +467,7 @@ def _status_26_v1beta1:
     (if (($phase == "Pending")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DynamoGraphDeployment.nvidia.com v1alpha1 (nvidia-com-dynamographdeployment-v1alpha1)
-def _status_27_v1alpha1:
+def _status_28_v1alpha1:
   . as $w
   | (try ([$w | (.status.state)][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -461,7 +478,7 @@ def _status_27_v1alpha1:
     (if (($phase == "initializing")) or ((try ([$w | (((.status.services // .status.components // {}) | [.[] | ((.readyReplicas // .availableReplicas // 0) >= 1)]) as $up | (.status.state // "") == "pending" and (($up | length) == 0 or ($up | all | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DynamoGraphDeployment.nvidia.com v1beta1 (nvidia-com-dynamographdeployment-v1beta1)
-def _status_27_v1beta1:
+def _status_28_v1beta1:
   . as $w
   | (try ([$w | (.status.state)][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -472,7 +489,7 @@ def _status_27_v1beta1:
     (if (($phase == "initializing")) or ((try ([$w | (((.status.components // .status.services // {}) | [.[] | ((.readyReplicas // .availableReplicas // 0) >= 1)]) as $up | (.status.state // "") == "pending" and (($up | length) == 0 or ($up | all | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayCluster.ray.io v1 (ray-io-raycluster-v1)
-def _status_28_v1:
+def _status_29_v1:
   . as $w
   | (try ([$w | (.status.state // "")][0] | _text) catch null) as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -486,7 +503,7 @@ def _status_28_v1:
     (if (($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "False")) or ((try ([$w | (.status != null and ((.status.conditions // []) | length) == 0 and ((.status.state // "") | IN("ready", "failed", "suspended") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayJob.ray.io v1 (ray-io-rayjob-v1)
-def _status_29_v1:
+def _status_30_v1:
   . as $w
   | (try ([$w | (.status.jobDeploymentStatus // "")][0] | _text) catch null) as $phase
   | {} as $by
@@ -500,7 +517,7 @@ def _status_29_v1:
     (if (($phase == "Initializing")) or (($phase == "Waiting")) or ((try ([$w | (.status != null and (.status.jobDeploymentStatus // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayService.ray.io v1 (ray-io-rayservice-v1)
-def _status_30_v1:
+def _status_31_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -515,7 +532,7 @@ def _status_30_v1:
     (if (($by["Ready"] != null and $by["Ready"].status == "False" and $by["Ready"].reason == "Initializing")) or ((try ([$w | (.status != null and ((.status.conditions // []) | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Service.serving.knative.dev v1 (serving-knative-dev-service-v1)
-def _status_31_v1:
+def _status_32_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -527,7 +544,7 @@ def _status_31_v1:
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # InferenceService.serving.kserve.io v1beta1 (serving-kserve-io-inferenceservice-v1beta1)
-def _status_32_v1beta1:
+def _status_33_v1beta1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -546,7 +563,7 @@ and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status 
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "True" and ((.status.modelStatus.states.activeModelState // "") | IN("Pending", "Loading")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # LLMInferenceService.serving.kserve.io v1alpha1 (serving-kserve-io-llminferenceservice-v1alpha1)
-def _status_33_v1alpha1:
+def _status_34_v1alpha1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -564,7 +581,7 @@ def _status_33_v1alpha1:
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # LLMInferenceService.serving.kserve.io v1alpha2 (serving-kserve-io-llminferenceservice-v1alpha2)
-def _status_33_v1alpha2:
+def _status_34_v1alpha2:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -582,7 +599,7 @@ def _status_33_v1alpha2:
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # SparkApplication.sparkoperator.k8s.io v1beta2 (sparkoperator-k8s-io-sparkapplication-v1beta2)
-def _status_34_v1beta2:
+def _status_35_v1beta2:
   . as $w
   | (try ([$w | (.status.applicationState.state)][0] | _text) catch null) as $phase
   | {} as $by
@@ -608,7 +625,7 @@ def _status_34_v1beta2:
     (if (($phase == "SUBMITTED")) or (($phase == "PENDING_RERUN")) or (($phase == "INVALIDATING")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # PipelineRun.tekton.dev v1 (tekton-dev-pipelinerun-v1)
-def _status_35_v1:
+def _status_36_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -622,7 +639,7 @@ def _status_35_v1:
   "PipelineRunStopping", "CancelledRunningFinally", "StoppedRunningFinally", "PipelineRunTimeoutRunningFinally") | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # PipelineRun.tekton.dev v1beta1 (tekton-dev-pipelinerun-v1beta1)
-def _status_35_v1beta1:
+def _status_36_v1beta1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -636,7 +653,7 @@ def _status_35_v1beta1:
   "PipelineRunStopping", "CancelledRunningFinally", "StoppedRunningFinally", "PipelineRunTimeoutRunningFinally") | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # TaskRun.tekton.dev v1 (tekton-dev-taskrun-v1)
-def _status_36_v1:
+def _status_37_v1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
@@ -649,7 +666,7 @@ def _status_36_v1:
     (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Succeeded")] | last) as $c | $c == null or ($c.status == "Unknown" and (($c.reason // "") | IN("Running", "ToBeRetried", "TaskRunPending") | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # TrainJob.trainer.kubeflow.org v1alpha1 (trainer-kubeflow-org-trainjob-v1alpha1)
-def _status_37_v1alpha1:
+def _status_38_v1alpha1:
   . as $w
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
@@ -680,73 +697,75 @@ def _status: _group as $g | if false then null
   elif $g == "apps.nvidia.com" and .kind == "NIMCache" then _status_6_v1alpha1
   elif .apiVersion == "apps.nvidia.com/v1alpha1" and .kind == "NIMService" then _status_7_v1alpha1
   elif $g == "apps.nvidia.com" and .kind == "NIMService" then _status_7_v1alpha1
-  elif .apiVersion == "batch/v1" and .kind == "CronJob" then _status_8_v1
-  elif $g == "batch" and .kind == "CronJob" then _status_8_v1
-  elif .apiVersion == "batch/v1" and .kind == "Job" then _status_9_v1
-  elif $g == "batch" and .kind == "Job" then _status_9_v1
-  elif .apiVersion == "batch.volcano.sh/v1alpha1" and .kind == "Job" then _status_10_v1alpha1
-  elif $g == "batch.volcano.sh" and .kind == "Job" then _status_10_v1alpha1
-  elif .apiVersion == "flink.apache.org/v1alpha1" and .kind == "FlinkDeployment" then _status_11_v1alpha1
-  elif .apiVersion == "flink.apache.org/v1beta1" and .kind == "FlinkDeployment" then _status_11_v1beta1
-  elif $g == "flink.apache.org" and .kind == "FlinkDeployment" then _status_11_v1beta1
-  elif .apiVersion == "grove.io/v1alpha1" and .kind == "PodCliqueSet" then _status_12_v1alpha1
-  elif $g == "grove.io" and .kind == "PodCliqueSet" then _status_12_v1alpha1
-  elif .apiVersion == "jobset.x-k8s.io/v1alpha2" and .kind == "JobSet" then _status_13_v1alpha2
-  elif $g == "jobset.x-k8s.io" and .kind == "JobSet" then _status_13_v1alpha2
-  elif .apiVersion == "kubeflow.org/v1beta1" and .kind == "Experiment" then _status_14_v1beta1
-  elif $g == "kubeflow.org" and .kind == "Experiment" then _status_14_v1beta1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "JAXJob" then _status_15_v1
-  elif $g == "kubeflow.org" and .kind == "JAXJob" then _status_15_v1
-  elif .apiVersion == "kubeflow.org/v2beta1" and .kind == "MPIJob" then _status_16_v2beta1
-  elif $g == "kubeflow.org" and .kind == "MPIJob" then _status_16_v2beta1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "Notebook" then _status_17_v1
-  elif .apiVersion == "kubeflow.org/v1beta1" and .kind == "Notebook" then _status_17_v1beta1
-  elif $g == "kubeflow.org" and .kind == "Notebook" then _status_17_v1beta1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "PaddleJob" then _status_18_v1
-  elif $g == "kubeflow.org" and .kind == "PaddleJob" then _status_18_v1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "PyTorchJob" then _status_19_v1
-  elif $g == "kubeflow.org" and .kind == "PyTorchJob" then _status_19_v1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "TFJob" then _status_20_v1
-  elif $g == "kubeflow.org" and .kind == "TFJob" then _status_20_v1
-  elif .apiVersion == "kubeflow.org/v1" and .kind == "XGBoostJob" then _status_21_v1
-  elif $g == "kubeflow.org" and .kind == "XGBoostJob" then _status_21_v1
-  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskCluster" then _status_22_v1
-  elif $g == "kubernetes.dask.org" and .kind == "DaskCluster" then _status_22_v1
-  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskJob" then _status_23_v1
-  elif $g == "kubernetes.dask.org" and .kind == "DaskJob" then _status_23_v1
-  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskWorkerGroup" then _status_24_v1
-  elif $g == "kubernetes.dask.org" and .kind == "DaskWorkerGroup" then _status_24_v1
-  elif .apiVersion == "leaderworkerset.x-k8s.io/v1" and .kind == "LeaderWorkerSet" then _status_25_v1
-  elif $g == "leaderworkerset.x-k8s.io" and .kind == "LeaderWorkerSet" then _status_25_v1
-  elif .apiVersion == "milvus.io/v1beta1" and .kind == "Milvus" then _status_26_v1beta1
-  elif $g == "milvus.io" and .kind == "Milvus" then _status_26_v1beta1
-  elif .apiVersion == "nvidia.com/v1alpha1" and .kind == "DynamoGraphDeployment" then _status_27_v1alpha1
-  elif .apiVersion == "nvidia.com/v1beta1" and .kind == "DynamoGraphDeployment" then _status_27_v1beta1
-  elif $g == "nvidia.com" and .kind == "DynamoGraphDeployment" then _status_27_v1beta1
-  elif .apiVersion == "ray.io/v1" and .kind == "RayCluster" then _status_28_v1
-  elif $g == "ray.io" and .kind == "RayCluster" then _status_28_v1
-  elif .apiVersion == "ray.io/v1" and .kind == "RayJob" then _status_29_v1
-  elif $g == "ray.io" and .kind == "RayJob" then _status_29_v1
-  elif .apiVersion == "ray.io/v1" and .kind == "RayService" then _status_30_v1
-  elif $g == "ray.io" and .kind == "RayService" then _status_30_v1
-  elif .apiVersion == "serving.knative.dev/v1" and .kind == "Service" then _status_31_v1
-  elif $g == "serving.knative.dev" and .kind == "Service" then _status_31_v1
-  elif .apiVersion == "serving.kserve.io/v1beta1" and .kind == "InferenceService" then _status_32_v1beta1
-  elif $g == "serving.kserve.io" and .kind == "InferenceService" then _status_32_v1beta1
-  elif .apiVersion == "serving.kserve.io/v1alpha1" and .kind == "LLMInferenceService" then _status_33_v1alpha1
-  elif .apiVersion == "serving.kserve.io/v1alpha2" and .kind == "LLMInferenceService" then _status_33_v1alpha2
-  elif $g == "serving.kserve.io" and .kind == "LLMInferenceService" then _status_33_v1alpha2
-  elif .apiVersion == "sparkoperator.k8s.io/v1beta2" and .kind == "SparkApplication" then _status_34_v1beta2
-  elif $g == "sparkoperator.k8s.io" and .kind == "SparkApplication" then _status_34_v1beta2
-  elif .apiVersion == "tekton.dev/v1" and .kind == "PipelineRun" then _status_35_v1
-  elif .apiVersion == "tekton.dev/v1beta1" and .kind == "PipelineRun" then _status_35_v1beta1
-  elif $g == "tekton.dev" and .kind == "PipelineRun" then _status_35_v1beta1
-  elif .apiVersion == "tekton.dev/v1" and .kind == "TaskRun" then _status_36_v1
-  elif $g == "tekton.dev" and .kind == "TaskRun" then _status_36_v1
-  elif .apiVersion == "trainer.kubeflow.org/v1alpha1" and .kind == "TrainJob" then _status_37_v1alpha1
-  elif $g == "trainer.kubeflow.org" and .kind == "TrainJob" then _status_37_v1alpha1
+  elif .apiVersion == "argoproj.io/v1alpha1" and .kind == "Workflow" then _status_8_v1alpha1
+  elif $g == "argoproj.io" and .kind == "Workflow" then _status_8_v1alpha1
+  elif .apiVersion == "batch/v1" and .kind == "CronJob" then _status_9_v1
+  elif $g == "batch" and .kind == "CronJob" then _status_9_v1
+  elif .apiVersion == "batch/v1" and .kind == "Job" then _status_10_v1
+  elif $g == "batch" and .kind == "Job" then _status_10_v1
+  elif .apiVersion == "batch.volcano.sh/v1alpha1" and .kind == "Job" then _status_11_v1alpha1
+  elif $g == "batch.volcano.sh" and .kind == "Job" then _status_11_v1alpha1
+  elif .apiVersion == "flink.apache.org/v1alpha1" and .kind == "FlinkDeployment" then _status_12_v1alpha1
+  elif .apiVersion == "flink.apache.org/v1beta1" and .kind == "FlinkDeployment" then _status_12_v1beta1
+  elif $g == "flink.apache.org" and .kind == "FlinkDeployment" then _status_12_v1beta1
+  elif .apiVersion == "grove.io/v1alpha1" and .kind == "PodCliqueSet" then _status_13_v1alpha1
+  elif $g == "grove.io" and .kind == "PodCliqueSet" then _status_13_v1alpha1
+  elif .apiVersion == "jobset.x-k8s.io/v1alpha2" and .kind == "JobSet" then _status_14_v1alpha2
+  elif $g == "jobset.x-k8s.io" and .kind == "JobSet" then _status_14_v1alpha2
+  elif .apiVersion == "kubeflow.org/v1beta1" and .kind == "Experiment" then _status_15_v1beta1
+  elif $g == "kubeflow.org" and .kind == "Experiment" then _status_15_v1beta1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "JAXJob" then _status_16_v1
+  elif $g == "kubeflow.org" and .kind == "JAXJob" then _status_16_v1
+  elif .apiVersion == "kubeflow.org/v2beta1" and .kind == "MPIJob" then _status_17_v2beta1
+  elif $g == "kubeflow.org" and .kind == "MPIJob" then _status_17_v2beta1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "Notebook" then _status_18_v1
+  elif .apiVersion == "kubeflow.org/v1beta1" and .kind == "Notebook" then _status_18_v1beta1
+  elif $g == "kubeflow.org" and .kind == "Notebook" then _status_18_v1beta1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "PaddleJob" then _status_19_v1
+  elif $g == "kubeflow.org" and .kind == "PaddleJob" then _status_19_v1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "PyTorchJob" then _status_20_v1
+  elif $g == "kubeflow.org" and .kind == "PyTorchJob" then _status_20_v1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "TFJob" then _status_21_v1
+  elif $g == "kubeflow.org" and .kind == "TFJob" then _status_21_v1
+  elif .apiVersion == "kubeflow.org/v1" and .kind == "XGBoostJob" then _status_22_v1
+  elif $g == "kubeflow.org" and .kind == "XGBoostJob" then _status_22_v1
+  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskCluster" then _status_23_v1
+  elif $g == "kubernetes.dask.org" and .kind == "DaskCluster" then _status_23_v1
+  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskJob" then _status_24_v1
+  elif $g == "kubernetes.dask.org" and .kind == "DaskJob" then _status_24_v1
+  elif .apiVersion == "kubernetes.dask.org/v1" and .kind == "DaskWorkerGroup" then _status_25_v1
+  elif $g == "kubernetes.dask.org" and .kind == "DaskWorkerGroup" then _status_25_v1
+  elif .apiVersion == "leaderworkerset.x-k8s.io/v1" and .kind == "LeaderWorkerSet" then _status_26_v1
+  elif $g == "leaderworkerset.x-k8s.io" and .kind == "LeaderWorkerSet" then _status_26_v1
+  elif .apiVersion == "milvus.io/v1beta1" and .kind == "Milvus" then _status_27_v1beta1
+  elif $g == "milvus.io" and .kind == "Milvus" then _status_27_v1beta1
+  elif .apiVersion == "nvidia.com/v1alpha1" and .kind == "DynamoGraphDeployment" then _status_28_v1alpha1
+  elif .apiVersion == "nvidia.com/v1beta1" and .kind == "DynamoGraphDeployment" then _status_28_v1beta1
+  elif $g == "nvidia.com" and .kind == "DynamoGraphDeployment" then _status_28_v1beta1
+  elif .apiVersion == "ray.io/v1" and .kind == "RayCluster" then _status_29_v1
+  elif $g == "ray.io" and .kind == "RayCluster" then _status_29_v1
+  elif .apiVersion == "ray.io/v1" and .kind == "RayJob" then _status_30_v1
+  elif $g == "ray.io" and .kind == "RayJob" then _status_30_v1
+  elif .apiVersion == "ray.io/v1" and .kind == "RayService" then _status_31_v1
+  elif $g == "ray.io" and .kind == "RayService" then _status_31_v1
+  elif .apiVersion == "serving.knative.dev/v1" and .kind == "Service" then _status_32_v1
+  elif $g == "serving.knative.dev" and .kind == "Service" then _status_32_v1
+  elif .apiVersion == "serving.kserve.io/v1beta1" and .kind == "InferenceService" then _status_33_v1beta1
+  elif $g == "serving.kserve.io" and .kind == "InferenceService" then _status_33_v1beta1
+  elif .apiVersion == "serving.kserve.io/v1alpha1" and .kind == "LLMInferenceService" then _status_34_v1alpha1
+  elif .apiVersion == "serving.kserve.io/v1alpha2" and .kind == "LLMInferenceService" then _status_34_v1alpha2
+  elif $g == "serving.kserve.io" and .kind == "LLMInferenceService" then _status_34_v1alpha2
+  elif .apiVersion == "sparkoperator.k8s.io/v1beta2" and .kind == "SparkApplication" then _status_35_v1beta2
+  elif $g == "sparkoperator.k8s.io" and .kind == "SparkApplication" then _status_35_v1beta2
+  elif .apiVersion == "tekton.dev/v1" and .kind == "PipelineRun" then _status_36_v1
+  elif .apiVersion == "tekton.dev/v1beta1" and .kind == "PipelineRun" then _status_36_v1beta1
+  elif $g == "tekton.dev" and .kind == "PipelineRun" then _status_36_v1beta1
+  elif .apiVersion == "tekton.dev/v1" and .kind == "TaskRun" then _status_37_v1
+  elif $g == "tekton.dev" and .kind == "TaskRun" then _status_37_v1
+  elif .apiVersion == "trainer.kubeflow.org/v1alpha1" and .kind == "TrainJob" then _status_38_v1alpha1
+  elif $g == "trainer.kubeflow.org" and .kind == "TrainJob" then _status_38_v1alpha1
   else "Undefined" end;
-def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == "agents.x-k8s.io" and $k == "Sandbox") or ($g == "apps" and $k == "DaemonSet") or ($g == "apps" and $k == "Deployment") or ($g == "apps" and $k == "ReplicaSet") or ($g == "apps" and $k == "StatefulSet") or ($g == "apps.nvidia.com" and $k == "NIMCache") or ($g == "apps.nvidia.com" and $k == "NIMService") or ($g == "batch" and $k == "CronJob") or ($g == "batch" and $k == "Job") or ($g == "batch.volcano.sh" and $k == "Job") or ($g == "flink.apache.org" and $k == "FlinkDeployment") or ($g == "grove.io" and $k == "PodCliqueSet") or ($g == "jobset.x-k8s.io" and $k == "JobSet") or ($g == "kubeflow.org" and $k == "Experiment") or ($g == "kubeflow.org" and $k == "JAXJob") or ($g == "kubeflow.org" and $k == "MPIJob") or ($g == "kubeflow.org" and $k == "Notebook") or ($g == "kubeflow.org" and $k == "PaddleJob") or ($g == "kubeflow.org" and $k == "PyTorchJob") or ($g == "kubeflow.org" and $k == "TFJob") or ($g == "kubeflow.org" and $k == "XGBoostJob") or ($g == "kubernetes.dask.org" and $k == "DaskCluster") or ($g == "kubernetes.dask.org" and $k == "DaskJob") or ($g == "kubernetes.dask.org" and $k == "DaskWorkerGroup") or ($g == "leaderworkerset.x-k8s.io" and $k == "LeaderWorkerSet") or ($g == "milvus.io" and $k == "Milvus") or ($g == "nvidia.com" and $k == "DynamoGraphDeployment") or ($g == "ray.io" and $k == "RayCluster") or ($g == "ray.io" and $k == "RayJob") or ($g == "ray.io" and $k == "RayService") or ($g == "serving.knative.dev" and $k == "Service") or ($g == "serving.kserve.io" and $k == "InferenceService") or ($g == "serving.kserve.io" and $k == "LLMInferenceService") or ($g == "sparkoperator.k8s.io" and $k == "SparkApplication") or ($g == "tekton.dev" and $k == "PipelineRun") or ($g == "tekton.dev" and $k == "TaskRun") or ($g == "trainer.kubeflow.org" and $k == "TrainJob");
+def _covered: _group as $g | .kind as $k | ($g == "" and $k == "Pod") or ($g == "agents.x-k8s.io" and $k == "Sandbox") or ($g == "apps" and $k == "DaemonSet") or ($g == "apps" and $k == "Deployment") or ($g == "apps" and $k == "ReplicaSet") or ($g == "apps" and $k == "StatefulSet") or ($g == "apps.nvidia.com" and $k == "NIMCache") or ($g == "apps.nvidia.com" and $k == "NIMService") or ($g == "argoproj.io" and $k == "Workflow") or ($g == "batch" and $k == "CronJob") or ($g == "batch" and $k == "Job") or ($g == "batch.volcano.sh" and $k == "Job") or ($g == "flink.apache.org" and $k == "FlinkDeployment") or ($g == "grove.io" and $k == "PodCliqueSet") or ($g == "jobset.x-k8s.io" and $k == "JobSet") or ($g == "kubeflow.org" and $k == "Experiment") or ($g == "kubeflow.org" and $k == "JAXJob") or ($g == "kubeflow.org" and $k == "MPIJob") or ($g == "kubeflow.org" and $k == "Notebook") or ($g == "kubeflow.org" and $k == "PaddleJob") or ($g == "kubeflow.org" and $k == "PyTorchJob") or ($g == "kubeflow.org" and $k == "TFJob") or ($g == "kubeflow.org" and $k == "XGBoostJob") or ($g == "kubernetes.dask.org" and $k == "DaskCluster") or ($g == "kubernetes.dask.org" and $k == "DaskJob") or ($g == "kubernetes.dask.org" and $k == "DaskWorkerGroup") or ($g == "leaderworkerset.x-k8s.io" and $k == "LeaderWorkerSet") or ($g == "milvus.io" and $k == "Milvus") or ($g == "nvidia.com" and $k == "DynamoGraphDeployment") or ($g == "ray.io" and $k == "RayCluster") or ($g == "ray.io" and $k == "RayJob") or ($g == "ray.io" and $k == "RayService") or ($g == "serving.knative.dev" and $k == "Service") or ($g == "serving.kserve.io" and $k == "InferenceService") or ($g == "serving.kserve.io" and $k == "LLMInferenceService") or ($g == "sparkoperator.k8s.io" and $k == "SparkApplication") or ($g == "tekton.dev" and $k == "PipelineRun") or ($g == "tekton.dev" and $k == "TaskRun") or ($g == "trainer.kubeflow.org" and $k == "TrainJob");
 
 (if type == "array" then map(.items // [.]) | add else (.items // [.]) end) as $items
 | (reduce $items[] as $o ({}; if $o.metadata.uid then .[$o.metadata.uid] = $o else . end)) as $byuid

@@ -31,9 +31,7 @@ BY_NAME = {d.name: d for d in CATALOG}
 FRAMEWORK_FOLDERS = sorted(p.name for p in CORPUS.iterdir() if (p / "FACTS.md").exists())
 # Frameworks the corpus holds for authoring definitions, outside the catalog until a definition for them
 # lands (with its expectation file, which removes the folder from this set).
-AUTHORING_ONLY = {
-    "argo-workflow",
-}
+AUTHORING_ONLY: set[str] = set()
 CATALOG_FOLDERS = [f for f in FRAMEWORK_FOLDERS if f not in AUTHORING_ONLY]
 
 
