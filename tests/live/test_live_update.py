@@ -10,7 +10,8 @@ stored so that re-resolving the stored object shows the change.
 Kinds without a CRD in the corpus (no test here): MPIJob, JAXJob, TFJob, PaddleJob, XGBoostJob, Knative
 Service, DynamoGraphDeployment, SparkApplication, Sandbox. InferenceService's corpus CRD is minimal
 (x-kubernetes-preserve-unknown-fields: nothing can be pruned), and so are LLMInferenceService v1alpha1's
-(v1alpha2 has the full schema) and Katib's Experiment (its webhook validates instead).
+(v1alpha2 has the full schema), Katib's Experiment (its webhook validates instead) and Argo's Workflow
+(the minimal CRD Argo installs by default).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ KINDS: dict[str, Path | None] = {
     "DaskWorkerGroup.kubernetes.dask.org": CORPUS / "dask-cluster/crd/daskworkergroup.yaml",
     "DaskJob.kubernetes.dask.org": CORPUS / "dask-cluster/crd/daskjob.yaml",
     "Experiment.kubeflow.org": CORPUS / "katib-experiment/crd/experiment.yaml",
+    "Workflow.argoproj.io": CORPUS / "argo-workflow/crd/argoproj.io_workflows-minimal.yaml",
 }
 # CRDs no other module installs: removed again at the end (they would change what later modules see served,
 # and tests/live/test_live_authoring.py starts from a cluster without Dask).
@@ -82,6 +84,7 @@ OWN_CRDS = {
     "DaskWorkerGroup.kubernetes.dask.org",
     "DaskJob.kubernetes.dask.org",
     "Experiment.kubeflow.org",
+    "Workflow.argoproj.io",
 }
 
 QUEUE = {"kai.scheduler/queue": "team-a"}
@@ -131,7 +134,8 @@ SERVER_REFUSES: dict[str, dict[str, str]] = {
     # The Dask CRDs embed a PodSpec schema older than resourceClaims: refused the same way.
     **{
         kind: {"resource_claims": '.spec.resourceClaims"'}
-        for kind in OWN_CRDS - {"FlinkDeployment.flink.apache.org", "Experiment.kubeflow.org"}
+        for kind in OWN_CRDS
+        if kind.endswith(".kubernetes.dask.org")
     },
     # TrainJob: spec.trainer is immutable (CEL self == oldSelf); image and resources live there.
     "TrainJob.trainer.kubeflow.org": {"image": _JOB_IMMUTABLE, "resources": _JOB_IMMUTABLE},
