@@ -665,6 +665,19 @@ def _status_37_v1:
     (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "Running")) then "Running" else empty end),
     (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Succeeded")] | last) as $c | $c == null or ($c.status == "Unknown" and (($c.reason // "") | IN("Running", "ToBeRetried", "TaskRunPending") | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
+# TaskRun.tekton.dev v1beta1 (tekton-dev-taskrun-v1beta1)
+def _status_37_v1beta1:
+  . as $w
+  | null as $phase
+  | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
+  | [
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "False")) then "Failed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "True")) then "Completed" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "TaskRunPending")) or ((try ([$w | (.spec.status == "TaskRunPending" and ([(.status.conditions // [])[] | select(.type == "Succeeded")] | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "ToBeRetried")) then "Degraded" else empty end),
+    (if (($by["Succeeded"] != null and $by["Succeeded"].status == "Unknown" and $by["Succeeded"].reason == "Running")) then "Running" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Succeeded")] | last) as $c | $c == null or ($c.status == "Unknown" and (($c.reason // "") | IN("Running", "ToBeRetried", "TaskRunPending") | not)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
 # TrainJob.trainer.kubeflow.org v1alpha1 (trainer-kubeflow-org-trainjob-v1alpha1)
 def _status_38_v1alpha1:
   . as $w
@@ -761,7 +774,8 @@ def _status: _group as $g | if false then null
   elif .apiVersion == "tekton.dev/v1beta1" and .kind == "PipelineRun" then _status_36_v1beta1
   elif $g == "tekton.dev" and .kind == "PipelineRun" then _status_36_v1beta1
   elif .apiVersion == "tekton.dev/v1" and .kind == "TaskRun" then _status_37_v1
-  elif $g == "tekton.dev" and .kind == "TaskRun" then _status_37_v1
+  elif .apiVersion == "tekton.dev/v1beta1" and .kind == "TaskRun" then _status_37_v1beta1
+  elif $g == "tekton.dev" and .kind == "TaskRun" then _status_37_v1beta1
   elif .apiVersion == "trainer.kubeflow.org/v1alpha1" and .kind == "TrainJob" then _status_38_v1alpha1
   elif $g == "trainer.kubeflow.org" and .kind == "TrainJob" then _status_38_v1alpha1
   else "Undefined" end;

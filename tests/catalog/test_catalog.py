@@ -123,6 +123,7 @@ READ_ONLY_BY_DESIGN = {
     ("nvidia-com-dynamographdeployment-v1alpha1", "service", "resourcesPath"),
     # Tekton builds the pod's containers from steps and sidecars: prefixed names, computeResources as resources.
     ("tekton-dev-taskrun-v1", "taskrun", "containersPath"),
+    ("tekton-dev-taskrun-v1beta1", "taskrun", "containersPath"),
     ("tekton-dev-pipelinerun-v1", "task", "containersPath"),
     ("tekton-dev-pipelinerun-v1beta1", "task", "containersPath"),
 }

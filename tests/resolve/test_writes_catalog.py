@@ -74,7 +74,7 @@ NOT_EXPRESSIBLE: dict[tuple[str, str], str] = {
     # and the pod builder sets none (pkg/pod/pod.go Build).
     **{
         (f"tekton-dev-{kind}", "resource_claims"): "gives no path"
-        for kind in ("taskrun-v1", "pipelinerun-v1", "pipelinerun-v1beta1")
+        for kind in ("taskrun-v1", "taskrun-v1beta1", "pipelinerun-v1", "pipelinerun-v1beta1")
     },
     # The example's taskRef tasks have their steps in Task objects: a PipelineRun sets their resources only
     # through a .spec.taskRunSpecs entry for the task (task-level computeResources), which it lacks and an
