@@ -45,7 +45,7 @@ def fleet(
     with own_clusters(testcluster_bin_dir, 1) as (late,):
         clusters = {"east": test_cluster, "late": late}
         kubeconfig = write_kubeconfig(
-            tmp_path_factory.mktemp("fleet-gaps") / "kubeconfig", clusters, {"limited": "late"}
+            tmp_path_factory.mktemp("fleet-gaps") / "kubeconfig", clusters, {"limited": "late", "limited2": "late"}
         )
         namespace = f"gaps-{secrets.token_hex(3)}"
         gpu_job(test_cluster, namespace, "train", pods=2, gpus=8, running=2)
@@ -284,7 +284,7 @@ def test_library_fleet_watch_yields_each_clusters_changes_and_closes_its_watches
 def test_components_over_a_fleet_one_entry_per_cluster(fleet: dict[str, Any]) -> None:
     """`wmap components` with --context repeated / --all-contexts: the workload of every cluster that has it,
     each through its own cluster (east's train is 2 pods, late's 4), CLUSTER first; a cluster not read
-    (limited may not read jobs once its ClusterRole is gone, nowhere is no context) is one warning, exit 5."""
+    (limited and limited2 read late as a user without the permission) is one warning each, exit 5."""
     ns, kubeconfig = fleet["ns"], fleet["kubeconfig"]
     both = _wmap(
         "components", "job/train", "-n", ns, "--kubeconfig", kubeconfig, "--context", "east", "--context", "late"
@@ -307,7 +307,8 @@ def test_components_over_a_fleet_one_entry_per_cluster(fleet: dict[str, Any]) ->
     assert all(next(iter(i)) == "cluster" for i in items)
     assert items[1]["components"][0]["replicaRequirements"]["resourceRequest"] == {"nvidia.com/gpu": "8"}
     said = [line for line in doc.stderr.splitlines() if "cluster limited" in line]
-    assert len(said) == 1 and said[0].startswith("Warning: cluster limited: not read: Forbidden"), doc.stderr
+    assert [line.split(": not read: ")[0] for line in said] == ["Warning: cluster limited", "Warning: cluster limited2"]
+    assert all(": not read: Forbidden" in line for line in said), doc.stderr
 
     one = _wmap("components", "job/train", "-n", ns, "--kubeconfig", kubeconfig, "--context", "late", "-o", "json")
     assert one.exit_code == 0, one.output
@@ -322,3 +323,40 @@ def test_components_over_a_fleet_one_entry_per_cluster(fleet: dict[str, Any]) ->
     )
     assert missing.exit_code == EXIT_NOT_FOUND, missing.output
     assert "not found" in missing.stderr and "any cluster (east, late)" in missing.stderr, missing.stderr
+
+
+def test_get_watch_over_a_fleet_whose_every_watch_ends_is_an_error(fleet: dict[str, Any]) -> None:
+    """Both contexts read late as the user whose ClusterRole is deleted while they watch: once late's API
+    server restarts, both watches are refused, one line each, and the command ends: exit 1."""
+    ns, late = fleet["ns"], fleet["late"]
+    role = "wmap-fleet-watch-all"
+    rules = [{"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch"]}]
+    rules.append({"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]})
+    kubectl_apply(late, *user_cluster_role(role, rules, RESTRICTED_USER))
+    argv = [
+        str(WMAP),
+        "get",
+        "jobs",
+        "-n",
+        ns,
+        "--watch",
+        "--watch-timeout",
+        "300",
+        "--kubeconfig",
+        fleet["kubeconfig"],
+    ]
+    command = Streamed([*argv, "--context", "limited", "--context", "limited2"])
+    try:
+        eventually(lambda: len(command.rows()) >= 3, timeout=60, what="the first listing of both contexts")
+        revoked = late.kubectl("delete", "clusterrolebinding", role)
+        assert revoked.returncode == 0, revoked.stderr
+        late.restart_apiserver()
+        command.proc.wait(timeout=120)  # ends by itself: nothing is left to watch
+    finally:
+        code = command.end()
+    assert code == 1, (code, command.out, command.err)
+    for context in ("limited", "limited2"):
+        said = [line for line in command.err if line.startswith(f"Warning: cluster {context}: watch ended: ")]
+        assert len(said) == 1 and "Forbidden" in said[0], command.err
+    last = "error: no cluster of the fleet is watched any more (limited, limited2): every watch ended"
+    assert command.err[-1] == last, command.err

@@ -453,6 +453,6 @@ def _fleet_watch(fleet: Fleet, query: _Query, printer: _Printer, timeout: float 
     except KeyboardInterrupt:  # Ctrl-C ends a watch quietly, as kubectl does
         pass
     if ended and len(ended) == len(fleet.views):
-        raise CliError(f"no cluster of the fleet is watched any more ({', '.join(ended)}): every watch ended")
+        raise CliError(f"no cluster of the fleet is watched any more ({', '.join(fleet.views)}): every watch ended")
     if ended or fleet.failures:
         raise click.exceptions.Exit(EXIT_PARTIAL)
