@@ -74,6 +74,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     One LIST + WATCH per covered kind and for pods; each event re-resolves only the workloads it touches.
     Endpoints: / (dashboard), /api/v1 (JSON API, /api/v1/openapi.json), /metrics (docs/metrics.md),
     /healthz, /readyz. Read-only: nothing served writes to the cluster. With --from-file it serves a dump.
+    A fleet's cluster that cannot be read at start is reported, and retried until it joins.
     \b
     Examples:
       wmap serve --port 9400
