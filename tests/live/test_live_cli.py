@@ -387,6 +387,18 @@ def test_watch_timeout_ends_and_from_file_is_refused(scenario: dict[str, Any], t
     assert refused.exit_code == 2 and "--watch needs a live cluster" in refused.stderr
 
 
+def test_timeout_ends_an_open_watch(scenario: dict[str, Any]) -> None:
+    """--timeout bounds the whole command: an open watch stream (no request being made) ends at it too."""
+    started = time.monotonic()
+    result = wmap("get", "-n", scenario["train"], "--watch", "--timeout", "4s", "--kubeconfig", scenario["kubeconfig"])
+    elapsed = time.monotonic() - started
+    assert result.exit_code == 1, result.output
+    assert "paralleljobs" in result.stdout
+    assert "error: timed out" in result.stderr and "within 4s (--timeout)" in result.stderr, result.stderr
+    assert result.stderr.count("error:") == 1, result.stderr
+    assert elapsed < 30, elapsed  # not the 5 minutes of a watch request (the test's bound, not a benchmark)
+
+
 # --------------------------------------------------------------------------- completion
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import logging
+import math
 import os
 import re
 import threading
@@ -307,6 +308,17 @@ class Connection:
         finally:
             response.release_conn()
         return response.status, response.headers, payload, None
+
+    def watch_window(self, seconds: int, what: str) -> int:
+        """The server-side timeout of one watch request: ``seconds``, cut to what the command's deadline
+        (``--timeout``) leaves, so that the server ends the stream by then; DeadlineError once it passed.
+        (An open stream makes no request, so nothing else would notice the deadline.)"""
+        remaining = self.deadline.remaining()
+        if remaining is None:
+            return seconds
+        if remaining <= 0:
+            raise self._deadline_error(what)
+        return max(1, min(seconds, math.ceil(remaining)))
 
     def _deadline_error(self, what: str, why: str = "") -> DeadlineError:
         seconds = self.deadline.seconds or 0.0

@@ -150,19 +150,20 @@ class Watcher(threading.Thread):
         res = self.listed.resource
         path = resource_path(res.group, res.version, res.plural, self.listed.namespace if res.namespaced else None)
         while not self.stop_event.is_set():
-            query = {
-                "watch": "true",
-                "allowWatchBookmarks": "true",
-                "resourceVersion": self.resource_version,
-                "timeoutSeconds": self.watch_seconds,
-                "labelSelector": self.listed.label_selector,
-                "fieldSelector": self.listed.field_selector,
-            }
             try:
+                window = self.connection.watch_window(self.watch_seconds, f"the watch of {res.display}")
+                query = {
+                    "watch": "true",
+                    "allowWatchBookmarks": "true",
+                    "resourceVersion": self.resource_version,
+                    "timeoutSeconds": window,
+                    "labelSelector": self.listed.label_selector,
+                    "fieldSelector": self.listed.field_selector,
+                }
+                # a server that freezes is given 30 s past its own timeout, unless --timeout ends it sooner
+                grace = 30 if window == self.watch_seconds else 2
                 gone = False
-                for line in self.connection.stream_lines(
-                    path, query, timeout=self.watch_seconds + 30, opened=self.opened
-                ):
+                for line in self.connection.stream_lines(path, query, timeout=window + grace, opened=self.opened):
                     if self.stop_event.is_set():
                         return
                     event = orjson.loads(line)
