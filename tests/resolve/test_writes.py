@@ -207,3 +207,43 @@ def test_role_over_common_template_writes_land_where_the_read_comes_from() -> No
     assert "podTemplate" not in common.obj["spec"]["jobManager"]
     gpus = update_pod_specs(definition, obj, PodSpecChange(resources={"limits": {"nvidia.com/gpu": "1"}}))
     assert gpus.obj["spec"]["taskManager"]["resources"] == {"limits": {"nvidia.com/gpu": "1"}}
+
+
+def test_an_update_of_one_role_says_which_others_read_the_same_location() -> None:
+    definition, obj = _flink()
+    shared = copy.deepcopy(obj)
+    shared["spec"]["podTemplate"] = {"spec": {"schedulerName": "default-scheduler"}}
+    result = update_pod_specs(definition, shared, PodSpecChange(scheduler_name="kai-scheduler"), component="jobmanager")
+    assert result.also_changed == [
+        "component 'taskmanager' reads the same location, so its pods change too: spec.podTemplate.spec.schedulerName"
+    ]
+    own = update_pod_specs(definition, obj, PodSpecChange(scheduler_name="kai-scheduler"), component="jobmanager")
+    assert own.also_changed == []  # written into the JobManager's own template
+    everything = update_pod_specs(definition, shared, PodSpecChange(scheduler_name="kai-scheduler"))
+    assert everything.also_changed == []  # nothing left out
+
+
+def test_a_location_that_cannot_be_created_names_the_instance() -> None:
+    definition = karta(
+        """
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: listed}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: root
+      kind: {group: example.com, version: v1, kind: Listed}
+    childComponents:
+      - name: task
+        ownerRef: root
+        kind: {group: "", version: v1, kind: Pod}
+        specDefinition:
+          fragmentedPodSpecDefinition:
+            schedulerNamePath: .spec.taskSpecs[0].schedulerName
+"""
+    )
+    obj = {"apiVersion": "example.com/v1", "kind": "Listed", "metadata": {"name": "l"}, "spec": {}}
+    with pytest.raises(WriteError) as raised:
+        update_pod_specs(definition, obj, PodSpecChange(scheduler_name="kai-scheduler"))
+    assert raised.value.message.startswith("component 'task': cannot write spec.taskSpecs[0].schedulerName: list")

@@ -389,7 +389,7 @@ class View:
             )
         except WriteError as exc:
             raise WorkloadMapError(f"cannot update {key_of(obj)}", exc.location, detail=exc.message) from None
-        warnings = [*([version_warning] if version_warning else []), *result.skipped]
+        warnings = [*([version_warning] if version_warning else []), *result.skipped, *result.also_changed]
         return PendingUpdate(self, obj, result.patch, result.obj, warnings)
 
     def suspend(

@@ -86,6 +86,10 @@ class WriteResult:
     # Pod templates left alone because the object has none for them (the operator's default pod, e.g. a
     # RayJob's submitter without submitterPodTemplate), one line each.
     skipped: list[str] = field(default_factory=list)
+    # Instances outside a --component/--instance update that read a location it wrote (an LWS leader without
+    # a template of its own, Flink's common pod template, Tekton's taskRunTemplate), one line each: their pods
+    # change too.
+    also_changed: list[str] = field(default_factory=list)
 
 
 def _format(path: Path) -> str:
@@ -406,26 +410,60 @@ def update_pod_specs(
             raise WriteError(skipped[0])
         raise WriteError("the object holds no pod templates to update")
     writes: list[tuple[Path, Any]] = []
+    wheres: list[str] = []
     problems: list[str] = []
     for target in present:
         try:
-            writes.extend(_writes_for(target, obj, change))
+            found = _writes_for(target, obj, change)
         except WriteError as exc:
             problems.append(exc.message)
+            continue
+        writes.extend(found)
+        wheres.extend([target.where] * len(found))
     if problems:
         hint = "" if component is not None else " (limit the update with --component to the others)"
         raise WriteError("; ".join(problems) + (hint if len(problems) < len(present) else ""))
-    result = _apply(obj, writes)
+    result = _apply(obj, writes, wheres)
     result.skipped = skipped
+    if component is not None or instance is not None:
+        result.also_changed = _sharing(karta, obj, change, present, {path for path, _ in writes})
     return result
 
 
-def _apply(obj: dict[str, Any], writes: Sequence[tuple[Path, Any]]) -> WriteResult:
+def _sharing(karta: Karta, obj: Any, change: PodSpecChange, chosen: list[_Target], written: set[Path]) -> list[str]:
+    """A line for each instance left out of the update whose own writes would land on a written location."""
+    names = {(t.component, t.instance) for t in chosen}
+    lines = []
+    for definition, _, _ in hierarchy_order(karta):
+        try:
+            others = _targets(definition, obj)
+        except WriteError:
+            continue
+        for other in others:
+            if other.absent or (other.component, other.instance) in names:
+                continue
+            try:
+                theirs = _writes_for(other, obj, change)
+            except WriteError:
+                continue
+            shared = sorted({_format(path) for path, _ in theirs if path in written})
+            if shared:
+                lines.append(f"{other.where} reads the same location, so its pods change too: {', '.join(shared)}")
+    return lines
+
+
+def _apply(obj: dict[str, Any], writes: Sequence[tuple[Path, Any]], wheres: Sequence[str] = ()) -> WriteResult:
+    """``writes`` applied to a copy of ``obj``; ``wheres`` names, per write, the instance an error is about."""
     new = copy.deepcopy(obj)
     changes = []
-    for path, value in writes:
+    for index, (path, value) in enumerate(writes):
         before = _get(new, path)
-        _set(new, path, copy.deepcopy(value))
+        try:
+            _set(new, path, copy.deepcopy(value))
+        except WriteError as exc:
+            if index < len(wheres):
+                raise WriteError(f"{wheres[index]}: {exc.message}") from None
+            raise
         if before != value:
             changes.append(f"{_format(path)}: {before!r} -> {value!r}")
     return WriteResult(new, merge_patch(obj, new), changes)
@@ -467,14 +505,14 @@ def update_workload(
     """
     if (change is None or change.is_empty()) and suspend is None:
         raise WriteError("nothing to change")
-    current, changes, skipped = obj, [], []
+    current, changes, skipped, also = obj, [], [], []
     if change is not None and not change.is_empty():
         pods = update_pod_specs(karta, current, change, component=component, instance=instance)
-        current, changes, skipped = pods.obj, pods.changes, pods.skipped
+        current, changes, skipped, also = pods.obj, pods.changes, pods.skipped, pods.also_changed
     if suspend is not None:
         suspension = set_suspended(karta, current, suspend)
         current, changes = suspension.obj, [*changes, *suspension.changes]
-    return WriteResult(current, merge_patch(obj, current), changes, skipped)
+    return WriteResult(current, merge_patch(obj, current), changes, skipped, also)
 
 
 __all__ = [
