@@ -240,7 +240,11 @@ def test_get_watch_over_a_fleet_streams_every_cluster_and_survives_one_failing(f
         code = command.end()
     assert code == EXIT_PARTIAL, (code, command.out, command.err)
     # late: one line when its watches start failing, one when its watch ends; nothing per try or per resource
-    late_lines = [line for line in command.err if line.startswith("Warning: cluster limited:")]
+    # (whether late's missing Karta CRD is a line of its own or merged with east's depends on whether an
+    # earlier module installed that CRD in the session cluster: not counted)
+    late_lines = [
+        line for line in command.err if line.startswith("Warning: cluster limited:") and "Karta CRD" not in line
+    ]
     assert len(late_lines) == 2 and " failed, retrying: cluster unreachable" in late_lines[0], command.err
     assert not [line for line in command.err if "Traceback" in line], command.err
     # the header once, every row in it with CLUSTER first

@@ -299,8 +299,8 @@ class LiveModel:
             watcher.close()
         if old_source is not None:
             old_source.connection.close()
+        self.reloads += 1  # before the new answer is visible, so whoever sees it sees the count too
         self._install(source, began)
-        self.reloads += 1
         notes.append(("kartas.run.ai", "changed: the cluster was read again with the definitions now in effect"))
 
     def stop(self) -> None:
