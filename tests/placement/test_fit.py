@@ -324,3 +324,34 @@ def test_a_manifest_of_a_kind_no_definition_covers_exits_4(tmp_path: Path) -> No
     code, _, err = _wmap("fit", "-f", str(manifest))
     assert code == 4
     assert err.startswith("error: no definition covers ConfigMap (v1)")
+
+
+def test_a_definition_that_cannot_read_node_selectors_says_fit_places_its_pods_without_them() -> None:
+    """Flink's definition reads pod fields one by one (the fragmented form has no nodeSelector or tolerations):
+    its requirements say so once, naming the components, instead of silently claiming no constraint."""
+    flink = yaml.safe_load(
+        """
+apiVersion: flink.apache.org/v1beta1
+kind: FlinkDeployment
+metadata: {name: etl, namespace: team-b}
+spec:
+  image: flink:1.20
+  job: {jarURI: local:///opt/flink/job.jar, parallelism: 2}
+  jobManager: {resource: {cpu: 1, memory: 2048m}}
+  taskManager:
+    resource: {cpu: 1, memory: 2048m}
+    podTemplate:
+      spec:
+        nodeSelector: {pool: gpu}
+        containers: [{name: flink-main-container, resources: {limits: {nvidia.com/gpu: "1"}}}]
+"""
+    )
+    view = wm.open_objects([flink], namespace="team-b")
+    warnings = view.components("flinkdeployment/etl").warnings
+    lines = [w for w in warnings if "nodeSelector and tolerations" in w]
+    assert lines == [
+        "jobmanager, taskmanager: the definition reads pod fields one by one (fragmentedPodSpecDefinition), with no "
+        "place for nodeSelector and tolerations: placed as if the pods had none"
+    ], warnings
+    big = wm.open_dump(str(FIXTURE), namespace="team-b").components("pytorchjob/big").warnings
+    assert not [w for w in big if "nodeSelector and tolerations" in w], big  # a template-form kind

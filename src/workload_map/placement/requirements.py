@@ -187,9 +187,17 @@ def requirements_of(tree: WorkloadTree, plan: GangPlan | None) -> WorkloadRequir
     warnings: list[str] = []
     by_key: dict[tuple[str, str | None], ComponentRequirement] = {}
     seen: set[str] = set()
+    unplaceable: list[str] = []  # components whose node selector and tolerations the definition cannot read
     for view in tree.components:
         if not view.component.has_pods:
             continue
+        spec_definition = view.component.definition.spec_definition
+        if (
+            spec_definition is not None
+            and spec_definition.fragmented_pod_spec_definition is not None
+            and any(i.instance.desired_pods for i in view.instances)
+        ):
+            unplaceable.append(view.name)
         for instance_view in view.instances:
             instance = instance_view.instance
             label = instance.id if instance.id is not None else view.name
@@ -217,6 +225,12 @@ def requirements_of(tree: WorkloadTree, plan: GangPlan | None) -> WorkloadRequir
             )
             components.append(requirement)
             by_key[(view.name, instance.id)] = requirement
+    if unplaceable:
+        # The format's fragmented form has no path for them (docs/placement.md "What it leaves out").
+        warnings.append(
+            f"{', '.join(unplaceable)}: the definition reads pod fields one by one (fragmentedPodSpecDefinition), "
+            "with no place for nodeSelector and tolerations: placed as if the pods had none"
+        )
     groups: list[GangGroupRequirement] = []
     for group in plan.groups if plan is not None else []:
         if group.min_member <= 0:
