@@ -189,7 +189,11 @@ def test_a_kind_installed_while_the_model_runs_is_watched_from_then_on(
         finally:
             view.close()
         assert [p["name"] for p in tree["pods"]] == ["w-0", "w-1"], tree
-        assert any("widgets" in line and "served now" in line for line in notices), notices
+        eventually(  # notices are sent after the answer they announce is in place
+            lambda: any("widgets" in line and "served now" in line for line in notices),
+            timeout=10,
+            what="a notice that widgets are served now",
+        )
     finally:
         model.stop()
         test_cluster.kubectl("delete", "namespace", ns, "--wait=false")
@@ -245,7 +249,12 @@ def test_a_karta_created_or_deleted_while_the_model_runs_is_in_effect_at_once(te
         eventually(lambda: kinds_are(["Widget"]), timeout=30, what="the Widget a workload once its Karta exists")
         assert model.reloads == 1
         assert [p["name"] for p in _model_answer(model, ns)[0]["pods"]] == ["w-0"]
-        assert any("kartas.run.ai" in line and "read again" in line for line in notices), notices
+        # the notice is sent once the new answer is in place, so it may come just after it is seen
+        eventually(
+            lambda: any("kartas.run.ai" in line and "read again" in line for line in notices),
+            timeout=10,
+            what="a notice of the re-read",
+        )
         proc = test_cluster.kubectl("delete", "krt", karta["metadata"]["name"])
         assert proc.returncode == 0, proc.stderr
         eventually(lambda: kinds_are(["Pod"]), timeout=30, what="the pod its own workload once the Karta is gone")

@@ -444,7 +444,11 @@ def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestClust
         eventually(gap_opened, timeout=60, what="a gap once list is revoked", interval=0.5)
         lines = model.gap_warnings()
         assert len(lines) == 1 and "not shown as workloads" in lines[0], lines
-        opened = [n for n in notices if JOBSETS in n and "cannot be read" in n]
+        opened = eventually(  # notices are sent after the answer they announce is in place
+            lambda: [n for n in notices if JOBSETS in n and "cannot be read" in n],
+            timeout=10,
+            what="a notice of the gap",
+        )
         assert len(opened) == 1 and "user 'wmap-serve-no-kind' may not list" in opened[0], notices
         kubectl_apply(test_cluster, *grant)
         eventually(
@@ -453,7 +457,11 @@ def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestClust
             what="the JobSet back once granted again",
             interval=0.5,
         )
-        assert [n for n in notices if JOBSETS in n and "can be read again" in n], notices
+        eventually(
+            lambda: [n for n in notices if JOBSETS in n and "can be read again" in n],
+            timeout=10,
+            what="a notice that jobsets can be read again",
+        )
     finally:
         model.stop()
         test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-jobsets", "--ignore-not-found")
