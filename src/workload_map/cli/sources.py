@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import click
 
@@ -124,6 +124,43 @@ def open_fleet(
     for view in fleet.views.values():
         _report_requests_at_exit(view)
     return fleet
+
+
+class FoundTarget(NamedTuple):
+    """TYPE/NAME as read: ``(cluster, view, workload)`` for each place that has it (cluster None outside a
+    fleet), the read's warnings, and whether the read was partial (exit 5 after printing)."""
+
+    found: list[tuple[str | None, View, dict[str, Any]]]
+    warnings: list[str]
+    partial: bool
+
+
+def open_target(
+    from_files: Sequence[str],
+    definition_paths: Sequence[str],
+    target: Sequence[str],
+    *,
+    namespace: str | None,
+    connection: Mapping[str, Any] | None,
+) -> FoundTarget:
+    """The one workload a command such as ``gang`` or ``components`` works on, from one cluster (or dumps)
+    or from every cluster of the fleet the flags name; everything is read before it returns."""
+    from workload_map.cli.workloads import find_one, one_target, partial_read
+
+    if is_fleet(connection):
+        fleet = open_fleet(
+            from_files, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+        )
+        fleet.close()  # everything is read
+        found: list[tuple[str | None, View, dict[str, Any]]] = [
+            (cluster, fleet.view(cluster), obj) for cluster, obj in fleet_found(fleet, one_target(target))
+        ]
+        return FoundTarget(found, list(fleet.warnings), fleet.partial)
+    view = open_view(
+        from_files, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+    )
+    view.close()  # everything is read: the rest works on what was read
+    return FoundTarget([(None, view, find_one(view, target))], list(view.warnings), partial_read(view))
 
 
 def fleet_found(fleet: Fleet, target: tuple[str, str]) -> list[tuple[str, dict[str, Any]]]:

@@ -42,12 +42,17 @@ def tree_of(view: View, workload: dict[str, Any]) -> WorkloadTree:
         raise from_library(exc) from None
 
 
+def partial_read(view: View) -> bool:
+    """Whether a kind or namespace of the view was forbidden or failed (exit 5 after printing)."""
+    return bool(view.coverage.forbidden() or view.coverage.failed())
+
+
 def exit_if_partial(view: View) -> None:
     """After printing what was read: exit 5 (docs/cli.md) when a kind or namespace of it was forbidden or
     failed; the warnings have said which and the fix."""
     from workload_map.cli.errors import EXIT_PARTIAL
 
-    if view.coverage.forbidden() or view.coverage.failed():
+    if partial_read(view):
         raise click.exceptions.Exit(EXIT_PARTIAL)
 
 

@@ -9,7 +9,7 @@ import click
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
 
 if TYPE_CHECKING:
-    from workload_map import View, WorkloadRequirements
+    from workload_map import WorkloadRequirements
 
 
 @click.command("components")
@@ -44,27 +44,11 @@ def command(
     import workload_map as wm
     from workload_map.cli.errors import EXIT_PARTIAL, from_library
     from workload_map.cli.output import as_list, echo_document, emit_warnings
-    from workload_map.cli.sources import fleet_found, is_fleet, open_fleet, open_view
-    from workload_map.cli.workloads import find_one, one_target
+    from workload_map.cli.sources import open_target
 
-    if is_fleet(connection):
-        fleet = open_fleet(
-            from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
-        )
-        fleet.close()  # everything is read
-        found: list[tuple[str | None, View, dict[str, Any]]] = [
-            (cluster, fleet.view(cluster), obj) for cluster, obj in fleet_found(fleet, one_target(target))
-        ]
-        warnings = list(fleet.warnings)
-        partial = fleet.partial
-    else:
-        view = open_view(
-            from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
-        )
-        view.close()
-        found = [(None, view, find_one(view, target))]
-        warnings = list(view.warnings)
-        partial = bool(view.coverage.forbidden() or view.coverage.failed())
+    found, warnings, partial = open_target(
+        from_file, definition_paths, target, namespace=namespace, connection=connection
+    )
     answers: list[tuple[str | None, WorkloadRequirements]] = []
     for cluster, view, workload in found:
         try:

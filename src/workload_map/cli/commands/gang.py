@@ -9,7 +9,7 @@ import click
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
 
 if TYPE_CHECKING:
-    from workload_map import Emission, GangPlan, View
+    from workload_map import Emission, GangPlan
 
 SCHEDULER_CHOICES = ("kai", "volcano", "coscheduling", "workload-api")
 
@@ -63,29 +63,14 @@ def command(  # noqa: PLR0917 - click passes every option by name
     import workload_map as wm
     from workload_map.cli.errors import EXIT_PARTIAL, from_library
     from workload_map.cli.output import as_list, echo_document, emit_warnings
-    from workload_map.cli.sources import fleet_found, is_fleet, open_fleet, open_view
-    from workload_map.cli.workloads import find_one, one_target, tree_of
+    from workload_map.cli.sources import open_target
+    from workload_map.cli.workloads import tree_of
 
     if scheduler is not None and output == "text":
         raise click.UsageError("--for prints manifests: use it with -o yaml or -o json")
-    if is_fleet(connection):
-        fleet = open_fleet(
-            from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
-        )
-        fleet.close()  # everything is read
-        found: list[tuple[str | None, View, dict[str, Any]]] = [
-            (cluster, fleet.view(cluster), obj) for cluster, obj in fleet_found(fleet, one_target(target))
-        ]
-        warnings = list(fleet.warnings)
-        partial = fleet.partial
-    else:
-        view = open_view(
-            from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
-        )
-        view.close()  # everything is read: the rest works on what was read
-        found = [(None, view, find_one(view, target))]
-        warnings = list(view.warnings)
-        partial = bool(view.coverage.forbidden() or view.coverage.failed())
+    found, warnings, partial = open_target(
+        from_file, definition_paths, target, namespace=namespace, connection=connection
+    )
     documents: list[dict[str, Any]] = []
     for index, (cluster, view, workload) in enumerate(found):
         try:
