@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 from tests.cluster.apiserver import TestCluster
 
+from workload_map.cluster import LiveOptions, live_source
 from workload_map.cluster.connection import ClusterError, Connection, ConnectionOptions, connect, resource_path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +62,34 @@ def eventually(
             last = exc
         time.sleep(interval)
     raise AssertionError(f"timed out waiting for {what}: {last!r}")
+
+
+def live_options(cluster: TestCluster, **kwargs: Any) -> LiveOptions:
+    """The live-read options of ``cluster`` as an administrator (``kwargs``: namespace, describe, ...)."""
+    return LiveOptions(kubeconfig=str(cluster.kubeconfig_path), **kwargs)
+
+
+def assert_narrow_read_matches_full(
+    cluster: TestCluster, namespace: str, kind: str, name: str, must_list: set[str]
+) -> None:
+    """describe's narrowed read of ``kind``/``name`` lists at least ``must_list`` (plurals) and gives the same
+    tree as a read of every namespace."""
+    source = live_source(live_options(cluster, namespace=namespace, describe=(kind, name)))
+    try:
+        view = source.view()
+        (workload,) = view.find(source.registry.resolve_type(kind), name, namespace)
+        listed = {r.resource.plural for r in source.lists}
+        assert must_list <= listed, listed
+        tree = view.tree(workload).to_json()
+    finally:
+        source.connection.close()
+    full_source = live_source(live_options(cluster, all_namespaces=True))
+    try:
+        full = full_source.view()
+        (same,) = full.find(full.registry.resolve_type(kind), name, namespace)
+        assert tree == full.tree(same).to_json()
+    finally:
+        full_source.connection.close()
 
 
 def ensure_crds(cluster: TestCluster, *names: str) -> None:

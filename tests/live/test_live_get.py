@@ -8,7 +8,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from live_data import admin, create_namespace, deployment_scenario, ensure_crds, jobset_scenario, lws_scenario
+from live_data import (
+    admin,
+    create_namespace,
+    deployment_scenario,
+    ensure_crds,
+    jobset_scenario,
+    live_options,
+    lws_scenario,
+)
 from tests.cluster.apiserver import TestCluster
 
 from workload_map.cluster import LiveOptions, cluster_view_from_kubeconfig, connect, live_source
@@ -45,12 +53,8 @@ def _trees(view: ClusterView) -> dict[str, Any]:
     return {str(key_of(t.workload)): t.to_json() for t in trees}
 
 
-def _options(cluster: TestCluster, **kwargs: Any) -> LiveOptions:
-    return LiveOptions(kubeconfig=str(cluster.kubeconfig_path), **kwargs)
-
-
 def test_get_all_same_trees_as_a_kubectl_dump(test_cluster: TestCluster, scenario: dict[str, Any]) -> None:
-    source = live_source(_options(test_cluster, all_namespaces=True))
+    source = live_source(live_options(test_cluster, all_namespaces=True))
     live = source.view()
     # The dump kubectl writes for the same objects: every kind the live layer listed.
     resources = ",".join(sorted({r.resource.display for r in source.lists}))
@@ -92,7 +96,7 @@ def _budget(conn: Connection) -> dict[str, int]:
 
 def test_request_budget_get_all(test_cluster: TestCluster, scenario: dict[str, Any]) -> None:
     conn = connect(ConnectionOptions(kubeconfig=str(test_cluster.kubeconfig_path)))
-    source = live_source(_options(test_cluster, all_namespaces=True, connection=conn))
+    source = live_source(live_options(test_cluster, all_namespaces=True, connection=conn))
     registry, discovery = source.registry, source.discovery
     covered_served = {
         (d.karta.identity.group, d.karta.identity.kind)
@@ -121,13 +125,13 @@ def test_request_budget_get_all(test_cluster: TestCluster, scenario: dict[str, A
 def test_request_budget_describe(test_cluster: TestCluster, scenario: dict[str, Any]) -> None:
     conn = connect(ConnectionOptions(kubeconfig=str(test_cluster.kubeconfig_path)))
     source = live_source(
-        _options(test_cluster, namespace=scenario["train"], describe=("jobset", "paralleljobs"), connection=conn)
+        live_options(test_cluster, namespace=scenario["train"], describe=("jobset", "paralleljobs"), connection=conn)
     )
     view = source.view()
     (workload,) = view.find(source.registry.resolve_type("jobset"), "paralleljobs", scenario["train"])
     tree = view.tree(workload).to_json()
     # Same tree as the full listing gives.
-    full = live_source(_options(test_cluster, all_namespaces=True)).view()
+    full = live_source(live_options(test_cluster, all_namespaces=True)).view()
     (same,) = full.find(full.registry.resolve_type("jobsets"), "paralleljobs", scenario["train"])
     assert full.tree(same).to_json() == tree
     verbs = _budget(conn)
@@ -143,7 +147,7 @@ def test_request_budget_describe(test_cluster: TestCluster, scenario: dict[str, 
 
 
 def test_describe_lws_uses_the_name_label(test_cluster: TestCluster, scenario: dict[str, Any]) -> None:
-    source = live_source(_options(test_cluster, namespace=scenario["serve"], describe=("lws", "vllm")))
+    source = live_source(live_options(test_cluster, namespace=scenario["serve"], describe=("lws", "vllm")))
     view = source.view()
     (workload,) = view.find(source.registry.resolve_type("lws"), "vllm", scenario["serve"])
     tree = view.tree(workload)
@@ -156,7 +160,7 @@ def test_describe_lws_uses_the_name_label(test_cluster: TestCluster, scenario: d
 
 
 def test_discovery_short_names_resolve_types(test_cluster: TestCluster, scenario: dict[str, Any]) -> None:
-    source = live_source(_options(test_cluster, namespace=scenario["serve"]))
+    source = live_source(live_options(test_cluster, namespace=scenario["serve"]))
     registry = source.registry
     lws = registry.resolve_type("lws")
     assert lws is not None and lws.plural == "leaderworkersets"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 import yaml
-from live_data import admin, create, create_namespace, deployment_scenario, ensure_crds, jobset_scenario
+from live_data import admin, create, create_namespace, deployment_scenario, ensure_crds, jobset_scenario, live_options
 from tests.cluster.apiserver import TestCluster
 
-from workload_map.cluster import LiveOptions, live_source
+from workload_map.cluster import live_source
 from workload_map.cluster.snapshot_cmd import save_live_snapshot
 from workload_map.cluster.update import patch_workload
 from workload_map.cluster.watch import watch_snapshots
@@ -59,12 +59,8 @@ def kartas(test_cluster: TestCluster) -> Any:
     conn.close()
 
 
-def _options(cluster: TestCluster, **kwargs: Any) -> LiveOptions:
-    return LiveOptions(kubeconfig=str(cluster.kubeconfig_path), **kwargs)
-
-
 def test_cluster_karta_overrides_builtin(test_cluster: TestCluster, kartas: dict[str, str]) -> None:
-    source = live_source(_options(test_cluster, namespace=kartas["ns"]))
+    source = live_source(live_options(test_cluster, namespace=kartas["ns"]))
     view = source.view()
     (deployment,) = view.workloads(view.registry.resolve_type("deploy"), kartas["ns"])
     definition, _ = view.registry.for_object(deployment)
@@ -81,9 +77,9 @@ def test_snapshot_round_trip(test_cluster: TestCluster, kartas: dict[str, str], 
     from workload_map.api.definitions import read_documents, split_dump
 
     path = tmp_path / f"snap{suffix}"
-    count, _ = save_live_snapshot(_options(test_cluster, all_namespaces=True), path)
+    count, _ = save_live_snapshot(live_options(test_cluster, all_namespaces=True), path)
     assert count > 0
-    live = live_source(_options(test_cluster, all_namespaces=True))
+    live = live_source(live_options(test_cluster, all_namespaces=True))
     view = live.view()
     objects, definitions, _ = split_dump(read_documents([str(path)]))
     # Every Karta object is saved as the cluster has it (the dump reader decides what to use).
@@ -106,7 +102,7 @@ def test_snapshot_round_trip(test_cluster: TestCluster, kartas: dict[str, str], 
 def test_update_merge_patch_and_server_dry_run(test_cluster: TestCluster, kartas: dict[str, str]) -> None:
     from workload_map.resolve.writes import set_suspended
 
-    source = live_source(_options(test_cluster, namespace=kartas["ns"]))
+    source = live_source(live_options(test_cluster, namespace=kartas["ns"]))
     view = source.view()
     (jobset,) = view.find(view.registry.resolve_type("jobsets"), "paralleljobs", kartas["ns"])
     definition, _ = view.registry.for_object(jobset)
@@ -133,7 +129,7 @@ def test_update_merge_patch_and_server_dry_run(test_cluster: TestCluster, kartas
 
 
 def test_watch_sees_changes(test_cluster: TestCluster, kartas: dict[str, str]) -> None:
-    source = live_source(_options(test_cluster, namespace=kartas["ns"]))
+    source = live_source(live_options(test_cluster, namespace=kartas["ns"]))
     conn = source.connection
     setup = admin(test_cluster)
     events = watch_snapshots(conn, source.lists, max_events=1, timeout=30)

@@ -19,11 +19,22 @@ from typing import Any
 
 import pytest
 import yaml
-from live_data import CORPUS, admin, create, create_namespace, eventually, owner_ref, pod, set_pod_running
+from live_data import (
+    CORPUS,
+    admin,
+    assert_narrow_read_matches_full,
+    create,
+    create_namespace,
+    eventually,
+    live_options,
+    owner_ref,
+    pod,
+    set_pod_running,
+)
 from tests.cluster.apiserver import TestCluster
 
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster import LiveOptions, live_source
+from workload_map.cluster import live_source
 from workload_map.cluster.discovery import discover
 from workload_map.cluster.update import patch_workload
 from workload_map.resolve.writes import PodSpecChange, update_workload
@@ -153,17 +164,13 @@ def experiment(test_cluster: TestCluster) -> Iterator[dict[str, Any]]:
         _remove(test_cluster, namespace)
 
 
-def _options(cluster: TestCluster, **kwargs: Any) -> LiveOptions:
-    return LiveOptions(kubeconfig=str(cluster.kubeconfig_path), **kwargs)
-
-
 def _placed(tree: Any) -> dict[str, tuple[str | None, str | None]]:
     return {p.name: (p.component, p.instance) for p in tree.all_pods}
 
 
 def test_get_all_shows_one_experiment_with_both_pods(test_cluster: TestCluster, experiment: dict[str, Any]) -> None:
     namespace = experiment["namespace"]
-    source = live_source(_options(test_cluster, all_namespaces=True))
+    source = live_source(live_options(test_cluster, all_namespaces=True))
     view = source.view()
     mine = view.workloads(None, namespace)
     # The Job, Deployment and ReplicaSet are owned through the Trial and the Suggestion: no rows of their own.
@@ -183,23 +190,15 @@ def test_get_all_shows_one_experiment_with_both_pods(test_cluster: TestCluster, 
 def test_describe_reads_the_chain_and_gives_the_same_tree(
     test_cluster: TestCluster, experiment: dict[str, Any]
 ) -> None:
-    namespace = experiment["namespace"]
-    source = live_source(_options(test_cluster, namespace=namespace, describe=("experiment", "random")))
-    view = source.view()
-    (workload,) = view.find(source.registry.resolve_type("experiment"), "random", namespace)
-    listed = {r.resource.plural for r in source.lists}
-    assert {"experiments", "trials", "suggestions", "jobs", "deployments", "replicasets", "pods"} <= listed, listed
-    full = live_source(_options(test_cluster, all_namespaces=True)).view()
-    (same,) = full.find(full.registry.resolve_type("experiments"), "random", namespace)
-    assert view.tree(workload).to_json() == full.tree(same).to_json()
-    source.connection.close()
+    must_list = {"experiments", "trials", "suggestions", "jobs", "deployments", "replicasets", "pods"}
+    assert_narrow_read_matches_full(test_cluster, experiment["namespace"], "experiment", "random", must_list)
 
 
 def test_update_stores_the_scheduler_name_in_the_trial_template(
     test_cluster: TestCluster, experiment: dict[str, Any]
 ) -> None:
     namespace = experiment["namespace"]
-    source = live_source(_options(test_cluster, namespace=namespace, describe=("experiment", "random")))
+    source = live_source(live_options(test_cluster, namespace=namespace, describe=("experiment", "random")))
     view = source.view()
     (live,) = view.find(source.registry.resolve_type("experiment"), "random", namespace)
     [definition] = [d for d in builtin_definitions() if d.name == "kubeflow-org-experiment-v1beta1"]
@@ -212,7 +211,7 @@ def test_update_stores_the_scheduler_name_in_the_trial_template(
     assert template["spec"]["schedulerName"] == "kai-scheduler"
     assert template["metadata"]["labels"] == {"kai.scheduler/queue": "team-a"}
     source.connection.close()
-    again = live_source(_options(test_cluster, namespace=namespace, describe=("experiment", "random"))).view()
+    again = live_source(live_options(test_cluster, namespace=namespace, describe=("experiment", "random"))).view()
     (reread,) = again.find(again.registry.resolve_type("experiment"), "random", namespace)
     [run] = [c for c in again.tree(reread).to_json()["components"] if c["name"] == "run"]
     assert run["instances"][0]["podTemplate"]["spec"]["schedulerName"] == "kai-scheduler"

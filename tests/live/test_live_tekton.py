@@ -20,11 +20,22 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from live_data import CORPUS, admin, create, create_namespace, eventually, owner_ref, pod, set_pod_running
+from live_data import (
+    CORPUS,
+    admin,
+    assert_narrow_read_matches_full,
+    create,
+    create_namespace,
+    eventually,
+    live_options,
+    owner_ref,
+    pod,
+    set_pod_running,
+)
 from tests.cluster.apiserver import TestCluster
 
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster import LiveOptions, live_source
+from workload_map.cluster import live_source
 from workload_map.cluster.discovery import discover
 from workload_map.cluster.update import patch_workload
 from workload_map.resolve.writes import PodSpecChange, update_workload
@@ -160,13 +171,9 @@ def runs(test_cluster: TestCluster) -> Iterator[dict[str, Any]]:
         _remove(test_cluster, namespace)
 
 
-def _options(cluster: TestCluster, **kwargs: Any) -> LiveOptions:
-    return LiveOptions(kubeconfig=str(cluster.kubeconfig_path), **kwargs)
-
-
 def test_get_all_shows_the_pipelinerun_and_the_lone_taskrun(test_cluster: TestCluster, runs: dict[str, Any]) -> None:
     namespace = runs["namespace"]
-    source = live_source(_options(test_cluster, all_namespaces=True))
+    source = live_source(live_options(test_cluster, all_namespaces=True))
     view = source.view()
     mine = sorted(str(key_of(w)) for w in view.workloads(None, namespace))
     # The PipelineRun's TaskRuns are owned by it: no rows of their own.
@@ -189,23 +196,15 @@ def test_get_all_shows_the_pipelinerun_and_the_lone_taskrun(test_cluster: TestCl
 
 
 def test_describe_reads_the_chain_and_gives_the_same_tree(test_cluster: TestCluster, runs: dict[str, Any]) -> None:
-    namespace = runs["namespace"]
-    source = live_source(_options(test_cluster, namespace=namespace, describe=("pipelinerun", "nightly")))
-    view = source.view()
-    (workload,) = view.find(source.registry.resolve_type("pipelinerun"), "nightly", namespace)
-    listed = {r.resource.plural for r in source.lists}
-    assert {"pipelineruns", "taskruns", "pods"} <= listed, listed
-    full = live_source(_options(test_cluster, all_namespaces=True)).view()
-    (same,) = full.find(full.registry.resolve_type("pipelineruns"), "nightly", namespace)
-    assert view.tree(workload).to_json() == full.tree(same).to_json()
-    source.connection.close()
+    must_list = {"pipelineruns", "taskruns", "pods"}
+    assert_narrow_read_matches_full(test_cluster, runs["namespace"], "pipelinerun", "nightly", must_list)
 
 
 def test_update_stores_the_scheduler_name_in_the_taskrun_template(
     test_cluster: TestCluster, runs: dict[str, Any]
 ) -> None:
     namespace = runs["namespace"]
-    source = live_source(_options(test_cluster, namespace=namespace, describe=("pipelinerun", "nightly")))
+    source = live_source(live_options(test_cluster, namespace=namespace, describe=("pipelinerun", "nightly")))
     view = source.view()
     (live,) = view.find(source.registry.resolve_type("pipelinerun"), "nightly", namespace)
     [definition] = [d for d in builtin_definitions() if d.name == "tekton-dev-pipelinerun-v1"]
@@ -215,7 +214,7 @@ def test_update_stores_the_scheduler_name_in_the_taskrun_template(
     assert stored["spec"]["taskRunTemplate"]["podTemplate"]["schedulerName"] == "kai-scheduler"
     assert stored["metadata"]["labels"] == {"team": "vision", "kai.scheduler/queue": "team-a"}
     source.connection.close()
-    again = live_source(_options(test_cluster, namespace=namespace, describe=("pipelinerun", "nightly"))).view()
+    again = live_source(live_options(test_cluster, namespace=namespace, describe=("pipelinerun", "nightly"))).view()
     (reread,) = again.find(again.registry.resolve_type("pipelinerun"), "nightly", namespace)
     [task] = [c for c in again.tree(reread).to_json()["components"] if c["name"] == "task"]
     assert [i["id"] for i in task["instances"]] == ["prepare", "train", "report"]
