@@ -18,6 +18,7 @@ from workload_map.errors import (
     UnknownTypeError,
     WorkloadMapError,
 )
+from workload_map.objects import Obj
 
 if TYPE_CHECKING:
     import threading
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from workload_map.resolver import ClusterView
     from workload_map.tree.model import WorkloadTree
 
-Obj = dict[str, Any]
 DryRun = Literal["none", "client", "server"]
 _SCOPE: Any = object()  # "the view's own namespace scope" as a default argument
 
