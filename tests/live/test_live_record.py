@@ -90,7 +90,8 @@ class Recording:
 
     def statuses(self) -> list[str]:
         """The statuses printed, in order: ``<at>  <kind/name>  <status>  after N event(s)``."""
-        return [line.split("  ")[2] for line in self.stderr if re.search(r"  after \d+ event\(s\)$", line)]
+        lines = [line for line in self.stderr if re.search(r"  after \d+ event\(s\)$", line)]
+        return [line.split("  ")[2].split(" (also ")[0] for line in lines]
 
 
 def _jobset(namespace: str, name: str) -> dict[str, Any]:
@@ -175,6 +176,7 @@ def _play_controllers(conn: Connection, namespace: str, jobset: dict[str, Any]) 
         )
         job_labels = {**labels, "batch.kubernetes.io/job-name": metadata["name"]}
         pods.append(create(conn, pod(f"{metadata['name']}-0", namespace, template, job_labels, job), "pods", namespace))
+    _event(conn, jobset, "SuccessfulCreate")
     # Not the workload's: a pod of nobody and an Event about it.
     stranger_pod = pod("stranger", namespace, {}, {"jobset.sigs.k8s.io/jobset-name": name}, None)
     stranger = create(conn, stranger_pod, "pods", namespace)
@@ -199,7 +201,7 @@ def _finish(conn: Connection, jobset: dict[str, Any]) -> None:
     ]
     status["terminalState"] = "Completed"
     _patch_status(conn, jobset, "jobsets", status)
-    _event(conn, jobset, "AllJobsCompleted")
+    _event(conn, jobset, "AllJobsCompleted")  # after the status --until waits for: not recorded
 
 
 def test_record_replays_to_the_statuses_it_printed_and_checkpoints_pass(

@@ -87,7 +87,11 @@ class Recorder:
         self.root_uid = uid_of(root)
         self.warnings: list[str] = []
         self.checkpoints: list[Checkpoint] = []
-        self.limit: int | None = None  # run's max_events
+        # What run() stops at, and why it stopped writing (until, deleted, max-events).
+        self._until: str | None = None
+        self._limit: int | None = None
+        self._on_status: StatusCallback | None = None
+        self.ended: str | None = None
         events = self._events_list()
         self.lists = [*source.lists, *events]
         first = Snapshot([*source.snapshot.objects, *(o for listed in events for o in listed.items)])
@@ -149,41 +153,58 @@ class Recorder:
         return (str(involved.get("kind")), namespace, str(involved.get("name"))) in names
 
     # -- writing
-    def _write(self, kind: str, obj: Obj, at: float) -> bool:
-        if self.limit is not None and self.writer.events >= self.limit:
-            return False
+    def _write(self, kind: str, obj: Obj, at: float) -> None:
+        if self.ended is not None:
+            return
         key = key_of(obj)
         if kind == "DELETED":
             self.recorded.pop(key, None)
         else:
             known = self.recorded.get(key)
             if known is not None and (known is obj or (_version(known) or False) == _version(obj)):
-                return False  # seen already (a relist repeats what the watch said)
+                return  # seen already (a relist repeats what the watch said)
             kind = "MODIFIED" if known is not None else "ADDED"
             self.recorded[key] = obj
-        self.writer.add(RecordedEvent(rfc3339(at), kind, obj))
-        return True
+        stamp = rfc3339(at)
+        self.writer.add(RecordedEvent(stamp, kind, obj))
+        self._observe(stamp)
 
-    def _batch(self, event: WatchEvent) -> bool:
-        """Write what of the batch belongs to the workload; whether anything was written."""
+    def _observe(self, at: str) -> None:
+        """The status after the event just written: reported when it changed; whether recording ends here."""
+        status = self._status(at)
+        if (status.primary, status.matched, status.error) != (
+            self.status.primary,
+            self.status.matched,
+            self.status.error,
+        ):
+            self.status = status
+            if self._on_status is not None:
+                self._on_status(status)
+        if self.root_key not in self.recorded:
+            self.ended = "deleted"
+        elif self._until is not None and status.primary == self._until:
+            self.ended = "until"
+        elif self._limit is not None and self.writer.events >= self._limit:
+            self.ended = "max-events"
+
+    def _batch(self, event: WatchEvent) -> None:
+        """Write, in order, what of the batch belongs to the workload."""
         belonging = {key_of(o): o for o in self._belonging(event.snapshot)}
-        wrote = False
         for change in event.changes:
             key = key_of(change.object)
             if change.type == "DELETED":
                 if key in self.recorded:
-                    wrote |= self._write("DELETED", change.object, change.at)
+                    self._write("DELETED", change.object, change.at)
             elif key in self.recorded or key in belonging:
-                wrote |= self._write(change.type, change.object, change.at)
+                self._write(change.type, change.object, change.at)
         # What the changes did not say: objects that joined late, a relist's news (changes and deletions
         # during a gap in the watch).
         now = time.time()
         for obj in belonging.values():
-            wrote |= self._write("MODIFIED", obj, now)
+            self._write("MODIFIED", obj, now)
         present = {key_of(o) for o in event.snapshot}
         for key in [k for k in self.recorded if k not in present]:
-            wrote |= self._write("DELETED", self.recorded[key], now)
-        return wrote
+            self._write("DELETED", self.recorded[key], now)
 
     def _status(self, at: str) -> StatusChange:
         from workload_map.resolver import ClusterView
@@ -211,34 +232,22 @@ class Recorder:
         on_warnings: Callable[[list[str]], None] | None = None,
     ) -> RecordEnd:
         """Watch and write until the workload has status ``until``, ``timeout`` seconds pass, ``max_events``
-        events are written, the workload is deleted or ``stop`` is set (seen within a second)."""
-        self.limit = max_events
+        events are written, the workload is deleted or ``stop`` is set (seen within a second). The status is
+        resolved after every event written; ``on_status`` hears each change (and the status at the start)."""
+        self._until, self._limit, self._on_status = until, max_events, on_status
         if on_status is not None:
             on_status(self.status)
         if until is not None and self.status.primary == until:
             return RecordEnd("until", self.writer.events, self.status.primary)
         if max_events is not None and self.writer.events >= max_events:
             return RecordEnd("max-events", self.writer.events, self.status.primary)
+        self.ended = None
         for event in watch_snapshots(self.source.connection, self.lists, timeout=timeout, cancel=stop):
             if on_warnings is not None and event.warnings:
                 on_warnings(event.warnings)
-            if not self._batch(event):
-                continue
-            status = self._status(rfc3339(time.time()))
-            if (status.primary, status.matched, status.error) != (
-                self.status.primary,
-                self.status.matched,
-                self.status.error,
-            ):
-                self.status = status
-                if on_status is not None:
-                    on_status(status)
-            if self.root_key not in self.recorded:
-                return RecordEnd("deleted", self.writer.events, None)
-            if until is not None and status.primary == until:
-                return RecordEnd("until", self.writer.events, status.primary)
-            if max_events is not None and self.writer.events >= max_events:
-                return RecordEnd("max-events", self.writer.events, status.primary)
+            self._batch(event)
+            if self.ended is not None:
+                return RecordEnd(self.ended, self.writer.events, self.status.primary)
         reason = "stopped" if stop is not None and stop.is_set() else "timeout"
         return RecordEnd(reason, self.writer.events, self.status.primary)
 
