@@ -337,7 +337,7 @@ def test_record_errors(cluster: TestCluster, namespace: str, tmp_path: Path) -> 
     missing = record("jobset/nothing")
     assert missing.exit_code == 3 and 'not found in namespace "' + namespace + '"' in missing.output, missing.output
     unknown = record("jobsett/pi")
-    assert unknown.exit_code == 4 and "jobset" in unknown.output, unknown.output
+    assert unknown.exit_code == 4 and "did you mean jobset?" in unknown.output, unknown.output
     bad = record("jobset/pi", "--timeout", "soon")
     assert bad.exit_code == 2 and "--timeout" in bad.output, bad.output
     nobody = cluster.kubeconfig_for(cluster.token_for("wmap-record-none"), tmp_path / "none.kubeconfig")
