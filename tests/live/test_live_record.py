@@ -319,6 +319,12 @@ def test_max_events_and_a_deleted_workload_end_the_recording(
         assert rec.proc.stdout is not None
         written = yaml.safe_load(rec.proc.stdout.read())
         assert len(written["events"]) == 1
+        # A status the workload already has ends the recording at once, after its first state.
+        at_once = Recording(cluster, "jobset/short", "-n", namespace, "--until", rec.statuses()[-1])
+        assert at_once.end() == 0, at_once.stderr
+        assert at_once.stderr[-1].endswith(
+            f"recorded 0 event(s) of jobset.jobset.x-k8s.io/short: reached {rec.statuses()[-1]}"
+        )
         deleted = Recording(cluster, "jobset/short", "-n", namespace)
         deleted.wait_for(r"after 0 event\(s\)$")
         time.sleep(1.0)
