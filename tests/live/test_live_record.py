@@ -20,9 +20,20 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from live_data import admin, create, create_namespace, ensure_crds, owner_ref, pod, set_pod_running
+from live_data import (
+    admin,
+    create,
+    create_namespace,
+    deployment_scenario,
+    ensure_crds,
+    eventually,
+    owner_ref,
+    pod,
+    set_pod_running,
+)
 from tests.cluster.apiserver import TestCluster
 
+import workload_map as wm
 from workload_map.cli.main import cli
 from workload_map.cluster.connection import Connection, resource_path
 from workload_map.sources.recording import Checkpoint, dump_recording, load_recording
@@ -350,3 +361,68 @@ def test_record_errors(cluster: TestCluster, namespace: str, tmp_path: Path) -> 
     forbidden = record("jobset/pi", "-o", str(tmp_path / "never.yaml"), kubeconfig=nobody)
     assert forbidden.exit_code == 1 and "forbidden" in forbidden.output.lower(), forbidden.output
     assert not (tmp_path / "never.yaml").exists()  # nothing recorded, no file
+
+
+def test_the_recorder_library_across_an_apiserver_restart(testcluster_bin_dir: Path, tmp_path: Path) -> None:
+    """The recorder the lab runs in a thread (``cluster.record.Recorder``), on its own cluster whose apiserver
+    restarts mid-recording: the watches fail, are retried, list again, and what changed meanwhile is
+    written once; the last state replayed is the server's."""
+    from workload_map.cluster import LiveOptions, live_source
+    from workload_map.cluster.record import Recorder
+    from workload_map.sources.recording import OperatorRef
+
+    own = TestCluster(testcluster_bin_dir)
+    own.start()
+    try:
+        conn = admin(own)
+        ns = create_namespace(conn, "restart")
+        deployment_scenario(conn, ns, name="web", replicas=2)
+        source = live_source(LiveOptions(kubeconfig=str(own.kubeconfig_path), namespace=ns, describe=("deploy", "web")))
+        root = next(o for o in source.snapshot.of_kind("apps", "Deployment") if o["metadata"]["name"] == "web")
+        path = tmp_path / "web.yaml"
+        with path.open("w") as out:
+            recorder = Recorder(source, root, out, by="lab", operator=OperatorRef("kube-controller-manager", "none"))
+            stop = threading.Event()
+            thread = threading.Thread(target=recorder.run, kwargs={"stop": stop, "timeout": 180}, daemon=True)
+            thread.start()
+            time.sleep(1.0)
+            own.restart_apiserver()
+            set_pod_running(conn, ns, "web-5d9f7c-00000")
+            replicaset = conn.get(f"/apis/apps/v1/namespaces/{ns}/replicasets/web-5d9f7c")
+            replicaset.update(apiVersion="apps/v1", kind="ReplicaSet")
+            template = {"spec": {"containers": [{"name": "main", "image": "nginx"}]}}
+            labels = {"app": "web", "pod-template-hash": "5d9f7c"}
+            create(conn, pod("web-5d9f7c-late", ns, template, labels, replicaset), "pods", ns)
+            server_pods = {p["metadata"]["name"]: p["metadata"]["resourceVersion"] for p in _pods(conn, ns)}
+
+            def caught_up() -> bool:
+                pods = {
+                    k.name: o["metadata"]["resourceVersion"] for k, o in recorder.recorded.items() if k.kind == "Pod"
+                }
+                return pods == server_pods
+
+            eventually(caught_up, timeout=120, what="the recorder to see the changes made across the restart")
+            recorder.checkpoint("pods after the restart", {"podsCurrent": {"deployment": 3}})
+            stop.set()
+            thread.join(timeout=30)
+            recorder.close()
+        source.connection.close()
+        conn.close()
+    finally:
+        own.stop()
+    recording = load_recording(str(path))
+    assert recording.recorded.operator is not None and recording.recorded.by == "lab"
+    seen = [
+        (e.object["kind"], e.object["metadata"]["name"], e.object["metadata"]["resourceVersion"])
+        for e in recording.events
+    ]
+    assert len(seen) == len(set(seen)), seen  # each change written once, whether a watch or a relist brought it
+    last = recording.state_at(len(recording.events))
+    assert {p["metadata"]["name"]: p["metadata"]["resourceVersion"] for p in last.pods} == server_pods
+    assert [c.after for c in recording.checkpoints] == [len(recording.events)]
+    definition = next(d for d in wm.effective_definitions()[0] if d.name == "apps-deployment-v1")
+    assert [r.verdict for r in wm.test_samples(definition, [str(path)])] == ["PASS"]
+
+
+def _pods(conn: Connection, namespace: str) -> list[dict[str, Any]]:
+    return list(conn.get(f"/api/v1/namespaces/{namespace}/pods").get("items") or [])
