@@ -244,6 +244,9 @@ CLI_CLUSTER_OPERATIONS: dict[str, str] = {
     "workload_map.cli.complete": "workload_map.cluster workload_map.registry workload_map.snapshot workload_map.api",
     # `wmap snapshot` writes the raw objects a live read returns into a dump file.
     "workload_map.cli.commands.snapshot": "workload_map.cluster workload_map.api.definitions",
+    # `wmap record` writes the raw objects a live watch of one workload returns into a recording file; it
+    # declares kubectl's connection flags without the whole-command --timeout (its --timeout ends the recording).
+    "workload_map.cli.commands.record": "workload_map.cluster",
     # `wmap serve` starts the service surface over the public API's live model.
     "workload_map.cli.commands.serve": "workload_map.serve",
     # `wmap catalog install|diff` applies definitions to a cluster (a cluster operation, not a read).
