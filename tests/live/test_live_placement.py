@@ -58,7 +58,9 @@ def test_capacity_from_live_nodes_pods_and_quota(placement: dict[str, Any]) -> N
         capacity = view.capacity()
     pools = {p.name: p for p in capacity.pools("placement-test")}
     mine = pools[placement["token"]]
-    assert (mine.nodes, mine.schedulable, mine.gpus, mine.gpus_free) == (3, 3, 24, 18)
+    # g2's 8 free GPUs are for pods that tolerate dedicated=research: apart, not free for every pod
+    assert (mine.nodes, mine.schedulable, mine.gpus, mine.gpus_free) == (3, 2, 24, 10)
+    assert (mine.tainted, mine.tainted_free[GPU]) == (1, 8)
     node = capacity.node(f"g0-{placement['token']}")
     assert node is not None and node.pods == 1 and node.used["cpu"] == 8
     (quota,) = capacity.quotas_in(placement["ns"])
