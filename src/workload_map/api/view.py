@@ -433,7 +433,8 @@ class View:
         # without them a forbidden kind's parts would become rows, and its pods zeros, at the first event.
         first = self._cluster.snapshot
         for event in watch_snapshots(source.connection, source.lists, timeout=timeout, cancel=stop):
-            event.snapshot.coverage, event.snapshot.listed, event.snapshot.named = first.coverage, first.listed, first.named
+            event.snapshot.coverage, event.snapshot.listed = first.coverage, first.listed
+            event.snapshot.named = first.named
             yield View(ClusterView(event.snapshot, source.registry), self.namespace, source), list(event.warnings)
 
     def _object(self, target: WorkloadTree | Obj | str, name: str | None, namespace: str | None) -> Obj:
