@@ -628,8 +628,8 @@ def fetch_for_describe(
         coverage = Coverage()
         results = _run_lists(connection, pod_jobs, warnings, coverage)
         nothing_readable(results, coverage)
-        pods = [o for r in results for o in r.items]
-        return Snapshot(pods, coverage=coverage, listed=[("", "Pod")], named={("", "Pod"): [name]}), warnings, results
+        found = [o for r in results for o in r.items]
+        return Snapshot(found, coverage=coverage, listed=[("", "Pod")], named={("", "Pod"): [name]}), warnings, results
     definition, _ = registry.for_object({"apiVersion": res.api_version, "kind": kind})
     definition = definition or matching[0]
     closure = _definition_closure(registry, definition)
