@@ -32,6 +32,7 @@ LIMITED_USERS = (
     "wmap-ns-list",  # test_live_gaps.py: a namespaced Role, and list on namespaces
     "wmap-serve-no-kind",  # test_live_serve_gaps.py
     "wmap-serve-no-pods",
+    "wmap-serve-revoked",  # test_live_serve_gaps.py: permissions revoked while serving
 )
 
 # A cold build of kube-apiserver + kubectl + etcd takes ~15 min on 2 cores.
