@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import importlib.util
 import json
 import os
 import socket
@@ -205,28 +207,31 @@ def _scrapes(port: int, count: int, concurrency: int) -> list[float]:
         return list(pool.map(lambda _: _scrape(port), range(count)))
 
 
-async def _subscribe(port: int, received: list[list[float]], ready: asyncio.Event, total: int) -> None:
-    """One event stream: the monotonic time of every `change` after the first (which comes at once)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
-    writer.write(b"GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
-    await writer.drain()
-    mine: list[float] = []
-    received.append(mine)
-    first = True
+async def _subscribe(port: int, received: list[float], settled: asyncio.Future[bool]) -> None:
+    """One event stream: the monotonic time of every `change` after the first (which comes at once).
+    ``settled`` is True once the first event came, False when the connection failed first."""
     try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
+    except OSError:
+        settled.set_result(False)
+        return
+    try:
+        writer.write(b"GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        await writer.drain()
         while True:
             line = await reader.readline()
             if not line:
-                return
+                break
             if line.startswith(b"event: change"):
-                if first:
-                    first = False
-                    mine.append(-1.0)
-                    if sum(1 for r in received if r) >= total:
-                        ready.set()
+                if settled.done():
+                    received.append(time.monotonic())
                 else:
-                    mine.append(time.monotonic())
+                    settled.set_result(True)
+    except OSError:
+        pass
     finally:
+        if not settled.done():
+            settled.set_result(False)
         writer.close()
 
 
@@ -235,13 +240,19 @@ def _fan_out(proc: subprocess.Popen[str], port: int, subscribers: int, rounds: i
     result: dict[str, Any] = {}
 
     async def run() -> None:
-        received: list[list[float]] = []
-        ready = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        received: list[list[float]] = [[] for _ in range(subscribers)]
+        settled = [loop.create_future() for _ in range(subscribers)]
+        began = time.monotonic()
         tasks = []
-        for _ in range(subscribers):
-            tasks.append(asyncio.create_task(_subscribe(port, received, ready, subscribers)))
-            await asyncio.sleep(0)  # do not open them all in one accept burst
-        await asyncio.wait_for(ready.wait(), 120)
+        for mine, done in zip(received, settled, strict=True):
+            tasks.append(asyncio.create_task(_subscribe(port, mine, done)))
+            await asyncio.sleep(0)  # not all in one accept burst
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*settled), 120)
+        connected = sum(1 for f in settled if f.done() and f.result())
+        result["subscribed"] = connected
+        result["subscribe_seconds"] = time.monotonic() - began
         result["server"] = _proc_status(proc.pid)
         bumps = []
         for _ in range(rounds):
@@ -252,14 +263,11 @@ def _fan_out(proc: subprocess.Popen[str], port: int, subscribers: int, rounds: i
             bumps.append(json.loads(await asyncio.to_thread(proc.stdout.readline))["bumped"])
         await asyncio.sleep(3.0)
         delays = []
-        missing = 0
         for times in received:
-            got = [t for t in times if t >= 0]
-            missing += max(0, rounds - len(got))
-            delays += [t - b for t, b in zip(got, bumps, strict=False)]
+            delays += [t - b for t, b in zip(times, bumps, strict=False)]
         result.update(
             delivered=len(delays),
-            missing=missing,
+            missing=subscribers * rounds - len(delays),
             p50=_pct(delays, 0.5) if delays else None,
             p99=_pct(delays, 0.99) if delays else None,
             max=max(delays) if delays else None,
@@ -343,7 +351,9 @@ def _body(port: int) -> bytes:
 
 
 def figures(results: list[dict[str, Any]]) -> list[Figure]:
-    base = next(r for r in results if r["kind"] == "threading")
+    base = next((r for r in results if r["kind"] == "threading"), None)
+    if base is None:  # --servers without the baseline: the raw results only
+        return []
     out = []
     for r in results:
         if r["kind"] == "threading":
@@ -375,9 +385,12 @@ def figures(results: list[dict[str, Any]]) -> list[Figure]:
                     "s",
                     baseline=bf["p99"],
                     baseline_name="ThreadingHTTPServer, same run",
-                    note=f"p50 {fan['p50']:.4f} max {fan['max']:.4f} s, missing {fan['missing']}; server "
+                    note=f"p50 {fan['p50']:.4f} max {fan['max']:.4f} s, missing {fan['missing']}, subscribed "
+                    f"{fan['subscribed']} in {fan['subscribe_seconds']:.1f} s; server "
                     f"{fan['server']['threads']:.0f} threads {fan['server']['rss_mb']:.0f} MB (threading: p50 "
-                    f"{bf['p50']:.4f} max {bf['max']:.4f} s, {bf['server']['threads']:.0f} threads "
+                    f"{bf['p50'] or 0:.4f} max {bf['max'] or 0:.4f} s, missing {bf['missing']}, subscribed "
+                    f"{bf['subscribed']} in "
+                    f"{bf['subscribe_seconds']:.1f} s, {bf['server']['threads']:.0f} threads "
                     f"{bf['server']['rss_mb']:.0f} MB)",
                 )
             )
@@ -392,16 +405,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--workloads", type=int, default=1000)
     ap.add_argument("--subscribers", default="100,1000", help="event-stream subscribers, one run each")
     ap.add_argument("--scrapes", type=int, default=30, help="scrapes per figure")
-    ap.add_argument("--servers", default=",".join(SERVERS))
+    ap.add_argument(
+        "--servers", default=",".join(SERVERS), help="uvicorn is measured only when installed (pip install uvicorn)"
+    )
     ap.add_argument("--baseline-ref", default=BASELINE_REF, help="the commit whose ThreadingHTTPServer is measured")
     args = ap.parse_args(argv)
     from run import table
 
     dump_path(args.workloads)  # generated once, before any server child reads it
     subscribers = [int(n) for n in args.subscribers.split(",")]
-    results = [
-        measure(kind, args.workloads, args.baseline_ref, subscribers, args.scrapes) for kind in args.servers.split(",")
-    ]
+    servers = [s for s in args.servers.split(",") if s != "uvicorn" or importlib.util.find_spec("uvicorn")]
+    results = [measure(kind, args.workloads, args.baseline_ref, subscribers, args.scrapes) for kind in servers]
     found = figures(results)
     print(table(found))
     out = Path(__file__).resolve().parent / "results" / time.strftime("serve-http-%Y%m%dT%H%M%SZ.json", time.gmtime())

@@ -234,7 +234,8 @@ class Service:
                 changed = self._changed
                 assert changed is not None
                 try:
-                    await asyncio.wait_for(changed.wait(), SSE_KEEPALIVE_SECONDS)
+                    async with asyncio.timeout(SSE_KEEPALIVE_SECONDS):  # no task per wait, as wait_for makes
+                        await changed.wait()
                 except TimeoutError:
                     await response.write(b": keep-alive\n\n")
                     continue
