@@ -515,7 +515,7 @@ def run(
                 "% of a core",
             )
         )
-        for r in [*result["runs"], *({**x, "replay": True, "write_rate": x["rate"]} for x in result["replay"])]:
+        for r in [*result["runs"], *({**x, "replay": True, "write_rate": x["rate"]} for x in result.get("replay", []))]:
             ok = (
                 r["caught_up"]
                 and r["fresh_p99"] is not None
