@@ -204,7 +204,10 @@ def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
 
     wm.effective_definitions()  # the catalog from its cache, as get -A below finds it
     out: dict[str, Any] = {"rss_mb_before": _rss_mb()}
-    model = Recording(LiveOptions(kubeconfig=kubeconfig))
+    model = Recording(
+        LiveOptions(kubeconfig=kubeconfig),
+        **({"watch_seconds": spec["watch_seconds"]} if spec.get("watch_seconds") else {}),
+    )
     cpu0 = time.process_time()
     model.start()
     sync_cpu = time.process_time() - cpu0
@@ -245,6 +248,8 @@ def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
     cpu_idle, wall_idle = time.process_time(), time.monotonic()
     time.sleep(spec.get("idle", 10.0))
     out["idle_cpu_share"] = (time.process_time() - cpu_idle) / (time.monotonic() - wall_idle)
+    out["watch_seconds"] = model.watch_seconds
+    out["watches"] = len(model._watchers)
     targets = _targets(model)
     out["targets"] = len(targets)
     runs = []
@@ -396,7 +401,14 @@ def _replay(
 
 # ----------------------------------------------------------------------------------------------- the benchmark
 def run(
-    *, workloads: int, rates: list[float], replay: list[float], seconds: float, idle: float = 10.0, log: Any = print
+    *,
+    workloads: int,
+    rates: list[float],
+    replay: list[float],
+    seconds: float,
+    idle: float = 10.0,
+    watch_seconds: int | None = None,
+    log: Any = print,
 ) -> tuple[list[Figure], dict[str, Any]]:
     import bench_live
     import gen_cluster
@@ -420,7 +432,7 @@ def run(
             rows, _source = bench_live.wmap_get(kubeconfig)
             gets.append(time.perf_counter() - t)
         get_s = statistics.median(gets)
-        spec = {"rates": rates, "seconds": seconds, "replay": replay, "idle": idle}
+        spec = {"rates": rates, "seconds": seconds, "replay": replay, "idle": idle, "watch_seconds": watch_seconds}
         proc = subprocess.run(
             [sys.executable, __file__, "child", "model", kubeconfig, json.dumps(spec)],
             stdout=subprocess.PIPE,
@@ -497,12 +509,13 @@ def run(
         figures.append(
             Figure(
                 "serve",
-                "CPU while idle (watches open, no events)",
+                f"CPU while idle (watches open, no events), {result['watches']} watches reopened every "
+                f"{result['watch_seconds']} s",
                 100 * result["idle_cpu_share"],
                 "% of a core",
             )
         )
-        for r in [*result["runs"], *({**x, "replay": True, "write_rate": x["rate"]} for x in result["replay"])]:
+        for r in [*result["runs"], *({**x, "replay": True, "write_rate": x["rate"]} for x in result.get("replay", []))]:
             ok = (
                 r["caught_up"]
                 and r["fresh_p99"] is not None
@@ -549,16 +562,18 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--replay", default="250,500,1000", help="rates of events put straight on the model's queue")
     ap.add_argument("--seconds", type=float, default=15.0, help="churn duration per rate")
     ap.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU measured after the sync")
+    ap.add_argument("--watch-seconds", type=int, default=None, help="the model's watch timeout (default: its own)")
     args = ap.parse_args(argv)
     os.environ.setdefault("PYTHONHASHSEED", "0")
     from run import table
 
     figures, details = run(
         workloads=args.workloads,
-        rates=[float(r) for r in args.rates.split(",")],
+        rates=[float(r) for r in args.rates.split(",") if r],
         replay=[float(r) for r in args.replay.split(",") if r],
         seconds=args.seconds,
         idle=args.idle,
+        watch_seconds=args.watch_seconds,
     )
     print(table(figures))
     out = Path(__file__).resolve().parent / "results" / time.strftime("serve-%Y%m%dT%H%M%SZ.json", time.gmtime())

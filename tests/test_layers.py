@@ -102,6 +102,7 @@ RESTRICTED: dict[str, tuple[str, ...]] = {
     "rich": ("cli",),
     "http": ("operator", "serve"),
     "prometheus_client": ("serve",),
+    "aiohttp": ("serve",),  # the HTTP server of `wmap serve`
     "ssl": ("operator",),
     "socketserver": ("operator",),
     "cryptography": ("operator",),

@@ -33,6 +33,7 @@ LIMITED_USERS = (
     "wmap-serve-no-kind",  # test_live_serve_gaps.py
     "wmap-serve-no-pods",
     "wmap-record-none",  # test_live_record.py: no role at all
+    "wmap-serve-revoked",  # test_live_serve_gaps.py: permissions revoked while serving
 )
 
 # A cold build of kube-apiserver + kubectl + etcd takes ~15 min on 2 cores.

@@ -490,8 +490,10 @@ def test_model_with_a_revoked_token_says_it_is_stale(
     try:
         before = _model_answer(model)
         _revoke(cluster, conn, "revoked-model", token)
-        eventually(lambda: len(model.problems()) == 1, timeout=60, what=f"the model to say it is stale: {notices}")
-        (line,) = model.problems()
+        # the probe is refused too: first why the model is not ready, then the watches failing
+        eventually(lambda: len(model.problems()) == 2, timeout=60, what=f"the model to say it is stale: {notices}")
+        unready, line = model.problems()
+        assert unready.startswith("the API server has not answered") and "Unauthorized" in unready, unready
         assert " not current since " in line and "Unauthorized: the token was rejected" in line, line
         eventually(lambda: _resources_in(notices) == len(RESOURCES), timeout=60, what=f"every watch: {notices}")
         assert all(" failed, retrying: Unauthorized: the token was rejected" in n for n in notices), notices

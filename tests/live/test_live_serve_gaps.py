@@ -361,7 +361,10 @@ def test_a_frozen_apiserver_fails_readiness(test_cluster: TestCluster, world: di
             metrics = serve.metrics()
             assert _series(metrics, "wmap_apiserver_up")[0][1] == 0
             assert _series(metrics, "wmap_apiserver_last_contact_age_seconds")[0][1] >= 5
-            assert ("Deployment", "web") in _rows(serve, ns)  # the last answer is still served
+            assert _series(metrics, "wmap_model_ready")[0][1] == 0  # as /readyz: the answer may be stale
+            assert ("Deployment", "web") in _rows(serve, ns)  # the last answer is still served, and said stale
+            stale = serve.api(f"workloads?namespace={ns}")["stale"]
+            assert stale and stale[0].startswith("the API server has not answered"), stale
             assert not serve.api("status")["apiserver"]["answering"]
             page.wait_for_function(
                 "(document.getElementById('coverage') || {}).innerText?.includes('Not current')", timeout=30_000
@@ -370,6 +373,8 @@ def test_a_frozen_apiserver_fails_readiness(test_cluster: TestCluster, world: di
             screenshot(page, "dashboard-not-current")
         eventually(lambda: serve.readyz() == (200, "ready"), timeout=60, what="ready again after SIGCONT")
         assert _series(serve.metrics(), "wmap_apiserver_up")[0][1] == 1
+        assert _series(serve.metrics(), "wmap_model_ready")[0][1] == 1
+        assert serve.api("workloads")["stale"] == []
         page.wait_for_function("!document.getElementById('coverage')", timeout=30_000)
 
 
@@ -465,3 +470,58 @@ def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestClust
     finally:
         model.stop()
         test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-jobsets", "--ignore-not-found")
+
+
+def test_permissions_revoked_while_serving_are_noticed_within_the_watch_timeout(
+    test_cluster: TestCluster, world: dict[str, Any]
+) -> None:
+    """`wmap serve` as it runs (its own watch timeout): an open watch is authorized only when it is opened, so
+    a revoked permission shows once the watch is reopened. JobSets revoked: a gap within a minute. Every
+    permission revoked: not ready, and the empty answer is said to be stale, never served as a cluster
+    without workloads."""
+    ns, tmp = world["namespace"], world["tmp"]
+    user = "wmap-serve-revoked"
+    groups = ["apps", "batch", "leaderworkerset.x-k8s.io", "run.ai", "apiextensions.k8s.io"]
+    rest = user_cluster_role(
+        "wmap-serve-revoked-rest",
+        [
+            {"apiGroups": [""], "resources": ["pods", "namespaces"], "verbs": READ},
+            {"apiGroups": groups, "resources": ["*"], "verbs": READ},
+        ],
+        user,
+    )
+    jobset_rules = [{"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": READ}]
+    jobsets = user_cluster_role("wmap-serve-revoked-jobsets", jobset_rules, user)
+    kubectl_apply(test_cluster, *rest, *jobsets)
+    kubeconfig = _kubeconfig(test_cluster, tmp, user)
+    try:
+        eventually(lambda: _wmap_get(kubeconfig, ns).get(("JobSet", "paralleljobs")), what="list granted")
+        with serving(kubeconfig, tmp) as serve:
+            assert serve.readyz() == (200, "ready")
+            assert ("JobSet", "paralleljobs") in _rows(serve, ns)
+            test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-revoked-jobsets")
+
+            def gap_opened() -> bool:
+                answer = serve.api(f"workloads?namespace={ns}")
+                assert [g["resource"] for g in answer["coverage"]["gaps"]] == [JOBSETS], answer["coverage"]
+                assert ("JobSet", "paralleljobs") not in {(r["kind"], r["name"]) for r in answer["items"]}
+                return True
+
+            eventually(gap_opened, timeout=50, what="a gap once list on jobsets is revoked", interval=0.5)
+            code, body = serve.readyz()
+            assert code == 200 and body.startswith("ready, partial: "), body
+            test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", "wmap-serve-revoked-rest")
+
+            def not_ready() -> bool:
+                code, body = serve.readyz()
+                assert code == 503 and body.startswith("not ready: nothing can be read any more: "), body
+                return True
+
+            eventually(not_ready, timeout=50, what="not ready once every permission is revoked", interval=0.5)
+            answer = serve.api("workloads")
+            assert answer["items"] == [] and not answer["coverage"]["complete"]
+            assert answer["stale"] and answer["stale"][0].startswith("nothing can be read any more: "), answer
+            assert _series(serve.metrics(), "wmap_model_ready")[0][1] == 0
+    finally:
+        for name in ("wmap-serve-revoked-rest", "wmap-serve-revoked-jobsets"):
+            test_cluster.kubectl("delete", "clusterrolebinding,clusterrole", name, "--ignore-not-found")

@@ -30,6 +30,7 @@ def test_serve_on_renders_a_hardened_deployment_and_a_service() -> None:
     (container,) = pod["spec"]["containers"]
     assert container["command"] == ["wmap", "serve"]
     assert "--port=9500" in container["args"] and "--address=0.0.0.0" in container["args"]
+    assert "--allow-unauthenticated" in container["args"]  # else serve refuses a non-loopback bind without a token
     assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
     (account,) = _named(docs, "ServiceAccount")

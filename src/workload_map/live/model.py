@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     from workload_map.tree.model import WorkloadTree
 
 SETTLE_SECONDS = 0.05  # a burst of events (a rollout) is applied as one batch
+# An open watch is authorized once, when it is opened: it is reopened (at its resourceVersion, no relist) this
+# often, so a permission revoked opens its gap within it (bench/bench_serve.py: the idle cost of reopening).
+WATCH_SECONDS = 30
 
 
 def _uid(obj: Obj) -> str:
@@ -136,7 +139,7 @@ class LiveModel:
         options: LiveOptions,
         *,
         settle: float = SETTLE_SECONDS,
-        watch_seconds: int = 300,
+        watch_seconds: int = WATCH_SECONDS,
         probe_seconds: float | None = None,
         kind_poll_seconds: float | None = None,
         on_notice: Callable[[str], None] | None = None,
@@ -366,6 +369,10 @@ class LiveModel:
             since = f" for {age:.0f}s" if age is not None else ""
             return False, f"not ready: the API server has not answered{since}: {error}"
         gaps = self.gap_objects()
+        if self.resources and not any(state.readable for state in self.resources.values()):
+            # every permission lost: an empty answer would pass for a cluster without workloads
+            whys = sorted({state.error or "unreadable" for state in self.resources.values()})
+            return False, "not ready: nothing can be read any more: " + "; ".join(whys)
         if not gaps:
             return True, "ready"
         return True, "ready, partial: " + "; ".join(gap.why for gap in gaps)
@@ -612,7 +619,9 @@ class LiveModel:
                 self._resolve(dirty)
 
     def problems(self) -> list[str]:
-        """What is not current now, one line per cause: the watches failing and since when."""
+        """What is not current now, one line per cause: why the model is not ready (the API server not
+        answering, nothing readable: whenever ``/readyz`` fails once synced), then the watches failing and
+        since when."""
         from workload_map.cluster.watch import watch_notes
 
         failing = sorted(
@@ -624,7 +633,9 @@ class LiveModel:
         for since, name, error in failing:
             stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since))
             notes.append((name, f"not current since {stamp} (retrying): {error}"))
-        return watch_notes(notes)
+        ready, reason = self.readiness()
+        unready = [reason.removeprefix("not ready: ")] if self.ready and not ready else []
+        return unready + watch_notes(notes)
 
     def _state_for(self, obj: Obj) -> ResourceState | None:
         for listed in self._listed:

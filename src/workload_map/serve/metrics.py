@@ -219,8 +219,12 @@ class ModelCollector(Collector):
             relists.add_metric([name], state.relists)
             errors.add_metric([name], state.errors)
         yield from (age, objects, readable, events, relists, errors)
-        ready = GaugeMetricFamily("wmap_model_ready", "1 once the initial list is resolved and watches run.")
-        ready.add_metric([], 1 if model.ready else 0)
+        ready = GaugeMetricFamily(
+            "wmap_model_ready",
+            "1 while /readyz says ready: synced, the API server answering, something readable; 0: the answer "
+            "may be stale (why: /readyz, /api/v1/status).",
+        )
+        ready.add_metric([], 1 if model.readiness()[0] else 0)
         yield ready
         sync = GaugeMetricFamily("wmap_model_sync_duration_seconds", "Seconds the initial list and resolution took.")
         sync.add_metric([], synced or 0.0)

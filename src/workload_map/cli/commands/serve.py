@@ -35,7 +35,29 @@ TOKEN_ENV = "WMAP_SERVE_TOKEN"
     type=click.Path(exists=True, dir_okay=False),
     default=None,
     help="Require this bearer token (the file's first line) on every path but /healthz and /readyz "
-    "(also $WMAP_SERVE_TOKEN). Use it, or kubectl proxy, whenever --address is not 127.0.0.1.",
+    "(also $WMAP_SERVE_TOKEN). Needed whenever --address is not a loopback address.",
+)
+@click.option(
+    "--allow-unauthenticated",
+    is_flag=True,
+    help="Serve a non-loopback --address without a token (something else must guard the port: a "
+    "NetworkPolicy in the cluster). Without it, such a bind is refused.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=1),
+    default=256,
+    show_default=True,
+    help="Connections open at once; one more is answered 503 and closed.",
+)
+@click.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=15.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Close a connection that has not sent a whole request this long after connecting or after its "
+    "last answer (a half-sent request, an idle keep-alive).",
 )
 @click.option(
     "--capacity-interval",
@@ -62,6 +84,9 @@ def command(  # noqa: PLR0917 - click passes every option by name
     port: int,
     serve_timeout: float | None,
     token_file: str | None,
+    allow_unauthenticated: bool,
+    max_connections: int,
+    idle_timeout: float,
     capacity_interval: float,
     namespace: str | None,
     from_file: tuple[str, ...],
@@ -85,18 +110,37 @@ def command(  # noqa: PLR0917 - click passes every option by name
     """
     import threading
 
-    from workload_map.cli.errors import CliError
+    from workload_map.cli.errors import EXIT_USAGE, CliError
     from workload_map.cli.output import emit_warnings
     from workload_map.serve.fleet import poll_capacity, rejoin
     from workload_map.serve.server import Service
 
     token = _token(token_file)
+    if token is None and not _loopback(address):
+        if not allow_unauthenticated:
+            raise CliError(
+                "refusing to serve without a token",
+                where=f"--address {address}",
+                why="every peer that reaches this address could read the cluster's workloads",
+                hint="give --token-file (or $WMAP_SERVE_TOKEN), keep --address 127.0.0.1 behind kubectl "
+                "port-forward, or --allow-unauthenticated where a NetworkPolicy guards the port",
+                exit_code=EXIT_USAGE,
+            )
+        unguarded = f"serving {address} without a token (--allow-unauthenticated)"
+        emit_warnings([f"{unguarded}: whoever reaches the port reads the workloads"])
     clusters, watch = _models(from_file, definition_paths, connection, namespace)
     stopped = threading.Event()
     service: Service | None = None
     try:
         try:
-            service = Service(clusters, address=address, port=port, token=token)
+            service = Service(
+                clusters,
+                address=address,
+                port=port,
+                token=token,
+                max_connections=max_connections,
+                idle_timeout=idle_timeout,
+            )
         except OSError as exc:
             raise CliError(
                 "cannot listen", where=f"{address}:{port}", why=exc.strerror or str(exc), hint="choose another --port"
@@ -264,6 +308,17 @@ def _capacity_reader(
             return float(view.capacity().gpus_free)
 
     return read
+
+
+def _loopback(address: str) -> bool:
+    import ipaddress
+
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:  # a host name: it may resolve to any interface
+        return False
 
 
 def _token(path: str | None) -> str | None:
