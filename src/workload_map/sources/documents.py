@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from workload_map import _json
 from workload_map._gc import bulk
 from workload_map.errors import DocumentError, Location
 
@@ -116,7 +117,7 @@ def parse_text(
         if streamed is not None:
             return streamed
         try:
-            raw_docs = [orjson.loads(text)]
+            raw_docs = [_json.loads(text)]
         except orjson.JSONDecodeError as exc:
             if prefer_json:
                 raise DocumentError(f"invalid JSON: {exc}", Location(source)) from None
