@@ -53,10 +53,71 @@ def test_integers_beyond_64_bits_print_exactly(tmp_path: Path, defs_file: Path, 
         described = invoke("describe", "minijob/train", "-o", output, *source)
         assert described.exit_code == 0
         tree = json.loads(described.stdout) if output == "json" else yaml.safe_load(described.stdout)
-        replicas = [i["replicas"]["replicas"] for c in tree["components"] for i in c["instances"] if i["id"] == "worker"]
-        assert replicas == [HUGE]
+        instances = [i for c in tree["components"] for i in c["instances"] if i["id"] == "worker"]
+        assert [i["replicas"]["replicas"] for i in instances] == [HUGE]
     patched = invoke("update", "minijob/train", "--label", "a=b", "-o", "json", *source)
     assert patched.exit_code == 0
     status = json.loads(patched.stdout)["status"]
     assert status["huge"] == [HUGE, {"deep": -HUGE}]
     assert status["conditions"][0]["observedGeneration"] == NEGATIVE
+
+
+def test_objects_sharing_an_identity_are_named_and_the_others_shown(tmp_path: Path, defs_file: Path) -> None:
+    """Two objects of a folder with the same kind, namespace and name: one warning names both places (the
+    later one is used, as ``kubectl apply -f DIR`` leaves it); every other workload is listed."""
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    items = objects()
+    (folder / "a.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    later = json.loads(json.dumps(items[0]))
+    later["metadata"]["labels"] = {"team": "later"}
+    (folder / "b.yaml").write_text(yaml.safe_dump(later))
+    source = ["--from-file", str(folder), "--definitions", str(defs_file)]
+    for output in ("table", "json", "name"):
+        result = invoke("get", "-A", "-o", output, *source)
+        assert result.exit_code == 0, result.output
+        warning = [line for line in result.stderr.splitlines() if "train" in line]
+        assert len(warning) == 1, result.stderr
+        assert str(folder / "a.json") in warning[0] and str(folder / "b.yaml") in warning[0]
+    rows = json.loads(invoke("get", "-A", "-o", "json", *source).stdout)["items"]
+    assert sorted(r["workload"]["name"] for r in rows) == ["broken", "eval", "llm", "train"]
+    listed = invoke("get", "-A", "-l", "team=later", "-o", "name", *source)
+    assert listed.stdout.split() == ["minijob.test.wmap.io/train"]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("strings.yaml", "- a\n- b\n", "a list"),
+        ("number.json", "42\n", "a number"),
+        ("scalars.yaml", "just text\n---\n7\n", "a string"),
+    ],
+)
+def test_a_file_without_kubernetes_objects_is_a_located_error(
+    tmp_path: Path, dump_file: Path, name: str, content: str, reason: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    for sources in ([str(path)], [str(dump_file), str(path)]):
+        result = invoke("get", "-A", *[arg for source in sources for arg in ("--from-file", source)])
+        assert result.exit_code == 1, result.output
+        assert f"error: cannot read objects ({path}, document 0)" in result.stderr
+        assert reason in result.stderr and "No resources found" not in result.output
+
+
+def test_an_empty_list_is_no_resources(tmp_path: Path) -> None:
+    """``kubectl get pods -o json`` of an empty namespace: an empty List, nothing to list (exit 0)."""
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": []}))
+    result = invoke("get", "-A", "--from-file", str(path))
+    assert result.exit_code == 0, result.output
+    assert "No resources found" in result.stderr
+
+
+def test_junk_beside_objects_is_a_warning(tmp_path: Path, dump_file: Path, defs_file: Path) -> None:
+    path = tmp_path / "mixed.yaml"
+    path.write_text(yaml.safe_dump(objects()[0]) + "---\n- a\n")
+    result = invoke("get", "-A", "-o", "name", "--from-file", str(path), "--definitions", str(defs_file))
+    assert result.exit_code == 0
+    assert result.stdout.split() == ["minijob.test.wmap.io/train"]
+    assert f"{path}, document 1: ignoring a document that is not a Kubernetes object" in result.stderr

@@ -70,7 +70,7 @@ def read_documents(paths: Sequence[str], transform: Callable[[Any], Any] | None 
     """Every YAML/JSON document of the files, directories or ``-`` (stdin) given, located; ``transform``
     replaces each object as it is read (a JSON List is then read item by item)."""
     from workload_map.errors import DocumentError
-    from workload_map.sources.documents import read_source
+    from workload_map.sources.documents import is_empty_list, read_source
 
     docs: list[Document] = []
     for path in paths:
@@ -80,7 +80,7 @@ def read_documents(paths: Sequence[str], transform: Callable[[Any], Any] | None 
             raise WorkloadMapError("cannot read objects", exc.location, detail=exc.message) from None
         if not found:
             raise WorkloadMapError("cannot read objects", Location(path), detail="no YAML or JSON objects found")
-        docs.extend(found)
+        docs.extend(doc for doc in found if not is_empty_list(doc.data))  # a List of nothing: nothing to add
     return docs
 
 
@@ -95,7 +95,12 @@ def split_dump(docs: Iterable[Document]) -> tuple[list[dict[str, Any]], list[Loa
     objects: list[dict[str, Any]] = []
     definitions: list[LoadedDefinition] = []
     warnings: list[str] = []
+    seen = _Identities(objects)
+    not_objects: dict[str, Document] = {}  # source -> its first document that is not a Kubernetes object
+    with_objects: set[str] = set()
     for doc in docs:
+        if isinstance(doc.data, dict) and doc.data.get("kind"):
+            with_objects.add(doc.source)
         if _is_karta(doc.data):
             karta, problems = definition_from_dict(doc.data, doc.location)
             if karta is None:
@@ -106,10 +111,80 @@ def split_dump(docs: Iterable[Document]) -> tuple[list[dict[str, Any]], list[Loa
                 definitions.append(LoadedDefinition(karta, doc.location, "cluster"))
             continue
         if isinstance(doc.data, dict) and doc.data.get("kind"):
-            objects.append(doc.data)
+            seen.add(doc)
         else:
+            not_objects.setdefault(doc.source, doc)
             warnings.append(f"{doc.location}: ignoring a document that is not a Kubernetes object")
-    return objects, definitions, warnings
+    for source, doc in not_objects.items():
+        if source not in with_objects:  # nothing of it is an object: not a dump (kubectl refuses it too)
+            raise WorkloadMapError(
+                "cannot read objects",
+                doc.location,
+                detail=f"not a Kubernetes object but {_what(doc.data)}: a dump holds objects with apiVersion and kind",
+            )
+    return objects, definitions, [*warnings, *seen.warnings()]
+
+
+def _what(data: Any) -> str:
+    if isinstance(data, dict):
+        return "a mapping without kind"
+    if isinstance(data, list):
+        return "a list"
+    if isinstance(data, bool) or data is None:
+        return f"the value {str(data).lower() if data is not None else 'null'}"
+    if isinstance(data, int | float):
+        return "a number"
+    return "a string" if isinstance(data, str) else f"a {type(data).__name__}"
+
+
+class _Identities:
+    """Objects by kind, namespace and name. A cluster holds one object per identity; a dump holding two
+    (a folder with an object in two files) keeps the later one, as ``kubectl apply -f`` would leave the
+    cluster, and says so once per pair of files: a duplicated dump is one line, not one per object."""
+
+    def __init__(self, objects: list[dict[str, Any]]) -> None:
+        self.objects = objects
+        self._where: dict[tuple[str, str, str, str], tuple[int, Document]] = {}
+        self._collisions: dict[tuple[str, str], list[tuple[tuple[str, str, str, str], Document, Document]]] = {}
+
+    def add(self, doc: Document) -> None:
+        data = doc.data
+        meta = data.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        if not isinstance(name, str):
+            self.objects.append(data)
+            return
+        namespace = meta.get("namespace")
+        group = str(data.get("apiVersion") or "").rpartition("/")[0]
+        key = (group, str(data["kind"]), namespace if isinstance(namespace, str) else "", name)
+        found = self._where.get(key)
+        if found is None:
+            self._where[key] = (len(self.objects), doc)
+            self.objects.append(data)
+            return
+        index, earlier = found
+        self.objects[index] = data
+        self._where[key] = (index, doc)
+        pair = (earlier.location.source, doc.location.source)
+        self._collisions.setdefault(pair, []).append((key, earlier, doc))
+
+    def warnings(self) -> list[str]:
+        out = []
+        for (first, second), collisions in self._collisions.items():
+            (group, kind, namespace, name), earlier, later = collisions[0]
+            what = f"{kind.lower()}.{group}" if group else kind.lower()
+            scope = f' in namespace "{namespace}"' if namespace else ""
+            example = f'{what} "{name}"{scope}'
+            places = f"{earlier.location} and {later.location}"
+            if len(collisions) == 1:
+                out.append(f"{example} is given twice ({places}): the later one is used, as kubectl apply -f would")
+            else:
+                files = f"{first} and {second}" if first != second else first
+                out.append(
+                    f"{len(collisions)} objects are given twice with the same kind, namespace and name, in {files}"
+                    f" (e.g. {example}: {places}): the later ones are used, as kubectl apply -f would"
+                )
+        return out
 
 
 def effective_definitions(

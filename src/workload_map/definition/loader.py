@@ -19,7 +19,15 @@ from pydantic import BaseModel, ValidationError
 
 from workload_map.definition.model import API_VERSION, KIND, Karta
 from workload_map.errors import DocumentError, Finding, Location
-from workload_map.sources.documents import STDIN, Document, file_content, parse_file, parse_text, read_source
+from workload_map.sources.documents import (
+    STDIN,
+    Document,
+    file_content,
+    is_empty_list,
+    parse_file,
+    parse_text,
+    read_source,
+)
 
 
 @dataclass(frozen=True)
@@ -182,7 +190,7 @@ def _load_source(
     source: str, read: Callable[[], list[Document]], origin: str
 ) -> tuple[list[LoadedDefinition], list[Finding]]:
     try:
-        docs = read()
+        docs = [doc for doc in read() if not is_empty_list(doc.data)]
     except DocumentError as exc:
         return [], [Finding(exc.location, exc.message)]
     if not docs:
