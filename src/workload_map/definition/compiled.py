@@ -47,6 +47,8 @@ _SOURCES = (
     "definition/expressions.py",
     "definition/loader.py",
     "definition/model.py",
+    "definition/validate.py",
+    "definition/writable.py",
     "jq/_purejq.py",
     "jq/errors.py",
     "jq/fast.py",
@@ -123,8 +125,9 @@ def one_entry() -> Iterator[None]:
 Parsed = tuple[Karta | None, list[Finding]]
 
 
-def definition(data: Any, parse: Callable[[], Parsed]) -> Parsed:
-    """``parse()`` of one Karta document, remembered by the document's content."""
+def definition(data: Any, parse: Callable[[], Parsed], tag: bytes = b"karta") -> Parsed:
+    """``parse()`` of one Karta document, remembered by the document's content (and ``tag``, which names
+    what ``parse`` does to it)."""
     try:
         content = orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME)
     except TypeError:  # not plain JSON (a YAML timestamp, a non-string key): parse it every time
@@ -134,4 +137,4 @@ def definition(data: Any, parse: Callable[[], Parsed]) -> Parsed:
         karta, findings = parse()
         return (karta, findings), (karta,) if karta is not None and not findings else ()
 
-    return remembered((b"karta", content), load)
+    return remembered((tag, content), load)

@@ -175,11 +175,42 @@ def _semantic_findings(data: dict[str, Any], errors: list[Any], location: Locati
     return validate(karta, location)
 
 
-def load_documents(docs: Iterable[Document], origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
+def checked_definition(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
+    """:func:`definition_from_dict`, then the static validator's errors: a definition ``wmap validate``
+    reports an error for (a jq expression that does not compile, a construct the sandbox refuses, ...) is
+    not to be used, so a caller uses the Karta only when there are no findings (it may come with them).
+    Remembered like :func:`definition_from_dict`: a warm process neither loads nor validates it again."""
+    from workload_map.definition import compiled
+
+    return compiled.definition(data, functools.partial(_checked, data, location), tag=b"checked-karta")
+
+
+def _checked(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
+    from workload_map.definition.validate import validate
+    from workload_map.errors import Severity
+
+    karta, problems = _parse(data, location)
+    if karta is None or problems:
+        return karta, problems
+    return karta, [f for f in validate(karta, location) if f.severity is Severity.ERROR]
+
+
+def first_of(findings: list[Finding]) -> str:
+    """The first finding, and how many more there are."""
+    more = f" (and {len(findings) - 1} more problem(s))" if len(findings) > 1 else ""
+    return f"{findings[0]}{more}" if findings else "cannot be read"
+
+
+def load_documents(
+    docs: Iterable[Document], origin: str = "file", *, checked: bool = False
+) -> tuple[list[LoadedDefinition], list[Finding]]:
+    """The definitions of the documents and the findings on them; ``checked``: the static validator's
+    errors too (:func:`checked_definition`), a definition with errors still listed."""
     loaded: list[LoadedDefinition] = []
     findings: list[Finding] = []
+    read = checked_definition if checked else definition_from_dict
     for doc in docs:
-        karta, problems = definition_from_dict(doc.data, doc.location)
+        karta, problems = read(doc.data, doc.location)
         findings.extend(problems)
         if karta is not None:
             loaded.append(LoadedDefinition(karta, doc.location, origin))
@@ -187,7 +218,7 @@ def load_documents(docs: Iterable[Document], origin: str = "file") -> tuple[list
 
 
 def _load_source(
-    source: str, read: Callable[[], list[Document]], origin: str
+    source: str, read: Callable[[], list[Document]], origin: str, *, checked: bool = False
 ) -> tuple[list[LoadedDefinition], list[Finding]]:
     try:
         docs = [doc for doc in read() if not is_empty_list(doc.data)]
@@ -195,7 +226,7 @@ def _load_source(
         return [], [Finding(exc.location, exc.message)]
     if not docs:
         return [], [Finding(Location(source), "no documents found")]
-    return load_documents(docs, origin)
+    return load_documents(docs, origin, checked=checked)
 
 
 def load_text(content: bytes, source: str, origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
@@ -203,8 +234,11 @@ def load_text(content: bytes, source: str, origin: str = "file") -> tuple[list[L
     return _load_source(source, lambda: parse_text(content, source), origin)
 
 
-def load_paths(paths: Iterable[str], origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
-    """Definitions from files, directories or stdin (``-``); unreadable sources become findings.
+def load_paths(
+    paths: Iterable[str], origin: str = "file", *, checked: bool = False
+) -> tuple[list[LoadedDefinition], list[Finding]]:
+    """Definitions from files, directories or stdin (``-``); unreadable sources become findings;
+    ``checked``: the static validator's errors too (see :func:`load_documents`).
 
     A file that loaded cleanly before (the same path and bytes) comes from the on-disk cache whole: a
     warm process neither parses its YAML nor validates nor compiles it.
@@ -213,15 +247,15 @@ def load_paths(paths: Iterable[str], origin: str = "file") -> tuple[list[LoadedD
     findings: list[Finding] = []
     for path in paths:
         if path != STDIN and os.path.isfile(path):
-            more, problems = _load_file(path, origin)
+            more, problems = _load_file(path, origin, checked=checked)
         else:
-            more, problems = _load_source(path, functools.partial(read_source, path), origin)
+            more, problems = _load_source(path, functools.partial(read_source, path), origin, checked=checked)
         loaded.extend(more)
         findings.extend(problems)
     return loaded, findings
 
 
-def _load_file(path: str, origin: str) -> tuple[list[LoadedDefinition], list[Finding]]:
+def _load_file(path: str, origin: str, *, checked: bool) -> tuple[list[LoadedDefinition], list[Finding]]:
     from workload_map.definition import compiled
 
     file = Path(path)
@@ -232,7 +266,7 @@ def _load_file(path: str, origin: str) -> tuple[list[LoadedDefinition], list[Fin
 
     def parse() -> tuple[tuple[list[LoadedDefinition], list[Finding]], tuple[Karta, ...]]:
         with compiled.one_entry():  # the file is the entry, not each of its documents
-            more, problems = _load_source(path, functools.partial(parse_file, file, content), origin)
+            more, problems = _load_source(path, functools.partial(parse_file, file, content), origin, checked=checked)
         return (more, problems), () if problems else tuple(d.karta for d in more)
 
-    return compiled.remembered([b"file", path, origin, content], parse)
+    return compiled.remembered([b"checked-file" if checked else b"file", path, origin, content], parse)
