@@ -121,3 +121,60 @@ def test_junk_beside_objects_is_a_warning(tmp_path: Path, dump_file: Path, defs_
     assert result.exit_code == 0
     assert result.stdout.split() == ["minijob.test.wmap.io/train"]
     assert f"{path}, document 1: ignoring a document that is not a Kubernetes object" in result.stderr
+
+
+def test_version_flag_prints_the_version() -> None:
+    from workload_map._version import __version__
+
+    result = invoke("--version")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"wmap version {__version__}\n" == invoke("version").stdout
+
+
+def test_without_a_kubeconfig_only_commands_that_read_dumps_suggest_from_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workload_map.operator.main import command as operator
+
+    for name, value in {"HOME": str(tmp_path), "KUBECONFIG": "", "KUBERNETES_SERVICE_HOST": ""}.items():
+        monkeypatch.setenv(name, value)
+    got = invoke("get")
+    assert got.exit_code == 1 and "hint: pass --kubeconfig PATH" in got.stderr and "--from-file PATH" in got.stderr
+    for result in (
+        invoke("snapshot", "-o", str(tmp_path / "x.yaml")),
+        invoke("catalog", "diff"),
+        CliRunner().invoke(operator, [], prog_name="wmap-operator"),
+    ):
+        assert result.exit_code == 1, result.output
+        assert "no cluster configured" in result.output and "hint: pass --kubeconfig PATH" in result.output
+        assert "--from-file" not in result.output
+
+
+def test_a_mistyped_type_gets_a_suggestion(dump_file: Path, defs_file: Path) -> None:
+    source = ["--from-file", str(dump_file), "--definitions", str(defs_file)]
+    result = invoke("get", "minijobb", *source)
+    assert result.exit_code == 4
+    assert 'error: no definition covers type "minijobb"' in result.stderr
+    assert "did you mean 'minijob'?" in result.stderr
+    assert "did you mean" not in invoke("get", "zzzzzz", *source).stderr
+    assert "did you mean 'jobset'?" in invoke("get", "jobsett", "--from-file", str(dump_file)).stderr
+
+
+def test_library_refuses_an_unknown_status(dump_file: Path, defs_file: Path) -> None:
+    import workload_map as wm
+
+    view = wm.open_dump(str(dump_file), definitions=[str(defs_file)], namespace=None)
+    assert [t.name for t in view.workloads(status="running")] == [t.name for t in view.workloads(status="Running")]
+    with pytest.raises(ValueError, match="'runing' is not a status") as refused:
+        view.workloads(status="runing")
+    assert "Running" in str(refused.value) and "Undefined" in str(refused.value)
+
+
+def test_validate_of_an_object_dump_is_one_line_suggesting_against(dump_file: Path, defs_file: Path) -> None:
+    result = invoke("validate", str(dump_file))
+    assert result.exit_code == 1
+    lines = [line for line in result.stdout.splitlines() if str(dump_file) in line]
+    assert len(lines) == 1, result.stdout
+    assert "not Karta definitions" in lines[0] and "--against" in lines[0]
+    assert f"{len(objects())} Kubernetes object(s)" in lines[0] and "MiniJob" in lines[0]
+    assert invoke("validate", str(defs_file), "--against", str(dump_file)).exit_code == 0

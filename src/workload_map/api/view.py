@@ -198,11 +198,25 @@ class View:
                 hint=f"name the group too, e.g. {example}",
             ) from None
         if info is None:
+            listing = "list the covered types with: wmap definitions (or add one with --definitions FILE)"
+            close = self._closest_type(type_name)
             raise UnknownTypeError(
                 f'no definition covers type "{type_name}"',
-                hint="list the covered types with: wmap definitions (or add one with --definitions FILE)",
+                hint=f"did you mean {close!r}? ({listing})" if close else listing,
             )
         return info
+
+    def _closest_type(self, type_name: str) -> str | None:
+        """The covered TYPE spelling a mistyped one most likely meant (kubectl-like), if any is close."""
+        import difflib
+
+        wanted = type_name.lower()
+        names: set[str] = set()
+        for info in self._cluster.registry.kinds():
+            spellings = info.names() if "." in wanted else {info.kind.lower(), info.plural, *info.short_names}
+            names.update(spellings)
+        close = difflib.get_close_matches(wanted, sorted(names), n=1, cutoff=0.8)
+        return close[0] if close else None
 
     # -- reading
     def _scope(self, namespace: str | None) -> str | None:
@@ -252,6 +266,8 @@ class View:
         from workload_map.objects import meta
 
         requirements = parse_selector(selector) if selector else []
+        if status:
+            _check_status(status)
         kind = self.kind(type) if type else None
         ns = self._scope(namespace)
         wanted = list(names)
@@ -442,6 +458,15 @@ class View:
         if isinstance(target, str):
             return self.find(target, name, namespace=namespace)
         return target.workload
+
+
+def _check_status(status: str) -> None:
+    """A status that is none of the primary statuses would silently match nothing: refuse it, as the CLI does."""
+    from workload_map.definition.model import ResourceStatus
+
+    known = [s.value for s in ResourceStatus]
+    if status.lower() not in {s.lower() for s in known}:
+        raise ValueError(f"{status!r} is not a status: use one of {', '.join(known)} (any case)")
 
 
 def _where(obj: Obj) -> Location:

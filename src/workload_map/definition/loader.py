@@ -209,12 +209,37 @@ def load_documents(
     loaded: list[LoadedDefinition] = []
     findings: list[Finding] = []
     read = checked_definition if checked else definition_from_dict
+    foreign: dict[str, list[Document]] = {}  # other Kubernetes objects, by file: one finding each
     for doc in docs:
+        if _foreign(doc.data):
+            foreign.setdefault(doc.source, []).append(doc)
+            continue
         karta, problems = read(doc.data, doc.location)
         findings.extend(problems)
         if karta is not None:
             loaded.append(LoadedDefinition(karta, doc.location, origin))
+    for found in foreign.values():
+        kinds = sorted({f"{d.data['kind']} {d.data.get('apiVersion') or ''}".strip() for d in found})
+        shown = ", ".join(kinds[:3]) + (", ..." if len(kinds) > 3 else "")
+        findings.append(
+            Finding(
+                found[0].location,
+                f"{len(found)} Kubernetes object(s) that are not Karta definitions ({shown}): objects to check "
+                "definitions on go to --against (wmap validate), objects to read to --from-file",
+            )
+        )
     return loaded, findings
+
+
+def _foreign(data: Any) -> bool:
+    """Another kind of Kubernetes object (a dump given where definitions are read): neither its kind nor its
+    apiVersion says Karta, so field-by-field findings would only say that, once per object."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("kind"), str)
+        and data["kind"] != KIND
+        and data.get("apiVersion") != API_VERSION
+    )
 
 
 def _load_source(
