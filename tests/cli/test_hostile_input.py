@@ -178,3 +178,15 @@ def test_validate_of_an_object_dump_is_one_line_suggesting_against(dump_file: Pa
     assert "not Karta definitions" in lines[0] and "--against" in lines[0]
     assert f"{len(objects())} Kubernetes object(s)" in lines[0] and "MiniJob" in lines[0]
     assert invoke("validate", str(defs_file), "--against", str(dump_file)).exit_code == 0
+
+
+def test_serve_refuses_an_unknown_status(dump_file: Path, defs_file: Path) -> None:
+    """``/api/v1/workloads?status=runing`` is a bad filter (400), not an empty list, as the library says."""
+    import workload_map as wm
+    from workload_map.serve import api
+
+    model = wm.open_dump(str(dump_file), definitions=[str(defs_file)], namespace=None).to_model()
+    running = [item["name"] for item in api.workloads(model, status="running")["items"]]
+    assert sorted(running) == ["eval", "llm", "train"]
+    with pytest.raises(ValueError, match="'runing' is not a status"):
+        api.workloads(model, status="runing")

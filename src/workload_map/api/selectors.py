@@ -1,4 +1,5 @@
-"""kubectl label selectors: ``a=b``, ``a==b``, ``a!=b``, ``a in (x,y)``, ``a notin (x)``, ``a``, ``!a``."""
+"""The filters of ``wmap get``: kubectl label selectors (``a=b``, ``a==b``, ``a!=b``, ``a in (x,y)``,
+``a notin (x)``, ``a``, ``!a``) and the primary status."""
 
 from __future__ import annotations
 
@@ -96,3 +97,13 @@ def parse_selector(text: str) -> list[Requirement]:
 
 def matches(requirements: list[Requirement], labels: Mapping[str, str]) -> bool:
     return all(r.matches(labels) for r in requirements)
+
+
+def check_status(status: str) -> None:
+    """The ``--status`` filter of ``wmap get`` (any case): a status that is none of the primary statuses
+    would match nothing, silently; it is a ValueError naming them, as the CLI refuses it."""
+    from workload_map.definition.model import ResourceStatus
+
+    known = [s.value for s in ResourceStatus]
+    if status.lower() not in {s.lower() for s in known}:
+        raise ValueError(f"{status!r} is not a status: use one of {', '.join(known)} (any case)")

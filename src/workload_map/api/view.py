@@ -262,12 +262,12 @@ class View:
         One workload that cannot be resolved becomes a line of ``problems``, never a failure.
         ``progress`` may wrap the objects being resolved (a progress bar).
         """
-        from workload_map.api.selectors import matches, parse_selector
+        from workload_map.api.selectors import check_status, matches, parse_selector
         from workload_map.objects import meta
 
         requirements = parse_selector(selector) if selector else []
         if status:
-            _check_status(status)
+            check_status(status)
         kind = self.kind(type) if type else None
         ns = self._scope(namespace)
         wanted = list(names)
@@ -458,15 +458,6 @@ class View:
         if isinstance(target, str):
             return self.find(target, name, namespace=namespace)
         return target.workload
-
-
-def _check_status(status: str) -> None:
-    """A status that is none of the primary statuses would silently match nothing: refuse it, as the CLI does."""
-    from workload_map.definition.model import ResourceStatus
-
-    known = [s.value for s in ResourceStatus]
-    if status.lower() not in {s.lower() for s in known}:
-        raise ValueError(f"{status!r} is not a status: use one of {', '.join(known)} (any case)")
 
 
 def _where(obj: Obj) -> Location:
