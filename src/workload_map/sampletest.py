@@ -102,8 +102,9 @@ def pods_per_component(tree: dict[str, Any]) -> dict[str, int]:
 
 
 def _expectation(obj: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-    annotations = (obj.get("metadata") or {}).get("annotations") or {}
-    text = annotations.get(EXPECT_ANNOTATION)
+    metadata = obj.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    text = annotations.get(EXPECT_ANNOTATION) if isinstance(annotations, dict) else None
     if text is None:
         return None, None
     try:

@@ -95,7 +95,14 @@ def parse_selector(text: str) -> list[Requirement]:
         raise SelectorError(f"unable to parse selector {text!r}: {exc}") from None
 
 
-def matches(requirements: list[Requirement], labels: Mapping[str, str]) -> bool:
+def matches(requirements: list[Requirement], labels: object) -> bool:
+    """Whether ``labels`` (an object's ``metadata.labels`` as read) satisfy every requirement. Only string
+    values are labels: a value of another type, or labels that are not a mapping, were never stored by an
+    API server and match as absent."""
+    if not isinstance(labels, Mapping):
+        labels = {}
+    elif not all(isinstance(value, str) for value in labels.values()):
+        labels = {key: value for key, value in labels.items() if isinstance(value, str)}
     return all(r.matches(labels) for r in requirements)
 
 
