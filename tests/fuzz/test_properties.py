@@ -25,8 +25,7 @@ from click.testing import CliRunner, Result
 # A venv made before hypothesis joined the test extras skips these (saying why) rather than failing the
 # whole collection; `make` reinstalls the extras when pyproject.toml changes.
 pytest.importorskip("hypothesis", reason="hypothesis is not installed: pip install -e '.[test]'")
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from tests.fuzz.strategies import (
     BIG_INTEGERS,
     EDGE_FLOATS,

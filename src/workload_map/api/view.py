@@ -18,6 +18,7 @@ from workload_map.errors import (
     UnknownTypeError,
     WorkloadMapError,
 )
+from workload_map.objects import Obj
 
 if TYPE_CHECKING:
     import threading
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from workload_map.resolver import ClusterView
     from workload_map.tree.model import WorkloadTree
 
-Obj = dict[str, Any]
 DryRun = Literal["none", "client", "server"]
 _SCOPE: Any = object()  # "the view's own namespace scope" as a default argument
 
@@ -198,25 +198,12 @@ class View:
                 hint=f"name the group too, e.g. {example}",
             ) from None
         if info is None:
-            listing = "list the covered types with: wmap definitions (or add one with --definitions FILE)"
-            close = self._closest_type(type_name)
             raise UnknownTypeError(
                 f'no definition covers type "{type_name}"',
-                hint=f"did you mean {close!r}? ({listing})" if close else listing,
+                hint=_did_you_mean(type_name, self._cluster.registry)
+                + "list the covered types with: wmap definitions (or add one with --definitions FILE)",
             )
         return info
-
-    def _closest_type(self, type_name: str) -> str | None:
-        """The covered TYPE spelling a mistyped one most likely meant (kubectl-like), if any is close."""
-        import difflib
-
-        wanted = type_name.lower()
-        names: set[str] = set()
-        for info in self._cluster.registry.kinds():
-            spellings = info.names() if "." in wanted else {info.kind.lower(), info.plural, *info.short_names}
-            names.update(spellings)
-        close = difflib.get_close_matches(wanted, sorted(names), n=1, cutoff=0.8)
-        return close[0] if close else None
 
     # -- reading
     def _scope(self, namespace: str | None) -> str | None:
@@ -429,7 +416,7 @@ class View:
         snapshot = self._cluster.snapshot
         if self.namespace is not None:
             keep = (o for o in snapshot if (o.get("metadata") or {}).get("namespace") in (self.namespace, None))
-            snapshot = Snapshot(keep, coverage=snapshot.coverage, listed=snapshot.listed)
+            snapshot = Snapshot(keep, coverage=snapshot.coverage, listed=snapshot.listed, named=snapshot.named)
         return LiveModel.from_snapshot(snapshot, self._cluster.registry)
 
     # -- live
@@ -450,6 +437,7 @@ class View:
         first = self._cluster.snapshot
         for event in watch_snapshots(source.connection, source.lists, timeout=timeout, cancel=stop):
             event.snapshot.coverage, event.snapshot.listed = first.coverage, first.listed
+            event.snapshot.named = first.named
             yield View(ClusterView(event.snapshot, source.registry), self.namespace, source), list(event.warnings)
 
     def _object(self, target: WorkloadTree | Obj | str, name: str | None, namespace: str | None) -> Obj:
@@ -458,6 +446,23 @@ class View:
         if isinstance(target, str):
             return self.find(target, name, namespace=namespace)
         return target.workload
+
+
+def _did_you_mean(type_name: str, registry: DefinitionRegistry) -> str:
+    """``did you mean jobset? `` for a misspelt TYPE: the spelling closest to it of each covered kind near
+    enough (at most three kinds; qualified spellings only when the TYPE is qualified), or nothing."""
+    import difflib
+
+    wanted = type_name.lower()
+    qualified = "." in wanted
+    scored = []
+    for info in registry.kinds():
+        names = [n for n in info.names() if qualified or "." not in n]
+        ratio, name = max(((difflib.SequenceMatcher(None, wanted, n).ratio(), n) for n in names), default=(0.0, ""))
+        if ratio >= 0.75:
+            scored.append((-ratio, name))
+    close = [name for _, name in sorted(scored)[:3]]
+    return f"did you mean {' or '.join(close)}? " if close else ""
 
 
 def _where(obj: Obj) -> Location:

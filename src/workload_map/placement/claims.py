@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-Obj = dict[str, Any]
-_BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
+from workload_map.objects import Obj
+
+BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ class NodeClaim:
     def untolerated(self, taints: Sequence[Taint]) -> list[Taint]:
         """The blocking taints no toleration of this claim matches."""
         return [
-            t for t in taints if t.effect in _BLOCKING_EFFECTS and not any(tolerates(x, t) for x in self.tolerations)
+            t for t in taints if t.effect in BLOCKING_EFFECTS and not any(tolerates(x, t) for x in self.tolerations)
         ]
 
     def describe(self) -> str:
