@@ -22,6 +22,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "workload_map.errors",
         "workload_map._gc",
         "workload_map._version",
+        # JSON with integers of any size (orjson's fast path, exact beyond 64 bits).
+        "workload_map._json",
         "workload_map.objects",
         # The on-disk store of compiled definitions (what goes in is decided by workload_map.definition.compiled).
         "workload_map.cache",
@@ -228,6 +230,7 @@ def test_the_checker_sees_lazy_relative_and_submodule_imports(tmp_path: Path) ->
 # gang tables). Everything that reads or resolves workloads goes through ``workload_map``'s View.
 CLI_RENDERS = (
     "workload_map._version",
+    "workload_map._json",
     "workload_map.errors",
     "workload_map.objects",
     "workload_map.tree.model",

@@ -121,8 +121,9 @@ def expectation_problem(value: dict[str, Any]) -> str | None:
 
 
 def _expectation(obj: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-    annotations = (obj.get("metadata") or {}).get("annotations") or {}
-    text = annotations.get(EXPECT_ANNOTATION)
+    metadata = obj.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    text = annotations.get(EXPECT_ANNOTATION) if isinstance(annotations, dict) else None
     if text is None:
         return None, None
     try:

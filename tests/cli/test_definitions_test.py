@@ -143,3 +143,14 @@ def test_installed_console_script_end_to_end(tmp_path: Path) -> None:
     bad = run_wmap("definitions", "test", "jobs", "--samples", str(failing))
     assert bad.returncode == 1
     assert "expect primary: 'Failed' -> 'Running' MISMATCH" in bad.stdout
+
+
+def test_annotations_that_are_not_a_mapping_are_no_expectation(tmp_path: Path) -> None:
+    """A sample whose ``metadata.annotations`` is not a mapping carries no expectation (it is SHOWN); it was an
+    internal error ('int' object has no attribute 'get'), found by make fuzz's wrong types where read."""
+    odd = _job("odd", None)
+    odd["metadata"]["annotations"] = -1  # type: ignore[index]
+    samples = _write(tmp_path / "s", odd, _job("train", {"primary": "Running"}))
+    result = _run("batch-job-v1", "--samples", str(samples))
+    assert result.exit_code == 0, result.output
+    assert any(line.startswith("SHOWN job.batch/odd in ml") for line in result.stdout.splitlines())

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from .conftest import Invoke
@@ -100,3 +101,53 @@ def test_update_bad_documents_are_usage_errors(wmap: Invoke, tmp_path: Path) -> 
     assert missing.exit_code == 2 and "cannot read" in missing.stderr
     pairs = wmap("update", "minijob/train", "--limits", "cpu")
     assert pairs.exit_code == 2 and "is not KEY=VALUE" in pairs.stderr
+
+
+BAD_FLAGS = {
+    "quantity that does not parse": (["--requests", "nvidia.com/gpu=abc"], "'--requests'", "'abc'"),
+    "negative quantity": (["--limits", "cpu=-1"], "'--limits'", "must be greater than or equal to 0"),
+    "resource name": (["--requests", "bad name!=1"], "'--requests'", "'bad name!'"),
+    "label key": (["--label", "bad key!=v"], "'--label'", "name part must consist of alphanumeric characters"),
+    "label key prefix": (["--label", "Bad_Prefix/a=v"], "'--label'", "prefix part"),
+    "label value": (["--label", "team=not ok"], "'--label'", "a valid label must be an empty string"),
+    "long label value": (["--label", "team=" + "x" * 64], "'--label'", "must be no more than 63 characters"),
+    "annotation key": (["--annotation", "/x=v"], "'--annotation'", "prefix part must be non-empty"),
+    "node selector value": (["--node-selector", "pool=a b"], "'--node-selector'", "a valid label"),
+    "scheduler name": (["--scheduler-name", "Kai Scheduler"], "'--scheduler-name'", "RFC 1123 subdomain"),
+    "priority class": (["--priority-class", "High!"], "'--priority-class'", "RFC 1123 subdomain"),
+    "image": (["--image", " trainer:2"], "'--image'", "leading or trailing whitespace"),
+    "suspend and resume": (["--suspend", "--resume"], "--suspend", "--resume"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FLAGS))
+def test_values_kubernetes_refuses_are_usage_errors(wmap: Invoke, case: str) -> None:
+    """What the API server (or kubectl) would refuse is a usage error naming the flag and the reason, before
+    anything is read or sent: never an empty or invalid patch with exit 0."""
+    flags, flag, reason = BAD_FLAGS[case]
+    result = wmap("update", "minijob/train", *flags, "--dry-run")
+    assert result.exit_code == 2, result.output
+    assert flag in result.stderr and reason in result.stderr, result.stderr
+    assert not result.stdout
+
+
+def test_valid_values_still_pass(wmap: Invoke) -> None:
+    result = wmap(
+        "update",
+        "minijob/train",
+        "--label",
+        "example.com/team=nlp-1.a_b",
+        "--label",
+        "empty=",
+        "--annotation",
+        "example.com/note=any text at all!",
+        "--requests",
+        "cpu=1.5,memory=2Gi,nvidia.com/gpu=1,hugepages-2Mi=0",
+        "--scheduler-name",
+        "kai.scheduler",
+        "-o",
+        "json",
+    )
+    assert result.exit_code == 0, result.output
+    labels = json.loads(result.stdout)["spec"]["roles"][0]["template"]["metadata"]["labels"]
+    assert labels == {"example.com/team": "nlp-1.a_b", "empty": ""}

@@ -22,7 +22,9 @@ def main() -> int:
     budget = float(os.environ.get("FUZZ_SECONDS", "600"))
     examples = os.environ.get("WMAP_FUZZ_EXAMPLES", "200")
     seed = int(os.environ.get("FUZZ_SEED", str(random.SystemRandom().randrange(2**32))))
-    env = {**os.environ, "WMAP_HYPOTHESIS_PROFILE": "fuzz", "WMAP_FUZZ_EXAMPLES": examples}
+    # Random rounds try huge strings and expressions of megabytes; the seeded unit run keeps them small.
+    huge = os.environ.get("WMAP_FUZZ_HUGE", "3000000")
+    env = {**os.environ, "WMAP_HYPOTHESIS_PROFILE": "fuzz", "WMAP_FUZZ_EXAMPLES": examples, "WMAP_FUZZ_HUGE": huge}
     started = time.monotonic()
     rounds = crashes = 0
     while rounds == 0 or time.monotonic() - started < budget:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,11 +152,33 @@ STRINGS = st.one_of(
     ),
     st.text(max_size=20),
 )
+# Integers JSON allows and 64-bit parsers do not keep: orjson reads them as floats and refuses to write them.
+BIG_INTEGERS = st.one_of(
+    st.sampled_from([2**63, 2**64 - 1, 2**64, 2**64 + 1, -(2**63) - 1, 10**30 + 1, -(10**40)]),
+    st.integers(min_value=2**64, max_value=2**256),
+    st.integers(min_value=-(2**256), max_value=-(2**63) - 1),
+)
+# Floats at the edges: the largest, signed zero, subnormals. NaN and the infinities are not JSON: YAML
+# dumps carry them (.nan, .inf), JSON dumps cannot (see cluster_files).
+EDGE_FLOATS = st.one_of(
+    st.sampled_from(
+        [1e308, -1e308, 1.7976931348623157e308, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-320, 0.1]
+    ),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+NOT_JSON_FLOATS = st.sampled_from([float("nan"), float("inf"), float("-inf")])
+# Huge strings: a megabyte or more in the random runs, bounded in the seeded one (WMAP_FUZZ_HUGE, bytes).
+HUGE = int(os.environ.get("WMAP_FUZZ_HUGE", "300000"))
+HUGE_STRINGS = st.integers(min_value=HUGE // 4, max_value=HUGE).map(lambda n: "h" * n)
 NUMBERS = st.one_of(
     st.sampled_from([0, -1, 1, 2**31, -(2**63), 2**64, 10**30, 1e308, -1e308, 0.5, -0.0, 1e-300]),
     st.integers(min_value=-5, max_value=10),
+    BIG_INTEGERS,
+    EDGE_FLOATS,
 )
-SCALARS = st.one_of(st.none(), st.booleans(), NUMBERS, STRINGS, st.sampled_from(QUANTITIES))
+_COMMON = st.one_of(st.none(), st.booleans(), NUMBERS, STRINGS, st.sampled_from(QUANTITIES))
+# one_of picks its branches alike: the common values repeated make the costly or rare ones ~1 scalar in 9.
+SCALARS = st.one_of(*[_COMMON] * 8, st.one_of(NOT_JSON_FLOATS, HUGE_STRINGS))
 
 
 def nested(depth: int) -> Any:
@@ -240,6 +263,90 @@ def _paths(value: Any, prefix: tuple[Any, ...] = (), out: list[tuple[Any, ...]] 
     return out
 
 
+def _set(obj: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """``value`` at ``path``, making the mappings on the way (replacing what is not one)."""
+    node = obj
+    for key in path[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = node[key] = {}
+        node = child
+    node[path[-1]] = value
+
+
+@functools.cache
+def read_paths() -> dict[tuple[str, str], tuple[tuple[str, ...], ...]]:
+    """(group, kind) -> the fields the catalog's expressions read in objects of that kind (``"Pod"`` of the
+    core group: what pod selectors, gang filters and keys read), from jq.reads.input_reads."""
+    from workload_map.definition.expressions import Target, iter_expressions
+    from workload_map.jq.reads import input_reads
+
+    found: dict[tuple[str, str], set[tuple[str, ...]]] = {}
+    for loaded in builtin_definitions():
+        karta = loaded.karta
+        kinds = {c.name: c.kind or karta.root.kind for c in karta.components}
+        for ref in iter_expressions(karta):
+            gvk = kinds.get(ref.component or "") or karta.root.kind
+            key = ("", "Pod") if ref.target is Target.POD else (gvk.group, gvk.kind) if gvk else None
+            paths = input_reads(ref.expression, depth=6)
+            if key is not None and paths:
+                found.setdefault(key, set()).update(p for p in paths if p)
+    return {key: tuple(sorted(paths)) for key, paths in found.items()}
+
+
+# What the resolver reads in every pod spec and pod template (requests, placement, scheduling).
+POD_SPEC_FIELDS = (
+    ("containers",),
+    ("initContainers",),
+    ("nodeSelector",),
+    ("tolerations",),
+    ("affinity",),
+    ("affinity", "nodeAffinity"),
+    ("schedulerName",),
+    ("priorityClassName",),
+    ("overhead",),
+    ("resourceClaims",),
+    ("nodeName",),
+)
+CONTAINER_FIELDS = (("resources",), ("resources", "requests"), ("resources", "limits"), ("name",), ("image",))
+
+
+def _pod_specs(value: Any, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every mapping that looks like a pod spec (it holds ``containers``), anywhere in ``value``."""
+    if isinstance(value, dict):
+        if isinstance(value.get("containers"), list):
+            out.append(value)
+        for child in value.values():
+            _pod_specs(child, out)
+    elif isinstance(value, list):
+        for child in value:
+            _pod_specs(child, out)
+    return out
+
+
+@st.composite
+def wrong_types_where_read(draw: st.DrawFn, obj: dict[str, Any], group: str, kind: str) -> dict[str, Any]:
+    """``obj`` with JSON of the wrong type at fields the definitions read: a path an expression of its kind
+    reads, or a pod spec field (of its templates, or of the pod itself)."""
+    obj = copy.deepcopy(obj)
+    paths = read_paths().get((group, kind), ())
+    for _ in range(draw(st.integers(min_value=1, max_value=3))):
+        specs = _pod_specs(obj, [])
+        where = draw(st.sampled_from(["read", "pod spec", "container"]))
+        if where == "read" and paths:
+            _set(obj, draw(st.sampled_from(paths)), draw(JUNK))
+        elif where == "pod spec" and specs:
+            _set(draw(st.sampled_from(specs)), draw(st.sampled_from(POD_SPEC_FIELDS)), draw(JUNK))
+        elif specs:
+            containers = [c for spec in specs for c in spec["containers"] if isinstance(c, dict)]
+            if containers:
+                container = draw(st.sampled_from(containers))
+                field = draw(st.sampled_from(CONTAINER_FIELDS))
+                junk = draw(st.one_of(JUNK, st.dictionaries(st.sampled_from(["cpu", "nvidia.com/gpu"]), JUNK)))
+                _set(container, field, junk)
+    return obj
+
+
 @st.composite
 def mutated(draw: st.DrawFn, obj: dict[str, Any], max_mutations: int = 4) -> dict[str, Any]:
     obj = copy.deepcopy(obj)
@@ -275,6 +382,8 @@ def workload(draw: st.DrawFn, info: KindInfo, name: str) -> dict[str, Any]:
     metadata = base.get("metadata") if isinstance(base.get("metadata"), dict) else {}
     base["metadata"] = {**metadata, "name": name, "namespace": FUZZ_NAMESPACE, "uid": f"uid-{name}"}
     base["metadata"].pop("ownerReferences", None)
+    if draw(st.booleans()):
+        base = draw(wrong_types_where_read(base, info.group, info.kind))
     return draw(mutated(base))
 
 
@@ -311,8 +420,10 @@ def fuzz_cluster(draw: st.DrawFn) -> list[dict[str, Any]]:
             pod["metadata"]["ownerReferences"] = [owner_ref(draw(st.sampled_from(roots)))]
         elif owner == "missing":
             pod["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Gone", "name": "gone", "uid": "nope"}]
+        if draw(st.booleans()):
+            pod = draw(wrong_types_where_read(pod, "", "Pod"))
         objects.append(draw(mutated(pod, 2)))
-    shape = draw(st.sampled_from(["plain", "duplicate-uids", "owner-cycle", "self-owner"]))
+    shape = draw(st.sampled_from(["plain", "duplicate-uids", "owner-cycle", "self-owner", "duplicate-identity"]))
     named = [o for o in objects if isinstance(o.get("metadata"), dict)]
     if shape == "duplicate-uids" and len(named) > 1:
         for obj in named:
@@ -325,4 +436,21 @@ def fuzz_cluster(draw: st.DrawFn) -> list[dict[str, Any]]:
         root = roots[0]
         if isinstance(root.get("metadata"), dict):
             root["metadata"]["ownerReferences"] = [owner_ref(root)]
+    elif shape == "duplicate-identity":
+        # Another object with the kind, namespace and name of one already there (a folder holding it twice).
+        for original in draw(st.lists(st.sampled_from(named), min_size=1, max_size=3)) if named else []:
+            twin = draw(mutated(original, 2))
+            if isinstance(twin.get("metadata"), dict):
+                twin["metadata"].update(name=original["metadata"].get("name"), namespace=FUZZ_NAMESPACE)
+                objects.append(twin)
     return objects
+
+
+def identity(obj: Any) -> tuple[str, str, str, str] | None:
+    """(group, kind, namespace, name) of an object whose names are strings, as a dump keys it."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not obj.get("kind"):
+        return None
+    namespace = meta.get("namespace")
+    group = str(obj.get("apiVersion") or "").rpartition("/")[0]
+    return group, str(obj["kind"]), namespace if isinstance(namespace, str) else "", meta["name"]

@@ -12,10 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 from tests.cli.conftest import DEFINITIONS, objects
 
 from workload_map.cli.main import cli
+
+CATALOG = Path(__file__).resolve().parents[2] / "src" / "workload_map" / "catalog" / "definitions"
+EXAMPLE = CATALOG.parents[1] / "examples" / "ai-cluster.yaml"
 
 # The Group definition's status expression, which each case replaces with a hostile one.
 GROUP_EXPRESSION = "'.status.readyReplicas == .spec.replicas'"
@@ -90,15 +94,50 @@ def test_rejected_at_validation_with_location(tmp_path: Path, expression: str, c
     assert f"'{construct}'" in line
 
 
-@pytest.mark.parametrize(("expression", "construct"), STATIC[:8])
-def test_rejected_expression_leaves_the_others_resolved(tmp_path: Path, expression: str, construct: str) -> None:
-    result = invoke(tmp_path, "get", "-A", "-o", "json", definitions=definitions_with(expression), dump=objects())
-    assert result.exit_code == 0
-    rows = listed(result)
-    assert set(rows) == EXPECTED
-    assert rows[("default", "train")]["status"]["primary"] == "Running"
-    assert rows[("serving", "llm")]["status"]["primary"] == "Undefined"
-    assert f"'{construct}'" in result.stderr
+SYNTAX = [(".status.readyReplicas == (", "syntax error"), ("[.a", "syntax error"), (".a | ]", "syntax error")]
+TOO_LONG = "(" + " or ".join(f"(.status.readyReplicas == {n})" for n in range(150_000)) + ")"  # 4.5 MB
+
+
+@pytest.mark.parametrize(("expression", "reason"), [*STATIC[:8], *SYNTAX, (TOO_LONG, "characters, over the")])
+def test_rejected_expression_in_a_definitions_file_is_its_validate_error(
+    tmp_path: Path, expression: str, reason: str
+) -> None:
+    """``--definitions`` names the caller's own file: an expression ``validate`` calls an error (a syntax error,
+    a construct the sandbox refuses, an expression past the length limit) makes it an error, at its field,
+    before any workload is read; the same finding as validate's, not a silently Undefined workload."""
+    path = tmp_path / "defs.yaml"
+    path.write_text(definitions_with(expression))
+    validated = invoke(tmp_path, "validate", str(path))
+    assert len(validated.stdout) < 2000  # a refused expression of megabytes is quoted by its start
+    finding = next(line for line in validated.stdout.splitlines() if reason in line)
+    field = "spec.structureDefinition.rootComponent.statusDefinition.statusMappings.running[0].byExpression.expression"
+    assert f"{path}, document 1, {field}: error:" in finding
+    for command in (["get", "-A"], ["describe", "group/llm", "-n", "serving"]):
+        result = invoke(tmp_path, *command, definitions=definitions_with(expression), dump=objects())
+        assert result.exit_code == 1, result.output
+        assert not result.stdout
+        error = result.stderr.splitlines()[0]
+        assert error.startswith(f"error: cannot load definition 'test-wmap-io-group-v1' ({path}, document 1, {field}):")
+        assert reason in error
+
+
+def test_a_broken_karta_in_a_dump_does_not_replace_the_builtin_one(tmp_path: Path) -> None:
+    """A Karta of the dump whose expression does not compile is ignored with a warning naming it: the
+    built-in definition of its kind stays in effect, and every workload reads as without that Karta."""
+    builtin = (CATALOG / "batch-job-v1.yaml").read_text()
+    broken = builtin.replace("(.spec.parallelism // 1) as $p", "(.spec.parallelism // 1 as $p", 1)
+    assert broken != builtin
+    (tmp_path / "plain.yaml").write_text(EXAMPLE.read_text())
+    (tmp_path / "with-karta.yaml").write_text(EXAMPLE.read_text() + "\n---\n" + broken)
+    plain = invoke(tmp_path, "get", "-A", "-o", "json", "--from-file", str(tmp_path / "plain.yaml"))
+    result = invoke(tmp_path, "get", "-A", "-o", "json", "--from-file", str(tmp_path / "with-karta.yaml"))
+    assert result.exit_code == 0 == plain.exit_code
+    assert json.loads(result.stdout) == json.loads(plain.stdout)
+    assert any(job["workload"]["kind"] == "Job" for job in json.loads(result.stdout)["items"])
+    warnings = [line for line in result.stderr.splitlines() if "batch-job-v1" in line]
+    assert len(warnings) == 1, result.stderr
+    assert "ignoring Karta 'batch-job-v1'" in warnings[0] and "replicasPath" in warnings[0]
+    assert "syntax error" in warnings[0]
 
 
 RUNTIME = [
@@ -246,13 +285,23 @@ def test_compile_time_blowup_is_a_located_finding_and_the_process_stays_small(tm
     assert "limit" in line
     assert 0 < peak_kib < 400 * 1024  # the gigabyte was the worker's to allocate, not this process's
 
+    # --definitions names the caller's file: what validate calls an error is one there (docs/cli.md).
     (tmp_path / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects()}))
     args = ["get", "-A", "-o", "json", "--definitions", str(path), "--from-file", str(tmp_path / "dump.json")]
     result, peak_kib = wmap_bounded(tmp_path, *args)
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    assert result.stderr.startswith(f"error: cannot load definition 'test-wmap-io-group-v1' ({path}, document 1,")
+    assert "jq compilation" in result.stderr
+    assert 0 < peak_kib < 400 * 1024
+
+    # The same Kartas in a dump: the broken one is left out with a warning, the others resolve.
+    kartas = list(yaml.safe_load_all(definitions_with(expression)))
+    (tmp_path / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects() + kartas}))
+    result, peak_kib = wmap_bounded(tmp_path, "get", "-A", "-o", "json", "--from-file", str(tmp_path / "dump.json"))
     assert result.returncode == 0, (result.returncode, result.stderr)
     rows = {(r["workload"]["namespace"], r["workload"]["name"]): r for r in json.loads(result.stdout)["items"]}
-    assert set(rows) == EXPECTED
+    assert {("default", "train"), ("default", "broken"), ("research", "eval")} <= set(rows)
     assert rows[("default", "train")]["status"]["primary"] == "Running"
-    assert rows[("serving", "llm")]["status"]["primary"] == "Undefined"
-    assert "jq compilation" in result.stderr
+    refused = [line for line in result.stderr.splitlines() if "ignoring Karta 'test-wmap-io-group-v1'" in line]
+    assert len(refused) == 1 and "jq compilation" in refused[0], result.stderr
     assert 0 < peak_kib < 400 * 1024

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from workload_map.cli.main import cli
@@ -80,3 +81,61 @@ def test_uid_of_the_wrong_type(tmp_path: Path) -> None:
         json.loads(result.stdout)
     listing = CliRunner().invoke(cli, ["get", "-A", "-o", "json", "--from-file", str(dump)])
     assert {item["workload"]["name"] for item in json.loads(listing.stdout)["items"]} == {"bad", "good"}
+
+
+@pytest.mark.parametrize("annotations", [-1, [1], "kubectl.kubernetes.io/last-applied-configuration", 2**70])
+def test_annotations_of_the_wrong_type(tmp_path: Path, annotations: Any) -> None:
+    """Found by make fuzz (wrong types where definitions read): ``metadata.annotations: -1`` on a workload
+    was an internal error (argument of type 'int' is not iterable) in the projection ``get`` reads dumps
+    through, for the whole listing."""
+    bad = sandbox("bad")
+    bad["metadata"]["annotations"] = annotations
+    items = [
+        bad,
+        pod("bad", {"phase": "Running"}, GOOD_SPEC),
+        sandbox("good"),
+        pod("good", {"phase": "Running"}, GOOD_SPEC),
+    ]
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    listing = CliRunner().invoke(cli, ["get", "-A", "-o", "json", "--from-file", str(dump)])
+    assert listing.exit_code == 0, listing.output
+    assert {item["workload"]["name"] for item in json.loads(listing.stdout)["items"]} == {"bad", "good"}
+
+
+@pytest.mark.parametrize("labels", [-1, [1], "team", {"team": 5}])
+def test_labels_of_the_wrong_type_with_a_selector(tmp_path: Path, labels: Any) -> None:
+    """Labels that are not a mapping of strings match no selector (as the API server would never have
+    stored them), and never fail the listing."""
+    bad = sandbox("bad")
+    bad["metadata"]["labels"] = labels
+    good = sandbox("good")
+    good["metadata"]["labels"] = {"team": "x"}
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [bad, good]}))
+    for selector, expected in (("team", ["good"]), ("!team", ["bad"]), ("team!=y", ["bad", "good"])):
+        result = CliRunner().invoke(cli, ["get", "-A", "-l", selector, "-o", "name", "--from-file", str(dump)])
+        assert result.exit_code == 0, result.output
+        assert sorted(line.partition("/")[2] for line in result.stdout.split()) == expected, selector
+
+
+def test_pod_labels_of_the_wrong_type_everywhere(tmp_path: Path) -> None:
+    """Every pod of the example cluster with ``labels: -1``: definitions that select pods by label
+    (matchLabels, an MPIJob's) find none of them, and every workload is still listed."""
+    example = Path(__file__).resolve().parents[2] / "src" / "workload_map" / "examples" / "ai-cluster.yaml"
+    docs = [d for d in yaml.safe_load_all(example.read_text()) if isinstance(d, dict)]
+    items = [i for d in docs for i in (d["items"] if isinstance(d.get("items"), list) else [d])]
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    for item in items:
+        if item.get("kind") == "Pod":
+            item["metadata"]["labels"] = -1
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+
+    def names(path: Path) -> set[str]:
+        result = CliRunner().invoke(cli, ["get", "-A", "-o", "json", "--from-file", str(path)])
+        assert result.exit_code == 0, result.output
+        return {item["workload"]["name"] for item in json.loads(result.stdout)["items"]}
+
+    assert names(broken) >= names(plain)

@@ -33,13 +33,16 @@ def definition_files(paths: Sequence[str]) -> list[LoadedDefinition]:
         return []
     from workload_map.definition.loader import load_paths
 
-    loaded, findings = load_paths(paths, origin="file")
+    # What `wmap validate` calls an error is one here too (docs/cli.md): never a definition used anyway.
+    loaded, findings = load_paths(paths, origin="file", checked=True)
     errors = [f for f in findings if f.severity is Severity.ERROR]
     if errors:
         first = errors[0]
+        where = (first.location.source, first.location.document)
+        named = [d.name for d in loaded if (d.location.source, d.location.document) == where]
         more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
         raise WorkloadMapError(
-            "cannot load definitions",
+            f"cannot load definition {named[0]!r}" if named else "cannot load definitions",
             first.location,
             hint=f"run: wmap validate {' '.join(paths)}",
             detail=first.message + more,
@@ -70,7 +73,7 @@ def read_documents(paths: Sequence[str], transform: Callable[[Any], Any] | None 
     """Every YAML/JSON document of the files, directories or ``-`` (stdin) given, located; ``transform``
     replaces each object as it is read (a JSON List is then read item by item)."""
     from workload_map.errors import DocumentError
-    from workload_map.sources.documents import read_source
+    from workload_map.sources.documents import is_empty_list, read_source
 
     docs: list[Document] = []
     for path in paths:
@@ -80,7 +83,7 @@ def read_documents(paths: Sequence[str], transform: Callable[[Any], Any] | None 
             raise WorkloadMapError("cannot read objects", exc.location, detail=exc.message) from None
         if not found:
             raise WorkloadMapError("cannot read objects", Location(path), detail="no YAML or JSON objects found")
-        docs.extend(found)
+        docs.extend(doc for doc in found if not is_empty_list(doc.data))  # a List of nothing: nothing to add
     return docs
 
 
@@ -90,26 +93,101 @@ def _is_karta(data: Any) -> bool:
 
 def split_dump(docs: Iterable[Document]) -> tuple[list[dict[str, Any]], list[LoadedDefinition], list[str]]:
     """Objects, the Karta definitions found among them (origin "cluster") and warnings."""
-    from workload_map.definition.loader import LoadedDefinition, definition_from_dict
+    from workload_map.definition.loader import LoadedDefinition, checked_definition, first_of
 
     objects: list[dict[str, Any]] = []
     definitions: list[LoadedDefinition] = []
     warnings: list[str] = []
+    seen = _Identities(objects)
+    not_objects: dict[str, Document] = {}  # source -> its first document that is not a Kubernetes object
+    with_objects: set[str] = set()
     for doc in docs:
+        if isinstance(doc.data, dict) and doc.data.get("kind"):
+            with_objects.add(doc.source)
         if _is_karta(doc.data):
-            karta, problems = definition_from_dict(doc.data, doc.location)
-            if karta is None:
+            # A broken Karta is left out (the built-in definition of its kind stays), as live (cluster.fetch).
+            karta, problems = checked_definition(doc.data, doc.location)
+            if karta is None or problems:
                 name = (doc.data.get("metadata") or {}).get("name") or "?"
-                for problem in problems:
-                    warnings.append(f"ignoring Karta {name!r} from the input: {problem}")
+                warnings.append(f"ignoring Karta {name!r} from the input: {first_of(problems)}")
             else:
                 definitions.append(LoadedDefinition(karta, doc.location, "cluster"))
             continue
         if isinstance(doc.data, dict) and doc.data.get("kind"):
-            objects.append(doc.data)
+            seen.add(doc)
         else:
+            not_objects.setdefault(doc.source, doc)
             warnings.append(f"{doc.location}: ignoring a document that is not a Kubernetes object")
-    return objects, definitions, warnings
+    for source, doc in not_objects.items():
+        if source not in with_objects:  # nothing of it is an object: not a dump (kubectl refuses it too)
+            raise WorkloadMapError(
+                "cannot read objects",
+                doc.location,
+                detail=f"not a Kubernetes object but {_what(doc.data)}: a dump holds objects with apiVersion and kind",
+            )
+    return objects, definitions, [*warnings, *seen.warnings()]
+
+
+def _what(data: Any) -> str:
+    if isinstance(data, dict):
+        return "a mapping without kind"
+    if isinstance(data, list):
+        return "a list"
+    if isinstance(data, bool) or data is None:
+        return f"the value {str(data).lower() if data is not None else 'null'}"
+    if isinstance(data, int | float):
+        return "a number"
+    return "a string" if isinstance(data, str) else f"a {type(data).__name__}"
+
+
+class _Identities:
+    """Objects by kind, namespace and name. A cluster holds one object per identity; a dump holding two
+    (a folder with an object in two files) keeps the later one, as ``kubectl apply -f`` would leave the
+    cluster, and says so once per pair of files: a duplicated dump is one line, not one per object."""
+
+    def __init__(self, objects: list[dict[str, Any]]) -> None:
+        self.objects = objects
+        self._where: dict[tuple[str, str, str, str], tuple[int, Document]] = {}
+        self._collisions: dict[tuple[str, str], list[tuple[tuple[str, str, str, str], Document, Document]]] = {}
+
+    def add(self, doc: Document) -> None:
+        data = doc.data
+        meta = data.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        if not isinstance(name, str):
+            self.objects.append(data)
+            return
+        namespace = meta.get("namespace")
+        group = str(data.get("apiVersion") or "").rpartition("/")[0]
+        key = (group, str(data["kind"]), namespace if isinstance(namespace, str) else "", name)
+        found = self._where.get(key)
+        if found is None:
+            self._where[key] = (len(self.objects), doc)
+            self.objects.append(data)
+            return
+        index, earlier = found
+        self.objects[index] = data
+        self._where[key] = (index, doc)
+        pair = (earlier.location.source, doc.location.source)
+        self._collisions.setdefault(pair, []).append((key, earlier, doc))
+
+    def warnings(self) -> list[str]:
+        out = []
+        for (first, second), collisions in self._collisions.items():
+            (group, kind, namespace, name), earlier, later = collisions[0]
+            what = f"{kind.lower()}.{group}" if group else kind.lower()
+            scope = f' in namespace "{namespace}"' if namespace else ""
+            example = f'{what} "{name}"{scope}'
+            places = f"{earlier.location} and {later.location}"
+            if len(collisions) == 1:
+                out.append(f"{example} is given twice ({places}): the later one is used, as kubectl apply -f would")
+            else:
+                files = f"{first} and {second}" if first != second else first
+                out.append(
+                    f"{len(collisions)} objects are given twice with the same kind, namespace and name, in {files}"
+                    f" (e.g. {example}: {places}): the later ones are used, as kubectl apply -f would"
+                )
+        return out
 
 
 def effective_definitions(

@@ -1,4 +1,5 @@
-"""kubectl label selectors: ``a=b``, ``a==b``, ``a!=b``, ``a in (x,y)``, ``a notin (x)``, ``a``, ``!a``."""
+"""The filters of ``wmap get``: kubectl label selectors (``a=b``, ``a==b``, ``a!=b``, ``a in (x,y)``,
+``a notin (x)``, ``a``, ``!a``) and the primary status."""
 
 from __future__ import annotations
 
@@ -94,5 +95,22 @@ def parse_selector(text: str) -> list[Requirement]:
         raise SelectorError(f"unable to parse selector {text!r}: {exc}") from None
 
 
-def matches(requirements: list[Requirement], labels: Mapping[str, str]) -> bool:
+def matches(requirements: list[Requirement], labels: object) -> bool:
+    """Whether ``labels`` (an object's ``metadata.labels`` as read) satisfy every requirement. Only string
+    values are labels: a value of another type, or labels that are not a mapping, were never stored by an
+    API server and match as absent."""
+    if not isinstance(labels, Mapping):
+        labels = {}
+    elif not all(isinstance(value, str) for value in labels.values()):
+        labels = {key: value for key, value in labels.items() if isinstance(value, str)}
     return all(r.matches(labels) for r in requirements)
+
+
+def check_status(status: str) -> None:
+    """The ``--status`` filter of ``wmap get`` (any case): a status that is none of the primary statuses
+    would match nothing, silently; it is a ValueError naming them, as the CLI refuses it."""
+    from workload_map.definition.model import ResourceStatus
+
+    known = [s.value for s in ResourceStatus]
+    if status.lower() not in {s.lower() for s in known}:
+        raise ValueError(f"{status!r} is not a status: use one of {', '.join(known)} (any case)")

@@ -249,10 +249,12 @@ class View:
         One workload that cannot be resolved becomes a line of ``problems``, never a failure.
         ``progress`` may wrap the objects being resolved (a progress bar).
         """
-        from workload_map.api.selectors import matches, parse_selector
+        from workload_map.api.selectors import check_status, matches, parse_selector
         from workload_map.objects import meta
 
         requirements = parse_selector(selector) if selector else []
+        if status:
+            check_status(status)
         kind = self.kind(type) if type else None
         ns = self._scope(namespace)
         wanted = list(names)

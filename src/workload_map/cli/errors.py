@@ -69,13 +69,22 @@ def from_library(exc: Exception, what: str | None = None) -> CliError:
 
     if isinstance(exc, WorkloadMapError):
         where = str(exc.location)
+        hint = exc.hint
+        if getattr(exc, "reason", None) == "NoConfiguration" and _reads_dumps():
+            hint = f"{hint}, or --from-file PATH to read a dump"
         code = EXIT_NOT_FOUND if isinstance(exc, NotFoundError) else EXIT_ERROR
         code = EXIT_NO_DEFINITION if isinstance(exc, UnknownTypeError) else code
         if what is None:
-            return CliError(exc.message, where=where, why=exc.detail, hint=exc.hint, exit_code=code)
+            return CliError(exc.message, where=where, why=exc.detail, hint=hint, exit_code=code)
         why = f"{exc.message}: {exc.detail}" if exc.detail else exc.message
-        return CliError(what, where=where, why=why, hint=exc.hint, exit_code=code)
+        return CliError(what, where=where, why=why, hint=hint, exit_code=code)
     return CliError(what or "failed", why=str(exc))
+
+
+def _reads_dumps() -> bool:
+    """The command being run has ``--from-file`` (a cluster-only command such as ``snapshot`` has not)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and any(param.name == "from_file" for param in ctx.command.params)
 
 
 @contextlib.contextmanager

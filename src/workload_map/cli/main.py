@@ -28,8 +28,25 @@ class WmapGroup(click.Group):
             return super().invoke(ctx)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from workload_map._version import __version__
+
+    click.echo(f"wmap version {__version__}")
+    ctx.exit()
+
+
 @click.group(cls=WmapGroup, context_settings=CONTEXT_SETTINGS)
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Print the wmap version and exit (as `wmap version`).",
+)
 def cli(debug: bool) -> None:
     """Read any AI workload on Kubernetes through one declarative definition (Karta run.ai/v1alpha1).
 

@@ -97,7 +97,9 @@ def number(value: Any) -> str:
 def to_json_text(data: Any) -> str:
     import orjson
 
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2, default=str).decode() + "\n"
+    from workload_map import _json
+
+    return _json.dumps(data, option=orjson.OPT_INDENT_2, default=str).decode() + "\n"
 
 
 def to_yaml_text(data: Any) -> str:

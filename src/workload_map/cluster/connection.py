@@ -33,6 +33,9 @@ DEFAULT_CHUNK_SIZE = 500
 IN_CLUSTER_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 JSON = "application/json"
 MERGE_PATCH = "application/merge-patch+json"
+# ClusterError.reason when neither a kubeconfig nor an in-cluster configuration exists: a surface that can
+# read a dump instead says so in its hint (wmap's --from-file).
+NO_CONFIGURATION = "NoConfiguration"
 
 
 class ClusterError(WorkloadMapError):
@@ -585,7 +588,8 @@ def connect(options: ConnectionOptions | None = None) -> Connection:
             raise ClusterError(
                 "no cluster configured: no kubeconfig found ($KUBECONFIG unset, ~/.kube/config missing) "
                 "and not running in a cluster",
-                hint="pass --kubeconfig PATH, or --from-file PATH to read a dump",
+                hint="pass --kubeconfig PATH (or set $KUBECONFIG)",
+                reason=NO_CONFIGURATION,
             )
     else:
         if options.kubeconfig and not os.path.exists(os.path.expanduser(options.kubeconfig)):

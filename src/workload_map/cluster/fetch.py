@@ -265,24 +265,17 @@ def load_cluster_definitions(
 def cluster_definition(obj: Obj, served_version: str = KARTA_VERSION) -> tuple[LoadedDefinition | None, str | None]:
     """One Karta object of the cluster as a definition (origin "cluster"), or None and the reason it is
     ignored (it cannot be read, or the validator reports an error)."""
-    from workload_map.definition.loader import definition_from_dict
-    from workload_map.definition.validate import validate
-    from workload_map.errors import Location, Severity
+    from workload_map.definition.loader import checked_definition, first_of
+    from workload_map.errors import Location
 
     name = str((obj.get("metadata") or {}).get("name") or "?")
     location = Location(f"cluster:karta/{name}")
     data = {k: v for k, v in obj.items() if k in ("apiVersion", "kind", "metadata", "spec", "status")}
     if served_version != KARTA_VERSION:
         data["apiVersion"] = f"{KARTA_GROUP}/{KARTA_VERSION}"
-    karta, problems = definition_from_dict(data, location)
-    if karta is None:
-        first = problems[0] if problems else "cannot be read"
-        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-        return None, f"ignoring cluster definition Karta {name!r}: {first}{more}"
-    errors = [f for f in validate(karta, location) if f.severity is Severity.ERROR]
-    if errors:
-        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-        return None, f"ignoring cluster definition Karta {name!r}: {errors[0]}{more}"
+    karta, problems = checked_definition(data, location)
+    if karta is None or problems:
+        return None, f"ignoring cluster definition Karta {name!r}: {first_of(problems)}"
     return LoadedDefinition(karta, location, "cluster"), None
 
 

@@ -47,6 +47,8 @@ _SOURCES = (
     "definition/expressions.py",
     "definition/loader.py",
     "definition/model.py",
+    "definition/validate.py",
+    "definition/writable.py",
     "jq/_isolated.py",
     "jq/_purejq.py",
     "jq/_worker.py",
@@ -125,8 +127,9 @@ def one_entry() -> Iterator[None]:
 Parsed = tuple[Karta | None, list[Finding]]
 
 
-def definition(data: Any, parse: Callable[[], Parsed]) -> Parsed:
-    """``parse()`` of one Karta document, remembered by the document's content."""
+def definition(data: Any, parse: Callable[[], Parsed], tag: bytes = b"karta") -> Parsed:
+    """``parse()`` of one Karta document, remembered by the document's content (and ``tag``, which names
+    what ``parse`` does to it)."""
     try:
         content = orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME)
     except TypeError:  # not plain JSON (a YAML timestamp, a non-string key): parse it every time
@@ -136,4 +139,4 @@ def definition(data: Any, parse: Callable[[], Parsed]) -> Parsed:
         karta, findings = parse()
         return (karta, findings), (karta,) if karta is not None and not findings else ()
 
-    return remembered((b"karta", content), load)
+    return remembered((tag, content), load)

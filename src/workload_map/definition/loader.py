@@ -19,7 +19,15 @@ from pydantic import BaseModel, ValidationError
 
 from workload_map.definition.model import API_VERSION, KIND, Karta
 from workload_map.errors import DocumentError, Finding, Location
-from workload_map.sources.documents import STDIN, Document, file_content, parse_file, parse_text, read_source
+from workload_map.sources.documents import (
+    STDIN,
+    Document,
+    file_content,
+    is_empty_list,
+    parse_file,
+    parse_text,
+    read_source,
+)
 
 
 @dataclass(frozen=True)
@@ -167,27 +175,83 @@ def _semantic_findings(data: dict[str, Any], errors: list[Any], location: Locati
     return validate(karta, location)
 
 
-def load_documents(docs: Iterable[Document], origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
+def checked_definition(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
+    """:func:`definition_from_dict`, then the static validator's errors: a definition ``wmap validate``
+    reports an error for (a jq expression that does not compile, a construct the sandbox refuses, ...) is
+    not to be used, so a caller uses the Karta only when there are no findings (it may come with them).
+    Remembered like :func:`definition_from_dict`: a warm process neither loads nor validates it again."""
+    from workload_map.definition import compiled
+
+    return compiled.definition(data, functools.partial(_checked, data, location), tag=b"checked-karta")
+
+
+def _checked(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
+    from workload_map.definition.validate import validate
+    from workload_map.errors import Severity
+
+    karta, problems = _parse(data, location)
+    if karta is None or problems:
+        return karta, problems
+    return karta, [f for f in validate(karta, location) if f.severity is Severity.ERROR]
+
+
+def first_of(findings: list[Finding]) -> str:
+    """The first finding, and how many more there are."""
+    more = f" (and {len(findings) - 1} more problem(s))" if len(findings) > 1 else ""
+    return f"{findings[0]}{more}" if findings else "cannot be read"
+
+
+def load_documents(
+    docs: Iterable[Document], origin: str = "file", *, checked: bool = False
+) -> tuple[list[LoadedDefinition], list[Finding]]:
+    """The definitions of the documents and the findings on them; ``checked``: the static validator's
+    errors too (:func:`checked_definition`), a definition with errors still listed."""
     loaded: list[LoadedDefinition] = []
     findings: list[Finding] = []
+    read = checked_definition if checked else definition_from_dict
+    foreign: dict[str, list[Document]] = {}  # other Kubernetes objects, by file: one finding each
     for doc in docs:
-        karta, problems = definition_from_dict(doc.data, doc.location)
+        if _foreign(doc.data):
+            foreign.setdefault(doc.source, []).append(doc)
+            continue
+        karta, problems = read(doc.data, doc.location)
         findings.extend(problems)
         if karta is not None:
             loaded.append(LoadedDefinition(karta, doc.location, origin))
+    for found in foreign.values():
+        kinds = sorted({f"{d.data['kind']} {d.data.get('apiVersion') or ''}".strip() for d in found})
+        shown = ", ".join(kinds[:3]) + (", ..." if len(kinds) > 3 else "")
+        findings.append(
+            Finding(
+                found[0].location,
+                f"{len(found)} Kubernetes object(s) that are not Karta definitions ({shown}): objects to check "
+                "definitions on go to --against (wmap validate), objects to read to --from-file",
+            )
+        )
     return loaded, findings
 
 
+def _foreign(data: Any) -> bool:
+    """Another kind of Kubernetes object (a dump given where definitions are read): neither its kind nor its
+    apiVersion says Karta, so field-by-field findings would only say that, once per object."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("kind"), str)
+        and data["kind"] != KIND
+        and data.get("apiVersion") != API_VERSION
+    )
+
+
 def _load_source(
-    source: str, read: Callable[[], list[Document]], origin: str
+    source: str, read: Callable[[], list[Document]], origin: str, *, checked: bool = False
 ) -> tuple[list[LoadedDefinition], list[Finding]]:
     try:
-        docs = read()
+        docs = [doc for doc in read() if not is_empty_list(doc.data)]
     except DocumentError as exc:
         return [], [Finding(exc.location, exc.message)]
     if not docs:
         return [], [Finding(Location(source), "no documents found")]
-    return load_documents(docs, origin)
+    return load_documents(docs, origin, checked=checked)
 
 
 def load_text(content: bytes, source: str, origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
@@ -195,8 +259,11 @@ def load_text(content: bytes, source: str, origin: str = "file") -> tuple[list[L
     return _load_source(source, lambda: parse_text(content, source), origin)
 
 
-def load_paths(paths: Iterable[str], origin: str = "file") -> tuple[list[LoadedDefinition], list[Finding]]:
-    """Definitions from files, directories or stdin (``-``); unreadable sources become findings.
+def load_paths(
+    paths: Iterable[str], origin: str = "file", *, checked: bool = False
+) -> tuple[list[LoadedDefinition], list[Finding]]:
+    """Definitions from files, directories or stdin (``-``); unreadable sources become findings;
+    ``checked``: the static validator's errors too (see :func:`load_documents`).
 
     A file that loaded cleanly before (the same path and bytes) comes from the on-disk cache whole: a
     warm process neither parses its YAML nor validates nor compiles it.
@@ -205,15 +272,15 @@ def load_paths(paths: Iterable[str], origin: str = "file") -> tuple[list[LoadedD
     findings: list[Finding] = []
     for path in paths:
         if path != STDIN and os.path.isfile(path):
-            more, problems = _load_file(path, origin)
+            more, problems = _load_file(path, origin, checked=checked)
         else:
-            more, problems = _load_source(path, functools.partial(read_source, path), origin)
+            more, problems = _load_source(path, functools.partial(read_source, path), origin, checked=checked)
         loaded.extend(more)
         findings.extend(problems)
     return loaded, findings
 
 
-def _load_file(path: str, origin: str) -> tuple[list[LoadedDefinition], list[Finding]]:
+def _load_file(path: str, origin: str, *, checked: bool) -> tuple[list[LoadedDefinition], list[Finding]]:
     from workload_map.definition import compiled
 
     file = Path(path)
@@ -224,7 +291,7 @@ def _load_file(path: str, origin: str) -> tuple[list[LoadedDefinition], list[Fin
 
     def parse() -> tuple[tuple[list[LoadedDefinition], list[Finding]], tuple[Karta, ...]]:
         with compiled.one_entry():  # the file is the entry, not each of its documents
-            more, problems = _load_source(path, functools.partial(parse_file, file, content), origin)
+            more, problems = _load_source(path, functools.partial(parse_file, file, content), origin, checked=checked)
         return (more, problems), () if problems else tuple(d.karta for d in more)
 
-    return compiled.remembered([b"file", path, origin, content], parse)
+    return compiled.remembered([b"checked-file" if checked else b"file", path, origin, content], parse)

@@ -9,7 +9,7 @@ from workload_map.definition.expressions import iter_expressions
 from workload_map.definition.model import ComponentDefinition, Karta
 from workload_map.definition.writable import read_only_findings
 from workload_map.errors import Finding, Location, Severity
-from workload_map.jq import expression_errors
+from workload_map.jq import LIMITS, expression_errors
 
 WARNING = Severity.WARNING
 # What `wmap definitions new` writes where it could not infer a field (workload_map.authoring); any string
@@ -298,6 +298,9 @@ def _check_expressions(karta: Karta, location: Location) -> list[Finding]:
     for ref in iter_expressions(karta):
         # Every sandbox violation, else the parse error; known without compiling again when the definition
         # was loaded before (workload_map.definition.compiled).
+        shown = ref.expression
+        if len(shown) > LIMITS.max_expression_chars:  # refused for its size: quote its start, not megabytes
+            shown = f"{shown[:200]}... ({len(shown)} characters)"
         for error in expression_errors(ref.expression):
-            findings.append(Finding(location.child(*ref.path), str(error), expression=ref.expression))
+            findings.append(Finding(location.child(*ref.path), str(error), expression=shown))
     return findings

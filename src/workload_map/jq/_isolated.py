@@ -29,6 +29,8 @@ from typing import Any
 
 import orjson
 
+from workload_map import _json
+
 from .errors import JqLimitError, JqRuntimeError
 from .limits import LIMITS
 
@@ -128,13 +130,8 @@ def run_isolated(expression: str, value: Any, mode: int) -> list[Any]:
     status, payload = _call(mode, expression, data, "evaluation")
     text = payload.decode()
     if status == _OK:
-        try:
-            result: list[Any] = orjson.loads(payload)
-        except orjson.JSONDecodeError:
-            # orjson rejects integers beyond 64 bits, which jq keeps as literals.
-            import json
-
-            result = json.loads(text)
+        # jq keeps integers beyond 64 bits as literals: read them exactly.
+        result: list[Any] = _json.loads(payload)
         return result
     if status == _LIMIT:
         raise JqLimitError(f"{text} (expression {expression!r})", expression)
@@ -209,7 +206,7 @@ def _start_worker() -> _Worker:
 
 def encode_input(value: Any, expression: str) -> bytes:
     try:
-        data = orjson.dumps(value)
+        data = _json.dumps(value)
     except orjson.JSONEncodeError as exc:
         if "Recursion" in str(exc):
             raise JqLimitError(f"input nests deeper than {LIMITS.max_input_depth} levels", expression) from None

@@ -145,13 +145,13 @@ def project_pod(pod: Obj, extra: Iterable[Path] = ()) -> Obj:
 def _trimmed(obj: Obj) -> Obj:
     """The object without its managed fields and last-applied annotation."""
     metadata = obj.get("metadata")
-    if not isinstance(metadata, dict) or not (
-        "managedFields" in metadata or LAST_APPLIED in (metadata.get("annotations") or {})
-    ):
+    if not isinstance(metadata, dict):
+        return obj
+    annotations = metadata.get("annotations")
+    if not ("managedFields" in metadata or (isinstance(annotations, dict) and LAST_APPLIED in annotations)):
         return obj
     out = dict(obj)
     trimmed = {k: v for k, v in metadata.items() if k != "managedFields"}
-    annotations = trimmed.get("annotations")
     if isinstance(annotations, dict) and LAST_APPLIED in annotations:
         trimmed["annotations"] = {k: v for k, v in annotations.items() if k != LAST_APPLIED}
     out["metadata"] = trimmed

@@ -140,8 +140,10 @@ class PodPlacer:
         type_selector = selector.component_type_selector
         if type_selector is not None:
             if type_selector.match_labels:
-                labels = meta(pod).get("labels") or {}
-                if any(labels.get(k) != v for k, v in type_selector.match_labels.items()):
+                labels = meta(pod).get("labels")
+                if not isinstance(labels, dict) or any(
+                    labels.get(k) != v for k, v in type_selector.match_labels.items()
+                ):
                     return False, None
             if type_selector.key_path is not None:
                 ok, text = _first_text(

@@ -77,6 +77,14 @@ class PodSpecChange:
     def is_empty(self) -> bool:
         return all(getattr(self, name) is None for name in self.__dataclass_fields__ if name != "container")
 
+    def problems(self) -> list[tuple[str, str, str]]:
+        """``(field, value, why)`` for each value Kubernetes would refuse (a label key or value, an
+        annotation key, a resource name or quantity, a scheduler or priority class name, an image with
+        spaces around it); ``field`` is the attribute, ``requests`` or ``limits`` for ``resources``."""
+        from workload_map.resolve.kube_values import change_problems
+
+        return change_problems(self)
+
 
 @dataclass
 class WriteResult:
@@ -505,6 +513,8 @@ def update_workload(
     """
     if (change is None or change.is_empty()) and suspend is None:
         raise WriteError("nothing to change")
+    for field_name, value, why in change.problems() if change is not None else ():
+        raise WriteError(f"invalid {field_name} {value!r}: {why}")
     current, changes, skipped, also = obj, [], [], []
     if change is not None and not change.is_empty():
         pods = update_pod_specs(karta, current, change, component=component, instance=instance)

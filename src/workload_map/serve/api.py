@@ -72,9 +72,11 @@ def workloads(
     selector: str | None = None,
 ) -> dict[str, Any]:
     """``GET /api/v1/workloads``: rows filtered as ``wmap get`` filters (ValueError for a bad filter)."""
-    from workload_map.api.selectors import matches, parse_selector
+    from workload_map.api.selectors import check_status, matches, parse_selector
 
     requirements = parse_selector(selector) if selector else []
+    if status:
+        check_status(status)
     kind = None
     if type_name:
         kind = model.registry.resolve_type(type_name)

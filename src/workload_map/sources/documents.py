@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from workload_map import _json
 from workload_map._gc import bulk
 from workload_map.errors import DocumentError, Location
 
@@ -52,6 +53,11 @@ class Document:
         return doc
 
     @property
+    def source(self) -> str:
+        """The file (or stream) it was read from, without building its full location."""
+        return self._base.source
+
+    @property
     def location(self) -> Location:
         location = self._location
         if location is None:
@@ -81,9 +87,15 @@ def _list_items(data: Any) -> list[Any] | None:
     return None
 
 
+def is_empty_list(data: Any) -> bool:
+    """A ``List`` without items (``kubectl get -o json`` of nothing): read as itself, so a reader can tell
+    a dump of nothing from a file without documents."""
+    return _list_items(data) == []
+
+
 def _expand(data: Any, location: Location, out: list[Document]) -> None:
     items = _list_items(data)
-    if items is None:
+    if items is None or not items:
         out.append(Document(data, location))
         return
     _expand_items(items, location, (), out)
@@ -116,7 +128,7 @@ def parse_text(
         if streamed is not None:
             return streamed
         try:
-            raw_docs = [orjson.loads(text)]
+            raw_docs = [_json.loads(text)]
         except orjson.JSONDecodeError as exc:
             if prefer_json:
                 raise DocumentError(f"invalid JSON: {exc}", Location(source)) from None
@@ -141,7 +153,7 @@ def _streamed(text: bytes, source: str, transform: Transform | None) -> list[Doc
     split = split_items(text)
     if split is None:
         return None
-    _envelope, items = split
+    envelope, items = split
     base = Location(source, 0)
     docs: list[Document] = []
     for index, item in enumerate(items):
@@ -155,7 +167,7 @@ def _streamed(text: bytes, source: str, transform: Transform | None) -> list[Doc
                     doc.data = transform(doc.data)
         else:
             docs.append(Document._item(transform(item) if transform is not None else item, base, (index,)))
-    return docs
+    return docs or [Document(envelope, base)]
 
 
 def _looks_like_json(text: str | bytes) -> bool:

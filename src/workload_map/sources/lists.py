@@ -23,6 +23,8 @@ from typing import Any
 
 import orjson
 
+from workload_map import _json
+
 _ITEMS = re.compile(rb'"items"\s*:\s*\[\s*')
 _BOUNDARY = re.compile(rb'\}\s*,\s*\{\s*"apiVersion"\s*:')
 _END = re.compile(rb"\}\s*\]\s*")
@@ -51,10 +53,11 @@ def split_items(content: bytes) -> tuple[dict[str, Any], Iterator[Any]] | None:
         return envelope, iter(())
     if not content.startswith(b"{", start):
         return None
-    return envelope, _items(memoryview(content), start, close)
+    return envelope, _items(memoryview(content), start, close, exact=_json.has_long_number(content))
 
 
-def _items(view: memoryview, start: int, close: int) -> Iterator[Any]:
+def _items(view: memoryview, start: int, close: int, *, exact: bool) -> Iterator[Any]:
+    """The items; ``exact``: the dump holds a long number, so items are read keeping big integers exact."""
     raw = view.obj
     assert isinstance(raw, bytes)
     search_from = start
@@ -65,7 +68,7 @@ def _items(view: memoryview, start: int, close: int) -> Iterator[Any]:
             yield None
             return
         try:
-            item = orjson.loads(view[start:end])
+            item = _json.loads(view[start:end]) if exact else orjson.loads(view[start:end])
         except orjson.JSONDecodeError:
             if boundary is None:  # the last item does not parse: not a List this reader can split
                 yield None

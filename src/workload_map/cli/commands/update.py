@@ -93,11 +93,9 @@ class _DryRunCommand(click.Command):
 @click.option("--component", default=None, metavar="NAME", help="Only this component (default: every pod template).")
 @click.option("--instance", default=None, metavar="ID", help="Only this instance (e.g. one replicatedJob).")
 @click.option(
-    "--suspend/--resume",
-    "suspend",
-    default=None,
-    help="Suspend or resume the workload through the definition's suspendDefinition.",
+    "--suspend", "suspend_flag", is_flag=True, help="Suspend the workload (the definition's suspendDefinition)."
 )
+@click.option("--resume", "resume_flag", is_flag=True, help="Resume the workload (the definition's suspendDefinition).")
 @click.option(
     "--dry-run",
     type=click.Choice(DRY_RUN_CHOICES),
@@ -133,7 +131,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     resource_claims: str | None,
     component: str | None,
     instance: str | None,
-    suspend: bool | None,
+    suspend_flag: bool,
+    resume_flag: bool,
     dry_run: str,
     output: str | None,
     from_file: tuple[str, ...],
@@ -184,6 +183,10 @@ def command(  # noqa: PLR0917 - click passes every option by name
         pod_affinity=_document(pod_affinity, "'--pod-affinity'", dict),
         resource_claims=_document(resource_claims, "'--resource-claims'", list),
     )
+    if suspend_flag and resume_flag:
+        raise click.UsageError("--suspend and --resume contradict each other: give one")
+    suspend = True if suspend_flag else (False if resume_flag else None)
+    _refuse_invalid(change)
     if change.is_empty() and suspend is None:
         raise click.UsageError(
             "nothing to change: give a pod field (--scheduler-name, --label, --annotation, --priority-class, "
@@ -222,6 +225,27 @@ def command(  # noqa: PLR0917 - click passes every option by name
         emit_warnings(warnings)
     finally:
         view.close()
+
+
+_FLAGS = {
+    "labels": "--label",
+    "annotations": "--annotation",
+    "node_selector": "--node-selector",
+    "requests": "--requests",
+    "limits": "--limits",
+    "scheduler_name": "--scheduler-name",
+    "priority_class_name": "--priority-class",
+    "image": "--image",
+}
+
+
+def _refuse_invalid(change: Any) -> None:
+    """A value the API server would refuse is a usage error before anything is read or sent."""
+    problems = change.problems()
+    if problems:
+        field, value, why = problems[0]
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        raise click.BadParameter(f"{value!r}: {why}{more}", param_hint=f"'{_FLAGS.get(field, field)}'")
 
 
 def _print(obj: dict[str, Any], output: str | None, note: str) -> None:
