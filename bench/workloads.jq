@@ -30,8 +30,10 @@ def _status_1_v1alpha1:
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if (($by["Finished"] != null and $by["Finished"].status == "True" and $by["Finished"].reason == "PodFailed")) then "Failed" else empty end),
-    (if (($by["Ready"] != null and $by["Ready"].status == "False" and $by["Ready"].reason == "SandboxExpired")) or (($by["Finished"] != null and $by["Finished"].status == "True" and $by["Finished"].reason == "PodSucceeded")) then "Completed" else empty end),
+    (if ((try ([$w | (.spec.replicas != 0 and ([(.status.conditions // [])[] | select(.type == "Finished")] | last
+     | .status == "True" and .reason == "PodFailed"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
+    (if (($by["Ready"] != null and $by["Ready"].status == "False" and $by["Ready"].reason == "SandboxExpired")) or ((try ([$w | (.spec.replicas != 0 and ([(.status.conditions // [])[] | select(.type == "Finished")] | last
+     | .status == "True" and .reason == "PodSucceeded"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Completed" else empty end),
     (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Suspended")] | last) as $s | ([(.status.conditions // [])[] | select(.type == "Ready")] | last) as $rd | (($rd.observedGeneration // 0) < (.metadata.generation // 0)) as $stale | .spec.replicas == 0
   and (if $s != null then $s.status != "True"
        else ((.status.replicas // 0) > 0 or $stale) end))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
@@ -45,6 +47,25 @@ def _status_1_v1alpha1:
   end)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
     (if (($by["Ready"] != null and $by["Ready"].status == "True")) then "Running" else empty end),
     (if ((try ([$w | ((.spec.replicas // 1) > 0 and ([(.status.conditions // [])[] | select(.type == "Ready")] | last
+     | .status == "False" and .reason == "DependenciesNotReady"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+  ] | .[0] // "Undefined";
+# Sandbox.agents.x-k8s.io v1beta1 (agents-x-k8s-io-sandbox-v1beta1)
+def _status_1_v1beta1:
+  . as $w
+  | null as $phase
+  | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
+  | [
+    (if ((try ([$w | ((.spec.operatingMode // "Running") != "Suspended" and ([(.status.conditions // [])[] | select(.type == "Finished")] | last
+     | .status == "True" and .reason == "PodFailed"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
+    (if (($by["Ready"] != null and $by["Ready"].status == "False" and $by["Ready"].reason == "SandboxExpired")) or ((try ([$w | ((.spec.operatingMode // "Running") != "Suspended" and ([(.status.conditions // [])[] | select(.type == "Finished")] | last
+     | .status == "True" and .reason == "PodSucceeded"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Completed" else empty end),
+    (if ((try ([$w | (.spec.operatingMode == "Suspended" and ([(.status.conditions // [])[] | select(.type == "Suspended")] | last | .status) != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Suspended")] | last) as $s | ([(.status.conditions // [])[] | select(.type == "Ready")] | last) as $rd | (.spec.operatingMode // "Running") != "Suspended" and $s != null and $s.status == "False"
+  and $rd != null and $rd.status != "True"
+  and ($s.lastTransitionTime // "") > ($rd.lastTransitionTime // ""))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
+    (if (($by["Suspended"] != null and $by["Suspended"].status == "True")) then "Suspended" else empty end),
+    (if (($by["Ready"] != null and $by["Ready"].status == "True")) then "Running" else empty end),
+    (if ((try ([$w | ((.spec.operatingMode // "Running") != "Suspended" and ([(.status.conditions // [])[] | select(.type == "Ready")] | last
      | .status == "False" and .reason == "DependenciesNotReady"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # DaemonSet.apps v1 (apps-daemonset-v1)
@@ -67,7 +88,8 @@ def _status_3_v1:
     (if (($by["Progressing"] != null and $by["Progressing"].status == "False" and $by["Progressing"].reason == "ProgressDeadlineExceeded")) or (($by["ReplicaFailure"] != null and $by["ReplicaFailure"].status == "True")) or ((try ([$w | ((.status.conditions // []) as $c | (.spec.replicas // 1) > 0
   and ([$c[] | select(.type == "Progressing")] | last | .reason == "NewReplicaSetAvailable")
   and ((([$c[] | select(.type == "Available")] | last | .status) == "False")
-       or ((.status.availableReplicas // 0) < (.spec.replicas // 1))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.conditions // []) as $c | ([$c[] | select(.type == "Available")] | last | .status) == "False"
+       or ((.status.availableReplicas // 0) < (.spec.replicas // 1)
+           and (.status.replicas // 0) >= (.spec.replicas // 1))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.conditions // []) as $c | ([$c[] | select(.type == "Available")] | last | .status) == "False"
   and ([$c[] | select(.type == "Progressing")] | last
        | .status == "True" and .reason != "NewReplicaSetAvailable")
   and ((.metadata.generation // 1) > 1 or (.status.replicas // 0) > (.status.updatedReplicas // 0)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
@@ -100,14 +122,16 @@ def _status_5_v1:
     (if ((try ([$w | ((.spec.replicas // 1) as $r | (.spec.updateStrategy.rollingUpdate.maxUnavailable // 1) as $m | ((if ($m | type) == "string" then (($m | rtrimstr("%") | tonumber) * $r / 100 | floor) else $m end)
    | if . < 1 then 1 else . end) as $budget
 | (.status.readyReplicas // 0) as $ready | .status != null and $r > 0 and $ready > 0 and $ready < $r
-  and ((.metadata.generation // 1) > 1
-       or ((.status.replicas // 0) >= $r and .spec.podManagementPolicy != "Parallel"))
+  and (.status.replicas // 0) >= $r
+  and ((.metadata.generation // 1) > 1 or .spec.podManagementPolicy != "Parallel")
   and ((.status.currentRevision // "") == (.status.updateRevision // "") or ($r - $ready) > $budget))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if ((try ([$w | ((.spec.replicas // 1) > 0 and (.status.readyReplicas // 0) >= (.spec.replicas // 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.spec.replicas // 1) as $r | (.spec.updateStrategy.rollingUpdate.maxUnavailable // 1) as $m | ((if ($m | type) == "string" then (($m | rtrimstr("%") | tonumber) * $r / 100 | floor) else $m end)
    | if . < 1 then 1 else . end) as $budget
 | $r > 0 and (.status.updateRevision // "") != "" and (.status.currentRevision // "") != ""
   and .status.currentRevision != .status.updateRevision
-  and ($r - (.status.readyReplicas // 0)) <= $budget)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+  and ($r - (.status.readyReplicas // 0)) <= $budget)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.spec.replicas // 1) as $r | .status != null and (.metadata.generation // 1) > 1
+  and (.status.readyReplicas // 0) > 0 and (.status.readyReplicas // 0) < $r
+  and (.status.replicas // 0) < $r)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
     (if ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.readyReplicas // 0) < (.spec.replicas // 1) and ((.status.readyReplicas // 0) == 0
      or ((.metadata.generation // 1) <= 1
          and ((.status.replicas // 0) < (.spec.replicas // 1)
@@ -242,8 +266,8 @@ def _status_13_v1alpha1:
   | null as $phase
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if ((try ([$w | (.status != null and (.metadata.generation // 1) > 1 and (.status.availableReplicas // 0) > 0 and (.status.availableReplicas // 0) < (.spec.replicas // 1) and (((.status.updateProgress != null and .status.updateProgress.updateEndedAt == null) | not) or (.status.availableReplicas // 0) < ((.spec.replicas // 1) - 1)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["TopologyLevelsUnavailable"] != null and $by["TopologyLevelsUnavailable"].status == "True")) then "Degraded" else empty end),
-    (if ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) >= (.spec.replicas // 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.updateProgress != null and .status.updateProgress.updateEndedAt == null) and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) >= ((.spec.replicas // 1) - 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | (.status != null and (.metadata.generation // 1) > 1 and (.status.observedGeneration // 0) >= (.metadata.generation // 1) and (.status.availableReplicas // 0) > 0 and (.status.availableReplicas // 0) < (.spec.replicas // 1) and (((.status.updateProgress != null and .status.updateProgress.updateEndedAt == null) | not) or (.status.availableReplicas // 0) < ((.spec.replicas // 1) - 1)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["TopologyLevelsUnavailable"] != null and $by["TopologyLevelsUnavailable"].status == "True")) then "Degraded" else empty end),
+    (if ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) >= (.spec.replicas // 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | ((.status.updateProgress != null and .status.updateProgress.updateEndedAt == null) and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) >= ((.spec.replicas // 1) - 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and (.metadata.generation // 1) > 1 and (.status.availableReplicas // 0) > 0 and (.status.availableReplicas // 0) < (.spec.replicas // 1) and (.status.observedGeneration // 0) < (.metadata.generation // 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
     (if ((try ([$w | (.status == null or .status == {})] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and (.spec.replicas // 1) > 0 and (.status.availableReplicas // 0) < (.spec.replicas // 1) and ((.status.availableReplicas // 0) == 0 or (.metadata.generation // 1) <= 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # JobSet.jobset.x-k8s.io v1alpha2 (jobset-x-k8s-io-jobset-v1alpha2)
@@ -444,12 +468,12 @@ def _status_26_v1:
   | (try _conds($w | (.status.conditions); "type"; "status"; "reason") catch {}) as $by
   | [
     (if ((try ([$w | (.spec.replicas == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
-    (if ((try ([$w | ((.spec.replicas // 1) as $r | (.spec.rolloutStrategy.rollingUpdateConfiguration.maxUnavailable // 1) as $m | (if ($m | type) == "string" then (($m | rtrimstr("%") | tonumber) * $r / 100 | floor) else $m end) as $budget | ([.status.conditions[]? | select(.type == "Available")] | last | .status) == "False"
+    (if ((try ([$w | ((.spec.replicas // 1) as $r | (.spec.rolloutStrategy.rollingUpdateConfiguration.maxUnavailable // 1) as $m | (if ($m | type) == "string" then (($m | rtrimstr("%") | tonumber) * $r / 100 | floor) else $m end) as $budget | (.status.replicas // $r) >= $r and ([.status.conditions[]? | select(.type == "Available")] | last | .status) == "False"
   and (([.status.conditions[]? | select(.type == "UpdateInProgress")] | last | .status) != "True"
        or (.status.readyReplicas // 0) < ($r - $budget)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if (($by["Available"] != null and $by["Available"].status == "True")) or ((try ([$w | ((.spec.replicas // 1) as $r | (.spec.rolloutStrategy.rollingUpdateConfiguration.maxUnavailable // 1) as $m | (if ($m | type) == "string" then (($m | rtrimstr("%") | tonumber) * $r / 100 | floor) else $m end) as $budget | ([.status.conditions[]? | select(.type == "Available")] | length) > 0
   and ([.status.conditions[]? | select(.type == "UpdateInProgress")] | last | .status) == "True"
-  and (.status.readyReplicas // 0) >= ($r - $budget))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+  and (.status.readyReplicas // 0) >= ($r - $budget))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([.status.conditions[]? | select(.type == "Available")] | length) > 0 and (.status.readyReplicas // 0) > 0 and (.status.replicas // (.spec.replicas // 1)) < (.spec.replicas // 1))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
     (if ((try ([$w | (([.status.conditions[]? | select(.type == "Available")] | length) == 0 and (.spec.replicas // 1) > 0 and (.status != null))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # Milvus.milvus.io v1beta1 (milvus-io-milvus-v1beta1)
@@ -495,9 +519,9 @@ def _status_29_v1:
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
   | [
     (if (($phase == "failed")) then "Failed" else empty end),
-    (if (($by["RayClusterSuspending"] != null and $by["RayClusterSuspending"].status == "True")) or ((try ([$w | (.spec.suspend == true and .status != null and (.status.state // "") != "suspended" and ([(.status.conditions // [])[] | select(.type == "RayClusterSuspended" or .type == "RayClusterSuspending") | select(.status == "True")] | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "RayClusterSuspending")] | last | .status) == "True" and (.status.state // "") != "suspended")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.spec.suspend == true and .status != null and .status != {} and (.status.state // "") != "suspended" and ([(.status.conditions // [])[] | select(.type == "RayClusterSuspended" or .type == "RayClusterSuspending") | select(.status == "True")] | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
     (if ((try ([$w | (.spec.suspend != true and .status.state == "suspended" and ([(.status.conditions // [])[] | select(.type == "RayClusterSuspended" or .type == "RayClusterSuspending") | select(.status == "True")] | length) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
-    (if (($by["RayClusterSuspended"] != null and $by["RayClusterSuspended"].status == "True")) or (($phase == "suspended")) then "Suspended" else empty end),
+    (if (($by["RayClusterSuspended"] != null and $by["RayClusterSuspended"].status == "True")) or ((try ([$w | (.spec.suspend == true and (.status == null or .status == {}))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "suspended")) then "Suspended" else empty end),
     (if (($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "True") and ($by["HeadPodReady"] != null and $by["HeadPodReady"].status == "False")) or (($by["ReplicaFailure"] != null and $by["ReplicaFailure"].status == "True")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "RayClusterProvisioned")] | last | .status) == "True" and ((.status.readyWorkerReplicas // 0) < (.status.desiredWorkerReplicas // 0)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if (($by["HeadPodReady"] != null and $by["HeadPodReady"].status == "True") and ($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "True")) or ((try ([$w | (((.status.conditions // []) | length) == 0 and .status.state == "ready")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
     (if (($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "False")) or ((try ([$w | (.status != null and ((.status.conditions // []) | length) == 0 and ((.status.state // "") | IN("ready", "failed", "suspended") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
@@ -508,12 +532,14 @@ def _status_30_v1:
   | (try ([$w | (.status.jobDeploymentStatus // "")][0] | _text) catch null) as $phase
   | {} as $by
   | [
-    (if (($phase == "Failed")) or (($phase == "ValidationFailed")) or ((try ([$w | (.status.jobDeploymentStatus == "Complete" and (.status.jobStatus == "FAILED" or .status.jobStatus == "STOPPED"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
-    (if ((try ([$w | (.status.jobDeploymentStatus == "Complete" and .status.jobStatus == "SUCCEEDED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Completed" else empty end),
+    (if (($phase == "Failed")) or (($phase == "ValidationFailed")) or ((try ([$w | (.status.jobDeploymentStatus == "Complete" and (.status.jobStatus == "FAILED" or .status.jobStatus == "STOPPED"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.jobDeploymentStatus == "Running" and (.status.jobStatus == "STOPPED"
+     or (.status.jobStatus == "FAILED"
+         and (.spec.backoffLimit == null or (.status.failed // 0) >= .spec.backoffLimit))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
+    (if ((try ([$w | ((.status.jobDeploymentStatus | IN("Complete", "Running")) and .status.jobStatus == "SUCCEEDED")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Completed" else empty end),
     (if (($phase == "Suspending")) or ((try ([$w | (.spec.suspend == true and ((.status.jobDeploymentStatus // "") | IN("Running", "Initializing")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
     (if (($phase == "Suspended")) then "Suspended" else empty end),
-    (if (($phase == "Retrying")) or ((try ([$w | ((.status.failed // 0) > 0 and (((.status.jobDeploymentStatus // "") | IN("", "Initializing", "Waiting")) or (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING")))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
-    (if ((try ([$w | (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if (($phase == "Retrying")) or ((try ([$w | ((.status.failed // 0) > 0 and (((.status.jobDeploymentStatus // "") | IN("", "Initializing", "Waiting")) or (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING")))))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.jobDeploymentStatus == "Running" and .status.jobStatus == "FAILED" and .spec.backoffLimit != null and (.status.failed // 0) < .spec.backoffLimit)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
+    (if ((try ([$w | (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING", "SUCCEEDED", "FAILED", "STOPPED") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
     (if (($phase == "Initializing")) or (($phase == "Waiting")) or ((try ([$w | (.status != null and (.status.jobDeploymentStatus // "") == "")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status.jobDeploymentStatus == "Running" and ((.status.jobStatus // "") | IN("", "PENDING")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayService.ray.io v1 (ray-io-rayservice-v1)
@@ -540,7 +566,8 @@ def _status_32_v1:
     (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "False" and ([(.status.conditions // [])[] | select(.type == "RoutesReady")] | last | .status) != "True" and ((.status.latestReadyRevisionName // "") == ""))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
     (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "False" and (([(.status.conditions // [])[] | select(.type == "RoutesReady")] | last | .status) == "True"
      or ((.status.latestReadyRevisionName // "") != "")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
-    (if (($by["Ready"] != null and $by["Ready"].status == "True")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "Unknown" and ((.status.latestReadyRevisionName // "") != ""))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if (($by["Ready"] != null and $by["Ready"].status == "True")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last | .status) == "Unknown" and ([(.status.conditions // [])[] | select(.type == "RoutesReady")] | last
+     | .status == "True" or .reason == "TrafficNotMigrated"))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # InferenceService.serving.kserve.io v1beta1 (serving-kserve-io-inferenceservice-v1beta1)
@@ -549,7 +576,9 @@ def _status_33_v1beta1:
   | null as $phase
   | (try _conds($w | (.status.conditions // []); "type"; "status"; "reason") catch {}) as $by
   | [
-    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "False" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status != "True" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) == 0 and (.status.modelStatus.states.activeModelState // "") != "Loaded" and (((.status.modelStatus.transitionStatus // "") | IN("BlockedByFailedLoad", "InvalidSpec"))
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type | IN("PredictorConfigurationReady", "TransformerConfigurationReady", "ExplainerConfigurationReady"))
+  | select(.status == "False" and .reason == "RevisionFailed")] | length) > 0
+and ([(.status.conditions // [])[] | select(.type == "Ready")] | last).status != "True" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status != "True" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) == 0 and (.status.modelStatus.states.activeModelState // "") != "Loaded")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "False" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status != "True" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) == 0 and (.status.modelStatus.states.activeModelState // "") != "Loaded" and (((.status.modelStatus.transitionStatus // "") | IN("BlockedByFailedLoad", "InvalidSpec"))
      or (.status.modelStatus.states.activeModelState // "") == "FailedToLoad"
      or ([(.status.conditions // [])[] | select((.type == "PredictorReady" or .type == "TransformerReady"
           or .type == "ExplainerReady") and .status == "False" and .reason == "RevisionFailed")] | length) > 0))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Failed" else empty end),
@@ -559,7 +588,9 @@ def _status_33_v1beta1:
     (if (($by["Ready"] != null and $by["Ready"].status == "True") and ($by["LatestDeploymentReady"] != null and $by["LatestDeploymentReady"].status == "False")) or (($by["Ready"] != null and $by["Ready"].status == "True") and ($by["CanaryPredictorReady"] != null and $by["CanaryPredictorReady"].status == "False")) or ((try ([$w | (((.status.modelStatus.transitionStatus // "") | IN("BlockedByFailedLoad", "InvalidSpec")) and (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "True"
      or (.status.modelStatus.states.activeModelState // "") == "Loaded")
 and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status != "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "False" and ([(.status.conditions // [])[] | select(.type == "Stopped")] | last).status != "True" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
-    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "True" and ((.status.modelStatus.states.activeModelState // "") | IN("Pending", "Loading") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "Unknown" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
+    (if ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "True" and ((.status.modelStatus.states.activeModelState // "") | IN("Pending", "Loading") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "Unknown" and ([(.status.components // {})[] | .latestReadyRevision // empty | select(. != "")] | length) > 0 and ([(.status.conditions // [])[] | select(.type | IN("PredictorRouteReady", "TransformerRouteReady", "ExplainerRoutesReady"))]
+     | length > 0 and all(.status == "True" or .reason == "TrafficNotMigrated"))
+and (([(.status.conditions // [])[] | select(.type == "IngressReady")] | last | .status) // "True") == "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
     (if ((try ([$w | ((.status.conditions // []) | length == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($by["Ready"] != null and $by["Ready"].status == "Unknown")) or (($by["Ready"] != null and $by["Ready"].status == "False")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "Ready")] | last).status == "True" and ((.status.modelStatus.states.activeModelState // "") | IN("Pending", "Loading")))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # LLMInferenceService.serving.kserve.io v1alpha1 (serving-kserve-io-llminferenceservice-v1alpha1)
@@ -697,7 +728,8 @@ def _status: _group as $g | if false then null
   elif .apiVersion == "v1" and .kind == "Pod" then _status_0_v1
   elif $g == "" and .kind == "Pod" then _status_0_v1
   elif .apiVersion == "agents.x-k8s.io/v1alpha1" and .kind == "Sandbox" then _status_1_v1alpha1
-  elif $g == "agents.x-k8s.io" and .kind == "Sandbox" then _status_1_v1alpha1
+  elif .apiVersion == "agents.x-k8s.io/v1beta1" and .kind == "Sandbox" then _status_1_v1beta1
+  elif $g == "agents.x-k8s.io" and .kind == "Sandbox" then _status_1_v1beta1
   elif .apiVersion == "apps/v1" and .kind == "DaemonSet" then _status_2_v1
   elif $g == "apps" and .kind == "DaemonSet" then _status_2_v1
   elif .apiVersion == "apps/v1" and .kind == "Deployment" then _status_3_v1
