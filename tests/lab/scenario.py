@@ -136,8 +136,12 @@ class Story:
         self.namespace = scenario.namespace
         self._next = 0
 
-    def observe(self, step_name: str) -> Observation:
-        """wmap's reading now (the cluster settled), checkpointed in the recording as this step."""
+    def observe(self, step_name: str, counted: Callable[[list[Obj]], dict[str, Any]] | None = None) -> Observation:
+        """wmap's reading now (the cluster settled), checkpointed in the recording as this step.
+
+        ``counted(pods)``, for a step whose pod counts depend on what the controllers and the scheduler
+        did (which pods a lost node held), adds expectations computed from the pods at the same moment
+        wmap read them."""
         steps = self.scenario.steps
         if self._next >= len(steps) or steps[self._next].name != step_name:
             expected = steps[self._next].name if self._next < len(steps) else "(no more steps)"
@@ -145,14 +149,18 @@ class Story:
         step = steps[self._next]
         self._next += 1
         target = f"{self.scenario.wmap_type}/{self.scenario.workload['name']}"
+        expect = dict(step.expect)
         for _attempt in range(5):
             before = self.recorder.settle()
+            if counted is not None:
+                expect = {**step.expect, **counted(self.pods())}
             tree = self.lab.wmap_json("describe", target, "-n", self.namespace)
             if self.recorder.settle() == before:  # nothing moved while wmap read: the checkpoint is exact
                 break
         else:
             raise LabError(f"step {step_name!r}: the workload kept changing while wmap read it")
-        self.recorder.checkpoint(step_name, before, step.expect)
+        self.recorder.checkpoint(step_name, before, expect)
+        step = Step(step.name, expect, step.known_wrong)
         observation = Observation(step, facts(tree), tree, before, time.monotonic() - self.began)
         self.scenario.observations[step_name] = observation
         return observation
