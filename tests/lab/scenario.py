@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from .known_wrong import KNOWN_WRONG
 from .kube import Obj
 from .lab import Lab, LabError
 from .recorder import Recorder
@@ -50,7 +51,6 @@ def facts(tree: dict[str, Any]) -> dict[str, Any]:
 class Step:
     name: str
     expect: dict[str, Any]
-    known_wrong: str | None = None  # the documented rule wmap breaks here (the step's test is xfail strict)
 
 
 @dataclass
@@ -76,14 +76,13 @@ class Scenario:
     seconds: float | None = None
 
     def params(self) -> list[Any]:
-        return [
-            pytest.param(
-                step.name,
-                id=step.name,
-                marks=[pytest.mark.xfail(strict=True, reason=step.known_wrong)] if step.known_wrong else [],
-            )
-            for step in self.steps
-        ]
+        """One pytest param per step; a step in known_wrong.KNOWN_WRONG is xfail(strict=True)."""
+        params = []
+        for step in self.steps:
+            reason = KNOWN_WRONG.get((self.framework, self.name, step.name))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            params.append(pytest.param(step.name, id=step.name, marks=marks))
+        return params
 
     @property
     def namespace(self) -> str:
@@ -160,7 +159,7 @@ class Story:
         else:
             raise LabError(f"step {step_name!r}: the workload kept changing while wmap read it")
         self.recorder.checkpoint(step_name, before, expect)
-        step = Step(step.name, expect, step.known_wrong)
+        step = Step(step.name, expect)
         observation = Observation(step, facts(tree), tree, before, time.monotonic() - self.began)
         self.scenario.observations[step_name] = observation
         return observation

@@ -161,13 +161,7 @@ FAILURE = _scenario(
     [
         Step("every job ready", _expect("Running", 2, 2, 2, 4)),
         # "Degraded: Restarting=True": the failure policy restarts every Job, the new pods start.
-        Step(
-            "a pod failed, restarting",
-            _expect("Degraded", 2, 2, 0, 4),
-            known_wrong="docs/semantics.md JobSet reads a failure-policy restart as Degraded through the Restarting "
-            "condition (said to be written from v0.9), but JobSet v0.10.1 writes no Restarting condition (only "
-            "status.restarts and an event with reason Restarting): the restarted Jobs read Initializing",
-        ),
+        Step("a pod failed, restarting", _expect("Degraded", 2, 2, 0, 4)),
         Step("ready again after the restart", _expect("Running", 2, 2, 2, 4)),
         # No restart left: Failed; the failed pod stays, its Job's other pod is removed.
         Step("failed again, no restart left", _expect("Failed", 2, 1, 0, 0)),
