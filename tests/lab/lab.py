@@ -144,8 +144,6 @@ class Lab:
             lambda nodes: names <= {n["metadata"]["name"] for n in nodes if _condition(n, "Ready") == "True"},
             what=f"every node ({', '.join(sorted(names))}) Ready under KWOK",
         )
-        # The scheduler needs the default namespace's ServiceAccount no more than the apiserver does
-        # (its admission is off), but controllers do read it: let kcm create it first.
         self.started_s = time.monotonic() - began
         return self
 
@@ -361,6 +359,16 @@ class Lab:
             self.check_processes()
         summary = "\n".join(f"  {_summary(o)}" for o in sorted(watch.objects.values(), key=_name)) or "  (none)"
         raise LabError(f"not within {timeout:.0f} s: {what} ({states} states seen); last state:\n{summary}")
+
+    def quiet(self, namespace: str, seconds: float = 3.0, *, timeout: float = WAIT_S) -> None:
+        """Wait until the namespace's pods have not changed for ``seconds`` (controllers done reacting)."""
+        watch = Watch(self.kube, "v1", "Pod", namespace)
+        watch.relist()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if next(iter(watch.follow(time.monotonic() + seconds)), None) is None:
+                return
+        raise LabError(f"the pods of {namespace} kept changing for {timeout:.0f} s")
 
     # ---------------------------------------------------------------- wmap
 

@@ -199,6 +199,7 @@ def story(s: Story) -> None:
         f"the pods on {node} evicted (Terminating: no kubelet confirms)",
     )
     s.wait_workload(lambda o: _condition(o, "Available") == "False", "not Available")
+    lab.quiet(NS)  # LWS recreating the group as far as it can while the lost node's pods stay Terminating
     s.observe("node lost under a group", counted)
 
     with lab.auto_phase(NS, "Ready"):
