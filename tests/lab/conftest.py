@@ -94,6 +94,15 @@ def lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
             print(f"\nlab work dir kept (a lab test failed): {work_dir}", file=sys.stderr)
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    instance = config.stash.get(_LAB_KEY, None)
+    if instance is not None and instance.timings:
+        terminalreporter.section("lab timings")
+        for what, seconds in instance.timings.items():
+            terminalreporter.write_line(f"{what}: {seconds:.1f} s")
+        terminalreporter.write_line(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
     report = yield

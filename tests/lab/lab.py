@@ -65,7 +65,7 @@ class Lab:
         self.processes: dict[str, LabProcess] = {}
         self.operators: dict[str, ModuleType] = {}
         self._kube: Kube | None = None
-        self.started_s: float | None = None
+        self.timings: dict[str, float] = {}  # seconds: "lab start", each scenario's story
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -144,7 +144,7 @@ class Lab:
             lambda nodes: names <= {n["metadata"]["name"] for n in nodes if _condition(n, "Ready") == "True"},
             what=f"every node ({', '.join(sorted(names))}) Ready under KWOK",
         )
-        self.started_s = time.monotonic() - began
+        self.timings["lab start"] = time.monotonic() - began
         return self
 
     def stop(self) -> None:

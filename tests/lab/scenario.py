@@ -102,6 +102,7 @@ class Scenario:
         finally:
             recorder.stop()
         self.seconds = time.monotonic() - began
+        lab.timings[f"{self.framework}/{self.name}"] = self.seconds
         missing = [s.name for s in self.steps if s.name not in self.observations]
         if missing:
             raise LabError(f"the story of {self.framework}/{self.name} never reached step(s) {missing}")
@@ -109,7 +110,6 @@ class Scenario:
         recorder.save(lab.work_dir / "recordings" / self.framework / f"{self.name}.yaml", server)
         if os.environ.get("WMAP_LAB_RECORD") == "1":
             recorder.save(RECORDINGS / self.framework / f"{self.name}.yaml", server)
-        print(f"\n{self.framework}/{self.name}: {self.seconds:.1f} s")
         return self
 
     def check(self, step_name: str) -> None:
