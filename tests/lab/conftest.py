@@ -64,7 +64,8 @@ def _testcluster_bin() -> Path:
     return Path(lines[-1])
 
 
-def _lab_bin(names: list[str]) -> Path:
+def lab_bin(names: list[str]) -> Path:
+    """The dir holding the lab binaries ``names`` (skips, or fails under CI, when they cannot be built)."""
     try:
         return build_lab_binaries(names, BUILD_TIMEOUT_S)
     except (FileNotFoundError, subprocess.TimeoutExpired) as exc:
@@ -73,9 +74,15 @@ def _lab_bin(names: list[str]) -> Path:
 
 
 @pytest.fixture(scope="session")
-def lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
+def testcluster_bin() -> Path:
+    """etcd, kube-apiserver and kubectl (skips, or fails under CI, when they are unavailable)."""
+    return _testcluster_bin()
+
+
+@pytest.fixture(scope="session")
+def lab(request: pytest.FixtureRequest, testcluster_bin: Path) -> Iterator[Lab]:
     work_dir = Path(tempfile.mkdtemp(prefix="wmap-lab-"))
-    instance = Lab(_testcluster_bin(), _lab_bin, work_dir)
+    instance = Lab(testcluster_bin, lab_bin, work_dir)
     request.config.stash[_LAB_KEY] = instance
     try:
         instance.start()

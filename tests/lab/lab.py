@@ -141,8 +141,8 @@ class Lab:
             "v1",
             "Node",
             None,
-            lambda nodes: names <= {n["metadata"]["name"] for n in nodes if _condition(n, "Ready") == "True"},
-            what=f"every node ({', '.join(sorted(names))}) Ready under KWOK",
+            lambda nodes: names <= {n["metadata"]["name"] for n in nodes if _schedulable(n)},
+            what=f"every node ({', '.join(sorted(names))}) Ready under KWOK, without the not-ready taint",
         )
         self.timings["lab start"] = time.monotonic() - began
         return self
@@ -403,6 +403,12 @@ def _condition(obj: Obj, kind: str) -> str | None:
         if cond.get("type") == kind:
             return str(cond.get("status"))
     return None
+
+
+def _schedulable(node: Obj) -> bool:
+    """Ready, and the node lifecycle controller has removed the taints it puts on a new node."""
+    taints = (node.get("spec") or {}).get("taints") or []
+    return _condition(node, "Ready") == "True" and not any(t["key"].startswith("node.kubernetes.io/") for t in taints)
 
 
 def _summary(obj: Obj) -> str:
