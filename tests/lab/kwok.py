@@ -9,7 +9,8 @@ its template, for pods a test does not drive one by one):
   them), a pod IP;
 - ``Running``: phase Running, containers started, not Ready;  ``Ready``: Running and Ready;
 - ``Succeeded`` / ``Failed``: containers terminated with exit code 0 / 1;
-- deleted: removed at once (a kubelet that stops containers instantly).
+- deleted: removed at once (a kubelet that stops containers instantly), unless ``HOLD_ANNOTATION`` is on
+  the pod: then it stays Terminating until the test removes the annotation.
 
 A node is Ready and sends a heartbeat every few seconds until ``LOST_LABEL`` is put on it; then, as a node
 whose kubelet is gone, it stops: kube-controller-manager's node lifecycle controller marks it NotReady
@@ -24,6 +25,7 @@ from typing import Any
 PHASE_ANNOTATION = "lab.workload-map.run.ai/phase"
 PHASES = ("Running", "Ready", "Succeeded", "Failed")
 FROZEN_ANNOTATION = "lab.workload-map.run.ai/node-lost"
+HOLD_ANNOTATION = "lab.workload-map.run.ai/hold-deletion"
 LOST_LABEL = "lab.workload-map.run.ai/lost"
 POOL_LABEL = "lab.workload-map.run.ai/pool"
 GPU_PRODUCT_LABEL = "nvidia.com/gpu.product"
@@ -250,7 +252,11 @@ def pod_stages() -> list[str]:
         _stage(
             "pod-delete",
             "Pod",
-            [_NOT_FROZEN, {"key": ".metadata.deletionTimestamp", "operator": "Exists"}],
+            [
+                _NOT_FROZEN,
+                {"key": f'.metadata.annotations["{HOLD_ANNOTATION}"]', "operator": "DoesNotExist"},
+                {"key": ".metadata.deletionTimestamp", "operator": "Exists"},
+            ],
             "    finalizers: {empty: true}\n    delete: true\n",
         ),
     ]

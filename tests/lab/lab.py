@@ -266,6 +266,16 @@ class Lab:
             )
         return names
 
+    def hold_deletion(self, namespace: str, pods: list[str], *, hold: bool = True) -> None:
+        """Deleted pods stay Terminating while held (a kubelet still stopping them); ``hold=False`` lets
+        them go."""
+        value = "true" if hold else None
+        for pod in pods:
+            with contextlib.suppress(ApiError):  # already gone
+                self.kube.patch(
+                    "v1", "Pod", pod, {"metadata": {"annotations": {kwok.HOLD_ANNOTATION: value}}}, namespace=namespace
+                )
+
     @contextlib.contextmanager
     def auto_phase(self, namespace: str, phase: str = "Ready", *, label_selector: str | None = None) -> Iterator[None]:
         """Inside the block, every pod bound to a node (now or later) is moved to ``phase`` as soon as it

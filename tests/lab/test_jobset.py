@@ -219,6 +219,18 @@ SUSPEND = _scenario(
     "suspend-update-resume",
     [
         Step("every job ready", _expect("Running", 4, 4, 4, 8)),
+        # docs/semantics.md "Transitions": "Suspending is a stop asked for or acted on while pods are still
+        # going away" (terminating pods hold no GPU in use).
+        Step(
+            "suspend acted on, pods still terminating",
+            {
+                "primary": "Suspending",
+                "pods": {"replicatedJob": 4},
+                "podsCurrent": {"replicatedJob": 4},
+                "gpus": 8,
+                "gpusCurrent": 0,
+            },
+        ),
         # "Suspended: Suspended=True and no child Job active".
         Step("suspended", _expect("Suspended", 4, 0, 0, 0)),
         # "Resuming: Suspended=False reason ResumeJobs ... Jobs still suspended or not all ready".
@@ -239,10 +251,17 @@ def suspend_story(s: Story) -> None:
     s.scenario.captured["update while running"] = lab.wmap(
         "update", "jobsets/train", "-n", s.namespace, "--label", "tier=gold", check=False
     )
+    lab.hold_deletion(s.namespace, [p["metadata"]["name"] for p in s.pods()])  # the kubelet takes its time
     lab.wmap("update", "jobsets/train", "-n", s.namespace, "--suspend")
+    s.wait_pods(lambda pods: phase_counts(pods) == {"Terminating": 4}, "every pod terminating")
     s.wait_workload(
-        lambda o: _condition(o, "Suspended").get("status") == "True" and not _jobs_status(o).get("active"), "Suspended"
+        lambda o: _condition(o, "Suspended").get("status") == "True" and not _jobs_status(o).get("active"),
+        "Suspended=True, no Job active",
     )
+    lab.quiet(s.namespace)
+    s.observe("suspend acted on, pods still terminating")
+
+    lab.hold_deletion(s.namespace, [p["metadata"]["name"] for p in s.pods()], hold=False)
     s.wait_pods(lambda pods: not pods, "every pod gone")
     s.observe("suspended")
 
