@@ -214,3 +214,33 @@ def test_retry_after_header_and_deadline_and_cancel() -> None:
     token.cancel("first")
     token.cancel("second")
     assert token.cancelled and token.reason == "first" and not token.sleep(5.0)
+
+
+@pytest.mark.parametrize(
+    ("message", "shown"),
+    [
+        # RBAC: the user and the verb, as kubectl's own one-line Forbidden.
+        (
+            'pods is forbidden: User "alice" cannot list resource "pods" in API group "" at the cluster scope',
+            "Forbidden: user 'alice' cannot list",
+        ),
+        # An admission webhook's denial is not a permission problem: its message is the answer.
+        (
+            'admission webhook "vjobset.kb.io" denied the request: spec.replicatedJobs: Invalid value: '
+            '"object": field is immutable',
+            'admission webhook "vjobset.kb.io" denied the request: spec.replicatedJobs',
+        ),
+    ],
+)
+def test_a_403_says_whether_rbac_or_admission_refused(tmp_path: Path, message: str, shown: str) -> None:
+    def answer(n: int) -> tuple[int, dict[str, str], dict[str, object]]:
+        return 403, {}, {"kind": "Status", "reason": "Forbidden", "message": message, "code": 403}
+
+    with FaultServer(answer) as server:
+        conn = _connection(tmp_path, server.url)
+        with pytest.raises(ClusterError) as info:
+            list_all(conn, PODS, None)
+    assert info.value.status == 403 and info.value.reason == "Forbidden"
+    assert shown in info.value.message
+    if "webhook" in message:
+        assert "field is immutable" in info.value.message and "cannot" not in info.value.message

@@ -17,11 +17,3 @@ KNOWN_WRONG: dict[tuple[str, str, str], str] = {
         "JobSet whose 4 pods are still terminating reads Suspended"
     ),
 }
-
-# wmap update's own documented behaviour (docs/cli.md) broken against a real operator's webhook.
-UPDATE_DENIED_BY_WEBHOOK = (
-    "docs/cli.md wmap update: 'The API server's own rules still apply ... and the server's message is shown', but "
-    "an admission webhook's denial (HTTP 403, reason Forbidden, message 'admission webhook \"vjobset.kb.io\" "
-    "denied the request: spec.replicatedJobs: ... field is immutable') is reported as RBAC: 'error: Forbidden: "
-    "user cannot patch jobsets.jobset.x-k8s.io/train in namespace ...', hiding the server's message"
-)

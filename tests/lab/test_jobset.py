@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from .known_wrong import UPDATE_DENIED_BY_WEBHOOK
 from .kube import Obj
 from .lab import SECOND_SCHEDULER, Lab
 from .scenario import Scenario, Step, Story, live, phase_counts
@@ -320,7 +319,6 @@ def test_update_reaches_pods_after_resume(suspend: Scenario) -> None:
         assert pod["spec"]["nodeName"].startswith("gpu-a100-"), name
 
 
-@pytest.mark.xfail(strict=True, reason=UPDATE_DENIED_BY_WEBHOOK)
 def test_template_changes_of_a_running_jobset_are_refused_by_the_server(suspend: Scenario) -> None:
     """JobSet's webhook refuses pod template changes unless the JobSet is (being) suspended; wmap says so."""
     proc = suspend.captured["update while running"]
@@ -328,7 +326,6 @@ def test_template_changes_of_a_running_jobset_are_refused_by_the_server(suspend:
     assert "field is immutable" in proc.stderr, proc.stderr
 
 
-@pytest.mark.xfail(strict=True, reason=UPDATE_DENIED_BY_WEBHOOK)
 def test_scheduler_name_is_immutable_even_suspended(suspend: Scenario) -> None:
     proc = suspend.captured["scheduler name while suspended"]
     assert proc.returncode == 1, proc.stdout

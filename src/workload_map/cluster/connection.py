@@ -486,6 +486,10 @@ class Connection:
                 reason="Unauthorized",
                 hint="log in again or refresh the credentials of the kubeconfig user",
             )
+        if status == 403 and message and not re.search(r'User "[^"]*" cannot', message):
+            # Not RBAC: an admission webhook or policy denied the request, and its message is the answer
+            # (kubectl prints it as is); reporting it as a permission problem would send the user to RBAC.
+            return ClusterError(f"Forbidden ({subject}): {message}", status=status, reason="Forbidden")
         if status == 403:
             verb = {"LIST": "list", "WATCH": "watch", "GET": "get", "PATCH": "patch"}.get(
                 _verb(method, path, query), method.lower()
