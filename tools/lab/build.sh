@@ -31,7 +31,7 @@ command -v go >/dev/null 2>&1 || { log "go toolchain not found on PATH"; exit 3;
 # tools/testcluster, the apiserver's module graph, so the Kubernetes libraries compile once.
 # A -X value of @V@ stands for the stamped module's version as the group's go.mod pins it.
 order=(kube-controller-manager kube-scheduler kwok jobset kueue kuberay lws coscheduling
-       training-operator mpi-operator trainer)
+       training-operator mpi-operator trainer coscheduling-controller)
 declare -A spec=(
   [kube-controller-manager]="testcluster k8s.io/kubernetes/cmd/kube-controller-manager k8s"
   [kube-scheduler]="testcluster k8s.io/kubernetes/cmd/kube-scheduler k8s"
@@ -41,6 +41,7 @@ declare -A spec=(
   [kueue]="lab/kueue sigs.k8s.io/kueue/cmd/kueue sigs.k8s.io/kueue sigs.k8s.io/kueue/pkg/version.GitVersion=@V@"
   [lws]="lab/lws sigs.k8s.io/lws/cmd sigs.k8s.io/lws sigs.k8s.io/lws/pkg/version.GitVersion=@V@"
   [coscheduling]="lab/scheduler-plugins sigs.k8s.io/scheduler-plugins/cmd/scheduler sigs.k8s.io/scheduler-plugins k8s.io/component-base/version.gitVersion=@V@"
+  [coscheduling-controller]="lab/scheduler-plugins sigs.k8s.io/scheduler-plugins/cmd/controller sigs.k8s.io/scheduler-plugins k8s.io/component-base/version.gitVersion=@V@"
   [training-operator]="lab/training-operator github.com/kubeflow/training-operator/cmd/training-operator.v1 github.com/kubeflow/training-operator"
   [mpi-operator]="lab/mpi-operator github.com/kubeflow/mpi-operator/cmd/mpi-operator github.com/kubeflow/mpi-operator github.com/kubeflow/mpi-operator/pkg/version.Version=@V@"
   [trainer]="lab/trainer github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager github.com/kubeflow/trainer/v2"

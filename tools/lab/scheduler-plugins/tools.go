@@ -8,4 +8,5 @@ package tools
 
 import (
 	_ "sigs.k8s.io/scheduler-plugins/cmd/scheduler"
+	_ "sigs.k8s.io/scheduler-plugins/cmd/controller"
 )
