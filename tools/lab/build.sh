@@ -5,7 +5,8 @@
 #
 # Binaries are cached outside the repo, in ${WMAP_LAB_CACHE:-$HOME/.cache/workload-map/lab}/bin/,
 # each next to a .stamp-NAME: a hash of its module's go.mod and go.sum, the package, the ldflags and
-# the Go version. Only missing or stale binaries are built, so a warm run takes well under a second.
+# the Go version. Only missing or stale binaries are built (each under a flock of its own), so a warm
+# run takes well under a second.
 # The bin dir is printed on the last line of stdout; everything else goes to stderr.
 #
 # A binary that fails to build is named, with the tail of the compiler's output, on stderr and the
@@ -92,16 +93,21 @@ done
 
 failed=()
 if [ "${#missing[@]}" -gt 0 ]; then
-  # Serialise concurrent builders (several test workers, CI's prebuild and a test).
-  trap 'rm -f "$bin_dir"/.*.tmp.$$' EXIT
-  exec 9>"$bin_dir/.lock"
-  flock 9
+  trap 'rm -f "$bin_dir"/.*.tmp.$$ "$bin_dir"/.*.tmp.$$.log' EXIT
   export GOFLAGS="-trimpath -mod=readonly"
   export CGO_ENABLED=0
   jobs="${WMAP_LAB_JOBS:-2}"
   for name in "${missing[@]}"; do
+    # One lock per binary: concurrent callers (test workers, CI's prebuild, a test asking for one
+    # binary) never build the same binary twice, and one waiting for jobset does not wait for the
+    # whole prebuild of everything else.
+    exec 9>"$bin_dir/.lock-$name"
+    flock -n 9 || { log "waiting for another build of $name ..."; flock 9; }
     resolve "$name"
-    is_fresh "$name" "$stamp" && continue   # built by a concurrent run while we waited
+    if is_fresh "$name" "$stamp"; then   # built by a concurrent run while we waited
+      exec 9>&-
+      continue
+    fi
     log "building $name from $pkg ($(realpath --relative-to="$here/.." "$moddir")) ..."
     start=$SECONDS
     tmp="$bin_dir/.$name.tmp.$$"
@@ -115,8 +121,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
       tail -n 40 "$tmp.log" | sed "s/^/lab\/build.sh: $name: /" >&2
     fi
     rm -f "$tmp.log"
+    exec 9>&-
   done
-  flock -u 9
 fi
 
 echo "$bin_dir"
