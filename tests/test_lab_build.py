@@ -122,8 +122,8 @@ def test_lab_binary_starts_and_is_the_pinned_version(binary: LabBinary) -> None:
     if binary.prints_version:
         assert pinned in output, f"{binary.name} does not report {pinned}: {output[-500:]}"
 
-    # The module versions linked into the binary, as Go records them: the pinned release, whatever
-    # the binary prints about itself.
+    # The module versions linked into the binary, as Go records them (`mod` for the module of the
+    # main package, `dep` for the others): the pinned release, whatever the binary prints.
     build_info = subprocess.run(
         [_go(), "version", "-m", str(path)],
         capture_output=True,
@@ -131,6 +131,6 @@ def test_lab_binary_starts_and_is_the_pinned_version(binary: LabBinary) -> None:
         timeout=60,
         check=True,
     ).stdout
-    assert re.search(rf"^\s*dep\s+{re.escape(binary.module)}\s+{re.escape(pinned)}\s", build_info, re.MULTILINE), (
-        f"{binary.name} is not built from {binary.module} {pinned}:\n{build_info[:1500]}"
-    )
+    assert re.search(
+        rf"^\s*(?:mod|dep)\s+{re.escape(binary.module)}\s+{re.escape(pinned)}\s", build_info, re.MULTILINE
+    ), f"{binary.name} is not built from {binary.module} {pinned}:\n{build_info[:1500]}"
