@@ -83,6 +83,9 @@ resolve() {
   stamp="$( { cat "$moddir/go.mod" "$moddir/go.sum"; echo "$pkg $ldflags"; echo "$go_version"; } | sha256sum | cut -c1-16)"
 }
 
+# User+system CPU seconds of this shell's finished children (bash's `times`, second line).
+cpu_seconds() { times | awk 'NR==2 { split($1,u,"m"); split($2,s,"m"); printf "%.0f", u[1]*60+u[2]+s[1]*60+s[2] }'; }
+
 is_fresh() { [ -x "$bin_dir/$1" ] && [ "$(cat "$bin_dir/.stamp-$1" 2>/dev/null)" = "$2" ]; }
 
 missing=()
@@ -111,10 +114,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
     log "building $name from $pkg ($(realpath --relative-to="$here/.." "$moddir")) ..."
     start=$SECONDS
     tmp="$bin_dir/.$name.tmp.$$"
+    # CPU time next to wall time: on a shared machine the wall time says more about the load.
+    cpu_before="$(cpu_seconds)"
     if (cd "$moddir" && go build -p "$jobs" -ldflags "$ldflags" -o "$tmp" "$pkg") 2> "$tmp.log"; then
       mv -f "$tmp" "$bin_dir/$name"
       echo "$stamp" > "$bin_dir/.stamp-$name"
-      log "built $name in $((SECONDS - start))s"
+      log "built $name in $((SECONDS - start))s (CPU $(( $(cpu_seconds) - cpu_before ))s)"
     else
       failed+=("$name")
       log "FAILED to build $name after $((SECONDS - start))s; go build said:"
