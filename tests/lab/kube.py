@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 Obj = dict[str, Any]
+RETRY_S = 60.0
 
 
 class ApiError(RuntimeError):
@@ -106,12 +107,20 @@ class Kube:
         req.add_header("Accept", "application/json")
         if data is not None:
             req.add_header("Content-Type", content_type)
-        try:
-            with urllib.request.urlopen(req, context=self._context, timeout=timeout) as resp:
-                payload = resp.read()
-        except urllib.error.HTTPError as exc:
-            raise ApiError(method, path, exc.code, exc.read().decode(errors="replace")) from None
-        return json.loads(payload) if payload else {}
+        deadline = time.monotonic() + RETRY_S
+        while True:
+            try:
+                with urllib.request.urlopen(req, context=self._context, timeout=timeout) as resp:
+                    payload = resp.read()
+                return json.loads(payload) if payload else {}
+            except urllib.error.HTTPError as exc:
+                body = exc.read().decode(errors="replace")
+                # 429: a CRD's storage still initializing just after it is Established, or API Priority and
+                # Fairness; the server says when to come back, as client-go honours it.
+                if exc.code == 429 and time.monotonic() < deadline:
+                    time.sleep(min(float(exc.headers.get("Retry-After") or 1), 5))
+                    continue
+                raise ApiError(method, path, exc.code, body) from None
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Obj:
         return self.request("GET", self.resource(api_version, kind).path(namespace, name))

@@ -40,14 +40,14 @@ def job() -> Obj:
     }
 
 
-def _expect(primary: str, current: int, ready: int, gpus_current: int) -> dict[str, object]:
+def _expect(primary: str, current: int, ready: int, gpus_current: int, gpus: int = 8) -> dict[str, object]:
     # desired pods: min(parallelism, completions) = 2, whatever has run
     return {
         "primary": primary,
         "pods": {"job": 2},
         "podsCurrent": {"job": current},
         "podsReady": {"job": ready},
-        "gpus": 8,
+        "gpus": gpus,
         "gpusCurrent": gpus_current,
     }
 
@@ -67,7 +67,8 @@ SCENARIO = Scenario(
         Step("recovered", _expect("Running", 3, 2, 8)),
         # The failure stays counted (status.failed) while the next two completions start.
         Step("second pair starting", _expect("Degraded", 5, 0, 8)),
-        Step("complete", _expect("Completed", 5, 0, 0)),
+        # docs/semantics.md "Pod counts of finished pods": a Completed workload requests no GPU any more.
+        Step("complete", _expect("Completed", 5, 0, 0, gpus=0)),
     ],
 )
 

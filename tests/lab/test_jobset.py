@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from .known_wrong import UPDATE_DENIED_BY_WEBHOOK
 from .kube import Obj
 from .lab import SECOND_SCHEDULER, Lab
 from .scenario import Scenario, Step, Story, live, phase_counts
@@ -54,13 +55,15 @@ def jobset(namespace: str, name: str, *, jobs: int, per_job: int, max_restarts: 
     }
 
 
-def _expect(primary: str, desired: int, current: int, ready: int, gpus_current: int) -> dict[str, Any]:
+def _expect(
+    primary: str, desired: int, current: int, ready: int, gpus_current: int, *, gpus: int | None = None
+) -> dict[str, Any]:
     return {
         "primary": primary,
         "pods": {"replicatedJob": desired},
         "podsCurrent": {"replicatedJob": current},
         "podsReady": {"replicatedJob": ready},
-        "gpus": 2 * desired,
+        "gpus": 2 * desired if gpus is None else gpus,
         "gpusCurrent": gpus_current,
     }
 
@@ -95,8 +98,9 @@ COMPLETION = _scenario(
         # Running containers that are not Ready: no Job is ready, the JobSet was never ready.
         Step("containers running, not ready", _expect("Initializing", 4, 4, 0, 8)),
         Step("every job ready", _expect("Running", 4, 4, 4, 8)),
-        # Finished pods are present, not ready, hold no GPU; desired pods and GPUs are the spec's.
-        Step("completed", _expect("Completed", 4, 4, 0, 0)),
+        # Finished pods are present, not ready, hold no GPU; desired pods stay the spec's, GPUs requested are
+        # those of active pods only once Completed (docs/semantics.md "Pod counts of finished pods").
+        Step("completed", _expect("Completed", 4, 4, 0, 0, gpus=0)),
     ],
     "lab-jobset-complete",
 )
@@ -164,7 +168,7 @@ FAILURE = _scenario(
         Step("a pod failed, restarting", _expect("Degraded", 2, 2, 0, 4)),
         Step("ready again after the restart", _expect("Running", 2, 2, 2, 4)),
         # No restart left: Failed; the failed pod stays, its Job's other pod is removed.
-        Step("failed again, no restart left", _expect("Failed", 2, 1, 0, 0)),
+        Step("failed again, no restart left", _expect("Failed", 2, 1, 0, 0, gpus=0)),
     ],
     "lab-jobset-failure",
 )
@@ -316,6 +320,7 @@ def test_update_reaches_pods_after_resume(suspend: Scenario) -> None:
         assert pod["spec"]["nodeName"].startswith("gpu-a100-"), name
 
 
+@pytest.mark.xfail(strict=True, reason=UPDATE_DENIED_BY_WEBHOOK)
 def test_template_changes_of_a_running_jobset_are_refused_by_the_server(suspend: Scenario) -> None:
     """JobSet's webhook refuses pod template changes unless the JobSet is (being) suspended; wmap says so."""
     proc = suspend.captured["update while running"]
@@ -323,6 +328,7 @@ def test_template_changes_of_a_running_jobset_are_refused_by_the_server(suspend:
     assert "field is immutable" in proc.stderr, proc.stderr
 
 
+@pytest.mark.xfail(strict=True, reason=UPDATE_DENIED_BY_WEBHOOK)
 def test_scheduler_name_is_immutable_even_suspended(suspend: Scenario) -> None:
     proc = suspend.captured["scheduler name while suspended"]
     assert proc.returncode == 1, proc.stdout
