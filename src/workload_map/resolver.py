@@ -41,7 +41,7 @@ class ClusterView:
         return self.registry.covers(group_of(str(obj.get("apiVersion") or "")), str(obj.get("kind") or ""))
 
     def _index(self) -> None:
-        coverage, listed = self.snapshot.coverage, self.snapshot.listed
+        coverage = self.snapshot.coverage
         reported: set[str] = set()
         for obj in self.snapshot:
             chain = self.snapshot.owner_chain(obj)
@@ -52,7 +52,7 @@ class ClusterView:
                 if gap is not None:
                     self._in_gap[id(obj)] = gap
                     self.gap_members[gap].append(obj)
-                elif listed is None or (group, kind) in listed:  # a narrowed read: other kinds are out of scope
+                elif self.snapshot.in_scope(group, kind, chain.missing_name):  # else a narrowed read left it out
                     self.missing_owners[(group, kind, namespace)].append(chain.broken or str(key_of(obj)))
             elif chain.broken and chain.broken not in reported and relevant:
                 reported.add(chain.broken)

@@ -9,7 +9,7 @@ they are re-exported here for the layers above.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,12 +38,15 @@ class OwnerChain:
     owners: tuple[Obj, ...]
     broken: str | None = None  # "missing <ref>" or "cycle at <key>"
     missing: tuple[str, str, str] | None = None  # (group, kind, namespace) of the owner not in the input
+    missing_name: str = ""  # that owner's name, as its reference gives it
 
 
 class Snapshot:
     """``coverage``: what the read could not see (live gaps); a dump's is complete. ``listed``: the kinds a
     narrowed read fetched (``describe``, ``get TYPE``): owners of other kinds are out of its scope, not
-    missing. None: the read meant to see everything (a dump, ``get`` of every workload)."""
+    missing. None: the read meant to see everything (a dump, ``get`` of every workload). ``named``: kinds
+    of ``listed`` read for some names only (``describe TYPE/NAME`` reads its workload by name): owners of
+    such a kind by another name are out of scope too."""
 
     @bulk
     def __init__(
@@ -52,9 +55,11 @@ class Snapshot:
         *,
         coverage: Coverage | None = None,
         listed: Iterable[tuple[str, str]] | None = None,
+        named: Mapping[tuple[str, str], Iterable[str]] | None = None,
     ) -> None:
         self.coverage = coverage if coverage is not None else Coverage()
         self.listed = frozenset(listed) if listed is not None else None
+        self.named = {kind: frozenset(names) for kind, names in (named or {}).items()}
         self.objects: list[Obj] = [o for o in objects if isinstance(o, dict) and o.get("kind")]
         self._by_uid: dict[str, Obj] = {}
         self._by_key: dict[ObjectKey, Obj] = {}
@@ -83,6 +88,14 @@ class Snapshot:
     def kinds(self) -> set[tuple[str, str]]:
         return set(self._by_kind)
 
+    def in_scope(self, group: str, kind: str, name: str) -> bool:
+        """Whether the read would have returned this object had it existed: not so for a kind it did not
+        list, nor for another name of a kind it read by name."""
+        if self.listed is None:
+            return True
+        names = self.named.get((group, kind))
+        return (group, kind) in self.listed and (names is None or name in names)
+
     def resolve_reference(self, ref: dict[str, Any], namespace: str) -> Obj | None:
         raw = ref.get("uid")
         # Read as uid_of reads an object's uid: any JSON value (a list in a broken object) becomes text.
@@ -107,6 +120,7 @@ class Snapshot:
         current = obj
         broken = None
         missing = None
+        missing_name = ""
         while True:
             refs = owner_references(current)
             if not refs:
@@ -125,6 +139,7 @@ class Snapshot:
                     str(ref.get("kind") or ""),
                     namespace_of(current),
                 )
+                missing_name = str(ref.get("name") or "")
                 break
             if id(parent) in seen:
                 broken = f"ownership cycle at {key_of(parent)}"
@@ -132,7 +147,7 @@ class Snapshot:
             seen.add(id(parent))
             owners.append(parent)
             current = parent
-        chain = OwnerChain(tuple(owners), broken, missing)
+        chain = OwnerChain(tuple(owners), broken, missing, missing_name)
         self._chains[id(obj)] = chain
         return chain
 

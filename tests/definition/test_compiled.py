@@ -49,7 +49,7 @@ GADGET = {
 COMMAND = textwrap.dedent(
     """
     import json, sys
-    from workload_map.jq import program
+    from workload_map.jq import _isolated, program
     judged = []
     real_judge = program._judge
     program._judge = lambda e, **kw: judged.append(e) or real_judge(e, **kw)
@@ -63,7 +63,8 @@ COMMAND = textwrap.dedent(
     trees, _ = view.trees(view.workloads(None, None, top_level=True))
     print(json.dumps({
         "judged": sorted(set(judged)),
-        "libjq": "jq" in sys.modules,
+        "libjq": _isolated.worker_pid() is not None,  # libjq's worker was started (it compiles there)
+        "libjq_here": "jq" in sys.modules,
         "yaml": "yaml" in sys.modules,
         "problems": problems,
         "rows": [[t.status.primary.value, t.components[0].instances[0].instance.scale.replicas] for t in trees],
@@ -95,6 +96,7 @@ def test_second_process_compiles_nothing(tmp_path: Path) -> None:
     first = command(definition, tmp_path / "cache")
     assert set(first["judged"]) == {".spec.size", '.status.phase == "Running"'}  # validated on first load
     assert first["libjq"] and first["yaml"]
+    assert not first["libjq_here"]  # libjq computes constants while compiling: never in this process
     second = command(definition, tmp_path / "cache")
     assert second["judged"] == [] and not second["libjq"] and not second["yaml"]
     assert second["rows"] == first["rows"] == [["Running", 3]]

@@ -4,6 +4,10 @@ by the jq engine's budgets (bench/JQ_ENGINE.md, "Sandbox and bounds") with the o
 from __future__ import annotations
 
 import json
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +192,67 @@ def test_fifty_megabyte_files(tmp_path: Path) -> None:
     result = invoke(tmp_path, "get", "-A", "-o", "json", definitions=huge_definitions, dump=items)
     assert result.exit_code == 0
     assert set(listed(result)) == EXPECTED
+
+
+# libjq computes constant parts of an expression while compiling it: the syntax check alone of this one
+# allocates a gigabyte (two such terms, two), whatever the object. 44 characters, nothing to sandbox.
+FOLDED = '"aaaa" * 250000000 | length'
+FOLDED_TWICE = '("aaaa" * 250000000) + ("bbbb" * 250000000) | length'
+_PEAK = """
+import atexit, sys
+report = sys.argv.pop(1)
+def _peak():
+    with open("/proc/self/status") as status:
+        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(report, "w") as out:
+        out.write(peak)
+atexit.register(_peak)
+from workload_map.cli.main import main
+main()
+"""
+
+
+def _under_one_gigabyte() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def wmap_bounded(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], int]:
+    """``wmap ARGS`` in a process of its own under a 1 GiB address-space limit (as a container's memory
+    limit would stop it), and that process's own peak resident memory in KiB (its jq worker apart)."""
+    peak = tmp_path / "peak"
+    result = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(peak), *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_under_one_gigabyte,
+        env={**os.environ, "WMAP_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    return result, int(peak.read_text()) if peak.exists() else -1
+
+
+@pytest.mark.parametrize("expression", [FOLDED, FOLDED_TWICE])
+def test_compile_time_blowup_is_a_located_finding_and_the_process_stays_small(tmp_path: Path, expression: str) -> None:
+    path = tmp_path / "defs.yaml"
+    path.write_text(definitions_with(expression))
+    result, peak_kib = wmap_bounded(tmp_path, "validate", str(path))
+    assert result.returncode == 1, (result.returncode, result.stdout, result.stderr)
+    line = next(line for line in (result.stdout + result.stderr).splitlines() if "jq compilation" in line)
+    assert str(path) in line
+    assert "statusMappings.running[0]" in line
+    assert "limit" in line
+    assert 0 < peak_kib < 400 * 1024  # the gigabyte was the worker's to allocate, not this process's
+
+    (tmp_path / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects()}))
+    args = ["get", "-A", "-o", "json", "--definitions", str(path), "--from-file", str(tmp_path / "dump.json")]
+    result, peak_kib = wmap_bounded(tmp_path, *args)
+    assert result.returncode == 0, (result.returncode, result.stderr)
+    rows = {(r["workload"]["namespace"], r["workload"]["name"]): r for r in json.loads(result.stdout)["items"]}
+    assert set(rows) == EXPECTED
+    assert rows[("default", "train")]["status"]["primary"] == "Running"
+    assert rows[("serving", "llm")]["status"]["primary"] == "Undefined"
+    assert "jq compilation" in result.stderr
+    assert 0 < peak_kib < 400 * 1024

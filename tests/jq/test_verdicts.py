@@ -92,3 +92,27 @@ def test_one_libjq_compilation_per_batch_of_a_valid_catalog(monkeypatch: pytest.
     # No batch fails (not even on libjq's 64 KiB bytecode limit, which the whole catalog passes), so no split.
     assert answers and all(a is None for a in answers), answers
     assert len(answers) == len(list(program._batches(expressions))) < len(expressions) / 50
+
+
+def test_compilation_that_exceeds_the_worker_limit_is_a_limit_verdict_the_others_stay_valid(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """libjq folds constants while compiling (this one is a 400 MB string before any input): the syntax
+    check runs in the bounded worker, and only the expression that exceeded its limit is refused."""
+    from workload_map.jq import LIMITS, JqLimitError, expression_errors
+    from workload_map.jq._isolated import shutdown
+
+    monkeypatch.setattr(LIMITS, "worker_memory_bytes", 256 * 1024 * 1024)
+    shutdown()  # the next worker starts under this cap
+    hostile = '"aaaa" * 100000000 | length'
+    expressions = [*catalog_expressions()[:40], hostile, ".a | ("]
+    try:
+        found = {v.expression: v for v in program.verdicts(expressions)}
+        errors = expression_errors(hostile)
+    finally:
+        shutdown()
+    assert found[hostile].error is not None and found[hostile].error[0] == "limit"
+    assert found[".a | ("].error is not None and found[".a | ("].error[0] == "syntax"
+    assert all(found[e].error is None for e in expressions[:40])
+    assert len(errors) == 1 and isinstance(errors[0], JqLimitError)
+    assert "jq compilation" in errors[0].message and "limit" in errors[0].message

@@ -22,18 +22,20 @@ NEEDS_LIBJQ = '.s | test("^a[b-c]c$")'  # a character class: outside the fast pa
 
 
 def test_fast_path_expressions_start_no_worker() -> None:
-    _isolated.shutdown()
     program = compile_expression('.a | test("gpu") and contains("g")')
+    # libjq's syntax check of an expression not judged before ran in the worker (a warm process has the
+    # verdicts of its definitions from the cache and starts none): evaluating needs none.
+    _isolated.shutdown()
     assert program.uses_fast_path
     assert program.all({"a": "nvidia.com/gpu"}) == [True]
     assert _isolated.worker_pid() is None
 
 
 def test_worker_starts_on_demand_and_shutdown_reaps_it() -> None:
-    _isolated.shutdown()
     program = compile_expression(NEEDS_LIBJQ)
     assert not program.uses_fast_path
-    assert _isolated.worker_pid() is None  # compiling never starts it
+    _isolated.shutdown()
+    assert compile_expression(NEEDS_LIBJQ) is program and _isolated.worker_pid() is None  # judged once
     assert program.all({"s": "abc"}) == [True]
     pid = _isolated.worker_pid()
     assert pid is not None

@@ -221,6 +221,26 @@ def test_narrowed_reads_say_nothing_about_other_workloads(world: dict[str, Any])
     assert {r[1] for r in rows(jobsets.stdout)} >= {"paralleljobs"}
 
 
+def test_describe_and_update_say_nothing_about_owners_of_their_kind_they_did_not_read(
+    test_cluster: TestCluster,
+) -> None:
+    """Two Deployments in one namespace: ``describe deployment/web`` reads Deployments by name but every
+    ReplicaSet, so api's ReplicaSet has an owner the read left out on purpose, not a missing one."""
+    conn = admin(test_cluster)
+    namespace = create_namespace(conn, f"gaps-owners-{secrets.token_hex(3)}")
+    deployment_scenario(conn, namespace, name="web", replicas=2)
+    deployment_scenario(conn, namespace, name="api", replicas=1)
+    conn.close()
+    kubeconfig = test_cluster.kubeconfig_path
+    describe = wmap(kubeconfig, "describe", "deployment/web", "-n", namespace)
+    assert describe.returncode == 0, describe.stderr
+    update = wmap(kubeconfig, "update", "deployment/web", "-n", namespace, "--scheduler-name", "kai", "--dry-run")
+    assert update.returncode == 0, update.stderr
+    for result in (describe, update):
+        assert [w for w in warnings(result.stderr) if "Karta" not in w] == [], result.stderr
+        assert "created after the list was read" not in result.stderr
+
+
 def test_an_unserved_type_is_an_error_after_discovery(test_cluster: TestCluster, world: dict[str, Any]) -> None:
     proc = wmap(world["admin"], "get", "rayclusters", "-A")
     assert proc.returncode == 1

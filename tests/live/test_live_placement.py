@@ -58,7 +58,9 @@ def test_capacity_from_live_nodes_pods_and_quota(placement: dict[str, Any]) -> N
         capacity = view.capacity()
     pools = {p.name: p for p in capacity.pools("placement-test")}
     mine = pools[placement["token"]]
-    assert (mine.nodes, mine.schedulable, mine.gpus, mine.gpus_free) == (3, 3, 24, 18)
+    # g2's 8 free GPUs are for pods that tolerate dedicated=research: apart, not free for every pod
+    assert (mine.nodes, mine.schedulable, mine.gpus, mine.gpus_free) == (3, 2, 24, 10)
+    assert (mine.tainted, mine.tainted_free[GPU]) == (1, 8)
     node = capacity.node(f"g0-{placement['token']}")
     assert node is not None and node.pods == 1 and node.used["cpu"] == 8
     (quota,) = capacity.quotas_in(placement["ns"])
@@ -109,7 +111,8 @@ def test_cli_fit_of_a_manifest_and_capacity(placement: dict[str, Any], tmp_path:
     proc = run_wmap("capacity", "-n", placement["ns"], "--pool-label", "placement-test", env=env)
     assert proc.returncode == 0, proc.stderr
     row = next(line for line in proc.stdout.splitlines() if line.startswith(placement["token"]))
-    assert row.split()[1:4] == ["3", "3", "18/24"]
+    assert row.split()[1:4] == ["3", "2", "10/24"]  # g2 is tainted: its 8 GPUs are in TAINTED (FREE)
+    assert row.endswith("   1 (8 GPUs, 191.4 CPU, 2.0Ti)"), row
 
 
 def _role_user(test_cluster: TestCluster, ns: str, name: str, tmp: Path, *auth_args: str) -> Path:

@@ -418,3 +418,27 @@ def test_a_deleted_crd_is_not_served_while_discovery_still_lists_it(how: str) ->
     served.ttl = 30.0
     served.update_crd("ADDED", _widget_crd())
     assert served.check("example.com", "v1", "Widget")[0] is True
+
+
+def test_admission_denies_a_karta_whose_expression_blows_up_while_libjq_compiles_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """libjq computes constant parts while compiling: the syntax check of this expression alone makes a
+    400 MB string. Under the chart's worker cap (256 MiB) it is a located finding and a denial; the
+    operator's own memory never holds the string (the check ran in the bounded worker)."""
+    from workload_map.jq import LIMITS
+    from workload_map.jq._isolated import shutdown
+
+    monkeypatch.setattr(LIMITS, "worker_memory_bytes", 256 * 1024 * 1024)
+    shutdown()  # the next worker starts with the chart's cap
+    hostile = _karta()
+    root = hostile["spec"]["structureDefinition"]["rootComponent"]
+    root["statusDefinition"]["phaseDefinition"]["path"] = '"aaaa" * 100000000 | length | tostring'
+    try:
+        denied = admission.validate_karta({"uid": "1", "operation": "CREATE", "object": hostile}, lambda: [])
+    finally:
+        shutdown()
+    assert not denied["allowed"], denied
+    message = denied["status"]["message"]
+    assert "statusDefinition.phaseDefinition.path" in message
+    assert "jq compilation" in message and "limit" in message

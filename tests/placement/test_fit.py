@@ -1,7 +1,8 @@
 """Capacity and fit over tests/placement/cluster.yaml (our fixture): every expectation computed by hand.
 
-The fixture's GPU nodes, free GPUs on schedulable nodes: h100-0 4 (a team-a pod holds 4), h100-1 6, h100-2 8
-(its pod finished), h100-3 0, a100-0 8, a100-1 8, reserved-0 8 (tainted dedicated=research) = 42; h100-4
+The fixture's GPU nodes, free GPUs on nodes any pod can use: h100-0 4 (a team-a pod holds 4), h100-1 6, h100-2 8
+(its pod finished), h100-3 0, a100-0 8, a100-1 8 = 34 (their nvidia.com/gpu taint keeps off only pods that need
+no GPU); reserved-0's 8 are apart (tainted dedicated=research: for pods that tolerate it); h100-4
 is cordoned and h100-5 not Ready. cpu-0 runs a pod whose init container asks 8 CPU (its app 2): 24 of 32 free.
 """
 
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 
 import workload_map as wm
 from workload_map.cli.main import cli
+from workload_map.resolve.resources import gpu_count
 
 FIXTURE = Path(__file__).with_name("cluster.yaml")
 GIB = Decimal(2**30)
@@ -31,7 +33,9 @@ def test_capacity_counts_bound_non_terminal_pods_with_their_effective_requests(v
     capacity = view.capacity()
     assert capacity.warnings == []
     assert capacity.gpus == 72
-    assert capacity.gpus_free == 42
+    assert capacity.gpus_free == 34
+    assert [n.name for n in capacity.nodes if n.tainted] == ["reserved-0"]
+    assert capacity.total().tainted_free["nvidia.com/gpu"] == 8
     free = {n.name: n.gpus_free for n in capacity.nodes}
     assert free == {
         "a100-0": 8, "a100-1": 8, "cpu-0": 0, "cpu-1": 0, "h100-0": 4, "h100-1": 6, "h100-2": 8, "h100-3": 0,
@@ -53,12 +57,17 @@ def test_pools_and_largest_free_block(view: wm.View) -> None:
     pools = {p.name: p for p in view.capacity().pools("nvidia.com/gpu.product")}
     assert sorted(pools) == ["<none>", "A100", "H100"]
     h100 = pools["H100"]
-    assert (h100.nodes, h100.schedulable, h100.gpus, h100.gpus_free) == (7, 5, 56, 26)
-    assert h100.largest is not None and h100.largest.name == "h100-2" and h100.largest_count == 2  # and reserved-0
+    assert (h100.nodes, h100.schedulable, h100.gpus, h100.gpus_free) == (7, 4, 56, 18)
+    # reserved-0 has 8 free too, but only for pods that tolerate dedicated=research
+    assert h100.largest is not None and h100.largest.name == "h100-2" and h100.largest_count == 1
+    assert (h100.tainted, gpu_count(h100.tainted_free)) == (1, 8)
     assert pools["A100"].gpus_free == 16
     assert pools["<none>"].free["cpu"] == 56  # 24 + 32
     document = view.capacity().to_json("nvidia.com/gpu.product")
-    assert document["total"]["gpus"] == {"allocatable": 72, "free": 42}
+    assert document["total"]["gpus"] == {"allocatable": 72, "free": 34}
+    assert document["total"]["tainted"] == {
+        "nodes": 1, "free": {"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8", "pods": "110"}, "gpus": 8
+    }  # fmt: skip
     assert document["total"]["largestFreeBlock"]["gpus"] == 8
 
 
@@ -203,7 +212,7 @@ def test_a_running_workload_is_placed_anew(view: wm.View) -> None:
         "status": {"phase": "Running"},
     }  # fmt: skip
     running = wm.open_objects([*objects, job, pod], namespace="team-b")
-    assert running.capacity().gpus_free == 34
+    assert running.capacity().gpus_free == 26
     result = running.fit("job/running")
     assert (result.copies, result.own_pods, result.gpus_free) == (1, 1, 42)
     assert result.first_copy is not None and list(result.first_copy.nodes) == ["h100-2"]
@@ -264,8 +273,9 @@ def test_cli_capacity_and_components() -> None:
     lines = out.splitlines()
     assert lines[0].split()[:3] == ["POOL", "NODES", "SCHEDULABLE"]
     h100 = next(line for line in lines if line.startswith("H100"))
-    assert h100.split()[1:4] == ["7", "5", "26/56"]
-    assert "8 GPUs, 96 CPU, 1.0Ti on h100-2 (+1 alike)" in h100
+    assert h100.split()[1:4] == ["7", "4", "18/56"]
+    largest, tainted = [cell.strip() for cell in h100.split("  ") if cell.strip()][-2:]
+    assert (largest, tainted) == ("8 GPUs, 96 CPU, 1.0Ti on h100-2", "1 (8 GPUs, 96 CPU, 1.0Ti)")
     assert any(line.startswith("cpu-0 ") and "24/32" in line for line in lines)
     assert any(line.split()[:3] == ["team-a", "gpu-quota", "requests.nvidia.com/gpu"] for line in lines)
     code, out, _ = _wmap("components", "pytorchjob/big", "-n", "team-b", "-o", "json")

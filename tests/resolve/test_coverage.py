@@ -132,6 +132,22 @@ def test_missing_owners_are_one_line_per_kind_and_namespace(catalog: list[Any]) 
     assert all(f"Job/gone-{i} " in verbose[0] for i in range(40))
 
 
+def test_describe_says_nothing_about_owners_of_its_kind_it_read_by_name(catalog: list[Any]) -> None:
+    """`describe deployment/web` reads Deployments by name but every ReplicaSet of the namespace: the
+    ReplicaSet of Deployment api has an owner the read left out, not a missing one."""
+    web, api = deployment("web", 2), deployment("api", 1)
+    objects = [*web, api[1]]  # web, its ReplicaSet and pods; api's ReplicaSet (its pods are not selected)
+    listed = [("apps", "Deployment"), ("apps", "ReplicaSet"), ("", "Pod")]
+    view = ClusterView(Snapshot(objects, listed=listed, named={("apps", "Deployment"): ["web"]}), catalog)
+    assert view.warnings == []
+    (workload,) = view.find(view.registry.resolve_type("deployment"), "web", NS)
+    assert [p["metadata"]["name"] for p in view.pods_of(workload)] == ["web-0", "web-1"]
+    # The workload described, deleted after its ReplicaSet was listed, is missing indeed.
+    gone = ClusterView(Snapshot(objects[1:], listed=listed, named={("apps", "Deployment"): ["web"]}), catalog)
+    (line,) = [w for w in gone.warnings if "missing Deployment owner" in w]
+    assert "owner Deployment/web of" in line and line.endswith("deleted, or created after the list was read")
+
+
 def test_a_narrowed_read_says_nothing_about_kinds_it_did_not_list(catalog: list[Any]) -> None:
     """`get deployments`: pods of other owners were listed, their owners were not: out of scope."""
     objects = [*deployment("web", 2), *[pod(f"j-{i}", owner=("batch/v1", "Job", "j")) for i in range(9)]]

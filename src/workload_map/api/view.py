@@ -414,7 +414,7 @@ class View:
         snapshot = self._cluster.snapshot
         if self.namespace is not None:
             keep = (o for o in snapshot if (o.get("metadata") or {}).get("namespace") in (self.namespace, None))
-            snapshot = Snapshot(keep, coverage=snapshot.coverage, listed=snapshot.listed)
+            snapshot = Snapshot(keep, coverage=snapshot.coverage, listed=snapshot.listed, named=snapshot.named)
         return LiveModel.from_snapshot(snapshot, self._cluster.registry)
 
     # -- live
@@ -435,6 +435,7 @@ class View:
         first = self._cluster.snapshot
         for event in watch_snapshots(source.connection, source.lists, timeout=timeout, cancel=stop):
             event.snapshot.coverage, event.snapshot.listed = first.coverage, first.listed
+            event.snapshot.named = first.named
             yield View(ClusterView(event.snapshot, source.registry), self.namespace, source), list(event.warnings)
 
     def _object(self, target: WorkloadTree | Obj | str, name: str | None, namespace: str | None) -> Obj:

@@ -52,6 +52,7 @@ POOL_HEADERS = (
     "CPU FREE/TOTAL",
     "MEMORY FREE/TOTAL",
     "LARGEST FREE BLOCK",
+    "TAINTED (FREE)",
 )
 
 
@@ -62,6 +63,7 @@ def pool_row(pool: PoolSummary) -> list[str]:
         where = f"{block(largest.free)} on {largest.name}" + (
             f" (+{pool.largest_count - 1} alike)" if pool.largest_count > 1 else ""
         )
+    tainted = f"{pool.tainted} ({block(pool.tainted_free)})" if pool.tainted else "-"
     return [
         pool.name,
         str(pool.nodes),
@@ -70,6 +72,7 @@ def pool_row(pool: PoolSummary) -> list[str]:
         _pair(pool.free.get("cpu", ZERO), pool.allocatable.get("cpu", ZERO), "cpu"),
         _pair(pool.free.get("memory", ZERO), pool.allocatable.get("memory", ZERO), "memory"),
         where or "-",
+        tainted,
     ]
 
 

@@ -628,11 +628,8 @@ def fetch_for_describe(
         coverage = Coverage()
         results = _run_lists(connection, pod_jobs, warnings, coverage)
         nothing_readable(results, coverage)
-        return (
-            Snapshot([o for r in results for o in r.items], coverage=coverage, listed=[("", "Pod")]),
-            warnings,
-            results,
-        )
+        found = [o for r in results for o in r.items]
+        return Snapshot(found, coverage=coverage, listed=[("", "Pod")], named={("", "Pod"): [name]}), warnings, results
     definition, _ = registry.for_object({"apiVersion": res.api_version, "kind": kind})
     definition = definition or matching[0]
     closure = _definition_closure(registry, definition)
@@ -649,7 +646,10 @@ def fetch_for_describe(
     nothing_readable(results, coverage)
     asked_forbidden(coverage, [(group, kind)])
     listed = {(j[0].group, j[0].kind) for j in jobs}
-    return Snapshot([o for r in results for o in r.items], coverage=coverage, listed=listed), warnings, results
+    objects = [o for r in results for o in r.items]
+    # The workload's kind was read by name: other workloads of that kind, which own the children of theirs
+    # listed with ours, are out of scope, not missing.
+    return Snapshot(objects, coverage=coverage, listed=listed, named={(group, kind): [name]}), warnings, results
 
 
 ProgressCallback = Callable[[str], None]

@@ -35,8 +35,15 @@ from .limits import LIMITS
 _HEADER = struct.Struct("!BII")
 _REPLY = struct.Struct("!BI")
 _OK, _ERROR, _LIMIT = 0, 1, 2
-MODE_ALL, MODE_FIRST, MODE_PATHS = 0, 1, 2
+MODE_ALL, MODE_FIRST, MODE_PATHS, MODE_COMPILE = 0, 1, 2, 3
 _WORKER = Path(__file__).with_name("_worker.py")
+# How long a new worker may take to start Python and load libjq before its first request; the request's
+# own time limit starts after that.
+_START_SECONDS = 60.0
+
+
+class _NotStarted(Exception):
+    """The worker ended or hung before it was ready for requests."""
 
 
 class _Worker:
@@ -57,6 +64,7 @@ class _Worker:
             stderr=subprocess.DEVNULL,
             bufsize=0,
         )
+        self.ready = False
 
     def kill(self) -> None:
         try:
@@ -76,28 +84,34 @@ class _Worker:
 
     def request(self, mode: int, expr: bytes, data: bytes, timeout: float) -> tuple[int, bytes]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        if not self.ready:
+            try:
+                self._receive(1, time.monotonic() + _START_SECONDS)
+            except (TimeoutError, EOFError):
+                raise _NotStarted from None
+            self.ready = True
         self.proc.stdin.write(_HEADER.pack(mode, len(expr), len(data)) + expr + data)
-        fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + timeout
+        status, length = _REPLY.unpack(self._receive(_REPLY.size, deadline))
+        return status, self._receive(length, deadline)
+
+    def _receive(self, size: int, deadline: float) -> bytes:
+        """Exactly ``size`` bytes from the worker, by ``deadline`` (TimeoutError) or before it ends (EOFError)."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
         buf = bytearray()
-        need = _REPLY.size
-        status = -1
-        while True:
+        while len(buf) < size:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError
             ready, _, _ = select.select([fd], [], [], remaining)
             if not ready:
                 raise TimeoutError
-            chunk = os.read(fd, max(need - len(buf), 65536))
+            chunk = os.read(fd, size - len(buf))
             if not chunk:
                 raise EOFError
             buf += chunk
-            if status < 0 and len(buf) >= _REPLY.size:
-                status, length = _REPLY.unpack_from(buf)
-                need = _REPLY.size + length
-            if status >= 0 and len(buf) >= need:
-                return status, bytes(buf[_REPLY.size : need])
+        return bytes(buf)
 
 
 class _State:
@@ -111,29 +125,7 @@ class _State:
 def run_isolated(expression: str, value: Any, mode: int) -> list[Any]:
     """Evaluate with libjq in the worker; returns outputs (paths in MODE_PATHS)."""
     data = encode_input(value, expression)
-    expr = expression.encode()
-    with _State.lock:
-        worker = _State.worker
-        if worker is not None and not worker.alive:
-            # Ended between two calls (killed from outside, or its starting thread ended: PDEATHSIG
-            # follows the thread); not a limit this expression hit, so start afresh.
-            worker.kill()
-            worker = None
-        if worker is None:
-            worker = _State.worker = _start_worker()
-        try:
-            status, payload = worker.request(mode, expr, data, LIMITS.timeout_seconds)
-        except TimeoutError:
-            worker.kill()
-            _State.worker = None
-            raise JqLimitError(
-                f"evaluation of {expression!r} exceeded the {LIMITS.timeout_seconds:g} s time limit",
-                expression,
-            ) from None
-        except (EOFError, BrokenPipeError, OSError):
-            worker.kill()
-            _State.worker = None
-            raise JqLimitError(f"evaluation of {expression!r} exceeded the memory limit", expression) from None
+    status, payload = _call(mode, expression, data, "evaluation")
     text = payload.decode()
     if status == _OK:
         try:
@@ -147,6 +139,50 @@ def run_isolated(expression: str, value: Any, mode: int) -> list[Any]:
     if status == _LIMIT:
         raise JqLimitError(f"{text} (expression {expression!r})", expression)
     raise JqRuntimeError(text, expression)
+
+
+def compile_isolated(expression: str) -> str | None:
+    """libjq's message when it cannot compile ``expression``, None when it can; :class:`JqLimitError` when
+    compiling exceeds the worker's time or memory limit (libjq computes constant parts while compiling)."""
+    status, payload = _call(MODE_COMPILE, expression, b"", "jq compilation")
+    if status == _OK:
+        return None
+    if status == _LIMIT:
+        raise JqLimitError(f"{payload.decode()} (expression {expression!r})", expression)
+    return payload.decode()
+
+
+def _call(mode: int, expression: str, data: bytes, what: str) -> tuple[int, bytes]:
+    """One request to the worker (started if needed); a worker that overruns its time or dies is killed
+    and the next call starts a fresh one."""
+    with _State.lock:
+        worker = _State.worker
+        if worker is not None and not worker.alive:
+            # Ended between two calls (killed from outside, or its starting thread ended: PDEATHSIG
+            # follows the thread); not a limit this expression hit, so start afresh.
+            worker.kill()
+            worker = None
+        if worker is None:
+            worker = _State.worker = _start_worker()
+        try:
+            return worker.request(mode, expression.encode(), data, LIMITS.timeout_seconds)
+        except _NotStarted:
+            worker.kill()
+            _State.worker = None
+            raise JqLimitError(
+                f"{what} of {expression!r}: the jq worker did not start within {_START_SECONDS:g} s", expression
+            ) from None
+        except TimeoutError:
+            worker.kill()
+            _State.worker = None
+            raise JqLimitError(
+                f"{what} of {expression!r} exceeded the {LIMITS.timeout_seconds:g} s time limit", expression
+            ) from None
+        except (EOFError, BrokenPipeError, OSError):
+            worker.kill()
+            _State.worker = None
+            mib = LIMITS.worker_memory_bytes // 2**20
+            raise JqLimitError(f"{what} of {expression!r} exceeded the memory limit ({mib} MiB)", expression) from None
 
 
 # A SIGTERM (raised as SystemExit by the CLI) or Ctrl-C that lands inside Popen, after the fork but before

@@ -20,6 +20,8 @@ import jq
 _HEADER = struct.Struct("!BII")
 _REPLY = struct.Struct("!BI")
 OK, ERROR, LIMIT = 0, 1, 2
+MODE_PATHS, MODE_COMPILE = 2, 3
+READY = b"\x00"
 _CACHE_MAX = 2048
 
 
@@ -55,9 +57,18 @@ def main() -> None:
     max_total = int(sys.argv[3])
     max_string = int(sys.argv[4])
     if mem_limit > 0:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:  # started under a tighter limit: it cannot be raised
+            mem_limit = min(mem_limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
+    # libjq aborts when an allocation fails: no core file of up to the whole limit for each hostile expression.
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     stdin = sys.stdin.buffer
     stdout = sys.stdout.buffer
+    # The parent's clock for a request starts after this: starting Python and loading libjq on a busy
+    # machine is no expression's fault.
+    stdout.write(READY)
+    stdout.flush()
     cache: dict[tuple[str, int], Any] = {}
     while True:
         try:
@@ -75,13 +86,15 @@ def main() -> None:
 def _run(
     cache: dict[tuple[str, int], Any], mode: int, expr: str, data: str, *, max_total: int, max_string: int
 ) -> tuple[int, str]:
+    if mode == MODE_COMPILE:
+        return _compile(expr)
     key = (expr, mode)
     prog = cache.get(key)
     try:
         if prog is None:
             # tojson makes libjq print each result itself, so number literals
             # keep jq's spelling (1.0 stays 1.0) instead of the binding's conversion.
-            wrapped = f"path({expr}) | tojson" if mode == 2 else f"({expr}) | tojson"
+            wrapped = f"path({expr}) | tojson" if mode == MODE_PATHS else f"({expr}) | tojson"
             prog = jq.compile(wrapped)
             if len(cache) >= _CACHE_MAX:
                 cache.clear()
@@ -103,6 +116,18 @@ def _run(
         return LIMIT, "evaluation exceeded the memory limit"
     except Exception as exc:
         return ERROR, str(exc)
+
+
+def _compile(expr: str) -> tuple[int, str]:
+    """libjq's syntax check of the expression alone. It runs here, not in the parent, because libjq folds
+    constant expressions while compiling: ``"aaaa" * 250000000`` allocates a gigabyte before anything runs."""
+    try:
+        jq.compile(expr)
+    except MemoryError:
+        return LIMIT, "compilation exceeded the memory limit"
+    except Exception as exc:
+        return ERROR, str(exc)
+    return OK, ""
 
 
 if __name__ == "__main__":

@@ -82,7 +82,7 @@ class Program:
         return f"Program({self.expression!r})"
 
 
-ERROR_TYPES: dict[str, type[JqError]] = {"syntax": JqSyntaxError, "sandbox": JqSandboxError}
+ERROR_TYPES: dict[str, type[JqError]] = {"syntax": JqSyntaxError, "sandbox": JqSandboxError, "limit": JqLimitError}
 
 
 class Verdict(NamedTuple):
@@ -101,7 +101,7 @@ class Verdict(NamedTuple):
 
 
 def _pack(error: JqError) -> tuple[str, str, int | None, str | None]:
-    kind = "sandbox" if isinstance(error, JqSandboxError) else "syntax"
+    kind = next((k for k, t in ERROR_TYPES.items() if isinstance(error, t)), "syntax")
     return kind, error.message, error.position, error.construct
 
 
@@ -139,7 +139,7 @@ def verdicts(expressions: Iterable[str]) -> list[Verdict]:
     sandbox in one compilation of ``[(E1), (E2), ...]`` per batch of up to ``_BATCH_CHARS`` characters
     instead of one compilation each (~1.5 ms apiece, mostly libjq loading its builtins), and only a batch
     that fails is split, down to the expressions that are wrong, which are then judged alone for libjq's
-    own message.
+    own message. A batch that exceeds the worker's time or memory limit is judged one expression at a time.
     """
     wanted = list(dict.fromkeys(expressions))
     todo = [e for e in wanted if e not in _known]
@@ -206,9 +206,12 @@ def _valid_together(batch: list[str]) -> set[str]:
     """The expressions of ``batch`` libjq is proven to accept (see :func:`_batchable`)."""
     if not batch:
         return set()
-    if _syntax_error("[" + ",".join(f"(\n{e}\n)" for e in batch) + "]") is None:
+    error = _syntax_error("[" + ",".join(f"(\n{e}\n)" for e in batch) + "]")
+    if error is None:
         return set(batch)
-    if len(batch) == 1:
+    if len(batch) == 1 or isinstance(error, JqLimitError):
+        # Halving a batch that hit a limit would pay the limit again at every level (a second each when
+        # it is time): each element is judged alone instead.
         return set()
     middle = len(batch) // 2
     return _valid_together(batch[:middle]) | _valid_together(batch[middle:])
@@ -259,22 +262,27 @@ def expression_errors(expression: str) -> list[JqError]:
     return [_unpack(expression, found.error)] if found.error is not None else []
 
 
-def _syntax_error(expression: str) -> JqSyntaxError | None:
-    import jq as libjq  # a warm process has every verdict primed and never loads libjq here
+def _syntax_error(expression: str) -> JqSyntaxError | JqLimitError | None:
+    """libjq's verdict on the text. libjq computes constant parts of an expression while compiling it
+    (``"aaaa" * 250000000`` is a gigabyte before anything runs), so it compiles user text only in the
+    bounded worker; a warm process has every verdict primed and starts none."""
+    from . import _isolated
 
     try:
-        libjq.compile(expression)
-    except ValueError as exc:
-        raw = str(exc)
-        lines = raw.splitlines()
-        message = lines[0] if lines else raw
-        message = message.removeprefix("jq: error: ")
-        position = None
-        m = _LINE_COL.search(message)
-        if m is not None:
-            position = _offset(expression, int(m.group(1)), int(m.group(2)))
-        return JqSyntaxError(f"syntax: {message} in {expression!r}", expression, position, None)
-    return None
+        raw = _isolated.compile_isolated(expression)
+    except JqLimitError as exc:
+        why = "libjq computes constant parts of an expression, such as a repeated string, while compiling it"
+        return JqLimitError(f"limit: {exc.message}: {why}", expression)
+    if raw is None:
+        return None
+    lines = raw.splitlines()
+    message = lines[0] if lines else raw
+    message = message.removeprefix("jq: error: ")
+    position = None
+    m = _LINE_COL.search(message)
+    if m is not None:
+        position = _offset(expression, int(m.group(1)), int(m.group(2)))
+    return JqSyntaxError(f"syntax: {message} in {expression!r}", expression, position, None)
 
 
 def _offset(expression: str, line: int, column: int) -> int:

@@ -8,6 +8,7 @@ resources, limits standing in for requests), never a second computation. docs/pl
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from workload_map.objects import Obj, meta, name_of, namespace_of
-from workload_map.placement.claims import Taint, taints_of
+from workload_map.placement.claims import BLOCKING_EFFECTS, Taint, taints_of
 from workload_map.resolve.quantity import QuantityError, format_quantity, parse_quantity
 from workload_map.resolve.resources import Requests, gpu_count, pod_resources
 
@@ -91,8 +92,31 @@ class NodeCapacity:
 
     @property
     def schedulable(self) -> bool:
-        """New pods can land here: Ready and not cordoned."""
+        """New pods can land here: Ready and not cordoned (taints are each pod's affair: see ``takes_any_pod``)."""
         return self.ready and not self.unschedulable
+
+    @property
+    def blocking_taints(self) -> list[Taint]:
+        """The NoSchedule/NoExecute taints that keep off a pod without tolerations (a control plane's
+        ``node-role.kubernetes.io/control-plane``, a team's ``dedicated=...``). A taint keyed by an extended
+        resource the node offers (``nvidia.com/gpu`` on a GPU node) is none: every pod requesting that
+        resource tolerates it (the ExtendedResourceToleration admission plugin), and no other pod could use
+        that resource anyway."""
+        return [t for t in self.taints if t.effect in BLOCKING_EFFECTS and not self._offers(t.key)]
+
+    def _offers(self, resource: str) -> bool:
+        extended = "/" in resource and not resource.startswith("kubernetes.io/")
+        return extended and self.allocatable.get(resource, ZERO) > 0
+
+    @property
+    def takes_any_pod(self) -> bool:
+        """Schedulable and without a blocking taint: what a pod that tolerates nothing can use."""
+        return self.schedulable and not self.blocking_taints
+
+    @property
+    def tainted(self) -> bool:
+        """Schedulable, but only for pods that tolerate its blocking taints."""
+        return self.schedulable and bool(self.blocking_taints)
 
     @property
     def free(self) -> Requests:
@@ -123,6 +147,7 @@ class NodeCapacity:
             "pool": self.pool(pool_label) if pool_label else None,
             "state": self.state(),
             "schedulable": self.schedulable,
+            "tainted": self.tainted,
             "taints": [str(t) for t in self.taints],
             "allocatable": _json(self.allocatable),
             "used": _json(self.used),
@@ -166,21 +191,27 @@ class QuotaState:
 
 @dataclass
 class PoolSummary:
-    """Nodes sharing one value of the pool label (or the whole cluster): totals over all their nodes,
-    free over the schedulable ones, and the node with the largest free block."""
+    """Nodes sharing one value of the pool label (or the whole cluster): totals over all their nodes, free
+    over those any pod can use (schedulable, no blocking taint) and the node with the largest free block
+    among them; the schedulable but tainted nodes' free apart, for the pods that tolerate their taints."""
 
     name: str
     nodes: int = 0
-    schedulable: int = 0
+    schedulable: int = 0  # nodes any pod can use
     allocatable: Requests = field(default_factory=dict)
     free: Requests = field(default_factory=dict)
     largest: NodeCapacity | None = None
-    largest_count: int = 0  # schedulable nodes with a free block as large as ``largest``'s (GPUs, then CPU)
+    largest_count: int = 0  # such nodes with a free block as large as ``largest``'s (GPUs, then CPU)
+    tainted: int = 0  # schedulable nodes with a blocking taint
+    tainted_free: Requests = field(default_factory=dict)
 
     def add(self, node: NodeCapacity) -> None:
         self.nodes += 1
         _add(self.allocatable, node.allocatable)
-        if not node.schedulable:
+        if node.tainted:
+            self.tainted += 1
+            _add(self.tainted_free, {k: max(v, ZERO) for k, v in node.free.items()})
+        if not node.takes_any_pod:
             return
         self.schedulable += 1
         _add(self.free, {k: max(v, ZERO) for k, v in node.free.items()})
@@ -207,6 +238,11 @@ class PoolSummary:
             "allocatable": _json(self.allocatable),
             "free": _json(self.free),
             "gpus": {"allocatable": _number(self.gpus), "free": _number(self.gpus_free)},
+            "tainted": {
+                "nodes": self.tainted,
+                "free": _json(self.tainted_free),
+                "gpus": _number(gpu_count(self.tainted_free)),
+            },
             "largestFreeBlock": None
             if largest is None
             else {
@@ -327,7 +363,8 @@ class Capacity:
 
     @property
     def gpus_free(self) -> Decimal:
-        return sum((n.gpus_free for n in self.nodes if n.schedulable), ZERO)
+        """Free GPUs on the nodes any pod can use (those of tainted nodes: ``total().tainted_free``)."""
+        return sum((n.gpus_free for n in self.nodes if n.takes_any_pod), ZERO)
 
     def pools(self, label: str | None) -> list[PoolSummary]:
         """One summary per value of node label ``label`` (nodes without it: ``<none>``), sorted by name."""
@@ -336,6 +373,19 @@ class Capacity:
             name = node.pool(label)
             pools.setdefault(name, PoolSummary(name)).add(node)
         return [pools[k] for k in sorted(pools)]
+
+    def label_warnings(self, label: str | None) -> list[str]:
+        """What to say when pools by ``label`` group nothing: no node carries the label (a typo, or labels
+        that GPU Feature Discovery or the cloud put under another name), with the node labels that look
+        close."""
+        if not label or not self.nodes or any(label in n.labels for n in self.nodes):
+            return []
+        keys = sorted({key for n in self.nodes for key in n.labels})
+        close = [k for k in keys if label.lower() in k.lower() or k.lower() in label.lower()]
+        close += [k for k in difflib.get_close_matches(label, keys, n=3, cutoff=0.6) if k not in close]
+        nodes = f"all {len(self.nodes)} nodes are" if len(self.nodes) > 1 else "the 1 node is"
+        hint = f"; node labels that look close: {', '.join(close[:3])}" if close else ""
+        return [f"no node has the label {label!r} ({nodes} in pool <none>){hint}"]
 
     def total(self) -> PoolSummary:
         total = PoolSummary("total")
@@ -352,7 +402,7 @@ class Capacity:
             "pools": [p.to_json() for p in self.pools(pool_label)] if pool_label else [],
             "nodes": [n.to_json(pool_label) for n in self.nodes],
             "quotas": [q.to_json() for q in self.quotas],
-            "warnings": list(self.warnings),
+            "warnings": [*self.warnings, *self.label_warnings(pool_label)],
         }
 
 

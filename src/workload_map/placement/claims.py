@@ -14,7 +14,7 @@ from typing import Any
 
 from workload_map.objects import Obj
 
-_BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
+BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class NodeClaim:
     def untolerated(self, taints: Sequence[Taint]) -> list[Taint]:
         """The blocking taints no toleration of this claim matches."""
         return [
-            t for t in taints if t.effect in _BLOCKING_EFFECTS and not any(tolerates(x, t) for x in self.tolerations)
+            t for t in taints if t.effect in BLOCKING_EFFECTS and not any(tolerates(x, t) for x in self.tolerations)
         ]
 
     def describe(self) -> str:

@@ -72,7 +72,8 @@ class FleetCollector(Collector):
         yield up
         free = GaugeMetricFamily(
             "wmap_cluster_gpus_free",
-            "GPUs allocatable and not requested on the schedulable nodes of the cluster, at its last capacity read.",
+            "GPUs allocatable and not requested on the nodes of the cluster any pod can use (Ready, not cordoned, "
+            "no blocking taint), at its last capacity read.",
             labels=["cluster"],
         )
         for cluster, value in sorted(self.clusters.free_gpus.items()):

@@ -37,8 +37,10 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
     \b
     With --context repeated or --all-contexts, every cluster at once, a CLUSTER column first.
-    Free counts only schedulable nodes (Ready, not cordoned). The largest free block is the node with the
-    most free GPUs (then CPU): what one pod can get at most.
+    Free counts only the nodes any pod can use (Ready, not cordoned, no NoSchedule/NoExecute taint but
+    those of an extended resource the node offers, such as nvidia.com/gpu); TAINTED (FREE) counts the other
+    schedulable nodes and what is free on them, for pods that tolerate their taints (wmap fit honours
+    tolerations). The largest free block is the node with the most free GPUs (then CPU) any pod can use.
     \b
     Examples:
       wmap capacity --pool-label nvidia.com/gpu.product
@@ -73,7 +75,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         raise from_library(exc) from None
     for cluster, capacity in models:
         prefix = f"cluster {cluster}: " if cluster is not None else ""
-        warnings += [prefix + w for w in capacity.warnings]
+        warnings += [prefix + w for w in [*capacity.warnings, *capacity.label_warnings(pool_label)]]
         partial = partial or (from_file == () and any("may not list" in w for w in capacity.warnings))
     fleet_mode = models[0][0] is not None
     column = (lambda c, row: [c or "", *row]) if fleet_mode else (lambda c, row: row)
