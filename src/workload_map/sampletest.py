@@ -6,9 +6,12 @@ sample carries in its ``workload-map.run.ai/expect`` annotation, a JSON object:
 
     {"primary": "Running", "matched": ["Running"], "pods": {"worker": 4}, "desiredPods": 5, "gpus": 8}
 
-``pods`` are desired pods per pod-producing component (summed over its instances); every key is optional,
-and a key we do not know is itself a failure, so a misspelt expectation never passes silently. A sample
-without the annotation is shown but decides nothing.
+``pods`` are desired pods per pod-producing component (summed over its instances), ``podsCurrent`` and
+``podsReady`` the pods present and ready per component (the tree's ``components[].pods``), ``gpusCurrent``
+the GPUs of the present, active pods (``totals.gpusCurrent``); every key is optional, and a key we do not
+know is itself a failure, so a misspelt expectation never passes silently. A sample without the
+annotation is shown but decides nothing. Checkpoints of a recording (sources/recording.py) carry the same
+expectation and are checked here, on the state the recording replays to (:func:`check_state`).
 
 It resolves (ClusterView), so it lives in the views layer next to ``check.py``.
 """
@@ -24,11 +27,13 @@ from typing import Any
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.registry import DefinitionRegistry
 from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot, group_of, key_of
+from workload_map.snapshot import ObjectKey, Snapshot, group_of, key_of, name_of, namespace_of
 from workload_map.sources.documents import Document
 
 EXPECT_ANNOTATION = "workload-map.run.ai/expect"
-EXPECT_KEYS = ("primary", "matched", "pods", "desiredPods", "gpus")
+EXPECT_KEYS = ("primary", "matched", "pods", "desiredPods", "gpus", "podsCurrent", "podsReady", "gpusCurrent")
+# Per-component expectations -> the PodCounts field of components[].pods they are compared with.
+_PER_COMPONENT = {"pods": "desired", "podsCurrent": "current", "podsReady": "ready"}
 
 
 @dataclass
@@ -57,6 +62,10 @@ class SampleResult:
     checks: list[Check] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # an unreadable expectation, an unresolvable tree
     has_expectation: bool = False
+    # A state of a recording: the events applied, when the last was received, the checkpoint's name.
+    after: int | None = None
+    at: str | None = None
+    checkpoint: str | None = None
 
     @property
     def pods(self) -> dict[str, tuple[int, int]]:
@@ -79,14 +88,16 @@ class SampleResult:
         return "PASS" if self.has_expectation else "SHOWN"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "workload": self.key,
-            "location": self.location,
-            "verdict": self.verdict,
-            "checks": [c.to_json() for c in self.checks],
-            "problems": list(self.problems),
-            "tree": self.tree,
-        }
+        out: dict[str, Any] = {"workload": self.key, "location": self.location}
+        if self.after is not None:
+            out.update(checkpoint=self.checkpoint, after=self.after, at=self.at)
+        out.update(
+            verdict=self.verdict,
+            checks=[c.to_json() for c in self.checks],
+            problems=list(self.problems),
+            tree=self.tree,
+        )
+        return out
 
 
 def _is_root(definition: LoadedDefinition, obj: dict[str, Any]) -> bool:
@@ -101,6 +112,14 @@ def pods_per_component(tree: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def expectation_problem(value: dict[str, Any]) -> str | None:
+    """What is wrong with an expectation's keys (None: nothing); an annotation and a checkpoint alike."""
+    unknown = sorted(str(k) for k in set(value) - set(EXPECT_KEYS))
+    if unknown:
+        return f"unknown key(s) {unknown} (known: {list(EXPECT_KEYS)})"
+    return None
+
+
 def _expectation(obj: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     annotations = (obj.get("metadata") or {}).get("annotations") or {}
     text = annotations.get(EXPECT_ANNOTATION)
@@ -112,10 +131,13 @@ def _expectation(obj: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None
         return None, f"{EXPECT_ANNOTATION} is not JSON: {exc.msg} at character {exc.pos}"
     if not isinstance(value, dict):
         return None, f'{EXPECT_ANNOTATION} must be a JSON object, e.g. {{"primary": "Running"}}'
-    unknown = sorted(set(value) - set(EXPECT_KEYS))
-    if unknown:
-        return value, f"{EXPECT_ANNOTATION}: unknown key(s) {unknown} (known: {list(EXPECT_KEYS)})"
-    return value, None
+    problem = expectation_problem(value)
+    return value, f"{EXPECT_ANNOTATION}: {problem}" if problem else None
+
+
+def component_counts(tree: dict[str, Any], counted: str) -> dict[str, Any]:
+    """One PodCounts field (``desired``, ``current``, ``ready``...) of each pod-producing component."""
+    return {c["name"]: c["pods"][counted] for c in tree["components"] if c["producesPods"]}
 
 
 def _checks(expect: dict[str, Any], tree: dict[str, Any]) -> list[Check]:
@@ -126,20 +148,21 @@ def _checks(expect: dict[str, Any], tree: dict[str, Any]) -> list[Check]:
         "matched": status["matched"],
         "desiredPods": totals["pods"]["desired"],
         "gpus": totals["gpus"],
+        "gpusCurrent": totals["gpusCurrent"],
     }
     checks = []
     for key in EXPECT_KEYS:
         if key not in expect:
             continue
-        if key == "pods":
-            per_component = pods_per_component(tree)
-            wanted = expect["pods"] if isinstance(expect["pods"], dict) else {}
-            if not isinstance(expect["pods"], dict):
-                checks.append(Check("pods", expect["pods"], per_component))
+        if key in _PER_COMPONENT:
+            per_component = pods_per_component(tree) if key == "pods" else component_counts(tree, _PER_COMPONENT[key])
+            wanted = expect[key] if isinstance(expect[key], dict) else {}
+            if not isinstance(expect[key], dict):
+                checks.append(Check(key, expect[key], per_component))
             # Per component, so a report names the role that differs; a component the definition lacks
             # reads as None.
             for name, count in wanted.items():
-                checks.append(Check(f"pods.{name}", count, per_component.get(name)))
+                checks.append(Check(f"{key}.{name}", count, per_component.get(name)))
         elif key == "matched":
             expected = sorted(expect["matched"]) if isinstance(expect["matched"], list) else expect["matched"]
             checks.append(Check(key, expected, sorted(actual["matched"])))
@@ -171,14 +194,49 @@ def run_samples(definition: LoadedDefinition, samples: Iterable[Document]) -> li
         result.has_expectation = expect is not None or problem is not None
         if problem:
             result.problems.append(problem)
-        try:
-            tree = view.tree(obj).to_json()
-        except (LookupError, RecursionError, ValueError, TypeError) as exc:
-            result.problems.append(f"cannot resolve: {exc}")
-            results.append(result)
-            continue
-        result.tree = tree
-        if expect is not None and not problem:
-            result.checks = _checks(expect, tree)
+        _resolve(view, obj, result, None if problem else expect)
         results.append(result)
     return results
+
+
+def check_state(
+    definition: LoadedDefinition, snapshot: Snapshot, workload: ObjectKey, result: SampleResult, expect: Any
+) -> SampleResult:
+    """Resolve ``workload`` in one state (a recording replayed to a point) into ``result``, checking
+    ``expect`` (None: only shown)."""
+    result.has_expectation = expect is not None
+    obj = next(
+        (
+            o
+            for o in snapshot.of_kind(workload.group, workload.kind)
+            if namespace_of(o) == workload.namespace and name_of(o) == workload.name
+        ),
+        None,
+    )
+    if obj is None:
+        result.problems.append(f"{workload} is not among the objects at this point")
+        return result
+    if not _is_root(definition, obj):
+        gvk = definition.karta.identity
+        reads = _kind_text(gvk.group, gvk.kind) if gvk else "no kind"
+        result.problems.append(
+            f"definition {definition.name} reads {reads}, not {_kind_text(workload.group, workload.kind)}"
+        )
+        return result
+    return _resolve(ClusterView(snapshot, DefinitionRegistry([definition])), obj, result, expect)
+
+
+def _kind_text(group: str, kind: str) -> str:
+    return f"{kind}.{group}" if group else kind
+
+
+def _resolve(view: ClusterView, obj: dict[str, Any], result: SampleResult, expect: Any) -> SampleResult:
+    try:
+        tree = view.tree(obj).to_json()
+    except (LookupError, RecursionError, ValueError, TypeError) as exc:
+        result.problems.append(f"cannot resolve: {exc}")
+        return result
+    result.tree = tree
+    if expect is not None:
+        result.checks = _checks(expect, tree)
+    return result

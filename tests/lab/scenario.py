@@ -1,218 +1,201 @@
-"""Scenario steps on the lab: watch one workload through wmap's own watch, and check it through the CLI.
+"""Scenarios: a workload driven through the API step by step, wmap's reading asserted at every step.
 
-A scenario changes a workload (kubectl, ``wmap update``), then waits on a :class:`WorkloadWatch` (the
-library's ``View.watch``: every state the API server's watch delivers is resolved, nothing is polled) until
-the state it expects, keeping every distinct state seen on the way, so a test can assert the intermediate
-states (Initializing before Running, Suspending before Suspended). Where a state is stable it is checked
-once more through ``wmap get -o json`` and ``wmap describe -o json`` with the lab's kubeconfig, as a user
-reads it."""
+A scenario module declares its steps (name, what docs/semantics.md says wmap must report then) and a
+story: a function that acts as users and controllers act and calls ``story.observe(step)`` at each step,
+once the cluster has reached it (seen through a watch). The story runs once per module (a fixture); each
+step is then its own test, so a step where wmap disagrees with the documented rule is one test marked
+``xfail(strict=True)`` with the rule it breaks, and the steps after it are still checked.
+
+Each run is saved as a Recording (recorder.py) with one checkpoint per step whose expectation is the
+step's; ``WMAP_LAB_RECORD=1`` writes it to tests/lab/recordings/<framework>/<scenario>.yaml, which
+tests/lab_replay replays without the lab.
+"""
 
 from __future__ import annotations
 
-import json
-import threading
+import os
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-import workload_map as wm
+import pytest
 
-FINISHED = ("Succeeded", "Failed")
+from .kube import Obj
+from .lab import Lab, LabError
+from .recorder import Recorder
+
+RECORDINGS = Path(__file__).resolve().parent / "recordings"
+# wmap's tree document fields each expectation key is read from (docs/tree-json.md); the same keys as
+# a Recording checkpoint's expect (workload_map.sampletest.EXPECT_KEYS).
+PER_COMPONENT = {"pods": "desired", "podsCurrent": "current", "podsReady": "ready"}
+
+
+def facts(tree: dict[str, Any]) -> dict[str, Any]:
+    """What a step can assert, read from ``wmap describe -o json``."""
+    out: dict[str, Any] = {
+        "primary": tree["status"]["primary"],
+        "matched": sorted(tree["status"]["matched"]),
+        "desiredPods": tree["totals"]["pods"]["desired"],
+        "gpus": tree["totals"]["gpus"],
+        "gpusCurrent": tree["totals"].get("gpusCurrent"),
+    }
+    for key, field_name in PER_COMPONENT.items():
+        out[key] = {c["name"]: c["pods"][field_name] for c in tree["components"] if c.get("producesPods")}
+    return out
 
 
 @dataclass(frozen=True)
-class State:
-    """What a scenario asserts of a workload at a step (docs/semantics.md, docs/tree-json.md)."""
-
-    primary: str
-    pods: Mapping[str, int]  # pods present and not finished, per pod-producing component
-    desired: Mapping[str, int]  # desired pods per pod-producing component
-    gpus: float  # GPUs of every desired pod
-    gpus_in_use: float  # GPUs of pods bound to a node and not finished
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "primary": self.primary,
-            "pods": dict(self.pods),
-            "desired": dict(self.desired),
-            "gpus": self.gpus,
-            "gpusInUse": self.gpus_in_use,
-        }
-
-
-def state_of(tree: Mapping[str, Any]) -> State:
-    """The State of one tree document (``WorkloadTree.to_json()`` = ``wmap describe -o json``)."""
-    producing = [c for c in tree["components"] if c["producesPods"]]
-    pods: dict[str, int] = {c["name"]: 0 for c in producing}
-    in_use = 0.0
-    for pod in tree["pods"]:
-        if pod["phase"] in FINISHED:
-            continue
-        if pod["component"] is not None:
-            pods[pod["component"]] = pods.get(pod["component"], 0) + 1
-        if pod["node"]:
-            in_use += float(pod["gpus"])
-    desired = {c["name"]: sum(int(i["desiredPods"]) for i in c["instances"]) for c in producing}
-    return State(tree["status"]["primary"], pods, desired, float(tree["totals"]["gpus"]), in_use)
-
-
-def expect(
-    primary: str,
-    pods: Mapping[str, int],
-    *,
-    desired: Mapping[str, int] | None = None,
-    gpus: float,
-    gpus_in_use: float,
-) -> State:
-    return State(primary, dict(pods), dict(desired if desired is not None else pods), float(gpus), float(gpus_in_use))
-
-
-def cli_state(lab: Any, target: str, namespace: str) -> State:
-    """The State as ``wmap describe -o json`` reports it, checked against the ``wmap get -o json`` row."""
-    tree = lab.wmap_json("describe", target, "-n", namespace)
-    listed = lab.wmap_json("get", target, "-n", namespace)
-    row = listed["items"][0] if listed.get("kind") == "List" else listed
-    assert row["status"]["primary"] == tree["status"]["primary"], (row["status"], tree["status"]["primary"])
-    assert row["totals"]["gpus"] == tree["totals"]["gpus"]
-    return state_of(tree)
+class Step:
+    name: str
+    expect: dict[str, Any]
+    known_wrong: str | None = None  # the documented rule wmap breaks here (the step's test is xfail strict)
 
 
 @dataclass
-class Seen:
-    at: float
-    state: State | None  # None: the workload does not exist (yet, or any more)
+class Observation:
+    step: Step
+    facts: dict[str, Any]
+    tree: dict[str, Any]
+    after: int
+    seconds: float  # since the story started
 
 
-class ClusterWatch:
-    """The lab's objects in one namespace as wmap's own watch delivers them: after every change the whole
-    state is resolved again (``View.watch``) and offered to the followers; nothing is polled."""
+@dataclass
+class Scenario:
+    framework: str
+    name: str
+    workload: dict[str, str]  # apiVersion, kind, namespace, name
+    wmap_type: str  # TYPE for wmap (a plural or short name)
+    record_kinds: list[tuple[str, str]]
+    steps: list[Step]
+    operator: str | None = None
+    observations: dict[str, Observation] = field(default_factory=dict)
+    seconds: float | None = None
 
-    def __init__(self, lab: Any, namespace: str) -> None:
-        self.lab = lab
-        self.namespace = namespace
-        self.errors: list[str] = []
-        self._followers: list[WorkloadFollower] = []
-        self._latest: wm.View | None = None
-        self._changed = threading.Condition()
-        self._stop = threading.Event()
-
-    def follow(self, type_name: str, name: str) -> WorkloadFollower:
-        follower = WorkloadFollower(self, type_name, name)
-        with self._changed:
-            self._followers.append(follower)
-            if self._latest is not None:
-                follower.note(self._latest)
-        return follower
-
-    def _offer(self, view: wm.View) -> None:
-        with self._changed:
-            self._latest = view
-            for follower in self._followers:
-                follower.note(view)
-            self._changed.notify_all()
-
-    def _run(self, view: wm.View) -> None:
-        try:
-            for current, _warnings in view.watch(stop=self._stop):
-                self._offer(current)
-        except Exception as error:  # surfaced by the waits, which would otherwise only time out
-            with self._changed:
-                self.errors.append(f"{type(error).__name__}: {error}")
-                self._changed.notify_all()
-
-    @contextmanager
-    def running(self) -> Iterator[ClusterWatch]:
-        view = wm.open_cluster(kubeconfig=str(self.lab.kubeconfig), namespace=self.namespace)
-        try:
-            self._offer(view)
-            threading.Thread(target=self._run, args=(view,), name=f"watch {self.namespace}", daemon=True).start()
-            yield self
-        finally:
-            self._stop.set()
-            view.close()
-
-    def wait_view(self, test: Callable[[wm.View], bool], *, timeout: float = 90, what: str = "") -> wm.View:
-        """The latest View once ``test`` holds for it, else AssertionError."""
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                if self._latest is not None and test(self._latest):
-                    return self._latest
-                left = deadline - time.monotonic()
-                if left <= 0 or self.errors:
-                    raise AssertionError(
-                        f"{self.namespace}: never {what} in {timeout:.0f}s; watch errors {self.errors}"
-                    )
-                self._changed.wait(left)
-
-    def wait_state(
-        self, follower: WorkloadFollower, test: Callable[[State | None], bool], *, timeout: float, what: str
-    ) -> State | None:
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                current = follower.history[-1].state if follower.history else None
-                if test(current):
-                    return current
-                left = deadline - time.monotonic()
-                if left <= 0 or self.errors:
-                    seen = "\n  ".join(
-                        json.dumps(s.state.to_json() if s.state else None) for s in follower.history[-12:]
-                    )
-                    raise AssertionError(
-                        f"{follower.target}: never reached {what} in {timeout:.0f}s;"
-                        f" watch errors {self.errors}; last states:\n  {seen}"
-                    )
-                self._changed.wait(left)
-
-
-class WorkloadFollower:
-    """Every distinct state one workload went through, as wmap resolved it after each watched change."""
-
-    def __init__(self, watch: ClusterWatch, type_name: str, name: str) -> None:
-        self.watch = watch
-        self.type_name = type_name
-        self.name = name
-        self.history: list[Seen] = []
+    def params(self) -> list[Any]:
+        return [
+            pytest.param(
+                step.name,
+                id=step.name,
+                marks=[pytest.mark.xfail(strict=True, reason=step.known_wrong)] if step.known_wrong else [],
+            )
+            for step in self.steps
+        ]
 
     @property
-    def target(self) -> str:
-        return f"{self.type_name}/{self.name}"
+    def namespace(self) -> str:
+        return self.workload["namespace"]
 
-    def note(self, view: wm.View) -> None:
-        state = None
-        for tree in view.workloads(self.type_name, namespace=self.watch.namespace):
-            if tree.name == self.name:
-                state = state_of(tree.to_json())
-        if not self.history or self.history[-1].state != state:
-            self.history.append(Seen(time.monotonic(), state))
+    def run(self, lab: Lab, story: Callable[[Story], None]) -> Scenario:
+        operator = None
+        if self.operator:
+            module = lab.start_operator(self.operator)
+            operator = {"name": self.operator, "version": module.VERSION}
+        lab.namespace(self.namespace)
+        recorder = Recorder(lab.kube, self.namespace, self.record_kinds, self.workload, operator)
+        recorder.start()
+        began = time.monotonic()
+        try:
+            story(Story(self, lab, recorder, began))
+        finally:
+            recorder.stop()
+        self.seconds = time.monotonic() - began
+        missing = [s.name for s in self.steps if s.name not in self.observations]
+        if missing:
+            raise LabError(f"the story of {self.framework}/{self.name} never reached step(s) {missing}")
+        server = lab.kube.request("GET", "/version").get("gitVersion", "")
+        recorder.save(lab.work_dir / "recordings" / self.framework / f"{self.name}.yaml", server)
+        if os.environ.get("WMAP_LAB_RECORD") == "1":
+            recorder.save(RECORDINGS / self.framework / f"{self.name}.yaml", server)
+        print(f"\n{self.framework}/{self.name}: {self.seconds:.1f} s")
+        return self
 
-    def mark(self) -> int:
-        """A position in the history: ``primaries_since(mark)`` gives the primaries seen from it on."""
-        return len(self.history)
+    def check(self, step_name: str) -> None:
+        """Assert one step: every expected fact as wmap read it."""
+        observation = self.observations[step_name]
+        wanted = observation.step.expect
+        got = {key: observation.facts.get(key) for key in wanted}
+        assert got == wanted, (
+            f"step {step_name!r} (after {observation.after} events, {observation.seconds:.1f} s): "
+            f"wmap read {got}, docs/semantics.md says {wanted}; status explanation: "
+            f"{[e for e in observation.tree['status']['explanations'] if e.get('matched')]}"
+        )
 
-    def states_since(self, mark: int) -> list[State | None]:
-        """The state current at ``mark`` and every one after it."""
-        return [seen.state for seen in self.history[max(mark - 1, 0) :]]
 
-    def primaries_since(self, mark: int) -> list[str | None]:
-        return [None if state is None else state.primary for state in self.states_since(mark)]
+class Story:
+    """What a scenario's story uses: the lab, the workload's namespace, ``observe`` at each step."""
 
-    def wait_for(
-        self, wanted: State | Callable[[State | None], bool], *, timeout: float = 90, what: str = ""
-    ) -> State | None:
-        """The current state once it is ``wanted`` (a State, or a predicate), else AssertionError naming the
-        last states seen."""
-        if isinstance(wanted, State):
-            return self.watch.wait_state(
-                self, lambda s: s == wanted, timeout=timeout, what=json.dumps(wanted.to_json())
-            )
-        return self.watch.wait_state(self, wanted, timeout=timeout, what=what)
+    def __init__(self, scenario: Scenario, lab: Lab, recorder: Recorder, began: float) -> None:
+        self.scenario = scenario
+        self.lab = lab
+        self.recorder = recorder
+        self.began = began
+        self.namespace = scenario.namespace
+        self._next = 0
 
-    def settle(self, wanted: State, *, timeout: float = 90) -> State:
-        """Wait for ``wanted``, then read it again through the CLI (get and describe), which must agree."""
-        self.wait_for(wanted, timeout=timeout)
-        assert cli_state(self.watch.lab, self.target, self.watch.namespace) == wanted
-        return wanted
+    def observe(self, step_name: str) -> Observation:
+        """wmap's reading now (the cluster settled), checkpointed in the recording as this step."""
+        steps = self.scenario.steps
+        if self._next >= len(steps) or steps[self._next].name != step_name:
+            expected = steps[self._next].name if self._next < len(steps) else "(no more steps)"
+            raise LabError(f"story observes {step_name!r} where the scenario declares {expected!r}")
+        step = steps[self._next]
+        self._next += 1
+        target = f"{self.scenario.wmap_type}/{self.scenario.workload['name']}"
+        for _attempt in range(5):
+            before = self.recorder.settle()
+            tree = self.lab.wmap_json("describe", target, "-n", self.namespace)
+            if self.recorder.settle() == before:  # nothing moved while wmap read: the checkpoint is exact
+                break
+        else:
+            raise LabError(f"step {step_name!r}: the workload kept changing while wmap read it")
+        self.recorder.checkpoint(step_name, before, step.expect)
+        observation = Observation(step, facts(tree), tree, before, time.monotonic() - self.began)
+        self.scenario.observations[step_name] = observation
+        return observation
+
+    # helpers the stories share
+
+    def pods(self, label_selector: str | None = None) -> list[Obj]:
+        return self.lab.pods(self.namespace, label_selector)
+
+    def wait_pods(self, predicate: Callable[[list[Obj]], Any], what: str, label_selector: str | None = None) -> Any:
+        return self.lab.wait_for("v1", "Pod", self.namespace, predicate, what=what, label_selector=label_selector)
+
+    def wait_workload(self, predicate: Callable[[Obj], Any], what: str) -> Any:
+        w = self.scenario.workload
+        name = w["name"]
+
+        def found(objects: list[Obj]) -> Any:
+            return next((predicate(o) for o in objects if o["metadata"]["name"] == name), None)
+
+        return self.lab.wait_for(w["apiVersion"], w["kind"], self.namespace, found, what=f"{w['kind']}/{name}: {what}")
+
+
+def phase_counts(pods: list[Obj]) -> dict[str, int]:
+    """Pods by what KWOK made of them: Pending (bound, starting), Running, Ready, Succeeded, Failed;
+    Terminating and Unbound counted apart."""
+    counts: dict[str, int] = {}
+    for pod in pods:
+        counts[pod_state(pod)] = counts.get(pod_state(pod), 0) + 1
+    return counts
+
+
+def pod_state(pod: Obj) -> str:
+    if pod["metadata"].get("deletionTimestamp"):
+        return "Terminating"
+    status = pod.get("status") or {}
+    phase = status.get("phase", "Pending")
+    if phase == "Pending":
+        return "Pending" if status.get("podIP") else "Unbound"
+    if phase == "Running":
+        ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
+        return "Ready" if ready else "Running"
+    return str(phase)
+
+
+def live(pods: list[Obj]) -> list[Obj]:
+    """Pods neither terminating nor finished."""
+    return [p for p in pods if pod_state(p) not in ("Terminating", "Succeeded", "Failed")]

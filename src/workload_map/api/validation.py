@@ -50,11 +50,20 @@ def validate_definitions(paths: Sequence[str], *, against: Sequence[str] = ()) -
 def test_samples(definition: LoadedDefinition, samples: Sequence[str]) -> list[SampleResult]:
     """Resolve every sample object of ``definition``'s root kind found in ``samples`` (files, directories,
     ``-``), with the pods and owners beside it, and check the expectation each carries in its
-    ``workload-map.run.ai/expect`` annotation (what ``wmap definitions test`` does)."""
+    ``workload-map.run.ai/expect`` annotation (what ``wmap definitions test`` does).
+
+    A ``Recording`` among them (``wmap record``'s output) is replayed: each of its checkpoints is checked on
+    the state it names; without checkpoints, each change of the workload's status is shown."""
     from workload_map.api.definitions import read_documents
     from workload_map.sampletest import run_samples
+    from workload_map.sources.recording import is_recording, recording_from_document, test_recording
 
-    return run_samples(definition, read_documents(samples))
+    docs = read_documents(samples)
+    recordings = [recording_from_document(d) for d in docs if is_recording(d.data)]
+    results = run_samples(definition, [d for d in docs if not is_recording(d.data)])
+    for recording in recordings:
+        results += test_recording(definition, recording)
+    return results
 
 
 # A library function, not a pytest test, whatever its name says.

@@ -1,0 +1,128 @@
+"""Records what a scenario's watches saw as a Recording (the format ``wmap record`` writes, docs/cli.md).
+
+One thread per recorded kind follows a watch of the scenario's namespace; events go into one list in the
+order received. ``settle()`` waits until every watch has delivered the cluster's current state, so a
+checkpoint taken after it names exactly the state ``wmap`` was shown.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .kube import Kube, Obj, Watch
+
+API_VERSION = "workload-map.run.ai/v1alpha1"
+SETTLE_S = 60.0
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def slim(obj: Obj) -> Obj:
+    """The object without what only the apiserver's bookkeeping needs (keeps recordings small)."""
+    out = copy.deepcopy(obj)
+    meta = out.get("metadata") or {}
+    meta.pop("managedFields", None)
+    (meta.get("annotations") or {}).pop("kubectl.kubernetes.io/last-applied-configuration", None)
+    return out
+
+
+class Recorder:
+    def __init__(
+        self,
+        kube: Kube,
+        namespace: str,
+        kinds: list[tuple[str, str]],
+        workload: dict[str, str],
+        operator: dict[str, str] | None,
+    ) -> None:
+        self.kube = kube
+        self.namespace = namespace
+        self.workload = workload
+        self.operator = operator
+        self.watches = [Watch(kube, api_version, kind, namespace) for api_version, kind in kinds]
+        self.objects: list[Obj] = []
+        self.events: list[dict[str, Any]] = []
+        self.checkpoints: list[dict[str, Any]] = []
+        self.started = _now()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.errors: list[str] = []
+        self._seen: dict[str, dict[str, str]] = {}  # kind -> uid -> resourceVersion, as the watch delivered
+
+    def start(self) -> None:
+        for watch in self.watches:
+            watch.relist()
+            self.objects.extend(slim(o) for o in watch.objects.values())
+            self._seen[watch.kind] = {uid: o["metadata"]["resourceVersion"] for uid, o in watch.objects.items()}
+        for watch in self.watches:
+            thread = threading.Thread(target=self._follow, args=(watch,), daemon=True, name=f"record-{watch.kind}")
+            thread.start()
+            self._threads.append(thread)
+
+    def _follow(self, watch: Watch) -> None:
+        try:
+            for event_type, obj in watch.follow(time.monotonic() + 24 * 3600, stop=self._stop.is_set):
+                uid, version = obj["metadata"]["uid"], obj["metadata"].get("resourceVersion")
+                with self._lock:
+                    self.events.append({"at": _now(), "type": event_type, "object": slim(obj)})
+                    if event_type == "DELETED":
+                        self._seen[watch.kind].pop(uid, None)
+                    else:
+                        self._seen[watch.kind][uid] = version
+        except Exception as exc:  # reported by settle(): a recording with a gap must not pass silently
+            self.errors.append(f"watch of {watch.kind}: {exc!r}")
+
+    def stop(self) -> None:
+        self._stop.set()  # each watch notices at its next event or when its request times out
+
+    def settle(self) -> int:
+        """Wait until every watch has seen what the cluster holds now; the number of events so far."""
+        deadline = time.monotonic() + SETTLE_S
+        for watch in self.watches:
+            while True:
+                if self.errors:
+                    raise RuntimeError(f"the recording has a gap: {'; '.join(self.errors)}")
+                listing = self.kube.list(watch.api_version, watch.kind, self.namespace)
+                wanted = {o["metadata"]["uid"]: o["metadata"]["resourceVersion"] for o in listing}
+                with self._lock:
+                    seen = dict(self._seen[watch.kind])
+                if seen == wanted:
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the watch of {watch.kind} did not catch up with the cluster")
+                time.sleep(0.1)
+        with self._lock:
+            return len(self.events)
+
+    def checkpoint(self, name: str, after: int, expect: dict[str, Any]) -> None:
+        self.checkpoints.append({"name": name, "after": after, "expect": expect})
+
+    def document(self, server: str) -> dict[str, Any]:
+        recorded: dict[str, Any] = {"by": "lab", "started": self.started, "server": server}
+        if self.operator:
+            recorded["operator"] = dict(self.operator)
+        with self._lock:
+            return {
+                "apiVersion": API_VERSION,
+                "kind": "Recording",
+                "workload": dict(self.workload),
+                "recorded": recorded,
+                "objects": list(self.objects),
+                "events": list(self.events),
+                "checkpoints": list(self.checkpoints),
+            }
+
+    def save(self, path: Path, server: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w") as f:
+            yaml.safe_dump(self.document(server), f, sort_keys=False, width=120)
