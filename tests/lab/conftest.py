@@ -51,7 +51,12 @@ def _testcluster_bin() -> Path:
         return Path(env_bin)
     script = REPO_ROOT / "tools" / "testcluster" / "build.sh"
     proc = subprocess.run(
-        ["bash", str(script)], capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False
+        ["bash", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+        check=False,
     )
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:

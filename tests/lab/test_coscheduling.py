@@ -1,6 +1,6 @@
-"""PodGroups from ``wmap gang --for coscheduling`` on the real scheduler-plugins coscheduling scheduler.
+"""PodGroups from ``wmap gang --for coscheduling`` on the real scheduler-plugins v0.33.5 coscheduling scheduler.
 
-Each Job is created suspended with the coscheduling scheduler's name, its PodGroup is what ``wmap gang``
+Each Job is created suspended with the coscheduling scheduler's name; its PodGroup is what ``wmap gang``
 emits, the pods attach through ``wmap update --label`` (docs/gang.md section 9) and start with ``wmap update
 --resume``. A gang that cannot fit stays wholly Pending, one that fits is bound whole, and the scheduler waits
 for exactly the minMember wmap computed: one pod short, nothing binds."""
@@ -11,27 +11,28 @@ from typing import Any
 
 import pytest
 
-from .kwok import PHASE_ANNOTATION, POOL_LABEL
-from .operators.coscheduling import SCHEDULER_NAME
-from .scenario import ClusterWatch, expect
-
-pytestmark = pytest.mark.lab
+from .kwok import POOL_LABEL
+from .lab import Lab, LabError
+from .operators.coscheduling import PERMIT_WAITING_SECONDS, SCHEDULER_NAME
+from .scenario import Scenario, Step, Story
 
 NAMESPACE = "lab-gang"
 POOL = "h100"  # two nodes of 8 GPUs (tests/lab/kwok.py)
-GPUS_PER_NODE = 8
 MIN_MEMBER_ANNOTATION = "kai.scheduler/batch-min-member"  # the Job definition's gang size (docs/gang.md 10)
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
-# How long a gang that must not bind is watched after the scheduler has tried every member: longer than
-# the plugin's Permit wait, so members held in Permit would have been released or bound by then.
-QUIET_S = 40
+# How long a gang that must not bind is watched once the scheduler has tried every member: longer than the
+# plugin's Permit wait, so members held in Permit would have been bound or released by then.
+QUIET_S = PERMIT_WAITING_SECONDS + 10
+# What the stories saw besides the steps' facts: (scenario, what) -> value.
+SEEN: dict[tuple[str, str], Any] = {}
 
 
 def gang_job(name: str, pods: int, gpus: int, min_member: int) -> dict[str, Any]:
+    requests = {"cpu": "1", "nvidia.com/gpu": str(gpus)}
     container = {
         "name": "main",
         "image": "busybox",
-        "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": str(gpus)}, "limits": {"nvidia.com/gpu": str(gpus)}},
+        "resources": {"requests": requests, "limits": {"nvidia.com/gpu": str(gpus)}},
     }
     return {
         "apiVersion": "batch/v1",
@@ -42,119 +43,204 @@ def gang_job(name: str, pods: int, gpus: int, min_member: int) -> dict[str, Any]
             "parallelism": pods,
             "completions": pods,
             "template": {
-                "metadata": {"annotations": {PHASE_ANNOTATION: "Ready"}},
                 "spec": {
                     "schedulerName": SCHEDULER_NAME,
                     "restartPolicy": "Never",
                     "nodeSelector": {POOL_LABEL: POOL},
                     "containers": [container],
-                },
+                }
             },
         },
     }
 
 
-def attach_gang(lab: Any, name: str) -> dict[str, Any]:
+def facts(primary: str, desired: int, present: int, ready: int, gpus: int) -> dict[str, Any]:
+    return {
+        "primary": primary,
+        "pods": {"job": desired},
+        "podsCurrent": {"job": present},
+        "podsReady": {"job": ready},
+        "gpus": desired * gpus,
+        "gpusCurrent": present * gpus,
+    }
+
+
+def attach_gang(story: Story, name: str) -> dict[str, Any]:
     """Apply the PodGroup ``wmap gang --for coscheduling`` emits and label the Job's pods with it."""
+    lab = story.lab
     emitted = lab.wmap_json("gang", f"job/{name}", "-n", NAMESPACE, "--for", "coscheduling")
     groups = emitted["items"] if emitted.get("kind") == "List" else [emitted]
     assert [g["kind"] for g in groups] == ["PodGroup"], groups
-    group = groups[0]
+    group: dict[str, Any] = groups[0]
     lab.kube.create(group)
     lab.wmap("update", f"job/{name}", "-n", NAMESPACE, "--label", f"{POD_GROUP_LABEL}={group['metadata']['name']}")
+    SEEN[(story.scenario.name, "minMember")] = group["spec"]["minMember"]
     return group
-
-
-def resume(lab: Any, name: str) -> None:
-    lab.wmap("update", f"job/{name}", "-n", NAMESPACE, "--resume")
-
-
-def pods_of(view: Any, name: str) -> list[dict[str, Any]]:
-    return [
-        o
-        for o in view.objects
-        if o.get("kind") == "Pod"
-        and o["metadata"].get("namespace") == NAMESPACE
-        and o["metadata"].get("labels", {}).get("job-name") == name
-    ]
 
 
 def tried(pod: dict[str, Any]) -> bool:
     """The scheduler has looked at the pod and left it unbound (PodScheduled=False)."""
-    return any(
-        c["type"] == "PodScheduled" and c["status"] == "False" for c in pod.get("status", {}).get("conditions", [])
+    conditions = (pod.get("status") or {}).get("conditions") or []
+    return not pod["spec"].get("nodeName") and any(
+        c["type"] == "PodScheduled" and c["status"] == "False" for c in conditions
     )
 
 
-@pytest.fixture
-def gang_lab(lab: Any) -> Any:
+def bound(pods: list[dict[str, Any]]) -> int:
+    return sum(1 for p in pods if p["spec"].get("nodeName") and not p["metadata"].get("deletionTimestamp"))
+
+
+def hold_unbound(story: Story, name: str, pods: int) -> None:
+    """Every pod of the Job is tried and left Pending, and none binds for longer than the Permit wait."""
+    selector = f"job-name={name}"
+    story.wait_pods(
+        lambda ps: len(ps) == pods and all(tried(p) for p in ps),
+        f"{pods} pods tried, none bound",
+        label_selector=selector,
+    )
+    try:
+        story.lab.wait_for(
+            "v1",
+            "Pod",
+            NAMESPACE,
+            lambda ps: bound(ps) > 0,
+            what="a pod bound",
+            timeout=QUIET_S,
+            label_selector=selector,
+        )
+    except LabError:
+        SEEN[(story.scenario.name, "bound while waiting")] = 0
+    else:
+        SEEN[(story.scenario.name, "bound while waiting")] = bound(story.pods(selector))
+
+
+def wait_bound(story: Story, name: str, pods: int) -> None:
+    story.wait_pods(lambda ps: bound(ps) == pods, f"{pods} pods bound", label_selector=f"job-name={name}")
+
+
+def gang_scenario(name: str, job: str, steps: list[Step]) -> Scenario:
+    return Scenario(
+        framework="coscheduling",
+        name=name,
+        workload={"apiVersion": "batch/v1", "kind": "Job", "namespace": NAMESPACE, "name": job},
+        wmap_type="job",
+        record_kinds=[("batch/v1", "Job"), ("v1", "Pod"), ("scheduling.x-k8s.io/v1alpha1", "PodGroup")],
+        operator="coscheduling",
+        steps=steps,
+    )
+
+
+# 3 pods x 8 GPUs on a pool of two 8-GPU nodes.
+CANNOT_FIT = gang_scenario("gang-cannot-fit", "too-big", [Step("waiting whole", facts("Resuming", 3, 3, 0, 8))])
+
+
+def cannot_fit(story: Story) -> None:
+    lab = story.lab
+    lab.kube.create(gang_job("too-big", 3, 8, 3))
+    SEEN[(story.scenario.name, "fit copies")] = lab.wmap_json("fit", "job/too-big", "-n", NAMESPACE)["copies"]
+    attach_gang(story, "too-big")
+    lab.wmap("update", "job/too-big", "-n", NAMESPACE, "--resume")
+    hold_unbound(story, "too-big", 3)
+    story.observe("waiting whole")
+    lab.kube.delete("batch/v1", "Job", "too-big", NAMESPACE, propagationPolicy="Background")
+
+
+FITS = gang_scenario(
+    "gang-fits",
+    "fits",
+    [
+        Step("bound whole", facts("Resuming", 2, 2, 0, 8)),
+        Step("running", facts("Running", 2, 2, 2, 8)),
+    ],
+)
+
+
+def fits(story: Story) -> None:
+    lab = story.lab
+    lab.kube.create(gang_job("fits", 2, 8, 2))
+    SEEN[(story.scenario.name, "fit copies")] = lab.wmap_json("fit", "job/fits", "-n", NAMESPACE)["copies"]
+    attach_gang(story, "fits")
+    lab.wmap("update", "job/fits", "-n", NAMESPACE, "--resume")
+    wait_bound(story, "fits", 2)
+    story.observe("bound whole")
+    lab.set_phase(NAMESPACE, "Ready", label_selector="job-name=fits")
+    story.wait_workload(lambda job: (job.get("status") or {}).get("ready") == 2, "2 pods ready")
+    story.observe("running")
+    lab.kube.delete("batch/v1", "Job", "fits", NAMESPACE, propagationPolicy="Background")
+
+
+ONE_SHORT = gang_scenario(
+    "gang-one-short",
+    "short",
+    [
+        Step("one pod short", facts("Resuming", 1, 1, 0, 4)),
+        Step("gang complete", facts("Resuming", 2, 2, 0, 4)),
+    ],
+)
+
+
+def one_short(story: Story) -> None:
+    lab = story.lab
+    lab.kube.create(gang_job("short", 2, 4, 2))
+    attach_gang(story, "short")
+    # The PodGroup asks for the 2 members wmap computed; the Job now runs 1.
+    lab.kube.patch("batch/v1", "Job", "short", {"spec": {"parallelism": 1}}, namespace=NAMESPACE)
+    lab.wmap("update", "job/short", "-n", NAMESPACE, "--resume")
+    hold_unbound(story, "short", 1)
+    story.observe("one pod short")
+    lab.kube.patch("batch/v1", "Job", "short", {"spec": {"parallelism": 2}}, namespace=NAMESPACE)
+    wait_bound(story, "short", 2)
+    story.observe("gang complete")
+    lab.kube.delete("batch/v1", "Job", "short", NAMESPACE, propagationPolicy="Background")
+
+
+def run(lab: Lab, scenario: Scenario, story: Any) -> Scenario:
     lab.start_operator("coscheduling")
-    lab.lab.namespace(NAMESPACE)
-    return lab
+    return scenario.run(lab, story)
 
 
-def assert_never_binds(watch: ClusterWatch, follower: Any, name: str, pods: int) -> None:
-    watch.wait_view(
-        lambda v: len(pods_of(v, name)) == pods and all(tried(p) for p in pods_of(v, name)),
-        timeout=90,
-        what=f"every pod of {name} tried by the scheduler",
-    )
-    quiet = follower.mark()
-    with pytest.raises(AssertionError):
-        follower.wait_for(lambda s: s is not None and s.gpus_in_use > 0, timeout=QUIET_S, what="a bound pod")
-    assert all(state is None or state.gpus_in_use == 0 for state in follower.states_since(quiet))
+@pytest.fixture(scope="module")
+def cannot_fit_run(lab: Lab) -> Scenario:
+    return run(lab, CANNOT_FIT, cannot_fit)
 
 
-def test_gang_that_cannot_fit_stays_pending(gang_lab: Any) -> None:
-    lab = gang_lab
-    pods = 3  # 3 x 8 GPUs on a pool of two 8-GPU nodes
-    with ClusterWatch(lab, NAMESPACE).running() as watch:
-        job = watch.follow("job", "too-big")
-        lab.kube.create(gang_job("too-big", pods, GPUS_PER_NODE, pods))
-        fit = lab.wmap_json("fit", "job/too-big", "-n", NAMESPACE)
-        assert fit["copies"] == 0, fit["verdict"]
-        group = attach_gang(lab, "too-big")
-        assert group["spec"]["minMember"] == pods
-        resume(lab, "too-big")
-        assert_never_binds(watch, job, "too-big", pods)
-        job.settle(expect("Resuming", {"job": pods}, gpus=pods * GPUS_PER_NODE, gpus_in_use=0))
-        lab.kube.delete("batch/v1", "Job", "too-big", NAMESPACE, propagationPolicy="Background")
-        job.wait_for(lambda state: state is None, what="gone")
+@pytest.fixture(scope="module")
+def fits_run(lab: Lab) -> Scenario:
+    return run(lab, FITS, fits)
 
 
-def test_gang_that_fits_is_bound_whole(gang_lab: Any) -> None:
-    lab = gang_lab
-    pods = 2
-    with ClusterWatch(lab, NAMESPACE).running() as watch:
-        job = watch.follow("job", "fits")
-        lab.kube.create(gang_job("fits", pods, GPUS_PER_NODE, pods))
-        assert lab.wmap_json("fit", "job/fits", "-n", NAMESPACE)["copies"] == 1
-        assert attach_gang(lab, "fits")["spec"]["minMember"] == pods
-        start = job.mark()
-        resume(lab, "fits")
-        job.settle(expect("Running", {"job": pods}, gpus=pods * GPUS_PER_NODE, gpus_in_use=pods * GPUS_PER_NODE))
-        # Whole: no state with some members bound and others not.
-        partial = [s for s in job.states_since(start) if s is not None and 0 < s.gpus_in_use < pods * GPUS_PER_NODE]
-        assert not partial, partial
-        lab.kube.delete("batch/v1", "Job", "fits", NAMESPACE, propagationPolicy="Background")
-        job.wait_for(lambda state: state is None, what="gone")
+@pytest.fixture(scope="module")
+def one_short_run(lab: Lab) -> Scenario:
+    return run(lab, ONE_SHORT, one_short)
 
 
-def test_scheduler_waits_for_wmaps_min_member(gang_lab: Any) -> None:
-    lab = gang_lab
-    with ClusterWatch(lab, NAMESPACE).running() as watch:
-        job = watch.follow("job", "short")
-        lab.kube.create(gang_job("short", 2, 4, 2))
-        group = attach_gang(lab, "short")
-        assert group["spec"]["minMember"] == 2
-        # One pod short of the gang wmap computed: the Job runs 1 pod, the PodGroup asks for 2.
-        lab.kube.patch("batch/v1", "Job", "short", {"spec": {"parallelism": 1}}, namespace=NAMESPACE)
-        resume(lab, "short")
-        assert_never_binds(watch, job, "short", 1)
-        start = job.mark()
-        lab.kube.patch("batch/v1", "Job", "short", {"spec": {"parallelism": 2}}, namespace=NAMESPACE)
-        job.settle(expect("Running", {"job": 2}, gpus=8, gpus_in_use=8))
-        partial = [s for s in job.states_since(start) if s is not None and 0 < s.gpus_in_use < 8]
-        assert not partial, partial
-        lab.kube.delete("batch/v1", "Job", "short", NAMESPACE, propagationPolicy="Background")
-        job.wait_for(lambda state: state is None, what="gone")
+@pytest.mark.parametrize("step", CANNOT_FIT.params())
+def test_gang_that_cannot_fit(cannot_fit_run: Scenario, step: str) -> None:
+    cannot_fit_run.check(step)
+
+
+def test_gang_that_cannot_fit_binds_nothing(cannot_fit_run: Scenario) -> None:
+    name = cannot_fit_run.name
+    assert SEEN[(name, "minMember")] == 3
+    assert SEEN[(name, "fit copies")] == 0  # wmap fit says so before the scheduler tries
+    assert SEEN[(name, "bound while waiting")] == 0
+
+
+@pytest.mark.parametrize("step", FITS.params())
+def test_gang_that_fits(fits_run: Scenario, step: str) -> None:
+    fits_run.check(step)
+
+
+def test_gang_that_fits_was_fitted(fits_run: Scenario) -> None:
+    assert SEEN[(fits_run.name, "minMember")] == 2
+    assert SEEN[(fits_run.name, "fit copies")] == 1
+
+
+@pytest.mark.parametrize("step", ONE_SHORT.params())
+def test_gang_one_pod_short(one_short_run: Scenario, step: str) -> None:
+    one_short_run.check(step)
+
+
+def test_scheduler_waits_for_wmaps_min_member(one_short_run: Scenario) -> None:
+    assert SEEN[(one_short_run.name, "minMember")] == 2
+    assert SEEN[(one_short_run.name, "bound while waiting")] == 0

@@ -21,7 +21,6 @@ import pytest
 
 from .kwok import POOL_LABEL, NodeSpec
 from .operators.coscheduling import SCHEDULER_NAME
-from .scenario import ClusterWatch
 
 pytestmark = pytest.mark.lab
 
@@ -205,13 +204,33 @@ def _settled(pods: list[dict[str, Any]], expected: int) -> bool:
     return len(pods) == expected and all(decided(p) for p in pods)
 
 
-def _shape_pods(view: Any, shape: Shape, copy: str | None = None) -> list[dict[str, Any]]:
-    def wanted(obj: dict[str, Any]) -> bool:
-        labels = obj["metadata"].get("labels") or {}
-        mine = labels.get(SHAPE_LABEL) == shape.id and copy in (None, labels.get("copy"))
-        return obj.get("kind") == "Pod" and mine and not obj["metadata"].get("deletionTimestamp")
+def _pods_of(pods: list[dict[str, Any]], copy: str | None = None) -> list[dict[str, Any]]:
+    """The pods (not being deleted) of one copy of the shape, or of every copy."""
+    return [
+        p
+        for p in pods
+        if not p["metadata"].get("deletionTimestamp")
+        and copy in (None, (p["metadata"].get("labels") or {}).get("copy"))
+    ]
 
-    return [obj for obj in view.objects if wanted(obj)]
+
+def _wait_settled(lab: Any, shape: Shape, copy: str | None, expected: int) -> list[dict[str, Any]]:
+    """The shape's pods (``expected`` > 0) once the scheduler has decided on each (watched, not polled)."""
+
+    def settled(pods: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        mine = _pods_of(pods, copy)
+        return mine if _settled(mine, expected) else None
+
+    found: list[dict[str, Any]] = lab.wait_for(
+        "v1",
+        "Pod",
+        NAMESPACE,
+        settled,
+        timeout=180,
+        label_selector=f"{SHAPE_LABEL}={shape.id}",
+        what=f"{expected} pods of {shape.id} (copy {copy or 'all'}) scheduled or left pending",
+    )
+    return found
 
 
 def _bound(pods: list[dict[str, Any]]) -> int:
@@ -246,31 +265,28 @@ def test_fit_matches_scheduler(fit_lab: Any, shape: Shape, tmp_path: Any) -> Non
     copies, capped = int(fit["copies"]), bool(fit["copiesCapped"])
     free_before = _gpus_free(lab)
     kind = "Job+coscheduling" if shape.gang else "Deployment"
-    with ClusterWatch(lab, NAMESPACE).running() as watch:
-        for index in range(copies):
-            _create_copy(lab, shape, str(index))
-        view = watch.wait_view(
-            lambda v: _settled(_shape_pods(v, shape), copies * shape.pods),
-            timeout=180,
-            what=f"{copies} copies of {shape.id} scheduled or left pending",
-        )
-        bound_k = _bound(_shape_pods(view, shape))
-        gpus_bound = float(bound_k * shape.gpus)
-        free_after = _gpus_free(lab)
-        bound_extra = 0
-        if not capped:
-            extra = str(copies)
-            _create_copy(lab, shape, extra)
-            view = watch.wait_view(
-                lambda v: _settled(_shape_pods(v, shape, extra), shape.pods),
-                timeout=180,
-                what=f"copy {copies + 1} of {shape.id} scheduled or left pending",
-            )
-            bound_extra = _bound(_shape_pods(view, shape, extra))
-        row = Row(shape.id, kind, copies, capped, bound_k, bound_extra, shape.pods, free_before, free_after, gpus_bound)
-        ROWS.append(row)
-        kinds = ("batch/v1", "Job") if shape.gang else ("apps/v1", "Deployment")
-        for index in range(copies + (0 if capped else 1)):
-            lab.kube.delete(*kinds, f"{shape.id}-{index}", NAMESPACE, propagationPolicy="Background")
-        watch.wait_view(lambda v: not _shape_pods(v, shape), timeout=120, what=f"the pods of {shape.id} gone")
+    for index in range(copies):
+        _create_copy(lab, shape, str(index))
+    bound_k = _bound(_wait_settled(lab, shape, None, copies * shape.pods)) if copies else 0
+    gpus_bound = float(bound_k * shape.gpus)
+    free_after = _gpus_free(lab)
+    bound_extra = 0
+    if not capped:
+        extra = str(copies)
+        _create_copy(lab, shape, extra)
+        bound_extra = _bound(_wait_settled(lab, shape, extra, shape.pods))
+    row = Row(shape.id, kind, copies, capped, bound_k, bound_extra, shape.pods, free_before, free_after, gpus_bound)
+    ROWS.append(row)
+    kinds = ("batch/v1", "Job") if shape.gang else ("apps/v1", "Deployment")
+    for index in range(copies + (0 if capped else 1)):
+        lab.kube.delete(*kinds, f"{shape.id}-{index}", NAMESPACE, propagationPolicy="Background")
+    lab.wait_for(
+        "v1",
+        "Pod",
+        NAMESPACE,
+        lambda pods: not pods,
+        what=f"the pods of {shape.id} gone",
+        timeout=120,
+        label_selector=f"{SHAPE_LABEL}={shape.id}",
+    )
     assert row.agrees, (fit["verdict"], row)

@@ -1,7 +1,9 @@
-"""RayCluster on the real KubeRay operator, pods on KWOK nodes: wmap's status, pods and GPUs at every step.
+"""RayCluster on the real KubeRay v1.5.0 operator, its pods on KWOK nodes: wmap's reading at every step.
 
-The rules asserted are docs/semantics.md "RayCluster"; every step waits on wmap's own watch, keeps the states
-it saw on the way, and reads the settled state once more through ``wmap get``/``wmap describe -o json``."""
+The rules are docs/semantics.md "RayCluster". KWOK moves the lab's pods only when the story says so
+(tests/lab/kwok.py), so each state — pods bound but starting, a scale-up half ready, pods still terminating
+during a suspension — holds until the step is observed. The recording of each run is replayed state by
+state to check the transient states between steps too."""
 
 from __future__ import annotations
 
@@ -9,38 +11,37 @@ from typing import Any
 
 import pytest
 
-from .kwok import PHASE_ANNOTATION
-from .scenario import ClusterWatch, expect
-
-pytestmark = pytest.mark.lab
+from .kwok import FROZEN_ANNOTATION
+from .lab import Lab
+from .replayed import between, primaries, recording_path
+from .scenario import Scenario, Step, Story, live
 
 NAMESPACE = "lab-ray"
-GPUS_PER_WORKER = 4
+GPUS = 4  # per worker
+RECORD = [("ray.io/v1", "RayCluster"), ("v1", "Pod")]
+RAY = ("ray.io/v1", "RayCluster")
 
 
-def ray_pod(gpus: int) -> dict[str, Any]:
-    resources: dict[str, Any] = {"requests": {"cpu": "1", "memory": "1Gi"}}
-    if gpus:
-        resources["requests"]["nvidia.com/gpu"] = str(gpus)
-        resources["limits"] = {"nvidia.com/gpu": str(gpus)}
+def expect(
+    primary: str,
+    workers: int,
+    ready: tuple[int, int] | None,
+    *,
+    present: tuple[int, int] | None = None,
+    suspended: bool = False,
+) -> dict[str, Any]:
+    """The facts of one step: desired pods follow the spec (0 while suspended), present and ready the pods."""
+    head, desired_workers = (0, 0) if suspended else (1, workers)
+    here = present if present is not None else (head, desired_workers)
+    ready_pods = ready if ready is not None else (0, 0)
     return {
-        # KWOK makes the lab's pods Running and Ready when their template asks for it (tests/lab/kwok.py).
-        "metadata": {"annotations": {PHASE_ANNOTATION: "Ready"}},
-        "spec": {"containers": [{"name": "ray", "image": "rayproject/ray:2.46.0", "resources": resources}]},
+        "primary": primary,
+        "pods": {"head": head, "worker": desired_workers},
+        "podsCurrent": {"head": here[0], "worker": here[1]},
+        "podsReady": {"head": ready_pods[0], "worker": ready_pods[1]},
+        "gpus": desired_workers * GPUS,
+        "gpusCurrent": here[1] * GPUS,
     }
-
-
-def worker_groups(workers: int) -> list[dict[str, Any]]:
-    return [
-        {
-            "groupName": "gpu",
-            "replicas": workers,
-            "minReplicas": 0,
-            "maxReplicas": 8,
-            "rayStartParams": {},
-            "template": ray_pod(GPUS_PER_WORKER),
-        }
-    ]
 
 
 def raycluster(name: str, workers: int, *, suspend: bool = False) -> dict[str, Any]:
@@ -51,84 +52,213 @@ def raycluster(name: str, workers: int, *, suspend: bool = False) -> dict[str, A
     }
     if suspend:
         spec["suspend"] = True
-    return {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayCluster",
-        "metadata": {"name": name, "namespace": NAMESPACE},
-        "spec": spec,
-    }
+    return {"apiVersion": RAY[0], "kind": RAY[1], "metadata": {"name": name, "namespace": NAMESPACE}, "spec": spec}
 
 
-def scale(kube: Any, name: str, workers: int) -> None:
-    kube.patch(
-        "ray.io/v1", "RayCluster", name, {"spec": {"workerGroupSpecs": worker_groups(workers)}}, namespace=NAMESPACE
+def ray_pod(gpus: int) -> dict[str, Any]:
+    requests: dict[str, str] = {"cpu": "1", "memory": "2Gi"}
+    limits: dict[str, str] = {}
+    if gpus:
+        requests["nvidia.com/gpu"] = limits["nvidia.com/gpu"] = str(gpus)
+    container = {"name": "ray", "image": "rayproject/ray:2.46.0", "resources": {"requests": requests, "limits": limits}}
+    return {"spec": {"containers": [container]}}
+
+
+def worker_groups(workers: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "groupName": "gpu",
+            "replicas": workers,
+            "minReplicas": 0,
+            "maxReplicas": 8,
+            "rayStartParams": {},
+            "template": ray_pod(GPUS),
+        }
+    ]
+
+
+def condition(obj: dict[str, Any], kind: str) -> str | None:
+    found = [c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == kind]
+    return found[-1].get("status") if found else None
+
+
+def bound(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [p for p in live(pods) if (p.get("status") or {}).get("podIP")]
+
+
+LIFECYCLE = Scenario(
+    framework="ray",
+    name="raycluster-lifecycle",
+    workload={"apiVersion": RAY[0], "kind": RAY[1], "namespace": NAMESPACE, "name": "rc"},
+    wmap_type="raycluster",
+    record_kinds=RECORD,
+    operator="kuberay",
+    steps=[
+        Step("pods starting", expect("Initializing", 2, None)),
+        Step("running", expect("Running", 2, (1, 2))),
+        Step("scaling up", expect("Degraded", 3, (1, 2))),
+        Step("scaled up", expect("Running", 3, (1, 3))),
+        Step("scaled down", expect("Running", 1, (1, 1))),
+        # The pods are still there, Terminating (present and as Ready as they were), and hold no GPUs any more.
+        Step("suspending", {**expect("Suspending", 1, (1, 1), present=(1, 1), suspended=True), "gpusCurrent": 0}),
+        Step("suspended", expect("Suspended", 1, None, present=(0, 0), suspended=True)),
+        Step("resuming", expect("Resuming", 1, None)),
+        Step("resumed", expect("Running", 1, (1, 1))),
+        Step("worker failed", expect("Degraded", 1, (1, 0))),
+        Step("recovered", expect("Running", 1, (1, 1))),
+    ],
+)
+
+
+def lifecycle(story: Story) -> None:
+    lab, ns = story.lab, story.namespace
+    selector = "ray.io/cluster=rc"
+
+    def pods_bound(head: int, workers: int) -> None:
+        def ok(pods: list[dict[str, Any]]) -> bool:
+            up = bound(pods)
+            kinds = [p["metadata"]["labels"].get("ray.io/node-type") for p in up]
+            return (
+                len(live(pods)) == head + workers and kinds.count("head") == head and kinds.count("worker") == workers
+            )
+
+        story.wait_pods(ok, f"{head} head and {workers} workers bound", label_selector=selector)
+
+    def ready_all() -> None:
+        lab.set_phase(ns, "Ready", label_selector=selector)
+
+    lab.kube.create(raycluster("rc", 2))
+    pods_bound(1, 2)
+    story.wait_workload(lambda rc: condition(rc, "RayClusterProvisioned") == "False", "provisioning")
+    story.observe("pods starting")
+
+    ready_all()
+    story.wait_workload(lambda rc: condition(rc, "RayClusterProvisioned") == "True", "provisioned")
+    story.observe("running")
+
+    lab.kube.patch(*RAY, "rc", {"spec": {"workerGroupSpecs": worker_groups(3)}}, namespace=ns)
+    pods_bound(1, 3)
+    story.wait_workload(lambda rc: (rc.get("status") or {}).get("desiredWorkerReplicas") == 3, "3 workers desired")
+    story.observe("scaling up")
+
+    ready_all()
+    story.wait_workload(lambda rc: (rc.get("status") or {}).get("readyWorkerReplicas") == 3, "3 workers ready")
+    story.observe("scaled up")
+
+    lab.kube.patch(*RAY, "rc", {"spec": {"workerGroupSpecs": worker_groups(1)}}, namespace=ns)
+    pods_bound(1, 1)
+    story.wait_workload(lambda rc: (rc.get("status") or {}).get("readyWorkerReplicas") == 1, "1 worker ready")
+    story.observe("scaled down")
+
+    # Held Terminating (as a kubelet still stopping containers would), the pods keep the suspension in progress.
+    for pod in story.pods(selector):
+        lab.kube.patch(
+            "v1",
+            "Pod",
+            pod["metadata"]["name"],
+            {"metadata": {"annotations": {FROZEN_ANNOTATION: "true"}}},
+            namespace=ns,
+        )
+    lab.wmap("update", "raycluster/rc", "-n", ns, "--suspend")
+    story.wait_workload(lambda rc: condition(rc, "RayClusterSuspending") == "True", "suspending")
+    story.wait_pods(
+        lambda pods: pods and all(p["metadata"].get("deletionTimestamp") for p in pods),
+        "pods terminating",
+        label_selector=selector,
     )
+    story.observe("suspending")
+
+    for pod in story.pods(selector):
+        lab.kube.patch(
+            "v1", "Pod", pod["metadata"]["name"], {"metadata": {"annotations": {FROZEN_ANNOTATION: None}}}, namespace=ns
+        )
+    story.wait_workload(lambda rc: condition(rc, "RayClusterSuspended") == "True", "suspended")
+    story.observe("suspended")
+
+    lab.wmap("update", "raycluster/rc", "-n", ns, "--resume")
+    pods_bound(1, 1)
+    story.wait_workload(lambda rc: condition(rc, "RayClusterSuspended") == "False", "resumed by KubeRay")
+    story.observe("resuming")
+
+    ready_all()
+    story.wait_workload(lambda rc: (rc.get("status") or {}).get("state") == "ready", "ready again")
+    story.observe("resumed")
+
+    worker = story.pods(selector + ",ray.io/node-type=worker")[0]["metadata"]["name"]
+    lab.set_phase(ns, "Failed", [worker])
+    story.wait_pods(
+        lambda pods: worker not in {p["metadata"]["name"] for p in pods} and len(bound(pods)) == 2,
+        "the failed worker replaced",
+        label_selector=selector,
+    )
+    story.wait_workload(lambda rc: (rc.get("status") or {}).get("readyWorkerReplicas") == 0, "0 workers ready")
+    story.observe("worker failed")
+
+    ready_all()
+    story.wait_workload(lambda rc: (rc.get("status") or {}).get("readyWorkerReplicas") == 1, "1 worker ready")
+    story.observe("recovered")
+
+    lab.kube.delete(*RAY, "rc", ns)
+    story.wait_pods(lambda pods: not pods, "every pod of the deleted cluster gone", label_selector=selector)
 
 
-def running(workers: int) -> Any:
-    gpus = workers * GPUS_PER_WORKER
-    return expect("Running", {"head": 1, "worker": workers}, gpus=gpus, gpus_in_use=gpus)
+CREATED_SUSPENDED = Scenario(
+    framework="ray",
+    name="raycluster-created-suspended",
+    workload={"apiVersion": RAY[0], "kind": RAY[1], "namespace": NAMESPACE, "name": "parked"},
+    wmap_type="raycluster",
+    record_kinds=RECORD,
+    operator="kuberay",
+    steps=[Step("created suspended", expect("Suspended", 2, None, present=(0, 0), suspended=True))],
+)
 
 
-SUSPENDED = expect("Suspended", {"head": 0, "worker": 0}, gpus=0, gpus_in_use=0)
+def created_suspended(story: Story) -> None:
+    story.lab.kube.create(raycluster("parked", 2, suspend=True))
+    story.wait_workload(
+        lambda rc: (
+            (rc.get("status") or {}).get("state") == "suspended" or condition(rc, "RayClusterSuspended") == "True"
+        ),
+        "suspended by KubeRay",
+    )
+    story.observe("created suspended")
+    story.lab.kube.delete(*RAY, "parked", story.namespace)
 
 
-def test_raycluster_lifecycle(lab: Any) -> None:
-    lab.start_operator("kuberay")
-    kube = lab.kube
-    lab.namespace(NAMESPACE)
-    with ClusterWatch(lab, NAMESPACE).running() as watch:
-        rc = watch.follow("raycluster", "rc")
-
-        start = rc.mark()
-        kube.create(raycluster("rc", 2))
-        rc.settle(running(2))
-        assert "Initializing" in rc.primaries_since(start), rc.primaries_since(start)
-
-        step = rc.mark()
-        scale(kube, "rc", 3)
-        rc.settle(running(3))
-        # New workers not Ready yet: fewer Ready than desired after provisioning is Degraded (docs/semantics.md).
-        assert set(rc.primaries_since(step)) <= {"Running", "Degraded"}, rc.primaries_since(step)
-
-        step = rc.mark()
-        scale(kube, "rc", 1)
-        rc.settle(running(1))
-        assert set(rc.primaries_since(step)) <= {"Running", "Degraded"}, rc.primaries_since(step)
-
-        step = rc.mark()
-        lab.wmap("update", "raycluster/rc", "-n", NAMESPACE, "--suspend")
-        rc.settle(SUSPENDED)
-        assert "Suspending" in rc.primaries_since(step), rc.primaries_since(step)
-
-        step = rc.mark()
-        lab.wmap("update", "raycluster/rc", "-n", NAMESPACE, "--resume")
-        rc.settle(running(1))
-        seen = rc.primaries_since(step)
-        assert "Resuming" in seen and "Undefined" not in seen, seen
-
-        step = rc.mark()
-        worker = kube.list("v1", "Pod", NAMESPACE, label_selector="ray.io/cluster=rc,ray.io/node-type=worker")[0]
-        # The lab's KWOK stage terminates its containers with exit code 1: the pod is Failed.
-        lab.set_phase(NAMESPACE, "Failed", [worker["metadata"]["name"]])
-        rc.settle(running(1))
-        assert "Degraded" in rc.primaries_since(step), rc.primaries_since(step)
-
-        kube.delete("ray.io/v1", "RayCluster", "rc", NAMESPACE)
-        rc.wait_for(lambda state: state is None, what="gone")
+@pytest.fixture(scope="module")
+def lifecycle_run(lab: Lab) -> tuple[Scenario, Lab]:
+    return LIFECYCLE.run(lab, lifecycle), lab
 
 
-def test_raycluster_created_suspended(lab: Any) -> None:
-    lab.start_operator("kuberay")
-    kube = lab.kube
-    lab.namespace(NAMESPACE)
-    with ClusterWatch(lab, NAMESPACE).running() as watch:
-        rc = watch.follow("raycluster", "parked")
-        start = rc.mark()
-        kube.create(raycluster("parked", 2, suspend=True))
-        rc.settle(SUSPENDED)
-        seen = rc.primaries_since(start)
-        # Before KubeRay's first status the object already says suspend: never Undefined on the way.
-        assert "Undefined" not in seen and "Initializing" not in seen, seen
-        kube.delete("ray.io/v1", "RayCluster", "parked", NAMESPACE)
-        rc.wait_for(lambda state: state is None, what="gone")
+@pytest.fixture(scope="module")
+def created_suspended_run(lab: Lab) -> tuple[Scenario, Lab]:
+    return CREATED_SUSPENDED.run(lab, created_suspended), lab
+
+
+@pytest.mark.parametrize("step", LIFECYCLE.params())
+def test_raycluster_lifecycle(lifecycle_run: tuple[Scenario, Lab], step: str) -> None:
+    lifecycle_run[0].check(step)
+
+
+def test_raycluster_lifecycle_transitions(lifecycle_run: tuple[Scenario, Lab]) -> None:
+    """Between the settled steps wmap never reads Undefined, and a resume is never read Suspending."""
+    scenario, lab = lifecycle_run
+    changes = primaries(recording_path(scenario, lab.work_dir), "raycluster", NAMESPACE, "rc")
+    after = {name: o.after for name, o in scenario.observations.items()}
+    seen = [p for _, p in changes]
+    assert "Undefined" not in seen, changes
+    assert "Suspending" not in between(changes, after["suspended"], after["resumed"]), changes
+
+
+@pytest.mark.parametrize("step", CREATED_SUSPENDED.params())
+def test_raycluster_created_suspended(created_suspended_run: tuple[Scenario, Lab], step: str) -> None:
+    created_suspended_run[0].check(step)
+
+
+def test_raycluster_created_suspended_never_undefined(created_suspended_run: tuple[Scenario, Lab]) -> None:
+    """From its creation (before KubeRay's first status) a RayCluster with spec.suspend reads Suspended or
+    Suspending, never Undefined or Initializing."""
+    scenario, lab = created_suspended_run
+    changes = primaries(recording_path(scenario, lab.work_dir), "raycluster", NAMESPACE, "parked")
+    seen = [p for _, p in changes if p is not None]
+    assert seen and set(seen) <= {"Suspending", "Suspended"}, changes
