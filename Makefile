@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 EXAMPLE := src/workload_map/examples/ai-cluster.yaml
 
-.PHONY: example test lint unit live bench fuzz clean
+.PHONY: example test lint unit live lab bench fuzz clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +25,16 @@ lint: $(BIN)/.installed
 
 # Unit and integration tests without a cluster, in parallel.
 unit: $(BIN)/.installed
-	$(BIN)/python -m pytest -q -n 2 -m "not live" tests
+	$(BIN)/python -m pytest -q -n 2 -m "not live and not lab" tests
 
 # Tests against a genuine kube-apiserver built from the Kubernetes Go module (cached between runs).
 live: $(BIN)/.installed
 	$(BIN)/python -m pytest -q -m live tests
+
+# The cluster lab: the genuine control plane with kube-controller-manager, kube-scheduler, KWOK nodes and real
+# operators (binaries from tools/lab/build.sh, cached between runs), workloads driven step by step.
+lab: $(BIN)/.installed
+	$(BIN)/python -m pytest -q -m lab tests/lab
 
 test: lint unit live
 

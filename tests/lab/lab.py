@@ -19,8 +19,9 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -36,6 +37,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # The node lifecycle controller's grace: several KWOK heartbeats (kwok.HEARTBEAT_S), so a loaded machine
 # does not make a healthy node NotReady, short enough that a lost node is noticed within a scenario.
 NODE_MONITOR_GRACE_S = 20
+SECOND_SCHEDULER = "lab-scheduler"
 WAIT_S = float(os.environ.get("WMAP_LAB_WAIT", "120"))
 
 
@@ -97,9 +99,23 @@ class Lab:
                 "--v=2",
             ],
         )
+        scheduler_config = self.work_dir / "kube-scheduler.yaml"
+        scheduler_config.write_text(
+            json.dumps(
+                {
+                    "apiVersion": "kubescheduler.config.k8s.io/v1",
+                    "kind": "KubeSchedulerConfiguration",
+                    "clientConnection": {"kubeconfig": kc},
+                    "leaderElection": {"leaderElect": False},
+                    # A second profile: pods a test moves to another scheduler (wmap update
+                    # --scheduler-name) are still scheduled, by a scheduler with that name.
+                    "profiles": [{"schedulerName": "default-scheduler"}, {"schedulerName": SECOND_SCHEDULER}],
+                }
+            )
+        )
         self._spawn(
             "kube-scheduler",
-            [str(bin_dir / "kube-scheduler"), f"--kubeconfig={kc}", "--secure-port=0", "--leader-elect=false"],
+            [str(bin_dir / "kube-scheduler"), f"--config={scheduler_config}", "--secure-port=0"],
         )
         config = self.work_dir / "kwok.yaml"
         config.write_text(kwok.config())
@@ -251,6 +267,42 @@ class Lab:
                 "v1", "Pod", pod, {"metadata": {"annotations": {kwok.PHASE_ANNOTATION: phase}}}, namespace=namespace
             )
         return names
+
+    @contextlib.contextmanager
+    def auto_phase(self, namespace: str, phase: str = "Ready", *, label_selector: str | None = None) -> Iterator[None]:
+        """Inside the block, every pod bound to a node (now or later) is moved to ``phase`` as soon as it
+        is seen: a kubelet starting pods by itself, for steps where the test waits on the workload only."""
+        if phase not in kwok.PHASES:
+            raise LabError(f"phase {phase!r}: one of {kwok.PHASES}")
+        stop = threading.Event()
+        errors: list[BaseException] = []
+
+        def drive() -> None:
+            watch = Watch(self.kube, "v1", "Pod", namespace, label_selector=label_selector)
+            try:
+                for _type, pod in watch.events(time.monotonic() + 3600, stop=stop.is_set):
+                    if stop.is_set():
+                        return
+                    meta = pod["metadata"]
+                    bound = (pod.get("status") or {}).get("podIP")
+                    if (
+                        bound
+                        and not meta.get("deletionTimestamp")
+                        and kwok.PHASE_ANNOTATION not in (meta.get("annotations") or {})
+                    ):
+                        with contextlib.suppress(ApiError):  # gone meanwhile
+                            self.set_phase(namespace, phase, [_name(pod)])
+            except BaseException as exc:  # re-raised in the test's thread
+                errors.append(exc)
+
+        thread = threading.Thread(target=drive, daemon=True, name=f"auto-{phase}-{namespace}")
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()  # the thread ends at the watch's next event or timeout, acting no more
+        if errors:
+            raise LabError(f"driving pods to {phase} failed: {errors[0]!r}")
 
     def lose_node(self, node: str) -> list[str]:
         """The node's kubelet is gone: no heartbeat any more, its pods keep their last status (they stay

@@ -8,22 +8,29 @@ checkpoint taken after it names exactly the state ``wmap`` was shown.
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import yaml
+from workload_map.sources.recording import (
+    Checkpoint,
+    OperatorRef,
+    Recorded,
+    RecordedEvent,
+    Recording,
+    WorkloadRef,
+    dump_recording,
+    rfc3339,
+)
 
 from .kube import Kube, Obj, Watch
 
-API_VERSION = "workload-map.run.ai/v1alpha1"
 SETTLE_S = 60.0
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return rfc3339(time.time())
 
 
 def slim(obj: Obj) -> Obj:
@@ -107,22 +114,19 @@ class Recorder:
     def checkpoint(self, name: str, after: int, expect: dict[str, Any]) -> None:
         self.checkpoints.append({"name": name, "after": after, "expect": expect})
 
-    def document(self, server: str) -> dict[str, Any]:
-        recorded: dict[str, Any] = {"by": "lab", "started": self.started, "server": server}
-        if self.operator:
-            recorded["operator"] = dict(self.operator)
+    def recording(self, server: str) -> Recording:
+        operator = OperatorRef(self.operator["name"], self.operator["version"]) if self.operator else None
+        w = self.workload
         with self._lock:
-            return {
-                "apiVersion": API_VERSION,
-                "kind": "Recording",
-                "workload": dict(self.workload),
-                "recorded": recorded,
-                "objects": list(self.objects),
-                "events": list(self.events),
-                "checkpoints": list(self.checkpoints),
-            }
+            return Recording(
+                workload=WorkloadRef(w["apiVersion"], w["kind"], w["namespace"], w["name"]),
+                recorded=Recorded("lab", self.started, server=server, operator=operator),
+                objects=list(self.objects),
+                events=[RecordedEvent(e["at"], e["type"], e["object"]) for e in self.events],
+                checkpoints=[Checkpoint(c["name"], c["after"], c["expect"]) for c in self.checkpoints],
+            )
 
     def save(self, path: Path, server: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w") as f:
-            yaml.safe_dump(self.document(server), f, sort_keys=False, width=120)
+            dump_recording(self.recording(server), f)

@@ -72,6 +72,7 @@ class Scenario:
     steps: list[Step]
     operator: str | None = None
     observations: dict[str, Observation] = field(default_factory=dict)
+    captured: dict[str, Any] = field(default_factory=dict)  # what a story keeps for tests beside the steps
     seconds: float | None = None
 
     def params(self) -> list[Any]:
