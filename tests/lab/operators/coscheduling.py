@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from . import OperatorContext, OperatorLaunch
-from ._sources import module_dir
+from ._kubebuilder import module_dir
 
 NAME = "coscheduling"
 VERSION = "v0.33.5"

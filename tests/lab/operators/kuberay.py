@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import OperatorContext, OperatorLaunch
-from ._sources import module_dir
+from ._kubebuilder import module_dir
 
 NAME = "kuberay"
 VERSION = "v1.5.0"

@@ -1,23 +1,22 @@
 """Kueue v0.17.0 with its webhooks served on 127.0.0.1 and registered by URL.
 
 Kueue's own defaults assume a Deployment: internal certificate management (a Secret and a Service), leader
-election, a visibility API server. The lab turns these off in a Configuration file, serves the webhooks with
-the lab's certificate and enables the job integrations whose CRDs the cluster has when Kueue starts (Kueue
-skips a framework without its CRD, and a webhook registered for a path it does not serve would reject every
-object of that kind)."""
+election, a visibility API server. The lab turns these off (the Configuration of ``manager_config`` plus
+Kueue's namespace and integrations, the visibility server by feature gate), and enables the job integrations
+whose CRDs the cluster serves when Kueue starts: Kueue skips a framework without its CRD, and a webhook
+registered for a path it does not serve would reject every object of that kind."""
 
 from __future__ import annotations
 
-import base64
 import json
 import shlex
+import ssl
+import urllib.request
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from . import OperatorContext, OperatorLaunch
-from ._sources import module_dir, served_crds
+from ._kubebuilder import manager_config, module_dir, webhooks_by_url
 
 NAME = "kueue"
 VERSION = "v0.17.0"
@@ -36,46 +35,39 @@ FRAMEWORK_CRDS = {
 METRICS_CERT_DIR = "/etc/kueue/metrics/certs"
 
 
+def served_crds(kubeconfig: Path) -> set[str]:
+    """The names (``plural.group``) of the CRDs the lab's API server has, read with the lab's kubeconfig."""
+    config: dict[str, Any] = json.loads(kubeconfig.read_text())
+    cluster = config["clusters"][0]["cluster"]
+    request = urllib.request.Request(
+        cluster["server"] + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        headers={"Authorization": f"Bearer {config['users'][0]['user']['token']}"},
+    )
+    context = ssl.create_default_context(cafile=cluster["certificate-authority"])
+    with urllib.request.urlopen(request, context=context, timeout=30) as answer:
+        listing = json.load(answer)
+    return {item["metadata"]["name"] for item in listing.get("items", [])}
+
+
 def frameworks(served: set[str]) -> list[str]:
     """The integrations to enable: batch/job and each framework whose CRD is served."""
     return ["batch/job", *(name for name, crd in FRAMEWORK_CRDS.items() if crd in served)]
 
 
-def _served_resources(enabled: list[str]) -> set[tuple[str, str]]:
-    resources = {("batch", "jobs")}
+def served_webhooks(configurations: list[dict[str, Any]], enabled: list[str]) -> list[dict[str, Any]]:
+    """Of Kueue's webhooks, those it serves: its own kinds' and the enabled frameworks' (the pod, deployment,
+    ... webhooks belong to integrations left off)."""
+    wanted = {("batch", "jobs")}
     for name in enabled:
         if name in FRAMEWORK_CRDS:
             plural, group = FRAMEWORK_CRDS[name].split(".", 1)
-            resources.add((group, plural))
-    return resources
+            wanted.add((group, plural))
 
+    def served(hook: dict[str, Any]) -> bool:
+        kinds = {(g, r) for rule in hook.get("rules", []) for g in rule["apiGroups"] for r in rule["resources"]}
+        return any(group == "kueue.x-k8s.io" for group, _ in kinds) or bool(kinds & wanted)
 
-def webhook_configurations(manifests: Path, port: int, ca_bundle: bytes, enabled: list[str]) -> list[dict[str, Any]]:
-    """Kueue's webhook configurations, by URL on 127.0.0.1, keeping the webhooks Kueue serves: its own kinds
-    and the enabled frameworks' (the pod, deployment, ... webhooks are for integrations left off)."""
-    wanted = _served_resources(enabled)
-    ca = base64.b64encode(ca_bundle).decode()
-    configurations = []
-    for document in yaml.safe_load_all(manifests.read_text()):
-        if not document:
-            continue
-        hooks = []
-        for hook in document.get("webhooks", []):
-            kinds = {(g, r) for rule in hook.get("rules", []) for g in rule["apiGroups"] for r in rule["resources"]}
-            if not any(group == "kueue.x-k8s.io" for group, _ in kinds) and not kinds & wanted:
-                continue
-            path = hook["clientConfig"]["service"]["path"]
-            hooks.append({**hook, "clientConfig": {"url": f"https://127.0.0.1:{port}{path}", "caBundle": ca}})
-        short = "mutating" if document["kind"].startswith("Mutating") else "validating"
-        configurations.append(
-            {
-                "apiVersion": document["apiVersion"],
-                "kind": document["kind"],
-                "metadata": {"name": f"lab-kueue-{short}"},
-                "webhooks": hooks,
-            }
-        )
-    return configurations
+    return [{**c, "webhooks": [h for h in c["webhooks"] if served(h)]} for c in configurations]
 
 
 def launch(ctx: OperatorContext) -> OperatorLaunch:
@@ -83,19 +75,9 @@ def launch(ctx: OperatorContext) -> OperatorLaunch:
     cert = ctx.serving_cert()
     port = ctx.free_port()
     enabled = frameworks(served_crds(ctx.kubeconfig))
-    config = {
-        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
-        "kind": "Configuration",
-        "namespace": NAMESPACE,
-        "health": {"healthProbeBindAddress": f"127.0.0.1:{ctx.free_port()}"},
-        "metrics": {"bindAddress": "0"},
-        "webhook": {"port": port, "host": "127.0.0.1", "certDir": str(cert.dir)},
-        "leaderElection": {"leaderElect": False},
-        "internalCertManagement": {"enable": False},
-        "integrations": {"frameworks": enabled},
-    }
-    ctx.work_dir.mkdir(parents=True, exist_ok=True)
-    config_file = ctx.work_dir / "kueue-config.yaml"
+    config_file = manager_config(ctx, "config.kueue.x-k8s.io/v1beta2", port)
+    config = json.loads(config_file.read_text())
+    config.update({"namespace": NAMESPACE, "integrations": {"frameworks": enabled}})
     config_file.write_text(json.dumps(config, indent=2) + "\n")
     # Without internal certificate management Kueue insists on reading a metrics certificate from a fixed
     # path under /etc. The process gets it in a private mount namespace: an overlay of /etc whose writes land
@@ -112,14 +94,12 @@ def launch(ctx: OperatorContext) -> OperatorLaunch:
             "exec " + shlex.join(kueue),
         ]
     )
-    crd_dir = source / "config" / "components" / "crd" / "bases"
+    webhooks = webhooks_by_url(source / "config" / "components" / "webhook", NAME, port, cert.ca_bundle)
     return OperatorLaunch(
         argv=["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
         env={"KUBECONFIG": str(ctx.kubeconfig)},
-        crds=sorted(crd_dir.glob("kueue.x-k8s.io_*.yaml")),
+        crds=sorted((source / "config" / "components" / "crd" / "bases").glob("kueue.x-k8s.io_*.yaml")),
         before=[{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}],
-        webhooks=webhook_configurations(
-            source / "config" / "components" / "webhook" / "manifests.yaml", port, cert.ca_bundle, enabled
-        ),
+        webhooks=served_webhooks(webhooks, enabled),
         ready_port=port,
     )
