@@ -256,7 +256,26 @@ def _create_copy(lab: Any, shape: Shape, copy: str) -> None:
         lab.wmap("update", f"job/{name}", "-n", NAMESPACE, "--resume")
 
 
-@pytest.mark.parametrize("shape", shapes(), ids=lambda s: s.id)
+def known_disagreement(shape: Shape) -> str | None:
+    """Why wmap and the scheduler part on this shape, where the cause is known and documented."""
+    if shape.pool == "gpu-tainted" and shape.gpus:
+        return (
+            "docs/placement.md 3.1: wmap fit lets GPU pods tolerate taints keyed by nvidia.com/gpu, as the "
+            "ExtendedResourceToleration admission plugin makes them; the lab's kube-apiserver runs without that "
+            "plugin (it is off by default), so the scheduler keeps these pods off the tainted node"
+        )
+    return None
+
+
+def params() -> list[Any]:
+    return [
+        pytest.param(shape, id=shape.id, marks=[pytest.mark.xfail(strict=True, reason=why)] if why else [])
+        for shape in shapes()
+        for why in [known_disagreement(shape)]
+    ]
+
+
+@pytest.mark.parametrize("shape", params())
 def test_fit_matches_scheduler(fit_lab: Any, shape: Shape, tmp_path: Any) -> None:
     lab = fit_lab
     manifest = tmp_path / "shape.json"
