@@ -162,7 +162,6 @@ def table(rows: list[Row]) -> str:
 
 @pytest.fixture(scope="module")
 def fit_lab(lab: Any) -> Iterator[Any]:
-    lab.start_operator("coscheduling")
     lab.namespace(NAMESPACE)
     for spec in EXTRA_NODES:
         lab.kube.create(spec.to_object())
@@ -278,6 +277,8 @@ def params() -> list[Any]:
 @pytest.mark.parametrize("shape", params())
 def test_fit_matches_scheduler(fit_lab: Any, shape: Shape, tmp_path: Any) -> None:
     lab = fit_lab
+    if shape.gang:
+        lab.start_operator("coscheduling")
     manifest = tmp_path / "shape.json"
     manifest.write_text(json.dumps(shape.manifest("probe")))
     fit = lab.wmap_json("fit", "-f", str(manifest), "-n", NAMESPACE, "--max-copies", str(MAX_COPIES))
