@@ -257,7 +257,8 @@ def _create_copy(lab: Any, shape: Shape, copy: str) -> None:
 
 def known_disagreement(shape: Shape) -> str | None:
     """Why wmap and the scheduler part on this shape, where the cause is known and documented."""
-    if shape.pool == "gpu-tainted" and shape.gpus:
+    tainted_gpus = next(spec.gpus for spec in EXTRA_NODES if spec.pool == "gpu-tainted")
+    if shape.pool == "gpu-tainted" and shape.gpus and shape.pods * shape.gpus <= tainted_gpus:
         return (
             "docs/placement.md 3.1: wmap fit lets GPU pods tolerate taints keyed by nvidia.com/gpu, as the "
             "ExtendedResourceToleration admission plugin makes them; the lab's kube-apiserver runs without that "
