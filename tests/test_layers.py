@@ -64,8 +64,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # The exporter of `wmap serve`: HTTP and Prometheus exposition over a live model.
     "serve": ("workload_map.serve",),
     "operator": ("workload_map.operator",),
-    # Build tools run from a checkout: ``python -m workload_map.crd`` writes the CRD and the chart's RBAC.
-    "tools": ("workload_map.crd.__main__",),
+    # Build tools run from a checkout: ``python -m workload_map.manifests`` writes the CRD and the chart's RBAC.
+    "tools": ("workload_map.manifests",),
 }
 
 CORE = ("foundation", "jq", "definition", "authoring", "resolve", "tree", "gang", "placement")
@@ -195,7 +195,7 @@ def test_restricted_libraries_stay_in_their_layers() -> None:
         ("workload_map.cluster.catalog_sync", "sources"),
         ("workload_map.crd.labels", "definition"),
         ("workload_map.sources.documents", "foundation"),
-        ("workload_map.crd.__main__", "tools"),
+        ("workload_map.manifests", "tools"),
         ("workload_map.cli.errors", "cli-conventions"),
         ("workload_map", "api"),
         ("workload_map.api.view", "api"),
@@ -244,6 +244,9 @@ CLI_CLUSTER_OPERATIONS: dict[str, str] = {
     "workload_map.cli.complete": "workload_map.cluster workload_map.registry workload_map.snapshot workload_map.api",
     # `wmap snapshot` writes the raw objects a live read returns into a dump file.
     "workload_map.cli.commands.snapshot": "workload_map.cluster workload_map.api.definitions",
+    # `wmap record` writes the raw objects a live watch of one workload returns into a recording file; it
+    # declares kubectl's connection flags without the whole-command --timeout (its --timeout ends the recording).
+    "workload_map.cli.commands.record": "workload_map.cluster",
     # `wmap serve` starts the service surface over the public API's live model.
     "workload_map.cli.commands.serve": "workload_map.serve",
     # `wmap catalog install|diff` applies definitions to a cluster (a cluster operation, not a read).

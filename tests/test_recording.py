@@ -348,3 +348,22 @@ def test_library_test_samples_reads_recordings(tmp_path: Path) -> None:
     definition = next(d for d in wm.effective_definitions()[0] if d.name == "batch-job-v1")
     results = wm.test_samples(definition, [str(path)])
     assert [(r.checkpoint, r.after, r.verdict) for r in results] == [("done", 9, "PASS")]
+
+
+def test_states_where_the_workload_is_absent_are_not_shown(tmp_path: Path) -> None:
+    """A recording that starts before the workload exists (the lab's) shows from its creation on."""
+    recording = _recording()
+    created = RecordedEvent("2026-12-06T22:00:59.000Z", "ADDED", _job({}))
+    recording.objects, recording.events = [], [created, *recording.events]
+    path = _write(tmp_path / "r.yaml", recording)
+    result = _test("--samples", str(path), "-o", "json")
+    assert result.exit_code == 0, result.output
+    samples = json.loads(result.stdout)["samples"]
+    assert samples[0]["after"] == 1 and samples[0]["at"] == "2026-12-06T22:00:59.000Z"
+    assert samples[-1]["tree"]["status"]["primary"] == "Completed"
+
+
+def test_a_missing_recording_file_is_a_located_error(tmp_path: Path) -> None:
+    with pytest.raises(DocumentError, match="no such file or directory") as caught:
+        load_recording(str(tmp_path / "absent.yaml"))
+    assert str(tmp_path / "absent.yaml") in str(caught.value)

@@ -163,6 +163,13 @@ def test_unknown_type_exit_4(wmap: Invoke) -> None:
     result = wmap("get", "frobnicators")
     assert result.exit_code == 4
     assert result.stderr.startswith('error: no definition covers type "frobnicators"')
+    assert "did you mean" not in result.stderr  # nothing close
+
+
+def test_a_misspelt_type_names_the_closest_covered_ones(wmap: Invoke) -> None:
+    result = wmap("get", "minijbo/nope")
+    assert result.exit_code == 4
+    assert "hint: did you mean minijob? list the covered types with: wmap definitions" in result.stderr
 
 
 def test_ambiguous_type(wmap: Invoke, tmp_path: pytest.TempPathFactory) -> None:

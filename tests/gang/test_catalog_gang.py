@@ -44,9 +44,18 @@ def pytorchjob(obj: Obj) -> list[int]:
 
 
 def mpijob(obj: Obj) -> list[int]:
-    specs = {k.lower(): v for k, v in obj["spec"]["mpiReplicaSpecs"].items()}
-    launcher = _n(specs.get("launcher", {}).get("replicas"), 1) if "launcher" in specs else 0
-    return [launcher + _n(specs.get("worker", {}).get("replicas"), 0)]
+    """KAI's MPI grouper: runPolicy.schedulingPolicy.minAvailable, else launcher + workers; less the launcher's
+    replicas with launcherCreationPolicy WaitForWorkersReady (mpi-operator v0.6.0 creates the launcher only
+    once every worker is Ready)."""
+    spec = obj["spec"]
+    specs = {k.lower(): v for k, v in spec["mpiReplicaSpecs"].items()}
+    launcher = _n((specs.get("launcher") or {}).get("replicas"), 1) if specs.get("launcher") else 0
+    target = ((spec.get("runPolicy") or {}).get("schedulingPolicy") or {}).get("minAvailable")
+    if target is None:
+        target = launcher + _n((specs.get("worker") or {}).get("replicas"), 0)
+    if spec.get("launcherCreationPolicy") == "WaitForWorkersReady":
+        target -= launcher
+    return [target]
 
 
 def raycluster(obj: Obj) -> list[int]:
@@ -171,3 +180,46 @@ def test_leaderworkerset_groups_are_per_replica(registry: DefinitionRegistry) ->
     plan = plan_for(registry, item.obj)
     assert [g.key[-1] for g in plan.groups] == [str(i) for i in range(len(plan.groups))]
     assert all(g.expected and g.component == "group" for g in plan.groups)
+
+
+def _mpijob(workers: int, *, policy: str | None = None, min_available: int | None = None) -> Obj:
+    container = {"name": "mpi", "image": "mpioperator/mpi-pi:openmpi"}
+    spec: Obj = {
+        "slotsPerWorker": 1,
+        "runPolicy": {"cleanPodPolicy": "Running"},
+        "mpiReplicaSpecs": {
+            "Launcher": {"replicas": 1, "template": {"spec": {"containers": [container]}}},
+            "Worker": {"replicas": workers, "template": {"spec": {"containers": [container]}}},
+        },
+    }
+    if policy is not None:
+        spec["launcherCreationPolicy"] = policy
+    if min_available is not None:
+        spec["runPolicy"]["schedulingPolicy"] = {"minAvailable": min_available}
+    return {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "pi"}, "spec": spec}
+
+
+@pytest.mark.parametrize(
+    ("workers", "policy", "min_available"),
+    [
+        (4, None, None),
+        (4, "AtStartup", 3),
+        (4, "WaitForWorkersReady", None),
+        (2, "WaitForWorkersReady", None),
+        (8, "WaitForWorkersReady", 6),
+    ],
+)
+def test_mpijob_gang_leaves_out_a_launcher_created_after_the_workers(
+    registry: DefinitionRegistry, workers: int, policy: str | None, min_available: int | None
+) -> None:
+    obj = _mpijob(workers, policy=policy, min_available=min_available)
+    plan = plan_for(registry, obj)
+    assert not plan.errors, [e.message for e in plan.errors]
+    assert [g.min_member for g in plan.groups] == mpijob(obj)
+
+
+def test_mpijob_gang_with_one_worker_and_a_delayed_launcher_cannot_go_below_two(registry: DefinitionRegistry) -> None:
+    """The Karta arithmetic counts a component at its replicas when its minimum is 0 (docs/gang.md 4), so the
+    launcher always adds its 1 and a lone worker cannot take it back: 2, where KAI's native plugin says 1."""
+    plan = plan_for(registry, _mpijob(1, policy="WaitForWorkersReady"))
+    assert [g.min_member for g in plan.groups] == [2]

@@ -32,6 +32,7 @@ LIMITED_USERS = (
     "wmap-ns-list",  # test_live_gaps.py: a namespaced Role, and list on namespaces
     "wmap-serve-no-kind",  # test_live_serve_gaps.py
     "wmap-serve-no-pods",
+    "wmap-record-none",  # test_live_record.py: no role at all
 )
 
 # A cold build of kube-apiserver + kubectl + etcd takes ~15 min on 2 cores.

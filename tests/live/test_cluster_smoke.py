@@ -16,8 +16,7 @@ from typing import Any, TypeVar, cast
 
 import pytest
 import yaml
-from kubernetes import client as k8s
-from kubernetes import config as k8s_config
+from kubernetes import client as k8s, config as k8s_config
 from kubernetes.client.exceptions import ApiException
 from tests.cluster.apiserver import TestCluster
 from tests.live.live_data import eventually

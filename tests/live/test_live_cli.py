@@ -27,8 +27,7 @@ from click.testing import CliRunner, Result
 from live_data import admin, create_namespace, deployment_scenario, ensure_crds, jobset_scenario, lws_scenario
 from tests.cluster.apiserver import TestCluster
 
-from workload_map.cli.commands import describe as describe_cmd
-from workload_map.cli.commands import get as get_cmd
+from workload_map.cli.commands import describe as describe_cmd, get as get_cmd
 from workload_map.cli.complete import complete_namespace, complete_target
 from workload_map.cli.main import cli
 from workload_map.cluster import LiveOptions, live_source

@@ -14,7 +14,7 @@ from tests.operator.support import REPO_ROOT, helm_template
 
 from workload_map.catalog import builtin_definitions
 from workload_map.crd import build_crd
-from workload_map.crd.__main__ import generated_files
+from workload_map.manifests import generated_files
 from workload_map.operator import admission, certs, rbac
 from workload_map.operator.controller import ServedKinds
 from workload_map.operator.reconcile import desired_conditions, due_events
@@ -23,7 +23,7 @@ from workload_map.operator.reconcile import desired_conditions, due_events
 def test_generated_files_are_fresh() -> None:
     for rel, text in generated_files().items():
         path = REPO_ROOT / rel
-        assert path.is_file() and path.read_text() == text, f"{rel} is stale: run python -m workload_map.crd"
+        assert path.is_file() and path.read_text() == text, f"{rel} is stale: run python -m workload_map.manifests"
 
 
 def test_crd_schema_is_structural() -> None:

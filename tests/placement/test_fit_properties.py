@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import workload_map as wm
 from workload_map.placement.claims import NodeClaim

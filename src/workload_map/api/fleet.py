@@ -20,13 +20,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from workload_map.api.view import _SCOPE, View
 from workload_map.errors import WorkloadMapError
+from workload_map.objects import Obj
 
 if TYPE_CHECKING:
     from workload_map.api.open import DefinitionsArg
     from workload_map.placement import Capacity, FitResult, WorkloadRequirements
     from workload_map.tree.model import WorkloadTree
-
-Obj = dict[str, Any]
 
 
 @dataclass(frozen=True)

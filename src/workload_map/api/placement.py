@@ -26,8 +26,7 @@ def fit(
     ``capacity``: a :class:`Capacity` or a View (its :meth:`View.capacity`). ``cluster`` names the
     cluster in the result."""
     from workload_map.api.view import View
-    from workload_map.placement import WorkloadRequirements
-    from workload_map.placement import fit as place
+    from workload_map.placement import WorkloadRequirements, fit as place
 
     if not isinstance(requirements, WorkloadRequirements):
         try:

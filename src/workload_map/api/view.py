@@ -18,6 +18,7 @@ from workload_map.errors import (
     UnknownTypeError,
     WorkloadMapError,
 )
+from workload_map.objects import Obj
 
 if TYPE_CHECKING:
     import threading
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from workload_map.resolver import ClusterView
     from workload_map.tree.model import WorkloadTree
 
-Obj = dict[str, Any]
 DryRun = Literal["none", "client", "server"]
 _SCOPE: Any = object()  # "the view's own namespace scope" as a default argument
 
@@ -200,7 +200,8 @@ class View:
         if info is None:
             raise UnknownTypeError(
                 f'no definition covers type "{type_name}"',
-                hint="list the covered types with: wmap definitions (or add one with --definitions FILE)",
+                hint=_did_you_mean(type_name, self._cluster.registry)
+                + "list the covered types with: wmap definitions (or add one with --definitions FILE)",
             )
         return info
 
@@ -442,6 +443,23 @@ class View:
         if isinstance(target, str):
             return self.find(target, name, namespace=namespace)
         return target.workload
+
+
+def _did_you_mean(type_name: str, registry: DefinitionRegistry) -> str:
+    """``did you mean jobset? `` for a misspelt TYPE: the spelling closest to it of each covered kind near
+    enough (at most three kinds; qualified spellings only when the TYPE is qualified), or nothing."""
+    import difflib
+
+    wanted = type_name.lower()
+    qualified = "." in wanted
+    scored = []
+    for info in registry.kinds():
+        names = [n for n in info.names() if qualified or "." not in n]
+        ratio, name = max(((difflib.SequenceMatcher(None, wanted, n).ratio(), n) for n in names), default=(0.0, ""))
+        if ratio >= 0.75:
+            scored.append((-ratio, name))
+    close = [name for _, name in sorted(scored)[:3]]
+    return f"did you mean {' or '.join(close)}? " if close else ""
 
 
 def _where(obj: Obj) -> Location:

@@ -13,9 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.authoring import samples as sample_facts
-from workload_map.authoring import selectors as pod_selectors
-from workload_map.authoring import status as vocabulary
+from workload_map.authoring import samples as sample_facts, selectors as pod_selectors, status as vocabulary
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path, todo
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample

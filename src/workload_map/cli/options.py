@@ -8,8 +8,11 @@ from typing import Any, TypeVar
 import click
 
 from workload_map.cli.complete import complete_namespace, complete_target
-from workload_map.cluster.cli_support import chunk_size_of, command_timeout_option
-from workload_map.cluster.cli_support import connection_options as kubectl_connection_options
+from workload_map.cluster.cli_support import (
+    chunk_size_of,
+    command_timeout_option,
+    connection_options as kubectl_connection_options,
+)
 
 __all__ = [
     "STATUSES",

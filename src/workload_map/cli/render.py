@@ -71,8 +71,9 @@ def header_lines(tree: WorkloadTree, cluster: str | None = None) -> list[str]:
         pods = f"?/{counts.desired} ready, ? present, ? pending, ? failed"
         gpus_current = "?"
     else:
+        succeeded = f"{counts.succeeded} succeeded, " if counts.succeeded else ""
         pods = (
-            f"{counts.ready}/{counts.desired} ready, {counts.current} present, {counts.pending} pending, "
+            f"{counts.ready}/{counts.desired} ready, {succeeded}{counts.current} present, {counts.pending} pending, "
             f"{counts.failed} failed"
         )
     fields = [
@@ -112,6 +113,8 @@ def _counts_text(counts: PodCounts, unknown: bool = False) -> str:
     if unknown:  # pods that could not be read: only the spec's desired count is known
         return f"?/{counts.desired} ready"
     text = f"{counts.ready}/{counts.desired} ready"
+    if counts.succeeded:
+        text += f", {counts.succeeded} succeeded"
     if counts.pending:
         text += f", {counts.pending} pending"
     if counts.failed:

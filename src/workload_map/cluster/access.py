@@ -13,7 +13,7 @@ a ConfigMap or a Service of a workload.
   the cluster's Kartas; ``wmap update``/suspend also patches the workload object itself and nothing else
   (:func:`cli_rules`).
 
-The operator's ClusterRole in the chart is generated from these rules (``python -m workload_map.crd``);
+The operator's ClusterRole in the chart is generated from these rules (``python -m workload_map.manifests``);
 ``wmap auth`` prints the CLI's. docs/security.md documents every rule.
 """
 

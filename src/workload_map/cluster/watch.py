@@ -6,7 +6,8 @@ the last resourceVersion seen; ``410 Gone`` (the version was compacted away) rel
 and continues. An error that may pass (the server unreachable or restarting, 429, 5xx) is retried with
 a capped backoff and reported once per resource and cause, not once per try; any other (401, 403, the
 command's ``--timeout``) ends the watch. The generator yields a new Snapshot after every batch of events
-and is bounded by ``max_events`` / ``timeout`` so tests and scripts can stop it.
+(with the batch's changes in the order received, for ``wmap record``) and is bounded by ``max_events`` /
+``timeout`` so tests and scripts can stop it.
 """
 
 from __future__ import annotations
@@ -28,12 +29,25 @@ from workload_map.snapshot import Obj, Snapshot
 WATCH_SECONDS = 300  # server-side timeout of one watch request; it is reopened after
 
 
+@dataclass(frozen=True)
+class Change:
+    """One object event as watched: ``at`` is when it was received (seconds since the epoch)."""
+
+    type: str  # ADDED | MODIFIED | DELETED
+    object: Obj
+    at: float
+
+
 @dataclass
 class WatchEvent:
+    """The last change of a batch, the state after the whole batch, and every change of the batch in order
+    (a relist is no change: the snapshot has its result)."""
+
     type: str  # ADDED | MODIFIED | DELETED | RELISTED
     object: Obj | None
     snapshot: Snapshot
     warnings: list[str] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
 
 
 def transient(error: ClusterError) -> bool:
@@ -74,8 +88,8 @@ GONE_RELISTED = "expired (410 Gone): listed again"  # why a watcher listed again
 
 class Watcher(threading.Thread):
     """One watch of one list's resource, namespace and selectors, putting ``(type, payload, extra)`` on ``out``:
-    ADDED/MODIFIED/DELETED with the object, RELISTED with a fresh ListResult and why (after 410 Gone, or
-    after an error when retrying) and FAILED with the ClusterError.
+    ADDED/MODIFIED/DELETED with the object and the time it was received, RELISTED with a fresh ListResult and
+    why (after 410 Gone, or after an error when retrying) and FAILED with the ClusterError.
 
     ``retry=False`` (``get --watch``): FAILED ends the watch. ``retry=True`` (the long-running live model):
     FAILED is reported, then the watcher waits a capped exponential backoff with jitter (30 s at most) and
@@ -182,7 +196,7 @@ class Watcher(threading.Thread):
                         continue
                     obj.setdefault("apiVersion", res.api_version)
                     obj.setdefault("kind", res.kind)
-                    self.out.put((kind, obj, None))
+                    self.out.put((kind, obj, time.time()))
                 if gone:
                     raise GoneError(f"Gone ({res.display}): the watch resource version is too old", status=410)
             except GoneError:
@@ -242,6 +256,7 @@ def watch_snapshots(
                     break
             last: tuple[str, Obj | None] = ("", None)
             notes: list[tuple[str, str]] = []
+            changes: list[Change] = []
             for kind, payload, extra in batch:
                 if kind == "FAILED":
                     if not transient(extra):
@@ -267,13 +282,15 @@ def watch_snapshots(
                 elif kind == "DELETED":
                     store.pop(_key(payload), None)
                     last = (kind, payload)
+                    changes.append(Change(kind, payload, extra))
                 else:
                     store[_key(payload)] = payload
                     last = (kind, payload)
+                    changes.append(Change(kind, payload, extra))
                 seen += 1
             if not last[0] and not notes:
                 continue  # a failure already reported: nothing new to say
-            yield WatchEvent(last[0], last[1], Snapshot(list(store.values())), watch_notes(notes))
+            yield WatchEvent(last[0], last[1], Snapshot(list(store.values())), watch_notes(notes), changes)
     finally:
         stop.set()
         for w in watchers:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from workload_map.coverage import Cause, Coverage, Gap
 from workload_map.live.projection import Projection, projection_for
+from workload_map.objects import Obj
 
 if TYPE_CHECKING:
     from workload_map.cluster import LiveOptions, LiveSource
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from workload_map.snapshot import Snapshot
     from workload_map.tree.model import WorkloadTree
 
-Obj = dict[str, Any]
 SETTLE_SECONDS = 0.05  # a burst of events (a rollout) is applied as one batch
 
 

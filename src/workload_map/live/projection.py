@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from workload_map.definition.loader import LoadedDefinition
 
-Obj = dict[str, Any]
+from workload_map.objects import Obj
+
 Path = tuple[str, ...]  # a path in an object: keys from its root
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"

@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from workload_map.objects import meta, name_of, namespace_of
+from workload_map.objects import Obj, meta, name_of, namespace_of
 from workload_map.placement.claims import Taint, taints_of
 from workload_map.resolve.quantity import QuantityError, format_quantity, parse_quantity
 from workload_map.resolve.resources import Requests, gpu_count, pod_resources
 
-Obj = dict[str, Any]
 PODS = "pods"  # the allocatable pod slots of a node: every pod takes one
 TERMINAL = ("Succeeded", "Failed")
 ZERO = Decimal(0)

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-Obj = dict[str, Any]
+from workload_map.objects import Obj
+
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 

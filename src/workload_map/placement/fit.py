@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from workload_map.objects import Obj
 from workload_map.placement.capacity import PODS, Capacity, QuotaState, quota_keys
 from workload_map.placement.packing import Demand, Journal, Placer, Shared, demand_of
 from workload_map.placement.requirements import ComponentRequirement, WorkloadRequirements
@@ -25,7 +26,6 @@ from workload_map.resolve.resources import gpu_count, is_gpu_resource
 FIT_API_VERSION = "workload-map/v1alpha1"
 DEFAULT_MAX_COPIES = 1000
 ZERO = Decimal(0)
-Obj = dict[str, Any]
 
 
 def _number(value: Decimal) -> int | float:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from workload_map.objects import Obj
 from workload_map.placement.capacity import pod_key
 from workload_map.placement.claims import NodeClaim
 from workload_map.resolve.quantity import QuantityError, format_quantity, parse_quantity
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from workload_map.tree.model import WorkloadTree
 
 REQUIREMENTS_API_VERSION = "workload-map/v1alpha1"
-Obj = dict[str, Any]
 
 
 def _number(value: Decimal) -> int | float:

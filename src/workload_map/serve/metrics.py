@@ -112,7 +112,8 @@ class ModelCollector(Collector):
         )
         requested = GaugeMetricFamily(
             "wmap_workload_gpus_requested",
-            "GPUs the component's desired pods request (every replica the spec asks for).",
+            "GPUs the component's desired pods request (every replica the spec asks for, less pods that "
+            "succeeded; a Completed or Failed workload's active pods only).",
             labels=[*WORKLOAD, "component"],
         )
         in_use = GaugeMetricFamily(

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import ResourceStatus
 from workload_map.objects import key_of
 from workload_map.resolve.components import resolve_components
 from workload_map.resolve.evaluate import Diagnostics
@@ -26,8 +27,9 @@ def build_tree(
     diagnostics = Diagnostics(str(key_of(workload)), definition.location)
     components = resolve_components(karta, workload, diagnostics)
     status = evaluate_status(karta.root.status_definition, workload)
+    finished = status.primary in (ResourceStatus.COMPLETED, ResourceStatus.FAILED)
     views = {
-        name: ComponentView(component, [InstanceView(i) for i in component.instances])
+        name: ComponentView(component, [InstanceView(i, workload_finished=finished) for i in component.instances])
         for name, component in components.items()
     }
     # Instance views by id (the first one of an id, as a scan would find it): one lookup per pod instead

@@ -30,6 +30,9 @@ class PodCounts:
     desired: int = 0
     current: int = 0
     ready: int = 0
+    # Desired pods that are Ready or have done their part: Ready pods, plus Succeeded pods for the desired
+    # slots no Ready pod fills (docs/semantics.md, "Pod counts of finished pods"). ``get``'s PODS column.
+    done: int = 0
     running: int = 0
     pending: int = 0
     succeeded: int = 0
@@ -38,6 +41,7 @@ class PodCounts:
     def add_pod(self, pod: PlacedPod) -> None:
         self.current += 1
         self.ready += pod.state.ready
+        self.done += pod.state.ready
         self.running += pod.state.phase == "Running"
         self.pending += pod.state.pending
         self.succeeded += pod.state.phase == "Succeeded"
@@ -53,10 +57,15 @@ class PodCounts:
 
 @dataclass
 class InstanceView:
-    """One component instance with the pods that exist for it."""
+    """One component instance with the pods that exist for it.
+
+    ``workload_finished``: the workload's primary status is Completed or Failed, so none of its desired
+    pods will run again.
+    """
 
     instance: Instance
     pods: list[PlacedPod] = field(default_factory=list)
+    workload_finished: bool = False
 
     @property
     def per_pod_requests(self) -> Requests:
@@ -65,8 +74,23 @@ class InstanceView:
         return pod_resources(spec if isinstance(spec, dict) else None).requests
 
     @property
+    def requesting_pods(self) -> int:
+        """Desired pods that still request resources while the workload runs: the desired pods less those a
+        Succeeded pod has done, counting a Succeeded pod only for a slot no active pod holds (a Job's
+        completions run one parallelism at a time). Kubernetes counts no requests for Succeeded or Failed
+        pods."""
+        desired = self.instance.desired_pods
+        active = sum(1 for p in self.pods if p.state.active)
+        succeeded = sum(1 for p in self.pods if p.state.phase == "Succeeded")
+        return desired - min(succeeded, max(desired - active, 0))
+
+    @property
     def desired_requests(self) -> Requests:
-        return scale(self.per_pod_requests, self.instance.desired_pods)
+        """What the instance requests: a finished workload (Completed, Failed) wants no new pod, so only
+        its pods still active (a crash-looping server of a Failed service) request anything."""
+        if self.workload_finished:
+            return self.current_requests
+        return scale(self.per_pod_requests, self.requesting_pods)
 
     @property
     def current_requests(self) -> Requests:
@@ -77,6 +101,7 @@ class InstanceView:
         counts = PodCounts(desired=self.instance.desired_pods)
         for pod in self.pods:
             counts.add_pod(pod)
+        counts.done += min(counts.succeeded, max(counts.desired - counts.ready, 0))
         return counts
 
     @property

@@ -50,7 +50,7 @@ def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
         type_column(tree),
         tree.status.primary.value + (" (incomplete)" if incomplete else ""),
         _components(tree),
-        f"{'?' if incomplete else counts.ready}/{counts.desired}",
+        f"{'?' if incomplete else counts.done}/{counts.desired}",
         number(tree.gpus),
         age((tree.workload.get("metadata") or {}).get("creationTimestamp")),
     ]

@@ -8,8 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.options import all_namespaces_option, definitions_option, namespace_option
-from workload_map.cli.options import connection_options as connection_flags
+from workload_map.cli.options import (
+    all_namespaces_option,
+    connection_options as connection_flags,
+    definitions_option,
+    namespace_option,
+)
 
 if TYPE_CHECKING:
     from workload_map.cluster import Connection, LiveSource

@@ -1,9 +1,12 @@
-"""``python -m workload_map.crd [--check] [--root DIR]``: write (or check) the generated CRD files.
+"""``python -m workload_map.manifests [--check] [--root DIR]``: write (or check) the generated deployment files.
 
 Writes ``deploy/crd/kartas.run.ai.yaml``, the chart's ``templates/crd-kartas.yaml`` and its RBAC-derived
 ``templates/clusterrole.yaml`` and ``templates/serve-rbac.yaml`` under the
 repository root (default: the current directory). With ``--check`` nothing is written and the exit status
 is 1 when a file is missing or stale.
+
+A build tool run from a checkout, at the top of the layers: it renders what the definition layer (the CRD)
+and the operator (its RBAC) each generate, so neither has to import the other.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import sys
 from pathlib import Path
 
 from workload_map.crd import render_chart_template, render_crd
+from workload_map.operator.rbac import render_clusterrole_template, render_serve_rbac_template
 
 CRD_PATH = Path("deploy/crd/kartas.run.ai.yaml")
 CHART_CRD_PATH = Path("charts/workload-map/templates/crd-kartas.yaml")
@@ -21,8 +25,6 @@ CHART_SERVE_RBAC_PATH = Path("charts/workload-map/templates/serve-rbac.yaml")
 
 
 def generated_files() -> dict[Path, str]:
-    from workload_map.operator.rbac import render_clusterrole_template, render_serve_rbac_template
-
     return {
         CRD_PATH: render_crd(),
         CHART_CRD_PATH: render_chart_template(),
@@ -32,7 +34,7 @@ def generated_files() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m workload_map.crd", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m workload_map.manifests", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root (default: .)")
     parser.add_argument("--check", action="store_true", help="fail if a generated file is stale")
     parser.add_argument("--stdout", action="store_true", help="print the CRD instead of writing files")
@@ -52,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(text)
             print(f"wrote {rel}", file=sys.stderr)
     if stale:
-        print(f"stale generated files: {', '.join(stale)}; run python -m workload_map.crd", file=sys.stderr)
+        print(f"stale generated files: {', '.join(stale)}; run python -m workload_map.manifests", file=sys.stderr)
         return 1
     return 0
 
