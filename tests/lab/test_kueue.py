@@ -14,7 +14,6 @@ import pytest
 from .lab import Lab
 from .replayed import primaries, recording_path
 from .scenario import Scenario, Step, Story, live
-from .test_kuberay import UNDEFINED_BEFORE_STATUS
 
 NAMESPACE = "lab-kueue"
 GPU_QUOTA = 8
@@ -186,7 +185,8 @@ JOB = Scenario(
         Step("queued", facts("Suspended", 8, 0, job=(2, 0, 0))),
         Step("admitted, pods starting", facts("Resuming", 8, 8, job=(2, 2, 0))),
         Step("running", facts("Running", 8, 8, job=(2, 2, 2))),
-        Step("completed", facts("Completed", 8, 0, job=(2, 2, 0))),
+        # Finished, it requests nothing any more (docs/semantics.md "Pod counts of finished pods").
+        Step("completed", facts("Completed", 0, 0, job=(2, 2, 0))),
     ],
 )
 
@@ -321,29 +321,20 @@ def test_kueue_raycluster_over_quota(ray_quota_run: tuple[Scenario, Lab], step: 
     ray_quota_run[0].check(step)
 
 
-@pytest.mark.parametrize("step", ["first admitted", "running"])
+@pytest.mark.parametrize("step", ["first admitted", "queued behind quota", "running"])
 def test_kueue_raycluster_podsets_agree(ray_quota_run: tuple[Scenario, Lab], step: str) -> None:
     kueue, ours = PEERS[(ray_quota_run[0].name, step)]
     assert kueue == ours
 
 
-def test_kueue_queued_raycluster_podsets_differ_as_documented(ray_quota_run: tuple[Scenario, Lab]) -> None:
-    """docs/gang.md section 11: Kueue sizes a queued RayCluster by what it will run once admitted; wmap's
-    desired pods of the suspended cluster are 0."""
-    kueue, ours = PEERS[(ray_quota_run[0].name, "queued behind quota")]
-    assert kueue == {"head": [1, None], "gpu": [1, None]}
-    assert ours == {"head": [0, None], "gpu": [0, None]}
-
-
-@pytest.mark.xfail(strict=True, reason=UNDEFINED_BEFORE_STATUS)
 def test_kueue_queued_raycluster_never_undefined(ray_quota_run: tuple[Scenario, Lab]) -> None:
     """Created without spec.suspend, the cluster is suspended by Kueue's webhook at admission to the API, so
-    every state wmap reads before Kueue admits it is Suspended (or Suspending), never Undefined."""
+    every state wmap reads before Kueue admits it is Suspended (docs/semantics.md "RayCluster")."""
     scenario, lab = ray_quota_run
     changes = primaries(recording_path(scenario, lab.work_dir), "raycluster", NAMESPACE, "second")
     queued = scenario.observations["queued behind quota"].after
     before = [p for index, p in changes if index <= queued and p is not None]
-    assert before and set(before) <= {"Suspending", "Suspended"}, changes
+    assert before and set(before) == {"Suspended"}, changes
 
 
 # --- JobSet --------------------------------------------------------------------------------------------------
