@@ -186,7 +186,7 @@ def lifecycle(story: Story) -> None:
         "the failed worker replaced",
         label_selector=selector,
     )
-    story.wait_workload(lambda rc: (rc.get("status") or {}).get("readyWorkerReplicas") == 0, "0 workers ready")
+    story.wait_workload(lambda rc: ((rc.get("status") or {}).get("readyWorkerReplicas") or 0) == 0, "0 workers ready")
     story.observe("worker failed")
 
     ready_all()
