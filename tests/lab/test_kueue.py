@@ -273,11 +273,7 @@ def ray_quota_story(story: Story) -> None:
         label_selector="ray.io/cluster=first",
     )
     lab.set_phase(ns, "Ready", label_selector="ray.io/cluster=first")
-    first_tree = lab.wmap_json("describe", "raycluster/first", "-n", ns)
-    PEERS[(story.scenario.name, "first admitted")] = (
-        kueue_podsets(kueue_workload(lab, first) or {}),
-        wmap_podsets(first_tree),
-    )
+    take_peers(story, "first admitted", "raycluster", "first", first)
 
     second = lab.kube.create(queued_raycluster("second", "ray-queue", 1, 4))["metadata"]["uid"]
     lab.wait_for(
