@@ -152,6 +152,7 @@ def take_peers(story: Story, step: str, type_name: str, name: str, uid: str) -> 
 
 
 def setup_queues(lab: Lab) -> None:
+    """Before a scenario starts Kueue: the operators whose CRDs Kueue's integrations need come first."""
     for operator in ("kuberay", "jobset", "kueue"):
         lab.start_operator(operator)
     lab.namespace(NAMESPACE)
@@ -193,7 +194,6 @@ JOB = Scenario(
 
 def job_story(story: Story) -> None:
     lab, ns = story.lab, story.namespace
-    setup_queues(lab)
     uid = lab.kube.create(queued_job("train", "job-queue", 2, 4))["metadata"]["uid"]
     story.wait_workload(lambda job: job["spec"].get("suspend") is True, "suspended")
     take_peers(story, "queued", "job", "train", uid)
@@ -221,6 +221,7 @@ def job_story(story: Story) -> None:
 
 @pytest.fixture(scope="module")
 def job_run(lab: Lab) -> Scenario:
+    setup_queues(lab)
     return JOB.run(lab, job_story)
 
 
@@ -264,7 +265,6 @@ RAY_QUOTA = Scenario(
 
 def ray_quota_story(story: Story) -> None:
     lab, ns = story.lab, story.namespace
-    setup_queues(lab)
     lab.kube.apply(local_queue("ray-queue"))
     first = lab.kube.create(queued_raycluster("first", "ray-queue", 2, 4))["metadata"]["uid"]
     story.wait_pods(
@@ -309,6 +309,7 @@ def ray_quota_story(story: Story) -> None:
 
 @pytest.fixture(scope="module")
 def ray_quota_run(lab: Lab) -> tuple[Scenario, Lab]:
+    setup_queues(lab)
     return RAY_QUOTA.run(lab, ray_quota_story), lab
 
 
@@ -351,7 +352,6 @@ JOBSET = Scenario(
 
 def jobset_story(story: Story) -> None:
     lab, ns = story.lab, story.namespace
-    setup_queues(lab)
     uid = lab.kube.create(queued_jobset("pretrain", "jobset-queue", 2, 4))["metadata"]["uid"]
     story.wait_workload(lambda js: condition(js, "Suspended") == "True", "suspended")
     take_peers(story, "queued", "jobset", "pretrain", uid)
@@ -376,6 +376,7 @@ def jobset_story(story: Story) -> None:
 
 @pytest.fixture(scope="module")
 def jobset_run(lab: Lab) -> Scenario:
+    setup_queues(lab)
     return JOBSET.run(lab, jobset_story)
 
 
