@@ -246,11 +246,8 @@ RAY_QUOTA = Scenario(
     record_kinds=[("ray.io/v1", "RayCluster"), ("v1", "Pod"), (KUEUE, "Workload")],
     operator="kueue",
     steps=[
-        # 8 GPUs of quota held by "first": Kueue keeps "second" suspended; a suspended RayCluster runs no pods.
-        Step(
-            "queued behind quota",
-            facts("Suspended", 0, 0, head=(0, 0, 0), worker=(0, 0, 0)),
-        ),
+        # 8 GPUs of quota held by "first": Kueue keeps "second" suspended; it asks for its full size, holds nothing.
+        Step("queued behind quota", facts("Suspended", 4, 0, head=(1, 0, 0), worker=(1, 0, 0))),
         Step(
             "admitted, pods starting",
             facts("Resuming", 4, 4, head=(1, 1, 0), worker=(1, 1, 0)),
