@@ -47,12 +47,14 @@ BINARIES = (
     ),
     LabBinary("kueue", "lab/kueue", "sigs.k8s.io/kueue", ("-help",), False),
     LabBinary("lws", "lab/lws", "sigs.k8s.io/lws", ("-help",), False),
+    # A kube-scheduler: it reports the Kubernetes release it is built on (v1.33.5), as upstream's image does,
+    # not scheduler-plugins' own tag; the build information below checks the tag.
     LabBinary(
         "coscheduling",
         "lab/scheduler-plugins",
         "sigs.k8s.io/scheduler-plugins",
         ("--version",),
-        True,
+        False,
     ),
     LabBinary(
         "coscheduling-controller",

@@ -30,7 +30,9 @@ command -v go >/dev/null 2>&1 || { log "go toolchain not found on PATH"; exit 3;
 # name -> "module-dir package module-whose-version-is-stamped -X-variables..."
 # The module dir is relative to tools/; kube-controller-manager and kube-scheduler are built from
 # tools/testcluster, the apiserver's module graph, so the Kubernetes libraries compile once.
-# A -X value of @V@ stands for the stamped module's version as the group's go.mod pins it.
+# A -X value of @V@ stands for the stamped module's version as the group's go.mod pins it; @K8S@ and
+# @K8SMINOR@ for the k8s.io/kubernetes release (and its minor) the group builds against: a kube-scheduler
+# built from scheduler-plugins must report that release, or its emulation-version check refuses to start.
 order=(kube-controller-manager kube-scheduler kwok jobset kueue kuberay lws coscheduling
        training-operator mpi-operator trainer coscheduling-controller)
 declare -A spec=(
@@ -41,8 +43,8 @@ declare -A spec=(
   [kuberay]="lab/jobset-kuberay github.com/ray-project/kuberay/ray-operator github.com/ray-project/kuberay/ray-operator"
   [kueue]="lab/kueue sigs.k8s.io/kueue/cmd/kueue sigs.k8s.io/kueue sigs.k8s.io/kueue/pkg/version.GitVersion=@V@"
   [lws]="lab/lws sigs.k8s.io/lws/cmd sigs.k8s.io/lws sigs.k8s.io/lws/pkg/version.GitVersion=@V@"
-  [coscheduling]="lab/scheduler-plugins sigs.k8s.io/scheduler-plugins/cmd/scheduler sigs.k8s.io/scheduler-plugins k8s.io/component-base/version.gitVersion=@V@"
-  [coscheduling-controller]="lab/scheduler-plugins sigs.k8s.io/scheduler-plugins/cmd/controller sigs.k8s.io/scheduler-plugins k8s.io/component-base/version.gitVersion=@V@"
+  [coscheduling]="lab/scheduler-plugins sigs.k8s.io/scheduler-plugins/cmd/scheduler sigs.k8s.io/scheduler-plugins k8s.io/component-base/version.gitVersion=@K8S@ k8s.io/component-base/version.gitMajor=1 k8s.io/component-base/version.gitMinor=@K8SMINOR@"
+  [coscheduling-controller]="lab/scheduler-plugins sigs.k8s.io/scheduler-plugins/cmd/controller sigs.k8s.io/scheduler-plugins k8s.io/component-base/version.gitVersion=@K8S@ k8s.io/component-base/version.gitMajor=1 k8s.io/component-base/version.gitMinor=@K8SMINOR@"
   [training-operator]="lab/training-operator github.com/kubeflow/training-operator/cmd/training-operator.v1 github.com/kubeflow/training-operator"
   [mpi-operator]="lab/mpi-operator github.com/kubeflow/mpi-operator/cmd/mpi-operator github.com/kubeflow/mpi-operator github.com/kubeflow/mpi-operator/pkg/version.Version=@V@"
   [trainer]="lab/trainer github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager github.com/kubeflow/trainer/v2"
@@ -77,8 +79,14 @@ resolve() {
   else
     version="$(awk -v m="$module" '$1==m {print $2; exit} $1=="require" && $2==m {print $3; exit}' "$moddir/go.mod")"
     [ -n "$version" ] || { log "$module not required by $moddir/go.mod"; return 1; }
+    local k8s k8s_minor
+    k8s="$(awk '$1=="k8s.io/kubernetes" {print $2; exit} $1=="require" && $2=="k8s.io/kubernetes" {print $3; exit}' "$moddir/go.mod")"
+    k8s_minor="${k8s#v1.}"; k8s_minor="${k8s_minor%%.*}"
     ldflags="-s -w"
-    for var in $vars; do ldflags+=" -X ${var//@V@/$version}"; done
+    for var in $vars; do
+      var="${var//@V@/$version}"; var="${var//@K8SMINOR@/$k8s_minor}"
+      ldflags+=" -X ${var//@K8S@/$k8s}"
+    done
   fi
   stamp="$( { cat "$moddir/go.mod" "$moddir/go.sum"; echo "$pkg $ldflags"; echo "$go_version"; } | sha256sum | cut -c1-16)"
 }
