@@ -149,13 +149,16 @@ class _Identities:
         self.objects = objects
         self._where: dict[tuple[str, str, str, str], tuple[int, Document]] = {}
         self._collisions: dict[tuple[str, str], list[tuple[tuple[str, str, str, str], Document, Document]]] = {}
+        self._nameless: list[Document] = []
 
     def add(self, doc: Document) -> None:
         data = doc.data
         meta = data.get("metadata")
         name = meta.get("name") if isinstance(meta, dict) else None
-        if not isinstance(name, str):
-            self.objects.append(data)
+        if not isinstance(name, str) or not name:
+            # No cluster holds an object without a name (the API server refuses it), and two of them
+            # would be one identity listed twice: left out, said once.
+            self._nameless.append(doc)
             return
         namespace = meta.get("namespace")
         group = str(data.get("apiVersion") or "").rpartition("/")[0]
@@ -187,6 +190,13 @@ class _Identities:
                     f"{len(collisions)} objects are given twice with the same kind, namespace and name, in {files}"
                     f" (e.g. {example}: {places}): the later ones are used, as kubectl apply -f would"
                 )
+        if self._nameless:
+            first = self._nameless[0]
+            count = len(self._nameless)
+            out.append(
+                f"{count} object{'s' if count > 1 else ''} without metadata.name left out"
+                f" (e.g. {first.data.get('kind')} at {first.location}): every Kubernetes object has a name"
+            )
         return out
 
 
