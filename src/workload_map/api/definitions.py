@@ -191,11 +191,11 @@ class _Identities:
                     f" (e.g. {example}: {places}): the later ones are used, as kubectl apply -f would"
                 )
         if self._nameless:
-            first = self._nameless[0]
+            unnamed = self._nameless[0]
             count = len(self._nameless)
             out.append(
                 f"{count} object{'s' if count > 1 else ''} without metadata.name left out"
-                f" (e.g. {first.data.get('kind')} at {first.location}): every Kubernetes object has a name"
+                f" (e.g. {unnamed.data.get('kind')} at {unnamed.location}): every Kubernetes object has a name"
             )
         return out
 
