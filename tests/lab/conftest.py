@@ -101,6 +101,15 @@ def lab(request: pytest.FixtureRequest, testcluster_bin: Path) -> Iterator[Lab]:
             print(f"\nlab work dir kept (a lab test failed): {work_dir}", file=sys.stderr)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _module_namespaces_released(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A module's scenarios end with their workloads still running; the next module's must find the GPUs free."""
+    yield
+    instance = request.config.stash.get(_LAB_KEY, None)
+    if instance is not None:
+        instance.release_namespaces()
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     instance = config.stash.get(_LAB_KEY, None)
     if instance is not None and instance.timings:

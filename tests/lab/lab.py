@@ -53,6 +53,7 @@ class Lab:
         self.work_dir = work_dir
         self.log_dir = work_dir / "logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        self._namespaces: list[str] = []
         self.cluster = TestCluster(
             cluster_bin,
             workdir=work_dir / "cluster",
@@ -244,10 +245,28 @@ class Lab:
         return proc
 
     def namespace(self, name: str) -> str:
-        """A fresh namespace for one scenario."""
+        """A fresh namespace for one scenario (deleted with its workloads by ``release_namespaces``)."""
         with contextlib.suppress(ApiError):
             self.kube.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+        if name not in self._namespaces:
+            self._namespaces.append(name)
         return name
+
+    def release_namespaces(self, timeout: float = 120.0) -> None:
+        """Delete the namespaces made since the last release and wait (bounded) until their pods are gone:
+        one lab serves the session, and a scenario's pods left on the KWOK nodes hold GPUs the next module
+        needs (kube-scheduler answered "Insufficient nvidia.com/gpu" to a PyTorchJob after the MPIJob and
+        fit modules). Pods held Terminating are let go first."""
+        names, self._namespaces = self._namespaces, []
+        for name in names:
+            held = [_name(p) for p in self.pods(name) if _held(p)]
+            self.hold_deletion(name, held, hold=False)
+            with contextlib.suppress(ApiError):
+                self.kube.delete("v1", "Namespace", name)
+        deadline = time.monotonic() + timeout
+        for name in names:
+            while self.pods(name) and time.monotonic() < deadline:
+                time.sleep(0.5)
 
     def pods(self, namespace: str, label_selector: str | None = None) -> list[Obj]:
         return sorted(self.kube.list("v1", "Pod", namespace, label_selector=label_selector), key=_name)
@@ -478,3 +497,7 @@ def build_lab_binaries(names: list[str], timeout: float) -> Path:
 def remove_work_dir(path: Path) -> None:
     if os.environ.get("WMAP_LAB_KEEP") != "1":
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _held(pod: Obj) -> bool:
+    return kwok.HOLD_ANNOTATION in (pod["metadata"].get("annotations") or {})

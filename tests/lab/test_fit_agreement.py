@@ -187,7 +187,10 @@ def _ready(node: dict[str, Any]) -> bool:
 
 
 def _gpus_free(lab: Any) -> float:
-    return float(lab.wmap_json("capacity")["total"]["gpus"]["free"])
+    """GPUs free on every schedulable node, tainted ones included: capacity counts a tainted node's apart
+    (``total.tainted``), and the shapes that tolerate a taint are placed there."""
+    total = lab.wmap_json("capacity")["total"]
+    return float(total["gpus"]["free"]) + float((total.get("tainted") or {}).get("gpus") or 0)
 
 
 def _settled(pods: list[dict[str, Any]], expected: int) -> bool:
