@@ -26,11 +26,6 @@ def is_gpu_resource(name: str) -> bool:
     return name.endswith("/gpu")
 
 
-def is_accelerator_resource(name: str) -> bool:
-    """Whole GPUs plus partitions such as ``nvidia.com/mig-1g.5gb``."""
-    return is_gpu_resource(name) or "/mig-" in name
-
-
 @dataclass
 class PodResources:
     requests: Requests = field(default_factory=dict)
