@@ -19,7 +19,7 @@ DOC = {"spec": {"a": [{"name": "x"}, {"name": "y"}], "text": "a-b"}}
         (".spec.a[].name", ["x", "y"], [["spec", "a", 0, "name"], ["spec", "a", 1, "name"]]),
         # libjq only (no fast path): the wrapper the worker puts around the expression must survive the comment
         ("limit(1; .spec.a[]) | .name", ["x"], [["spec", "a", 0, "name"]]),
-        ("getpath([\"spec\", \"text\"])", ["a-b"], [["spec", "text"]]),
+        ('getpath(["spec", "text"])', ["a-b"], [["spec", "text"]]),
         ("empty", [], []),
     ],
 )
