@@ -1,6 +1,6 @@
 """Expectations files: what `wmap definitions test --expect FILE` checks, kept beside unmodified samples.
 
-An Expectations document (``kind: Expectations``, docs/cli.md "Expectations files") lists, per workload of
+An Expectations document (``kind: Expectations``, docs/cli.md ``wmap definitions test``) lists, per workload of
 the samples (``TYPE/NAME`` as ``get`` takes them, an optional namespace), an expectation with the keys of
 the ``workload-map.run.ai/expect`` annotation; with ``after: N`` it is a checkpoint of a recording of that
 workload (the state after its first N events), so recorded fixtures stay as they were recorded.
