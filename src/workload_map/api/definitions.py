@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from workload_map.base.objects import ObjectKey, key_of
 from workload_map.errors import Location, Severity, WorkloadMapError
-from workload_map.objects import ObjectKey, key_of
 
 if TYPE_CHECKING:
     from workload_map.definition.loader import LoadedDefinition
@@ -214,7 +214,7 @@ def effective_definitions(
 ) -> tuple[list[LoadedDefinition], list[str]]:
     """The definitions in effect without reading any objects (built-in overridden by ``definitions``),
     and the warnings of the built-in catalog."""
-    from workload_map.registry import DefinitionRegistry
+    from workload_map.definition.registry import DefinitionRegistry
 
     builtin, warnings = builtin_with_warnings()
     registry = DefinitionRegistry([*builtin, *as_definitions(definitions)])

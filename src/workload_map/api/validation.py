@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from workload_map.errors import Finding, Severity
 
 if TYPE_CHECKING:
+    from workload_map.checks.expectations import Expectation
+    from workload_map.checks.samples import SampleResult
     from workload_map.definition.loader import LoadedDefinition
-    from workload_map.sampletest import SampleResult
-    from workload_map.sources.expectations import Expectation
     from workload_map.sources.recording import Recording
 
 
@@ -35,7 +35,7 @@ def validate_definitions(paths: Sequence[str], *, against: Sequence[str] = ()) -
     """Load and validate definition files (YAML/JSON files, directories, ``-``); with ``against``, also
     evaluate every expression on those sample workload objects and pods (what ``wmap validate`` does)."""
     from workload_map.api.definitions import read_documents
-    from workload_map.check import check_against
+    from workload_map.checks.expressions import check_against
     from workload_map.definition.loader import load_paths
     from workload_map.definition.validate import validate
 
@@ -61,9 +61,9 @@ def test_samples(
     names Expectations files (Expectations documents among the samples count too): expectations kept
     beside unmodified samples and recordings, by workload (and, for a recording, ``after`` N events)."""
     from workload_map.api.definitions import read_documents
+    from workload_map.checks.expectations import expectations_from_document, is_expectations, load_expectations
+    from workload_map.checks.samples import run_samples
     from workload_map.errors import DocumentError, WorkloadMapError
-    from workload_map.sampletest import run_samples
-    from workload_map.sources.expectations import expectations_from_document, is_expectations, load_expectations
     from workload_map.sources.recording import is_recording, recording_from_document
 
     docs = read_documents(samples)
@@ -85,7 +85,7 @@ def _replay(
     """Each recording replayed with its own checkpoints and those of the expectations naming its workload."""
     from dataclasses import replace
 
-    from workload_map.sampletest import SampleResult, names_workload, unused
+    from workload_map.checks.samples import SampleResult, names_workload, unused
     from workload_map.sources.recording import Checkpoint, test_recording
 
     used: set[int] = set()

@@ -63,7 +63,7 @@ _HINT = f"apiVersion: {EXPECTATIONS_API_VERSION}, kind: {EXPECTATIONS_KIND}, exp
 
 
 def expectations_from_document(doc: Document) -> list[Expectation]:
-    from workload_map.sampletest import expectation_problem
+    from workload_map.checks.samples import expectation_problem
 
     where = doc.location
     data = doc.data
