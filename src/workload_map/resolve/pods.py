@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.base.objects import meta, name_of, namespace_of
+from workload_map.definition.gaps import TODO_MARK, selector_gap
 from workload_map.definition.model import ComponentDefinition
 from workload_map.jq import to_text
 from workload_map.resolve.components import Component
@@ -150,6 +151,9 @@ class PodPlacer:
             c for c in self.ordered if c.has_pods and not _has_direct_selector(c.definition) and c.error is None
         ]
         self.catch_all = catch_all[0] if len(catch_all) == 1 else None
+        # A draft's selector left to do claims no pod: the pods it would claim are unattributed, and say why.
+        gaps = [c.name for c in self.ordered if selector_gap(c.definition)]
+        self.gaps = f" (the podSelector of {', '.join(gaps)} is left to do: {TODO_MARK})" if gaps else ""
 
     def _matches(self, component: Component, pod: dict[str, Any]) -> tuple[bool, str | None]:
         """Whether the component's own selectors claim the pod, and the instance id they give."""
@@ -221,7 +225,7 @@ class PodPlacer:
         elif self.catch_all is not None:
             chosen = (self.catch_all, None)
         if chosen is None:
-            placed.unattributed_reason = "no component's podSelector matches this pod"
+            placed.unattributed_reason = "no component's podSelector matches this pod" + self.gaps
             return placed
         component, instance_id = chosen
         if instance_id is None and len(component.instances) == 1:
