@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.objects import meta, name_of, namespace_of
 from workload_map.definition.model import ComponentDefinition
 from workload_map.jq import to_text
-from workload_map.objects import meta, name_of, namespace_of
 from workload_map.resolve.components import Component
 from workload_map.resolve.evaluate import Diagnostics, run
-from workload_map.resolve.resources import PodResources, pod_resources
+from workload_map.resolve.resources import PodResources, json_number, pod_resources, to_json
 
 
 @dataclass
@@ -106,6 +106,26 @@ class PlacedPod:
     @property
     def namespace(self) -> str:
         return namespace_of(self.obj)
+
+    def to_json(self) -> dict[str, Any]:
+        """The pod as every JSON output shows it (the tree, gang plans, the API): docs/tree-json.md."""
+        return {
+            "name": self.name,
+            "namespace": self.namespace,
+            "component": self.component,
+            "instance": self.instance,
+            "replica": self.replica,
+            "phase": self.state.phase,
+            "ready": self.state.ready,
+            "node": self.state.node,
+            "restarts": self.state.restarts,
+            "terminating": self.state.terminating,
+            "pendingReason": self.state.pending_reason,
+            "pendingMessage": self.state.pending_message,
+            "requests": to_json(self.resources.requests),
+            "gpus": json_number(self.resources.gpus),
+            "resourceClaims": self.resources.resource_claims,
+        }
 
 
 def _first_text(

@@ -138,6 +138,11 @@ def scale(requests: Mapping[str, Decimal], times: int) -> Requests:
     return {k: v * times for k, v in requests.items()}
 
 
+def json_number(value: Decimal) -> int | float:
+    """A quantity as a JSON number: an integer when it is whole (GPUs: 8, not 8.0)."""
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
 def to_json(requests: Mapping[str, Decimal]) -> dict[str, str]:
     """Quantities in a stable, human-readable form keyed by resource name, sorted."""
     return {name: format_quantity(requests[name], name) for name in sorted(requests)}
