@@ -8,12 +8,18 @@ returned: a draft that does not load is a bug here, reported as such.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.authoring import samples as sample_facts, selectors as pod_selectors, status as vocabulary
+from workload_map.authoring import (
+    samples as sample_facts,
+    selectors as pod_selectors,
+    status as vocabulary,
+    transitions,
+)
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path, todo
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
@@ -292,7 +298,11 @@ def _instance_ids(builder: _Builder, site: Site, path: Path, lower: bool) -> str
 
 
 def _status(
-    builder: _Builder, facts: SchemaFacts | None, found: sample_facts.SampleFacts, path: Path
+    builder: _Builder,
+    facts: SchemaFacts | None,
+    found: sample_facts.SampleFacts,
+    path: Path,
+    moments: Sequence[transitions.Moment] = (),
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     mappings: dict[str, list[dict[str, Any]]] = {}
@@ -309,8 +319,15 @@ def _status(
         types.setdefault(t, f"the printer column {column!r} shows it")
     for (t, _status), _count in found.conditions.items():
         types.setdefault(t, f"seen in {found.condition_where[(t, _status)]}")
+    # Values seen in a recording are placed from the moments they held (transitions.py), with that evidence.
+    recorded_phase = transitions.busiest(moments, phase_fields)
+    observed = transitions.observe(moments, [recorded_phase] if recorded_phase else [])
+    placed = {json.dumps(p.matcher, sort_keys=True) for p in observed.placements}
+    for placement in observed.placements:
+        for condition in placement.matcher.get("byConditions", []):
+            types.setdefault(condition["type"], "seen in the recording")
     has_conditions = bool(types) or (facts is not None and facts.conditions is not None)
-    unmapped: list[str] = []
+    unmapped: list[str] = [f"{u.split(' seen ')[0]} ({u.split(' seen ', 1)[1]})" for u in observed.unplaced]
     if has_conditions:
         out["conditionsDefinition"] = {"path": jq(conditions)}
         source = "schema" if facts and facts.conditions else "samples"
@@ -324,7 +341,14 @@ def _status(
         builder.note((*path, "statusMappings", status, len(entries)), confidence, why)
         entries.append(matcher)
 
+    for placement in observed.placements:
+        add(placement.status, placement.matcher, placement.confidence, placement.evidence + ".")
+    observed_labels = {u.split(" seen ")[0] for u in observed.unplaced}
     for t, where in types.items():
+        if json.dumps({"byConditions": [{"type": t, "status": "True"}]}, sort_keys=True) in placed:
+            continue
+        if f"condition {t}=True" in observed_labels:
+            continue
         guess = vocabulary.classify(t)
         if guess is None:
             unmapped.append(f"condition {t} ({where})")
@@ -347,7 +371,10 @@ def _status(
                     LOW,
                     f"condition {t}=Unknown: not finished yet ({where}).",
                 )
-    phase = _choose_phase(facts, found, phase_fields)
+    phase = _choose_phase(facts, found, [recorded_phase] if recorded_phase else phase_fields)
+    if recorded_phase is not None and phase is None:
+        seen = found.phases.get(".".join(recorded_phase), {})
+        phase = (recorded_phase, {v: f"seen in {found.phase_where[('.'.join(recorded_phase), v)]}" for v in seen})
     if phase is not None:
         segments, values = phase
         out["phaseDefinition"] = {"path": f'{jq(segments)} // ""'}
@@ -357,6 +384,8 @@ def _status(
             f"{schema_path(segments)}: the phase ({len(values)} value(s) known).",
         )
         for value, where in values.items():
+            if json.dumps({"byPhase": value}, sort_keys=True) in placed or f"phase {value!r}" in observed_labels:
+                continue
             guess = vocabulary.classify(value)
             if guess is not None:
                 add(guess[0], {"byPhase": value}, guess[1], f"phase {value!r} ({where}).")
@@ -364,6 +393,8 @@ def _status(
                 unmapped.append(f"phase {value!r} ({where})")
     _ready_counts(facts, found, add)
     hint = "No condition or phase says it."
+    if moments:
+        hint = "No condition or phase says it (in the schema, the samples or the recording)."
     if phase is None and facts is not None and facts.phases:
         # The schema declares a phase but neither enumerates nor shows its values: read it, map it by hand.
         declared = facts.phases[0]
@@ -451,6 +482,7 @@ def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] 
 def _choose_phase(
     facts: SchemaFacts | None, found: sample_facts.SampleFacts, phase_fields: list[Segments]
 ) -> tuple[Segments, dict[str, str]] | None:
+    """The phase-like field whose values name the most statuses by their words."""
     best: tuple[int, int, Segments, dict[str, str]] | None = None
     enums = {f.segments: f for f in facts.phases} if facts else {}
     for segments in phase_fields:
@@ -615,8 +647,10 @@ def draft(
     version: str | None = None,
     catalog: Sequence[LoadedDefinition] = (),
     sources: Sequence[str] = (),
+    moments: Sequence[transitions.Moment] = (),
 ) -> Draft:
-    """Draft a definition from a CRD (may be None when samples say the kind), sample objects and pods."""
+    """Draft a definition from a CRD (may be None when samples say the kind), sample objects and pods, and
+    the ``moments`` of one object recorded as it went through its statuses (status mappings from them)."""
     facts = read_crd(crd, version) if crd is not None else None
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
@@ -780,7 +814,7 @@ def draft(
             f"{facts.replicas_at_root.path}: copies of the whole set of roles",
             "(every role's count is multiplied by it).",
         )
-    root["statusDefinition"] = _status(builder, facts, found, (*root_path, "statusDefinition"))
+    root["statusDefinition"] = _status(builder, facts, found, (*root_path, "statusDefinition"), moments)
     if facts is not None and facts.suspend:
         suspend_field, on, off = facts.suspend[0]
         root["suspendDefinition"] = {
