@@ -655,7 +655,7 @@ def fast_ast(expression: str) -> Any:
     program again without parsing.
     """
     try:
-        from ._purejq import parse
+        from ._purejq import parse  # noqa: PLC0415 (the jq parser loads only when an expression is first parsed)
 
         ast = parse(expression)
         FastProgram(ast)

@@ -17,6 +17,7 @@ import orjson
 from workload_map.base import json_codec as _json
 from workload_map.base.gc_pause import bulk
 from workload_map.errors import DocumentError, Location
+from workload_map.sources.lists import split_items
 
 _YAML_SUFFIXES = {".yaml", ".yml"}
 _JSON_SUFFIXES = {".json"}
@@ -148,7 +149,6 @@ def parse_text(
 
 def _streamed(text: bytes, source: str, transform: Transform | None) -> list[Document] | None:
     """The documents of a JSON List read item by item, or None when it does not split (see lists.py)."""
-    from workload_map.sources.lists import split_items
 
     split = split_items(text)
     if split is None:
@@ -176,7 +176,7 @@ def _looks_like_json(text: str | bytes) -> bool:
 
 
 def _parse_yaml(text: str | bytes, source: str) -> list[Any]:
-    import yaml  # JSON dumps, the common case for large ones, never load PyYAML
+    import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
 
     # libyaml is several times faster on large dumps; the pure loader behaves the same.
     loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
