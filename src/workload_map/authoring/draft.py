@@ -1,9 +1,10 @@
 """Assembling a draft Karta from what the schema, the samples and the sample pods say.
 
 Every field written carries a comment with its evidence and a confidence (``evidence.py``); what
-could not be inferred is written as a ``TODO(wmap)`` jq string, which parses, never matches and is
-reported by ``wmap validate``. The draft is checked by the loader and the validator before it is
-returned: a draft that does not load is a bug here, reported as such.
+could not be inferred is a gap: an expression ending in a ``# TODO(wmap): ...`` jq comment that changes
+no count and blocks no command (``evidence.todo``), reported by ``wmap validate``. The draft is checked by
+the loader and the validator before it is returned: a draft that does not load is a bug here, reported as
+such.
 """
 
 from __future__ import annotations

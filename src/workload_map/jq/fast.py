@@ -654,6 +654,10 @@ def fast_ast(expression: str) -> Any:
     The AST is plain tuples, lists and scalars: it can be stored, and :func:`from_ast` turns it into a
     program again without parsing.
     """
+    if "#" in expression and "\\" in expression:
+        # jq continues a comment onto the next line after a trailing backslash; purejq's lexer ends it at the
+        # newline, so it would run as code what libjq reads as comment. Such text is left to libjq.
+        return None
     try:
         from ._purejq import parse  # noqa: PLC0415 (the jq parser loads only when an expression is first parsed)
 
