@@ -107,23 +107,27 @@ def _template(component: dict[str, Any]) -> str | None:
     return None
 
 
-def _owner(component: dict[str, Any], is_root: bool) -> str:
-    """The kind owning the component's pods: Pod when the root (or a Pod child) owns them directly."""
-    kind = (component.get("kind") or {}).get("kind", "Pod")
-    return "Pod" if is_root else str(kind)
+def _owner(component: dict[str, Any], through: str | None) -> str:
+    """The kind owning the component's pods: Pod when the root (or a Pod child) owns them directly, the
+    intermediate kind (``additionalChildKinds``) when the root's pods come through one."""
+    if through is not None:
+        return through
+    return str((component.get("kind") or {}).get("kind", "Pod"))
 
 
-def _pod_components(karta: dict[str, Any]) -> list[tuple[dict[str, Any], bool]]:
+def _pod_components(karta: dict[str, Any]) -> list[tuple[dict[str, Any], str | None]]:
     structure = karta["spec"]["structureDefinition"]
-    everyone = [(structure["rootComponent"], True)] + [(c, False) for c in structure.get("childComponents", [])]
-    return [(c, root) for c, root in everyone if c.get("specDefinition")]
+    between = [k["kind"] for k in structure.get("additionalChildKinds", [])]
+    everyone = [(structure["rootComponent"], between[0] if between else "Pod")]
+    everyone += [(c, None) for c in structure.get("childComponents", [])]
+    return [(c, through) for c, through in everyone if c.get("specDefinition")]
 
 
 def _match(
-    expected: list[dict[str, Any]], drafted: list[tuple[dict[str, Any], bool]]
-) -> list[tuple[dict[str, Any], bool] | None]:
+    expected: list[dict[str, Any]], drafted: list[tuple[dict[str, Any], str | None]]
+) -> list[tuple[dict[str, Any], str | None] | None]:
     taken: set[int] = set()
-    out: list[tuple[dict[str, Any], bool] | None] = []
+    out: list[tuple[dict[str, Any], str | None] | None] = []
     for want in expected:
         found = None
         for index, (component, _) in enumerate(drafted):
@@ -133,7 +137,7 @@ def _match(
                 break
         if found is None:
             owners = set(want["owner"])
-            found = next((i for i, (c, r) in enumerate(drafted) if i not in taken and _owner(c, r) in owners), None)
+            found = next((i for i, (c, t) in enumerate(drafted) if i not in taken and _owner(c, t) in owners), None)
         if found is not None:
             taken.add(found)
         out.append(drafted[found] if found is not None else None)
@@ -171,7 +175,7 @@ def _desired(definition: LoadedDefinition, obj: dict[str, Any], name: str, tree:
 
 def _replicas(  # noqa: PLR0917 - one component's facts, each by name at its one call
     want: dict[str, Any],
-    match: tuple[dict[str, Any], bool] | None,
+    match: tuple[dict[str, Any], str | None] | None,
     roots: list[dict[str, Any]],
     definition: LoadedDefinition,
     tree: Callable[..., Any],
@@ -224,8 +228,8 @@ def score(path: Path, mirror: Mirror, tree: Callable[..., Any]) -> tuple[Result,
             tallies["templates"].add("missing")
             result.notes.append(f"no draft component for the {'/'.join(want['owner'])}-owned pods")
         else:
-            component, is_root = match
-            owner = _owner(component, is_root)
+            component, through = match
+            owner = _owner(component, through)
             tallies["components"].add("right" if owner in want["owner"] else "wrong")
             template = _template(component)
             if _gap(template):

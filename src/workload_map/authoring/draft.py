@@ -690,7 +690,7 @@ def draft(
         len(sites) == 1
         and not sites[0].collections
         and sites[0].job is None
-        and sites[0].segments[0] == "spec"
+        and len(sites[0].segments) >= 2
         and set(sites[0].segments[1:]) <= {"template", "podTemplate", "spec", "podSpec"}
     )
     taken = {root_name}
@@ -832,12 +832,21 @@ def draft(
             f"{suspend_field.path} ({suspend_field.schema.get('type')}, {how}) in the schema:",
             f"{on} stops, {off} resumes.",
         )
+    if on_root and not additional and facts is not None and facts.through_replicasets:
+        additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})
+        builder.note(
+            (*base, "additionalChildKinds"),
+            MEDIUM,
+            ".spec is shaped like a DeploymentSpec (template, selector, strategy): its controller rolls the pods",
+            "out through ReplicaSets it owns, as a Deployment's does.",
+        )
     structure: dict[str, Any] = {"rootComponent": root}
     if children:
         structure["childComponents"] = children
     if additional:
         structure["additionalChildKinds"] = additional
-        builder.note((*base, "additionalChildKinds"), HIGH, "owners between the root and its sample pods.")
+        if (*base, "additionalChildKinds") not in builder.notes:
+            builder.note((*base, "additionalChildKinds"), HIGH, "owners between the root and its sample pods.")
     spec: dict[str, Any] = {"structureDefinition": structure}
     batch = _batch_evidence(facts, found, sites)
     if batch and (len(sites) > 1 or any(s.collections for s in sites)):
