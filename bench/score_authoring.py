@@ -305,18 +305,22 @@ def _unseen(mirror: str | None, drafts: str | None, json_file: str | None) -> in
         print("--unseen needs --mirror DIR: git snapshots <owner>+<name>/repo of the repositories", file=sys.stderr)
         return 2
     results = []
-    for path in sorted(EXPECTATIONS.glob("*.yaml")):
-        result, made = score(path, Mirror(Path(mirror)), _tree)
-        results.append(result)
-        if drafts:
-            Path(drafts).mkdir(parents=True, exist_ok=True)
-            (Path(drafts) / path.name).write_text(made.text)
     commit = subprocess.run(
         ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --unseen.\n")
-    print(unseen_table(results))
+    print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --unseen.")
+    for round_dir in sorted(p for p in EXPECTATIONS.iterdir() if p.is_dir()):
+        scored = []
+        for path in sorted(round_dir.glob("*.yaml")):
+            result, made = score(path, Mirror(Path(mirror)), _tree)
+            scored.append(result)
+            if drafts:
+                (Path(drafts) / round_dir.name).mkdir(parents=True, exist_ok=True)
+                (Path(drafts) / round_dir.name / path.name).write_text(made.text)
+        print(f"\n{round_dir.name}:\n")
+        print(unseen_table(scored))
+        results += scored
     for r in results:
         for note in r.notes:
             print(f"{r.name}: {note}", file=sys.stderr)
