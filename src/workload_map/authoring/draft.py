@@ -101,10 +101,10 @@ class _Builder:
         self.notes.setdefault(path, []).extend([f"[{confidence}] {lines[0]}", *lines[1:]])
         self.guesses.append((format_path(path), confidence))
 
-    def todo(self, path: Path, what: str) -> str:
+    def todo(self, path: Path, what: str, value: str = "empty") -> str:
         self.notes.setdefault(path, []).append(f"{TODO_MARK}: {what}")
         self.todos.append(f"{format_path(path)}: {what}")
-        return todo(what)
+        return todo(what, value)
 
     def covering(self, group: str, kind: str) -> str | None:
         for definition in self.catalog:
@@ -294,7 +294,13 @@ def _instance_ids(builder: _Builder, site: Site, path: Path, lower: bool) -> str
             f"one instance per item of {schema_path(item[:-1])}; the items have no name field, so by position.",
         )
         return f"{jq(item[:-1])} // [] | keys[] | tostring"
-    return builder.todo((*path, "instanceIdPath"), f"the instance ids of the nested lists on {site.path}")
+    # Nested lists: their items in order are the instances (the per-instance paths walk them the same way),
+    # so positions keep every count; what names them is left to the reviewer.
+    return builder.todo(
+        (*path, "instanceIdPath"),
+        f"the instance ids of the nested lists on {site.path} (until then: their positions 0, 1, ...)",
+        f"[{jq(item)}] | keys[] | tostring",
+    )
 
 
 def _status(
