@@ -162,7 +162,9 @@ def _signatures(catalog: Sequence[LoadedDefinition]) -> list[tuple[frozenset[str
                 match = _SPEC_KEY.match(path or "")
                 if match and match.group(1) not in GENERIC_KEYS:
                     keys[match.group(1)] = {"group": kind.group, "version": kind.version, "kind": kind.kind}
-        if keys:
+        # One plain word (``tasks``, ``worker``, ``templates``) is too common to tell a kind's spec: a single key
+        # must be a compound name (``replicatedJobs``, ``leaderWorkerTemplate``).
+        if len(keys) >= 2 or any(any(ch.isupper() for ch in key) for key in keys):
             gvk = {"group": identity.group, "version": identity.version, "kind": identity.kind}
             out.append((frozenset(keys), Embedding((), gvk, definition.name, keys)))
     return out
@@ -179,7 +181,8 @@ def _embeddings(builder: _Builder, sites: list[Site], own: tuple[str, str]) -> d
         if (embedding.kind["group"], embedding.kind["kind"]) == own:
             continue
         for prefix, found in below.items():
-            if keys <= found:
+            # An embedded spec is one object, not an item of a list or map (those are the roles themselves).
+            if keys <= found and not {ARRAY, MAP} & set(prefix):
                 for index, site in enumerate(sites):
                     if site.segments[: len(prefix)] == prefix and site.segments[len(prefix)] in keys:
                         out[index] = Embedding(prefix, embedding.kind, embedding.definition, embedding.pod_kinds)
@@ -379,7 +382,7 @@ def _status(
                 )
     phase = _choose_phase(facts, found, [recorded_phase] if recorded_phase else phase_fields)
     if recorded_phase is not None and phase is None:
-        seen = found.phases.get(".".join(recorded_phase), {})
+        seen: dict[str, int] = found.phases.get(".".join(recorded_phase), {})
         phase = (recorded_phase, {v: f"seen in {found.phase_where[('.'.join(recorded_phase), v)]}" for v in seen})
     if phase is not None:
         segments, values = phase
