@@ -90,3 +90,17 @@ def test_the_cli_drafts_from_a_recording(tmp_path: Path) -> None:
     assert both.exit_code == 2
     missing = runner.invoke(cli, ["definitions", "new", "--from-recording", str(tmp_path / "none.yaml")])
     assert missing.exit_code != 0 and "Traceback" not in missing.output
+
+
+def test_roles_sharing_container_names_get_their_instance_label_from_the_recorded_pods(tmp_path: Path) -> None:
+    # Master and Worker both run a container named `pytorch`: each pod could be either role until a label
+    # names one of them on every pod; a label constant over a role's pods (the job name) groups nothing.
+    result = wm.draft_definition(recordings=[COMPLETION])
+    (role,) = result.karta["spec"]["structureDefinition"]["childComponents"]
+    assert role["podSelector"] == {
+        "componentInstanceSelector": {"idPath": '.metadata.labels["training.kubeflow.org/replica-type"]'}
+    }
+    draft_file = tmp_path / "draft.yaml"
+    draft_file.write_text(result.text)
+    tested = CliRunner().invoke(cli, ["definitions", "test", str(draft_file), "--samples", COMPLETION])
+    assert "pytorchReplica 3 (observed 3)" in tested.stdout, tested.output
