@@ -277,7 +277,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unseen", action="store_true", help="score the kinds of bench/authoring_expectations")
     parser.add_argument("--mirror", metavar="DIR", help="git snapshots of the upstream repositories (--unseen)")
     parser.add_argument("--drafts", metavar="DIR", help="also write each unseen kind's draft there (--unseen)")
+    parser.add_argument("--recorded", action="store_true", help="statuses drafted from the lab recordings")
     args = parser.parse_args(argv)
+    if args.recorded:
+        return _recorded()
     if args.unseen:
         return _unseen(args.mirror, args.drafts, args.json)
     if not CORPUS.is_dir():
@@ -295,6 +298,29 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{s.kind}: {note}", file=sys.stderr)
     if args.json:
         Path(args.json).write_text(json.dumps([asdict(s) for s in scores], indent=2))
+    return 0
+
+
+def _recorded() -> int:
+    from authoring_recorded import score_recorded, table as recorded_table
+
+    shipped: dict[tuple[str, str], LoadedDefinition] = {}
+    crds = corpus_crds() if CORPUS.is_dir() else {}
+    for definition in builtin_definitions():
+        identity = definition.karta.identity
+        if identity is not None:
+            crd = crds.get((identity.group, identity.kind))
+            storage = crd and next((v["name"] for v in crd[1]["spec"]["versions"] if v.get("storage")), None)
+            key = (identity.group, identity.kind)
+            if key not in shipped or identity.version == storage:
+                shipped[key] = definition
+    rows = score_recorded(shipped, {k: v[1] for k, v in crds.items()}, _tree)
+    commit = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --recorded.\n")
+    print(recorded_table(rows))
     return 0
 
 

@@ -401,6 +401,9 @@ def _status(
             else:
                 unmapped.append(f"phase {value!r} ({where})")
     _ready_counts(facts, found, add)
+    if observed.ready_count is not None and "running" not in mappings:
+        expression, why = observed.ready_count
+        add("running", {"byExpression": {"expression": expression, "expectedResult": "true"}}, MEDIUM, why + ".")
     hint = "No condition or phase says it."
     if moments:
         hint = "No condition or phase says it (in the schema, the samples or the recording)."
