@@ -1,10 +1,10 @@
-"""workload_map._json: integers beyond 64 bits stay exact, and digits inside strings cost nothing."""
+"""workload_map.base.json_codec: integers beyond 64 bits stay exact, and digits inside strings cost nothing."""
 
 from __future__ import annotations
 
 import pytest
 
-from workload_map import _json
+from workload_map.base import json_codec as _json
 
 HUGE = 2**64 + 1
 
