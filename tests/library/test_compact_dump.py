@@ -216,3 +216,15 @@ def test_a_pod_decoded_with_extra_paths_keeps_them() -> None:
     assert decode is not None
     assert decode(orjson.dumps(pod)) == project_pod(pod, extra)
     assert pod_decoder(Projection(whole_pods=True)) is None
+
+
+def test_a_large_dump_keeps_a_long_integer_exact(generated: list[dict[str, Any]], tmp_path: Path) -> None:
+    items = json.loads(json.dumps(generated))
+    workload = next(o for o in items if o["kind"] == "Deployment")
+    workload["spec"]["progressDeadlineSeconds"] = 2**64 + 1
+    dump = tmp_path / "dump.json"
+    dump.write_bytes(json.dumps(_list(items)).encode())
+    assert dump.stat().st_size >= documents._DECODE_FROM  # read through the one-step decoder
+    view = wm.open_dump(str(dump), namespace=None, compact=True)
+    read = next(o for o in view.objects if o["metadata"]["uid"] == workload["metadata"]["uid"])
+    assert read["spec"]["progressDeadlineSeconds"] == 2**64 + 1

@@ -42,7 +42,7 @@ def split_items(
     """The List without its items, and its items parsed one at a time, each with whether ``decode`` gave
     it; None when ``content`` is not a JSON List laid out as kubectl writes it (see the module docstring).
     The iterator yields (None, False) once, last, if the items turn out not to split (the caller then
-    parses the whole document). ``decode`` is not used on a dump holding a long integer (read exact)."""
+    parses the whole document)."""
     found = _ITEMS.search(content, 0, MAX_ENVELOPE)
     if found is None or content[:64].lstrip()[:1] != b"{":
         return None
@@ -61,14 +61,29 @@ def split_items(
         return envelope, iter(())
     if not content.startswith(b"{", start):
         return None
-    exact = _json.has_long_number(content)
-    return envelope, _items(memoryview(content), start, close, exact=exact, decode=None if exact else decode)
+    parse: Callable[[memoryview], Any]
+    if decode is not None:
+        # A caller that decodes (a large dump: msgspec is loaded already) has the other items parsed by
+        # msgspec too, which keeps integers of any size exact: no scan of the dump for long numbers.
+        import msgspec
+
+        parse, errors = msgspec.json.Decoder().decode, (orjson.JSONDecodeError, msgspec.MsgspecError)
+    else:
+        parse = _json.loads if _json.has_long_number(content) else orjson.loads
+        errors = (orjson.JSONDecodeError,)
+    return envelope, _items(memoryview(content), (start, close), parse, errors, decode)
 
 
 def _items(
-    view: memoryview, start: int, close: int, *, exact: bool, decode: Decode | None
+    view: memoryview,
+    span: tuple[int, int],
+    parse: Callable[[memoryview], Any],
+    errors: tuple[type[Exception], ...],
+    decode: Decode | None,
 ) -> Iterator[tuple[Any, bool]]:
-    """The items; ``exact``: the dump holds a long number, so items are read keeping big integers exact."""
+    """The items: each given by ``decode`` or else by ``parse`` (``errors``: what it raises for text that
+    is not JSON); ``span``: from the first item's ``{`` to the List's closing ``]``."""
+    start, close = span
     raw = view.obj
     assert isinstance(raw, bytes)
     search_from = start
@@ -83,8 +98,8 @@ def _items(
         decoded = item is not None
         if not decoded:
             try:
-                item = _json.loads(view[start:end]) if exact else orjson.loads(view[start:end])
-            except orjson.JSONDecodeError:
+                item = parse(view[start:end])
+            except errors:
                 if boundary is None:  # the last item does not parse: not a List this reader can split
                     yield None, False
                     return
