@@ -87,7 +87,8 @@ def figures(samples: list[dict[str, Sample]]) -> list[Figure]:
     for name in samples[0]:
         cpu = statistics.median(r[name].cpu for r in samples) * 1e3
         help_cpu = statistics.median(r[HELP].cpu for r in samples) * 1e3
-        fig = Figure("start-up", f"wmap {name}" if name != KUBECTL else name, cpu, "ms CPU", help_cpu, HELP)
+        label = name if name in (HELP, KUBECTL) else f"wmap {name}"
+        fig = Figure("start-up", label, cpu, "ms CPU", help_cpu, HELP)
         fig.extra = {
             "ratio_to_help": ratio(name, HELP),
             "wall_ms": statistics.median(r[name].wall for r in samples) * 1e3,
