@@ -62,6 +62,7 @@ def split_items(
     if not content.startswith(b"{", start):
         return None
     parse: Callable[[memoryview], Any]
+    errors: tuple[type[Exception], ...]
     if decode is not None:
         # A caller that decodes (a large dump: msgspec is loaded already) has the other items parsed by
         # msgspec too, which keeps integers of any size exact: no scan of the dump for long numbers.
