@@ -82,6 +82,13 @@ class FastProgram:
         return self._path is not None
 
     def all(self, value: Any) -> list[Any]:
+        keys = self.single
+        if keys is not None:
+            # A plain path (most pod selectors: `.metadata.labels["..."]`) is walked without a budget or
+            # generator: it runs for every pod, and path_gen spends nothing either.
+            for key in keys:
+                value = _index(value, key)
+            return [value]
         self._budget = _Budget()
         return list(self._gen(value, NO_ENV))
 
