@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.crd import GROUP, PLURAL, VERSION
-from workload_map.crd.labels import INDEX_LABELS, index_labels, root_gvk_of
 from workload_map.operator.kube import list_watch
 from workload_map.operator.reconcile import (
     desired_conditions,
@@ -27,7 +25,8 @@ from workload_map.operator.reconcile import (
     now_rfc3339,
     status_changed,
 )
-from workload_map.sources.kube.connection import ClusterError, Connection
+from workload_map.ports.definitions import GROUP, INDEX_LABELS, PLURAL, VERSION, index_labels, root_gvk_of
+from workload_map.ports.kube import ClusterError, Connection
 
 log = logging.getLogger("workload_map.operator.controller")
 

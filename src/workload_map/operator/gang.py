@@ -11,8 +11,8 @@ garbage collector runs), a group renamed by a changed key, a namespace that opte
 
 Watches (list + watch, per opted-in namespace): the covered workload kinds, the kinds between them and their
 pods, the pods, and the PodGroups it manages. Events are debounced per workload (one reconcile per workload
-per ``debounce`` seconds at most); a reconcile builds a :class:`WorkloadIndex` over the namespace's cached
-objects, so it costs no API read.
+per ``debounce`` seconds at most); a reconcile plans over the namespace's cached objects
+(``ports.gang.WorkloadGangs``), so it costs no API read.
 The pod webhook that attaches new pods to these groups is :mod:`workload_map.operator.pod_attach`.
 """
 
@@ -27,19 +27,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.base.snapshot import Snapshot, group_of
-from workload_map.crd.labels import FIELD_MANAGER
-from workload_map.definition.loader import LoadedDefinition
-from workload_map.definition.registry import DefinitionRegistry
-from workload_map.gang.compute import gang_definitions, plan_in_view
-from workload_map.gang.emit import COSCHEDULING, VOLCANO, emit
+from workload_map import LoadedDefinition, emit_pod_groups
 from workload_map.operator.cluster_definitions import ClusterDefinitions, GroupKind
 from workload_map.operator.controller import WorkQueue
 from workload_map.operator.kube import list_watch
-from workload_map.resolve.workloads import WorkloadIndex
-from workload_map.sources.kube.connection import ClusterError, Connection, resource_path
-from workload_map.sources.kube.discovery import ServedResource, discover
-from workload_map.sources.kube.fetch import plan_lists
+from workload_map.ports.definitions import FIELD_MANAGER, DefinitionRegistry
+from workload_map.ports.gang import COSCHEDULING, VOLCANO, WorkloadGangs, gang_definitions
+from workload_map.ports.kube import ClusterError, Connection, ServedResource, discover, plan_lists, resource_path
+from workload_map.ports.objects import group_of
 
 log = logging.getLogger("workload_map.operator.gang")
 
@@ -92,15 +87,15 @@ def plan_groups(
     registry: DefinitionRegistry, objects: list[dict[str, Any]], uid: str, scheduler: str
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The PodGroups a workload (by uid) of ``objects`` needs; none unless it is a top-level gang workload."""
-    view = WorkloadIndex(Snapshot(objects), registry)
-    workload = next((o for o in view.snapshot if _meta(o).get("uid") == uid), None)
-    if workload is None or _meta(workload).get("deletionTimestamp") or view.owner_workload(workload) is not None:
+    gangs = WorkloadGangs(registry, objects)
+    workload = gangs.find(uid)
+    if workload is None or _meta(workload).get("deletionTimestamp") or not gangs.is_top_level(workload):
         return [], []
     definition, _ = registry.for_object(workload)
     if definition is None or not gang_definitions([definition]):
         return [], []
-    plan = plan_in_view(view, workload)
-    emission = emit(plan, scheduler)
+    plan = gangs.plan(workload)
+    emission = emit_pod_groups(plan, scheduler)
     notes = [*plan.warnings, *emission.warnings, *(f"{e.pod}: {e.message}" for e in plan.errors)]
     return desired_objects(emission.objects, uid), notes
 

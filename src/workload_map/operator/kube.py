@@ -5,19 +5,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from workload_map.sources.kube.connection import (
-    ClusterError,
-    Connection,
-    ConnectionOptions,
-    GoneError,
-    RequestCounter,
-    connect,
-)
+from workload_map import ClusterOptions, RequestCounter
+from workload_map.ports.kube import ClusterError, Connection, GoneError, connect
 
 log = logging.getLogger("workload_map.operator.kube")
 
@@ -33,11 +27,11 @@ DEFAULT_REQUEST_TIMEOUT = 30.0  # a long-running process must not hang on one re
 
 
 def operator_connection(
-    kubeconfig: str | None = None, context: str | None = None, *, options: ConnectionOptions | None = None
+    kubeconfig: str | None = None, context: str | None = None, *, options: ClusterOptions | None = None
 ) -> Connection:
     """A connection for the operator: kubectl's connection flags (``options``), a 30 s default request timeout."""
     if options is None:
-        options = ConnectionOptions(kubeconfig=kubeconfig, context=context)
+        options = ClusterOptions(kubeconfig=kubeconfig, context=context)
     if options.request_timeout is None:
         options = dataclasses.replace(options, request_timeout=DEFAULT_REQUEST_TIMEOUT)
     conn = connect(options)
@@ -108,8 +102,3 @@ def list_watch(  # noqa: PLR0917 - used as a Thread target with positional args
             log.warning("watch failed, retrying", extra={"watch": what, "error": str(exc), "retry_in": backoff})
             stop.wait(backoff)
             backoff = min(backoff * 2, 30.0)
-
-
-def iter_chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]

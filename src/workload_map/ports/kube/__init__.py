@@ -1,0 +1,63 @@
+"""Port: reaching a cluster for what is not a workload read (workload reads go through ``workload_map``'s
+``open_cluster``, ``open_fleet`` and ``watch_cluster``): a connection from a ``ClusterOptions``, discovery,
+paged lists, the cluster's Karta definitions. For the operator, shell completion, ``wmap catalog`` and
+``wmap snapshot``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workload_map.ports import lazy_exports
+
+if TYPE_CHECKING:
+    from workload_map.api.clusters import connect as connect, live_options as live_options
+    from workload_map.sources.kube.connection import (
+        ClusterError as ClusterError,
+        Connection as Connection,
+        GoneError as GoneError,
+        parse_timeout as parse_timeout,
+        resource_path as resource_path,
+    )
+    from workload_map.sources.kube.discovery import (
+        Discovery as Discovery,
+        LiveRegistry as LiveRegistry,
+        ServedResource as ServedResource,
+        discover as discover,
+    )
+    from workload_map.sources.kube.fetch import (
+        KARTA_VERSION as KARTA_VERSION,
+        cluster_definition as cluster_definition,
+        layered_definitions as layered_definitions,
+        list_all as list_all,
+        plan_lists as plan_lists,
+    )
+    from workload_map.sources.kube.live import (
+        LiveOptions as LiveOptions,
+        LiveSource as LiveSource,
+        live_source as live_source,
+    )
+
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    # a ClusterOptions -> a connection, or what the sources read with (the one place either is made)
+    "workload_map.api.clusters": ("connect", "live_options"),
+    "workload_map.sources.kube.connection": (
+        "ClusterError",
+        "Connection",
+        "GoneError",
+        "parse_timeout",
+        "resource_path",
+    ),
+    "workload_map.sources.kube.discovery": ("Discovery", "LiveRegistry", "ServedResource", "discover"),
+    # paged lists; which lists a set of definitions needs; the cluster's Karta definitions over the catalog
+    "workload_map.sources.kube.fetch": (
+        "KARTA_VERSION",
+        "cluster_definition",
+        "layered_definitions",
+        "list_all",
+        "plan_lists",
+    ),
+    # a whole read kept with its connection and discovery (`wmap snapshot` writes it)
+    "workload_map.sources.kube.live": ("LiveOptions", "LiveSource", "live_source"),
+}
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)
