@@ -30,10 +30,18 @@ from typing import Any
 from workload_map import LoadedDefinition, emit_pod_groups
 from workload_map.operator.cluster_definitions import ClusterDefinitions, GroupKind
 from workload_map.operator.controller import WorkQueue
-from workload_map.operator.kube import list_watch
+from workload_map.operator.kube import NAMESPACES, list_watch
 from workload_map.ports.definitions import FIELD_MANAGER, DefinitionRegistry
 from workload_map.ports.gang import COSCHEDULING, VOLCANO, WorkloadGangs, gang_definitions
-from workload_map.ports.kube import ClusterError, Connection, ServedResource, discover, plan_lists, resource_path
+from workload_map.ports.kube import (
+    ClusterError,
+    Connection,
+    ServedResource,
+    discover,
+    plan_lists,
+    resource_path,
+    unlisted,
+)
 from workload_map.ports.objects import group_of
 
 log = logging.getLogger("workload_map.operator.gang")
@@ -333,8 +341,7 @@ class GangController:
             state.watched.add(res.display)
             with state.lock:
                 state.pending.add(res.display)
-            query = {"labelSelector": f"{MANAGED_BY_LABEL}={MANAGED_BY}"} if self._is_group_resource(res) else None
-            path = resource_path(res.group, res.version, res.plural, state.name)
+            selector = f"{MANAGED_BY_LABEL}={MANAGED_BY}" if self._is_group_resource(res) else None
             stop = _Either(state.stop, self._stop)
             threading.Thread(
                 target=list_watch,
@@ -342,13 +349,13 @@ class GangController:
                 daemon=True,
                 args=(
                     self.conn,
-                    path,
+                    unlisted(res, state.name, label_selector=selector),
                     lambda items, res=res: self._synced(state, res, items),
                     lambda event, obj, res=res: self._event(state, res, event, obj),
                     stop,
                     f"{state.name}/{res.display}",
+                    self.watch_seconds,
                 ),
-                kwargs={"watch_seconds": self.watch_seconds, "query": query},
             ).start()
 
     # -- the namespace cache
@@ -534,8 +541,14 @@ class GangController:
             target=list_watch,
             name="gang-watch-namespaces",
             daemon=True,
-            args=(self.conn, "/api/v1/namespaces", self._sync_namespaces, self._namespace_event, stop, "namespaces"),
-            kwargs={"query": {"labelSelector": NAMESPACE_LABEL}},
+            args=(
+                self.conn,
+                unlisted(NAMESPACES, None, label_selector=NAMESPACE_LABEL),
+                self._sync_namespaces,
+                self._namespace_event,
+                stop,
+                "namespaces",
+            ),
         ).start()
         workers = [
             threading.Thread(target=self._worker, args=(stop,), name=f"gang-{i}", daemon=True)
@@ -583,7 +596,7 @@ class GangController:
 
 
 class _Either(threading.Event):
-    """Set when either of two events is (what list_watch polls with ``is_set``/``wait``)."""
+    """Set when either of two events is (what an informer polls with ``is_set``/``wait``)."""
 
     def __init__(self, a: threading.Event, b: threading.Event) -> None:
         super().__init__()

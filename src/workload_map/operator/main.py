@@ -34,12 +34,12 @@ from workload_map.operator import admission, certs, logs
 from workload_map.operator.cluster_definitions import ClusterDefinitions
 from workload_map.operator.controller import KartaController
 from workload_map.operator.gang import GangController
-from workload_map.operator.kube import list_all, operator_connection
+from workload_map.operator.kube import KARTAS, operator_connection
 from workload_map.operator.leader import LeaseElector
 from workload_map.operator.pod_attach import PodAttacher
 from workload_map.operator.server import Handler, HealthServer, WebhookServer
-from workload_map.ports.definitions import GROUP, LIMITS, PLURAL, VERSION, builtin_definitions
-from workload_map.ports.kube import ClusterError, Connection
+from workload_map.ports.definitions import LIMITS, builtin_definitions
+from workload_map.ports.kube import ClusterError, Connection, list_all
 
 log = logging.getLogger("workload_map.operator")
 
@@ -176,8 +176,7 @@ class Operator:
 
     # -- webhooks
     def _list_kartas(self) -> list[dict[str, Any]]:
-        items, _ = list_all(self.conn, f"/apis/{GROUP}/{VERSION}/{PLURAL}")
-        return items
+        return list_all(self.conn, KARTAS, None).items
 
     def _validate(self, body: dict[str, Any]) -> dict[str, Any]:
         request = body.get("request") or {}

@@ -1,7 +1,7 @@
 """Port: reaching a cluster for what is not a workload read (workload reads go through ``workload_map``'s
 ``open_cluster``, ``open_fleet`` and ``watch_cluster``): a connection from a ``ClusterOptions``, discovery,
-paged lists, the cluster's Karta definitions. For the operator, shell completion, ``wmap catalog`` and
-``wmap snapshot``."""
+paged lists, the informer (list, watch, relist), the cluster's Karta definitions. For the operator, shell
+completion, ``wmap catalog`` and ``wmap snapshot``."""
 
 from __future__ import annotations
 
@@ -26,10 +26,17 @@ if TYPE_CHECKING:
     )
     from workload_map.sources.kube.fetch import (
         KARTA_VERSION as KARTA_VERSION,
+        ListResult as ListResult,
         cluster_definition as cluster_definition,
         layered_definitions as layered_definitions,
         list_all as list_all,
         plan_lists as plan_lists,
+    )
+    from workload_map.sources.kube.informer import (
+        GONE_RELISTED as GONE_RELISTED,
+        WATCH_SECONDS as WATCH_SECONDS,
+        Informer as Informer,
+        unlisted as unlisted,
     )
     from workload_map.sources.kube.live import (
         LiveOptions as LiveOptions,
@@ -51,11 +58,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     # paged lists; which lists a set of definitions needs; the cluster's Karta definitions over the catalog
     "workload_map.sources.kube.fetch": (
         "KARTA_VERSION",
+        "ListResult",
         "cluster_definition",
         "layered_definitions",
         "list_all",
         "plan_lists",
     ),
+    # list, watch, relist on 410 Gone, bookmarks, backoff: the one informer
+    "workload_map.sources.kube.informer": ("GONE_RELISTED", "WATCH_SECONDS", "Informer", "unlisted"),
     # a whole read kept with its connection and discovery (`wmap snapshot` writes it)
     "workload_map.sources.kube.live": ("LiveOptions", "LiveSource", "live_source"),
 }
