@@ -39,7 +39,6 @@ from workload_map.tree.build import trees_of
 
 if TYPE_CHECKING:
     from workload_map.base.snapshot import Snapshot
-    from workload_map.definition.loader import LoadedDefinition
     from workload_map.definition.registry import DefinitionRegistry
     from workload_map.gang.model import GangPlan
     from workload_map.live.gaps import ApiserverProbe, KindPoller
@@ -222,6 +221,7 @@ class LiveModel:
         from workload_map.live.kartas import DefinitionChanges
         from workload_map.sources.kube.fetch import KARTA_GROUP, KARTA_KIND, KARTA_VERSION
         from workload_map.sources.kube.informer import Informer, unlisted
+        from workload_map.sources.kube.reads import defined_versions
 
         self._objects, self._children, self._root = {}, defaultdict(set), {}
         self._rank, self._ranks = {}, {}
@@ -239,7 +239,7 @@ class LiveModel:
         for gap in coverage:
             served = source.discovery.resource(gap.group, gap.kind)
             if served is None:  # never installed: the KindPoller watches for its CRD
-                missing[(gap.group, gap.kind)] = _defined_versions(source.registry.definitions, gap.group, gap.kind)
+                missing[(gap.group, gap.kind)] = defined_versions(source.registry.definitions, gap.group, gap.kind)
                 continue
             listed = unlisted(served, gap.namespace)
             gap_lists.append(listed)
@@ -772,14 +772,6 @@ class LiveModel:
         with self._lock:
             self.coverage = Coverage(gaps)
         self._coverage_changed = True
-
-
-def _defined_versions(definitions: Iterable[LoadedDefinition], group: str, kind: str) -> list[str]:
-    return [
-        d.karta.identity.version
-        for d in definitions
-        if d.karta.identity is not None and (d.karta.identity.group, d.karta.identity.kind) == (group, kind)
-    ]
 
 
 def _version(obj: Obj) -> str | None:

@@ -38,6 +38,7 @@ from workload_map.ports.kube import (
     Connection,
     ServedResource,
     discover,
+    gang_root_kinds,
     plan_lists,
     resource_path,
     unlisted,
@@ -239,12 +240,7 @@ class GangController:
         discovery = discover(self.conn)
         with self._lock:
             definitions, registry = self.definitions, self.registry
-        kinds = {
-            (d.karta.identity.group, d.karta.identity.kind)
-            for d in gang_definitions(definitions)
-            if d.karta.identity is not None
-        }
-        plan = plan_lists(registry, discovery, kinds=kinds)
+        plan = plan_lists(registry, discovery, kinds=gang_root_kinds(definitions))
         resources = [*plan.workloads, *plan.children, *([plan.pods] if plan.pods else [])]
         for scheduler in SCHEDULERS:
             group, version = POD_GROUP_APIS[scheduler]

@@ -21,8 +21,16 @@ from workload_map.operator.admission import response
 from workload_map.operator.cluster_definitions import GroupKind
 from workload_map.operator.gang import DEFAULT_SCHEDULER, MAX_OWNER_DEPTH, _controller_ref, _meta, scheduler_for
 from workload_map.ports.definitions import DefinitionRegistry
-from workload_map.ports.gang import VOLCANO, WorkloadGangs, gang_definitions
-from workload_map.ports.kube import ClusterError, Connection, Discovery, ServedResource, discover, resource_path
+from workload_map.ports.gang import VOLCANO, WorkloadGangs
+from workload_map.ports.kube import (
+    ClusterError,
+    Connection,
+    Discovery,
+    ServedResource,
+    discover,
+    gang_root_kinds,
+    resource_path,
+)
 from workload_map.ports.objects import group_of
 
 # The gang controller's logger: these parts were one module and log consumers filter on its name.
@@ -55,12 +63,8 @@ class PodAttacher:
     def set_definitions(self, definitions: list[LoadedDefinition], changed: set[GroupKind] | None = None) -> None:
         """Use new effective definitions (built-in + cluster Kartas; a :class:`ClusterDefinitions` listener)."""
         registry = DefinitionRegistry(definitions)
-        gang_kinds = {
-            (d.karta.identity.group, d.karta.identity.kind)
-            for d in gang_definitions(registry.definitions)
-            if d.karta.identity is not None
-        }
-        self._definitions = (registry, gang_kinds)  # one assignment: requests in flight see one or the other
+        # one assignment: requests in flight see one or the other
+        self._definitions = (registry, gang_root_kinds(registry.definitions))
 
     @property
     def registry(self) -> DefinitionRegistry:

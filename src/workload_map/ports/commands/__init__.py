@@ -25,10 +25,10 @@ if TYPE_CHECKING:
         READ as READ,
         cli_manifests as cli_manifests,
         cli_rules as cli_rules,
-        operator_read_kinds as operator_read_kinds,
         operator_read_rules as operator_read_rules,
         plural as plural,
     )
+    from workload_map.sources.kube.reads import operator_read_kinds as operator_read_kinds
     from workload_map.sources.kube.record import (
         RecordEnd as RecordEnd,
         Recorder as Recorder,
@@ -46,10 +46,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "READ",
         "cli_manifests",
         "cli_rules",
-        "operator_read_kinds",
         "operator_read_rules",
         "plural",
     ),
+    # the kinds the operator reads: what its chart's RBAC grants
+    "workload_map.sources.kube.reads": ("operator_read_kinds",),
     # `wmap record`: one workload's transitions as a recording
     "workload_map.sources.kube.record": ("RecordEnd", "Recorder", "StatusChange"),
 }

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
         cluster_definition as cluster_definition,
         layered_definitions as layered_definitions,
         list_all as list_all,
-        plan_lists as plan_lists,
     )
     from workload_map.sources.kube.informer import (
         GONE_RELISTED as GONE_RELISTED,
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
         LiveSource as LiveSource,
         live_source as live_source,
     )
+    from workload_map.sources.kube.reads import gang_root_kinds as gang_root_kinds, plan_lists as plan_lists
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     # a ClusterOptions -> a connection, or what the sources read with (the one place either is made)
@@ -62,8 +62,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "cluster_definition",
         "layered_definitions",
         "list_all",
-        "plan_lists",
     ),
+    # what to read for a set of definitions: the kinds the gang controller watches
+    "workload_map.sources.kube.reads": ("gang_root_kinds", "plan_lists"),
     # list, watch, relist on 410 Gone, bookmarks, backoff: the one informer
     "workload_map.sources.kube.informer": ("GONE_RELISTED", "WATCH_SECONDS", "Informer", "unlisted"),
     # a whole read kept with its connection and discovery (`wmap snapshot` writes it)
