@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         draft_definition as draft_definition,
         draft_from_cluster as draft_from_cluster,
     )
+    from workload_map.api.clusters import ClusterOptions as ClusterOptions
     from workload_map.api.definitions import effective_definitions as effective_definitions
     from workload_map.api.fleet import (
         ClusterFailure as ClusterFailure,
@@ -107,6 +108,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "workload_map._version": ("__version__",),
     "workload_map.api.authoring": ("draft_definition", "draft_from_cluster"),
+    "workload_map.api.clusters": ("ClusterOptions",),
     "workload_map.api.definitions": ("effective_definitions",),
     "workload_map.api.fleet": (
         "ClusterFailure",

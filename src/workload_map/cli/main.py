@@ -168,7 +168,7 @@ class LazyCommands(WmapGroup):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from workload_map._version import __version__
+    from workload_map import __version__
 
     click.echo(f"wmap version {__version__}")
     ctx.exit()
@@ -204,7 +204,7 @@ def cli(debug: bool) -> None:
 @output_option(("text", "json", "yaml"), "text")
 def version_cmd(output: str) -> None:
     """Print the wmap version."""
-    from workload_map._version import __version__
+    from workload_map import __version__
 
     if output == "text":
         click.echo(f"wmap version {__version__}")

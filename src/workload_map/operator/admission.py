@@ -12,9 +12,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from workload_map.crd.labels import INDEX_LABELS, index_labels, root_gvk_of
-from workload_map.errors import Severity
 from workload_map.operator.reconcile import validation_findings
+from workload_map.ports.definitions import INDEX_LABELS, Severity, index_labels, root_gvk_of
 
 MAX_LISTED = 20
 
