@@ -59,12 +59,22 @@ def _expect(primary: str, groups: int, current: int, ready: int) -> dict[str, An
     }
 
 
-def counted(pods: list[Obj]) -> dict[str, Any]:
-    """Pods present and ready per component, GPUs of the present active pods (docs/tree-json.md)."""
+def counted(pods: list[Obj], owners: set[str]) -> dict[str, Any]:
+    """Pods present and ready per component, GPUs of the present active pods (docs/tree-json.md).
+
+    Only pods whose controller (the LeaderWorkerSet's StatefulSet, or a group's worker StatefulSet) still
+    exists, by uid: ``owners``. A pod belongs to a workload through its owner chain (docs/semantics.md
+    "Pods"); when the lost node also held a worker of another group, LWS recreated that group, its worker
+    StatefulSet was deleted and a new one made, and the old worker, Terminating on the lost node, no longer
+    belongs to the set (a whole-lab run placed a group's worker there, and this count said 6 workers where
+    wmap rightly read 5)."""
     current = {"leader": 0, "worker": 0}
     ready = {"leader": 0, "worker": 0}
     gpus = 0
     for pod in pods:
+        controller = next((r for r in pod["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
+        if controller is None or controller["uid"] not in owners:
+            continue
         role = "leader" if pod["metadata"]["labels"].get(WORKER_INDEX) == "0" else "worker"
         current[role] += 1
         ready[role] += pod_state(pod) == "Ready"
@@ -200,7 +210,11 @@ def story(s: Story) -> None:
     )
     s.wait_workload(lambda o: _condition(o, "Available") == "False", "not Available")
     lab.quiet(NS)  # LWS recreating the group as far as it can while the lost node's pods stay Terminating
-    s.observe("node lost under a group", counted)
+
+    def counted_now(pods: list[Obj]) -> dict[str, Any]:
+        return counted(pods, {o["metadata"]["uid"] for o in lab.kube.list("apps/v1", "StatefulSet", NS)})
+
+    s.observe("node lost under a group", counted_now)
 
     with lab.auto_phase(NS, "Ready"):
         lab.take_out_of_service(node)
