@@ -17,6 +17,7 @@ import orjson
 import yaml
 
 from bench_common import VENV_BIN, Figure, dump_counts, dump_path, median_time
+from workload_map.tree.build import trees_of
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -66,12 +67,12 @@ def get_args(path: Path) -> list[str]:
 
 def largest_workload(path: Path) -> tuple[str, str, int]:
     """(TYPE/NAME, namespace, pods) of the top-level workload with the most pods."""
+    from workload_map.base.snapshot import Snapshot, namespace_of
     from workload_map.catalog import builtin_definitions
     from workload_map.cli.workloads import kind_name
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Snapshot, namespace_of
+    from workload_map.resolve.workloads import WorkloadIndex
 
-    view = ClusterView(Snapshot(parse_floor(path)), builtin_definitions())
+    view = WorkloadIndex(Snapshot(parse_floor(path)), builtin_definitions())
     best = max(view.workloads(), key=lambda w: len(view.pods_of(w)))
     return kind_name(best), namespace_of(best), len(view.pods_of(best))
 
@@ -83,10 +84,10 @@ def describe_args(path: Path, target: str, namespace: str) -> list[str]:
 def phases(path: Path) -> dict[str, float]:
     """Where the time of `get -A` goes, through the library calls the command makes."""
     from workload_map.api.definitions import builtin_with_warnings, read_documents, split_dump
+    from workload_map.base.snapshot import Snapshot
     from workload_map.cli.commands.get import HEADERS, row
     from workload_map.cli.output import echo_table  # noqa: F401 - imported for parity with the command
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Snapshot
+    from workload_map.resolve.workloads import WorkloadIndex
 
     out: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -97,10 +98,10 @@ def phases(path: Path) -> dict[str, float]:
     objects, cluster_defs, _ = split_dump(docs)
     snapshot = Snapshot(objects)
     t3 = time.perf_counter()
-    view = ClusterView(snapshot, [*builtin, *cluster_defs])
+    view = WorkloadIndex(snapshot, [*builtin, *cluster_defs])
     t4 = time.perf_counter()
     workloads = view.workloads()
-    trees, _ = view.trees(workloads)
+    trees, _ = trees_of(view, workloads)
     t5 = time.perf_counter()
     rows = [row(t, wide=False, with_namespace=True) for t in trees]
     t6 = time.perf_counter()

@@ -121,8 +121,8 @@ mark("click + wmap CLI (what --help loads)")
 import pydantic, workload_map.definition.model
 mark("pydantic + the definition model")
 from workload_map.api.definitions import builtin_with_warnings, read_documents, split_dump
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.base.snapshot import Snapshot
 from workload_map.cli.commands.get import row
 from workload_map.cli.output import echo_table
 mark("resolver, jq engine and the rest of get")
@@ -131,9 +131,9 @@ mark("built-in catalog from the cache")
 docs = read_documents([sys.argv[1]])
 mark("read + parse the input")
 objects, kartas, _ = split_dump(docs)
-view = ClusterView(Snapshot(objects), [*builtin, *kartas])
-mark("Snapshot + ClusterView index")
-trees, _ = view.trees(view.workloads(None, None, top_level=True))
+view = WorkloadIndex(Snapshot(objects), [*builtin, *kartas])
+mark("Snapshot + WorkloadIndex index")
+trees, _ = trees_of(view, view.workloads(None, None, top_level=True))
 mark("resolve (trees)")
 with redirect_stdout(io.StringIO()):
     echo_table(["h"] * 8, [row(t, wide=False, with_namespace=True) for t in trees])

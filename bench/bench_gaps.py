@@ -32,7 +32,7 @@ WMAP = Path(sys.executable).parent / "wmap"
 
 def _role(cluster: Any) -> None:
     """Read on every resource of every group except ray.io's RayClusters (RBAC has no deny: list the rest)."""
-    from workload_map.cluster.connection import ConnectionOptions, connect
+    from workload_map.sources.kube.connection import ConnectionOptions, connect
 
     conn = connect(ConnectionOptions(kubeconfig=str(cluster.kubeconfig_path)))
     groups = conn.get("/apis")["groups"]

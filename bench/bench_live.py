@@ -3,7 +3,7 @@
 Loads a generated cluster (CRDs from ../shared/corpus/*/crd/*.yaml read in place, a permissive CRD for any
 generated kind the corpus has no CRD for, then every object level by level with concurrent POSTs and a
 status write where the resource has a status subresource), then measures wall time and API requests of
-`get -A` and `describe` through `workload_map.cluster`, against the kubectl + jq pipeline in the same run.
+`get -A` and `describe` through `workload_map.sources.kube`, against the kubectl + jq pipeline in the same run.
 
 Child mode (the wmap side as a whole process, since the CLI is not wired to the live layer yet):
     python bench/bench_live.py child get KUBECONFIG
@@ -22,6 +22,8 @@ from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from workload_map.tree.build import tree_of, trees_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -107,7 +109,7 @@ def _synthetic_crd(group: str, version: str, kind: str, namespaced: bool) -> dic
 
 def install_crds(cluster: Any, objects: list[dict[str, Any]], log: Any) -> dict[str, Any]:
     """Corpus CRDs in place, then a permissive CRD for every generated (group, version, kind) still unserved."""
-    from workload_map.cluster.connection import ConnectionOptions, connect
+    from workload_map.sources.kube.connection import ConnectionOptions, connect
 
     files = sorted(CORPUS.glob("*/crd/*.yaml"))
     failed = []
@@ -202,7 +204,7 @@ def load(
     cluster: Any, objects: list[dict[str, Any]], served: dict[tuple[str, str], dict[str, Any]], log: Any
 ) -> dict[str, Any]:
     """Create every object (owners first, owner uids remapped to the server's) and write its status."""
-    from workload_map.cluster.connection import ClusterError, ConnectionOptions, connect, resource_path
+    from workload_map.sources.kube.connection import ClusterError, ConnectionOptions, connect, resource_path
 
     conn = connect(ConnectionOptions(kubeconfig=str(cluster.kubeconfig_path)))
     pool = conn.api_client.rest_client.pool_manager
@@ -294,28 +296,28 @@ def load(
 # ----------------------------------------------------------------------------------------------- wmap side
 def wmap_get(kubeconfig: str) -> tuple[list[list[str]], Any]:
     from workload_map.cli.commands.get import row
-    from workload_map.cluster import LiveOptions, connect, live_source
+    from workload_map.sources.kube import LiveOptions, connect, live_source
 
     conn = connect(LiveOptions(kubeconfig=kubeconfig))
     source = live_source(LiveOptions(kubeconfig=kubeconfig, all_namespaces=True, connection=conn))
-    view = source.view()
-    trees, _ = view.trees(view.workloads())
+    view = source.index()
+    trees, _ = trees_of(view, view.workloads())
     rows = [row(t, wide=False, with_namespace=True) for t in trees]
     conn.close()
     return rows, source
 
 
 def wmap_describe(kubeconfig: str, type_name: str, name: str, namespace: str) -> tuple[Any, Any]:
-    from workload_map.cluster import LiveOptions, connect, live_source
+    from workload_map.sources.kube import LiveOptions, connect, live_source
 
     conn = connect(LiveOptions(kubeconfig=kubeconfig, namespace=namespace))
     source = live_source(
         LiveOptions(kubeconfig=kubeconfig, namespace=namespace, describe=(type_name, name), connection=conn)
     )
-    view = source.view()
+    view = source.index()
     info = source.registry.resolve_type(type_name)
     (workload,) = view.find(info, name, namespace)
-    tree = view.tree(workload)
+    tree = tree_of(view, workload)
     conn.close()
     return tree, source
 
@@ -432,10 +434,12 @@ def run(*, workloads: int, repeats: int, log: Any = print) -> tuple[list[Figure]
     details: dict[str, Any] = {}
     figures: list[Figure] = []
     try:
-        import workload_map.cluster  # noqa: F401
+        import workload_map.sources.kube  # noqa: F401
     except ImportError as exc:
         log(f"live layer missing: {exc}")
-        return [Figure("live", "live layer (src/workload_map/cluster)", 0, "-", note="MISSING")], {"missing": str(exc)}
+        return [Figure("live", "live layer (src/workload_map/sources/kube)", 0, "-", note="MISSING")], {
+            "missing": str(exc)
+        }
     t = time.perf_counter()
     cluster = start_cluster()
     details["cluster_start_s"] = time.perf_counter() - t
@@ -529,9 +533,9 @@ def run(*, workloads: int, repeats: int, log: Any = print) -> tuple[list[Figure]
             )
         )
         # describe the largest workload
-        from workload_map.cluster import LiveOptions, cluster_view_from_kubeconfig
+        from workload_map.sources.kube import LiveOptions, index_from_kubeconfig
 
-        view, _ = cluster_view_from_kubeconfig(LiveOptions(kubeconfig=kubeconfig, all_namespaces=True))
+        view, _ = index_from_kubeconfig(LiveOptions(kubeconfig=kubeconfig, all_namespaces=True))
         best = max(view.workloads(), key=lambda w: len(view.pods_of(w)))
         kind = best["kind"]
         group = best["apiVersion"].split("/")[0] if "/" in best["apiVersion"] else ""

@@ -85,7 +85,7 @@ def _pct(values: list[float], q: float) -> float | None:
 def churn(kubeconfig: str, rate: float, seconds: float, targets: list[dict[str, Any]]) -> dict[str, Any]:
     """Patch the targets round-robin at ``rate`` patches/s for ``seconds``; return each write's
     resourceVersion and the wall time its PATCH returned."""
-    from workload_map.cluster.connection import ClusterError, ConnectionOptions, connect
+    from workload_map.sources.kube.connection import ClusterError, ConnectionOptions, connect
 
     conn = connect(ConnectionOptions(kubeconfig=kubeconfig))
     pool = conn.api_client.rest_client.pool_manager
@@ -142,7 +142,7 @@ def churn(kubeconfig: str, rate: float, seconds: float, targets: list[dict[str, 
 
 def _targets(model: Any) -> list[dict[str, Any]]:
     """Owned pods and workloads with status conditions, interleaved one workload per WORKLOAD_SHARE."""
-    from workload_map.cluster.connection import resource_path
+    from workload_map.sources.kube.connection import resource_path
 
     assert model.source is not None
     paths: dict[tuple[str, str], tuple[str, str, str, bool]] = {}
@@ -174,8 +174,8 @@ def _targets(model: Any) -> list[dict[str, Any]]:
 
 # ----------------------------------------------------------------------------------------------- model child
 def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
-    from workload_map.cluster import LiveOptions
     from workload_map.live.model import LiveModel
+    from workload_map.sources.kube import LiveOptions
 
     applied: dict[str, float] = {}  # resourceVersion -> when its batch was reflected in the answer
     batches: list[tuple[int, float]] = []  # (events, seconds applying them) per batch
@@ -329,7 +329,7 @@ def _batch_figures(batches: list[tuple[int, float]]) -> dict[str, Any]:
 
 def _full_pods(model: Any) -> list[dict[str, Any]]:
     """Owned pods as the apiserver lists them (the model keeps only their projection)."""
-    from workload_map.cluster.fetch import list_all
+    from workload_map.sources.kube.fetch import list_all
 
     assert model.source is not None
     resource = next(listed.resource for listed in model.source.lists if listed.resource.kind == "Pod")

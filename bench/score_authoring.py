@@ -3,7 +3,7 @@
 For every catalog kind whose CRD is in ../shared/corpus, and for the frameworks outside the catalog
 (Kubeflow Notebook, Tekton PipelineRun/TaskRun, Argo Workflow, Dask, Flink, Katib), a draft is made
 from the CRD and the framework's corpus samples alone (read in place) and both definitions resolve
-every sample object of the kind (``ClusterView`` over that object only). Per kind:
+every sample object of the kind (``WorkloadIndex`` over that object only). Per kind:
 
 - valid: the draft loads with no error finding; TODOs: the ``TODO(wmap)`` warnings it carries;
 - resolved: samples the draft resolves with no warning (every expression evaluates, counts align);
@@ -38,13 +38,14 @@ from typing import Any
 import yaml
 
 from workload_map.authoring import Sample, draft
+from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
+from workload_map.definition.registry import DefinitionRegistry
 from workload_map.definition.validate import validate
 from workload_map.errors import Location, Severity
-from workload_map.registry import DefinitionRegistry
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.tree.build import tree_of
 
 # The C loader when PyYAML has it: the corpus CRDs are megabytes of YAML.
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -143,9 +144,9 @@ def _instances(tree: dict[str, Any]) -> list[tuple[tuple[tuple[str, str], ...], 
 def _tree(definition: LoadedDefinition, obj: dict[str, Any]) -> dict[str, Any] | None:
     obj = copy.deepcopy(obj)
     obj.setdefault("metadata", {}).setdefault("namespace", "default")
-    view = ClusterView(Snapshot([obj]), DefinitionRegistry([definition]))
+    view = WorkloadIndex(Snapshot([obj]), DefinitionRegistry([definition]))
     try:
-        result: dict[str, Any] = view.tree(obj).to_json()
+        result: dict[str, Any] = tree_of(view, obj).to_json()
     except (LookupError, RecursionError, ValueError, TypeError):
         return None
     return result

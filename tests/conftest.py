@@ -16,7 +16,7 @@ _created: list[str] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # The compiled-definition cache (workload_map.cache) of the test run: never the user's ~/.cache, and
+    # The compiled-definition cache (workload_map.base.cache) of the test run: never the user's ~/.cache, and
     # fresh for each run, so no entry written by an earlier version of the code under test is ever read.
     # xdist workers and subprocesses (the CLI, benchmarks) inherit it.
     if not os.environ.get(_CACHE_ENV):

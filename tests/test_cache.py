@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from workload_map import cache
+from workload_map.base import cache
 
 
 @pytest.fixture
@@ -130,7 +130,7 @@ def test_bounded_least_recently_used_go(cache_dir: Path, monkeypatch: pytest.Mon
 WRITER = textwrap.dedent(
     """
     import sys
-    from workload_map import cache
+    from workload_map.base import cache
     key = cache.key_of("shared")
     value = ["x" * 1000] * 200
     for _ in range(int(sys.argv[1])):

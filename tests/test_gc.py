@@ -1,4 +1,4 @@
-"""The bulk-load GC pause (workload_map._gc): restores the collector's state, nests, and freezes once."""
+"""The bulk-load GC pause (workload_map.base.gc_pause): restores the collector's state, nests, and freezes once."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from workload_map._gc import bulk, bulk_load
+from workload_map.base.gc_pause import bulk, bulk_load
 
 
 @pytest.fixture(autouse=True)

@@ -17,16 +17,13 @@ PACKAGE = "workload_map"
 
 # Bottom first. A module belongs to the layer of its longest listed prefix.
 LAYERS: dict[str, tuple[str, ...]] = {
-    # Shared by every layer, importing nothing of the package but each other.
+    # Shared by every layer, importing nothing of the package but each other: errors, the object accessors,
+    # the Snapshot (a read-only object set with ownership walks) and the gaps of a partial read it carries,
+    # JSON with integers of any size, the on-disk store of compiled definitions, the bulk-allocation GC pause.
     "foundation": (
         "workload_map.errors",
-        "workload_map._gc",
         "workload_map._version",
-        # JSON with integers of any size (orjson's fast path, exact beyond 64 bits).
-        "workload_map._json",
-        "workload_map.objects",
-        # The on-disk store of compiled definitions (what goes in is decided by workload_map.definition.compiled).
-        "workload_map.cache",
+        "workload_map.base",
         # YAML/JSON text -> located documents: definition files and dumps both read through it (its docstring).
         "workload_map.sources.documents",
         # A JSON List read item by item, for documents.py.
@@ -34,7 +31,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     ),
     "jq": ("workload_map.jq",),
     # The Karta model and what is generated from it or shipped as it: the CRD schema, the index labels,
-    # the built-in catalog.
+    # the built-in catalog, and the registry of definitions in effect by kind.
     "definition": ("workload_map.definition", "workload_map.crd", "workload_map.catalog"),
     # Drafting a definition from a CRD, samples and their pods (`wmap definitions new`): reads schemas and
     # objects, writes a Karta; resolves nothing.
@@ -45,23 +42,14 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # Capacity and placement: nodes, quotas and pods -> free capacity; trees and gang plans -> requirements,
     # and how many copies fit (docs/placement.md).
     "placement": ("workload_map.placement",),
-    # Objects + definitions -> workload trees; checks of definitions against samples live here, next to the
-    # resolver (architecture.md), because they resolve.
-    # coverage: the gaps of a partial read, carried by the Snapshot.
-    "views": (
-        "workload_map.coverage",
-        "workload_map.snapshot",
-        "workload_map.registry",
-        "workload_map.resolver",
-        "workload_map.check",
-        "workload_map.sampletest",
-    ),
-    "sources": ("workload_map.sources", "workload_map.cluster", "workload_map.live"),
+    # A definition checked against sample objects and its own expressions: it resolves and builds trees.
+    "views": ("workload_map.checks",),
+    "sources": ("workload_map.sources", "workload_map.live"),
     # The public library API: the package's own __init__ and the private modules it re-exports from.
     "api": ("workload_map", "workload_map.api"),
-    # The one-line error and exit-code conventions every command line shares (docs/cli.md): the CLI's and
-    # the operator's. Click only; nothing of either surface.
-    "cli-conventions": ("workload_map.cli.errors",),
+    # What every command line shares (docs/cli.md): the one-line error and exit-code conventions and
+    # kubectl's connection flags, for the CLI and the operator alike. Nothing of either surface.
+    "cli-conventions": ("workload_map.cmdline",),
     "cli": ("workload_map.cli",),
     # The exporter of `wmap serve`: HTTP and Prometheus exposition over a live model.
     "serve": ("workload_map.serve",),
@@ -87,9 +75,9 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "views": _BELOW_VIEWS,
     "sources": (*_BELOW_VIEWS, "views"),
     "api": (*_BELOW_VIEWS, "views", "sources"),
-    "cli-conventions": ("foundation",),
+    "cli-conventions": _BELOW_SURFACES,
     # The two surfaces are peers: neither reaches into the other (catalog install, which both need, is a
-    # cluster operation: workload_map.cluster.catalog_sync).
+    # cluster operation: workload_map.api.catalog_install).
     "cli": (*_BELOW_SURFACES, "cli-conventions", "serve"),  # `wmap serve` starts the service
     "serve": _BELOW_SURFACES,
     "operator": (*_BELOW_SURFACES, "cli-conventions"),
@@ -98,9 +86,9 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 
 # Third-party modules only some layers may use: the core never talks to a cluster, a user or a network.
 RESTRICTED: dict[str, tuple[str, ...]] = {
-    "kubernetes": ("sources",),  # the Kubernetes client: workload_map.cluster only (README)
+    "kubernetes": ("sources",),  # the Kubernetes client: workload_map.sources.kube only (README)
     "urllib3": ("sources",),
-    "click": ("sources", "cli-conventions", "cli", "operator", "tools"),  # sources: cluster.cli_support's flags
+    "click": ("cli-conventions", "cli", "operator", "tools"),
     "rich": ("cli",),
     "http": ("operator", "serve"),
     "prometheus_client": ("serve",),
@@ -137,7 +125,7 @@ def layer_of(module: str) -> str | None:
 
 def imports_of(module: str, path: Path) -> list[tuple[int, str]]:
     """(line, imported module) for every import in the file, relative ones resolved; ``from A import B``
-    names the submodule ``A.B`` when there is one (``from workload_map.cluster import catalog_sync``)."""
+    names the submodule ``A.B`` when there is one (``from workload_map.api import catalog_install``)."""
     tree = ast.parse(path.read_text(), str(path))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out: list[tuple[int, str]] = []
@@ -194,12 +182,14 @@ def test_restricted_libraries_stay_in_their_layers() -> None:
 @pytest.mark.parametrize(
     ("module", "layer"),
     [
-        ("workload_map.check", "views"),
-        ("workload_map.cluster.catalog_sync", "sources"),
+        ("workload_map.checks.expressions", "views"),
+        ("workload_map.api.catalog_install", "api"),
+        ("workload_map.resolve.workloads", "resolve"),
+        ("workload_map.base.snapshot", "foundation"),
         ("workload_map.crd.labels", "definition"),
         ("workload_map.sources.documents", "foundation"),
         ("workload_map.manifests", "tools"),
-        ("workload_map.cli.errors", "cli-conventions"),
+        ("workload_map.cmdline.errors", "cli-conventions"),
         ("workload_map", "api"),
         ("workload_map.api.view", "api"),
     ],
@@ -214,13 +204,17 @@ def test_the_checker_sees_lazy_relative_and_submodule_imports(tmp_path: Path) ->
     source = tmp_path / "probe.py"
     source.write_text(
         "from __future__ import annotations\n"
-        "from . import registry\n"
-        "from .cluster import catalog_sync\n"
+        "from .definition import registry\n"
+        "from .api import catalog_install\n"
         "def f() -> None:\n"
         "    from workload_map.operator.main import Operator\n"
     )
     found = {target for _, target in imports_of("workload_map.probe", source)}
-    assert {"workload_map.registry", "workload_map.cluster.catalog_sync", "workload_map.operator.main"} <= found
+    assert {
+        "workload_map.definition.registry",
+        "workload_map.api.catalog_install",
+        "workload_map.operator.main",
+    } <= found
     # and the verdict on such an import: the core may not reach a surface
     assert layer_of("workload_map.operator.main") not in ALLOWED["resolve"]
 
@@ -230,9 +224,9 @@ def test_the_checker_sees_lazy_relative_and_submodule_imports(tmp_path: Path) ->
 # gang tables). Everything that reads or resolves workloads goes through ``workload_map``'s View.
 CLI_RENDERS = (
     "workload_map._version",
-    "workload_map._json",
+    "workload_map.base.json_codec",
     "workload_map.errors",
-    "workload_map.objects",
+    "workload_map.base.objects",
     "workload_map.tree.model",
     "workload_map.resolve.status",
     "workload_map.resolve.quantity",
@@ -242,21 +236,25 @@ CLI_RENDERS = (
 )
 # CLI modules that perform cluster operations which are not workload reads, and why.
 CLI_CLUSTER_OPERATIONS: dict[str, str] = {
-    # kubectl's connection flags are declared once, next to the code that interprets them.
-    "workload_map.cli.options": "workload_map.cluster.cli_support",
     # Shell completion lists names with one short request and a discovery; it must not read workloads.
-    "workload_map.cli.complete": "workload_map.cluster workload_map.registry workload_map.snapshot workload_map.api",
+    "workload_map.cli.complete": (
+        "workload_map.sources.kube workload_map.definition.registry workload_map.base.snapshot workload_map.api"
+    ),
     # `wmap snapshot` writes the raw objects a live read returns into a dump file.
-    "workload_map.cli.commands.snapshot": "workload_map.cluster workload_map.api.definitions",
+    "workload_map.cli.commands.snapshot": (
+        "workload_map.sources.kube workload_map.api.definitions workload_map.api.snapshot_export"
+    ),
     # `wmap record` writes the raw objects a live watch of one workload returns into a recording file; it
     # declares kubectl's connection flags without the whole-command --timeout (its --timeout ends the recording).
-    "workload_map.cli.commands.record": "workload_map.cluster",
+    "workload_map.cli.commands.record": "workload_map.sources.kube",
     # `wmap serve` starts the service surface over the public API's live model.
     "workload_map.cli.commands.serve": "workload_map.serve",
     # `wmap catalog install|diff` applies definitions to a cluster (a cluster operation, not a read).
-    "workload_map.cli.commands.catalog": "workload_map.cluster workload_map.catalog",
+    "workload_map.cli.commands.catalog": (
+        "workload_map.sources.kube workload_map.catalog workload_map.api.catalog_install"
+    ),
     # `wmap auth` prints the CLI's RBAC, derived by the code that derives the operator's (no cluster access).
-    "workload_map.cli.commands.auth": "workload_map.cluster.access",
+    "workload_map.cli.commands.auth": "workload_map.sources.kube.access",
 }
 
 
@@ -267,8 +265,8 @@ def test_the_cli_reads_workloads_only_through_the_public_api() -> None:
             continue
         extra = tuple(CLI_CLUSTER_OPERATIONS.get(module, "").split())
         for line, target in imports_of(module, path):
-            if not target.startswith(PACKAGE + ".") or target.startswith("workload_map.cli"):
-                continue  # the public API itself, third-party libraries, the CLI's own modules
+            if not target.startswith(PACKAGE + ".") or target.startswith(("workload_map.cli", "workload_map.cmdline")):
+                continue  # the public API itself, third-party libraries, the CLI's own modules and conventions
             if target in CLI_RENDERS or any(target == e or target.startswith(e + ".") for e in extra):
                 continue
             violations.append(f"{path.relative_to(SRC)}:{line}: {module} imports {target}")

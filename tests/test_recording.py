@@ -14,9 +14,9 @@ import yaml
 from click.testing import CliRunner
 
 import workload_map as wm
+from workload_map.base.objects import name_of
 from workload_map.cli.main import cli
 from workload_map.errors import DocumentError
-from workload_map.objects import name_of
 from workload_map.sources.recording import (
     Checkpoint,
     Recorded,

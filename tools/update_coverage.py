@@ -33,7 +33,7 @@ from expectations import cases  # noqa: E402
 
 from workload_map.catalog import builtin_definitions  # noqa: E402
 from workload_map.cli.main import cli  # noqa: E402
-from workload_map.registry import DefinitionRegistry  # noqa: E402
+from workload_map.definition.registry import DefinitionRegistry  # noqa: E402
 
 OPERATIONS: dict[str, list[str]] = {
     "scheduler-name": ["--scheduler-name", "kai-scheduler"],
@@ -45,8 +45,8 @@ OPERATIONS: dict[str, list[str]] = {
 
 def _templates(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
     """Every pod template this tree's resolver reads from ``obj`` (None when it cannot resolve it)."""
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Snapshot
+    from workload_map.resolve.workloads import ClusterView
+    from workload_map.base.snapshot import Snapshot
 
     view = ClusterView(Snapshot([obj]), DefinitionRegistry(builtin_definitions()))
     try:

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         split_target as split_target,
     )
     from workload_map.authoring import Draft as Draft
-    from workload_map.cluster.connection import RequestCounter as RequestCounter
+    from workload_map.checks.samples import SampleResult as SampleResult
     from workload_map.definition import (
         GroupVersionKind as GroupVersionKind,
         Karta as Karta,
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         definition_from_dict as definition_from_dict,
         load_paths as load_paths,
     )
+    from workload_map.definition.registry import KindInfo as KindInfo, display_type as display_type
     from workload_map.errors import (
         AmbiguousTypeError as AmbiguousTypeError,
         Finding as Finding,
@@ -91,13 +92,12 @@ if TYPE_CHECKING:
         WorkloadRequirements as WorkloadRequirements,
         rank_fits as rank_fits,
     )
-    from workload_map.registry import KindInfo as KindInfo, display_type as display_type
     from workload_map.resolve.status import StatusResult as StatusResult
     from workload_map.resolve.writes import PodSpecChange as PodSpecChange
-    from workload_map.sampletest import SampleResult as SampleResult
+    from workload_map.sources.kube.connection import RequestCounter as RequestCounter
     from workload_map.tree.model import (
-        ComponentView as ComponentView,
-        InstanceView as InstanceView,
+        ComponentNode as ComponentNode,
+        InstanceNode as InstanceNode,
         PodCounts as PodCounts,
         WorkloadTree as WorkloadTree,
     )
@@ -129,7 +129,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "View",
     ),
     "workload_map.authoring": ("Draft",),
-    "workload_map.cluster.connection": ("RequestCounter",),
+    "workload_map.sources.kube.connection": ("RequestCounter",),
     "workload_map.definition": (
         "definition_from_dict",
         "GroupVersionKind",
@@ -164,11 +164,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "rank_fits",
         "WorkloadRequirements",
     ),
-    "workload_map.registry": ("display_type", "KindInfo"),
+    "workload_map.definition.registry": ("display_type", "KindInfo"),
     "workload_map.resolve.status": ("StatusResult",),
     "workload_map.resolve.writes": ("PodSpecChange",),
-    "workload_map.sampletest": ("SampleResult",),
-    "workload_map.tree.model": ("ComponentView", "InstanceView", "PodCounts", "WorkloadTree"),
+    "workload_map.checks.samples": ("SampleResult",),
+    "workload_map.tree.model": ("ComponentNode", "InstanceNode", "PodCounts", "WorkloadTree"),
 }
 _MODULE_OF: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -13,10 +13,10 @@ from tests.corpus import CORPUS, corpus_files, corpus_objects
 
 from workload_map.authoring import Draft, Sample, draft
 from workload_map.catalog import builtin_definitions
+from workload_map.checks.samples import run_samples
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
 from workload_map.definition.validate import validate
 from workload_map.errors import Location, Severity
-from workload_map.sampletest import run_samples
 from workload_map.sources.documents import Document
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not checked out")

@@ -10,10 +10,10 @@ import yaml
 import workload_map as wm
 from workload_map.authoring import Sample, draft
 from workload_map.authoring.status import classify
+from workload_map.checks.samples import run_samples
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
 from workload_map.definition.validate import validate
 from workload_map.errors import Location, Severity
-from workload_map.sampletest import run_samples
 from workload_map.sources.documents import Document
 
 from . import fixtures

@@ -12,9 +12,9 @@ import yaml
 from tests.corpus import CORPUS
 
 import workload_map as wm
+from workload_map.checks.samples import run_samples
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
 from workload_map.errors import Location
-from workload_map.sampletest import run_samples
 from workload_map.sources.documents import Document
 
 DASK = CORPUS / "dask-cluster"

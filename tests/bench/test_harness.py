@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from workload_map.tree.build import trees_of
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
@@ -21,9 +23,9 @@ import bench_dump  # noqa: E402
 import gen_cluster  # noqa: E402
 import kubectl_jq  # noqa: E402
 from bench_common import Figure  # noqa: E402
+from workload_map.base.snapshot import Snapshot  # noqa: E402
 from workload_map.catalog import builtin_definitions  # noqa: E402
-from workload_map.resolver import ClusterView  # noqa: E402
-from workload_map.snapshot import Snapshot  # noqa: E402
+from workload_map.resolve.workloads import WorkloadIndex  # noqa: E402
 from workload_map.sources.documents import read_sources  # noqa: E402
 
 JQ = shutil.which("jq") or "/usr/bin/jq"
@@ -36,8 +38,8 @@ def dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _view(objects: list[dict[str, Any]]) -> ClusterView:
-    return ClusterView(Snapshot(objects), builtin_definitions())
+def _view(objects: list[dict[str, Any]]) -> WorkloadIndex:
+    return WorkloadIndex(Snapshot(objects), builtin_definitions())
 
 
 def test_floor_and_command_read_the_same_dump(dump: Path) -> None:
@@ -67,7 +69,7 @@ def test_jq_pipeline_computes_the_same_status_and_pod_counts(dump: Path, tmp_pat
     out = subprocess.run([JQ, "-r", "-f", str(script), str(dump)], capture_output=True, text=True, check=True).stdout
     theirs = sorted(tuple(line.split("\t")) for line in out.splitlines())
     view = _view(bench_dump.parse_floor(dump))
-    trees, problems = view.trees(view.workloads())
+    trees, problems = trees_of(view, view.workloads())
     assert not problems
     ours = sorted(
         (t.namespace, t.kind, t.name, t.status.primary.value, f"{t.counts.ready}/{len(t.all_pods)}") for t in trees

@@ -15,13 +15,14 @@ import pytest
 from expectations import Case, PodCase, cases, covered_labels, definitions_of, expectation_files, pod_cases
 
 from corpus import CORPUS, corpus_files, corpus_objects
+from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
-from workload_map.check import check_against
+from workload_map.checks.expressions import check_against
+from workload_map.definition.registry import DefinitionRegistry
 from workload_map.errors import Location, Severity
-from workload_map.registry import DefinitionRegistry
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot
+from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.documents import Document
+from workload_map.tree.build import tree_of
 
 CATALOG = builtin_definitions()
 REGISTRY = DefinitionRegistry(CATALOG)
@@ -42,9 +43,9 @@ def _namespaced(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tree(case_obj: dict[str, Any], extra: list[dict[str, Any]] = ()):  # type: ignore[assignment]
-    view = ClusterView(Snapshot([_namespaced(case_obj), *[_namespaced(o) for o in extra]]), REGISTRY)
+    view = WorkloadIndex(Snapshot([_namespaced(case_obj), *[_namespaced(o) for o in extra]]), REGISTRY)
     workload = view.snapshot.objects[0]
-    return view, view.tree(workload)
+    return view, tree_of(view, workload)
 
 
 def test_every_catalog_file_is_named_by_the_slug_rule() -> None:

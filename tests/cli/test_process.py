@@ -188,8 +188,8 @@ def test_stdin_dump(defs_file: Path, dump_file: Path) -> None:
 NOT_FOR_DUMP_GET = (
     "kubernetes",
     "urllib3",
-    "workload_map.cluster.live",
-    "workload_map.cluster.connection",
+    "workload_map.sources.kube.live",
+    "workload_map.sources.kube.connection",
     "workload_map.operator",
     "workload_map.crd",
     "rich",
@@ -227,4 +227,4 @@ def test_dump_get_json_imports_only_what_it_needs(dump_file: Path, defs_file: Pa
     assert "workload_map.jq.program" in cold and "jq" not in cold
     unwanted = sorted(m for m in warm if any(m == n or m.startswith(n + ".") for n in NOT_FOR_DUMP_GET))
     assert unwanted == []
-    assert "workload_map.resolver" in warm and "pydantic" in warm  # it did resolve, from the model
+    assert "workload_map.resolve.workloads" in warm and "pydantic" in warm  # it did resolve, from the model

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from workload_map.cluster.connection import ClusterError, Connection, ConnectionOptions, DeadlineError, connect
-from workload_map.cluster.discovery import ServedResource
-from workload_map.cluster.fetch import MAX_WORKERS, _run_lists, list_all
-from workload_map.cluster.retry import CancelToken, Deadline, RetryPolicy, retry_after_seconds
+from workload_map.sources.kube.connection import ClusterError, Connection, ConnectionOptions, DeadlineError, connect
+from workload_map.sources.kube.discovery import ServedResource
+from workload_map.sources.kube.fetch import MAX_WORKERS, _run_lists, list_all
+from workload_map.sources.kube.retry import CancelToken, Deadline, RetryPolicy, retry_after_seconds
 
 PODS = ServedResource("", "v1", "Pod", "pods", True, ("po",), ("list",), True)
 EMPTY_LIST = {"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "7"}, "items": []}
@@ -178,7 +178,7 @@ def test_the_deadline_bounds_the_request_timeout(tmp_path: Path) -> None:
 
 
 def test_default_request_timeout_and_no_timeout(tmp_path: Path) -> None:
-    from workload_map.cluster.retry import DEFAULT_REQUEST_TIMEOUT
+    from workload_map.sources.kube.retry import DEFAULT_REQUEST_TIMEOUT
 
     url = "http://127.0.0.1:9"
     assert _connection(tmp_path, url).timeout == DEFAULT_REQUEST_TIMEOUT  # no flag: bounded, not forever

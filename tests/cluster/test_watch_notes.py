@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from workload_map.cluster.connection import ClusterError, DeadlineError
-from workload_map.cluster.watch import transient, watch_notes
+from workload_map.sources.kube.connection import ClusterError, DeadlineError
+from workload_map.sources.kube.watch import transient, watch_notes
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from workload_map import cache
+from workload_map.base import cache
 from workload_map.definition import compiled
 from workload_map.definition.loader import definition_from_dict
 from workload_map.errors import Location
@@ -55,12 +55,12 @@ COMMAND = textwrap.dedent(
     program._judge = lambda e, **kw: judged.append(e) or real_judge(e, **kw)
     from workload_map.definition.loader import load_paths
     from workload_map.definition.validate import validate
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Snapshot
+    from workload_map.resolve.workloads import WorkloadIndex
+    from workload_map.base.snapshot import Snapshot
     loaded, findings = load_paths([sys.argv[1]])
     problems = [str(f) for d in loaded for f in validate(d.karta, d.location)] + [str(f) for f in findings]
-    view = ClusterView(Snapshot([json.loads(sys.argv[2])]), loaded)
-    trees, _ = view.trees(view.workloads(None, None, top_level=True))
+    view = WorkloadIndex(Snapshot([json.loads(sys.argv[2])]), loaded)
+    trees, _ = trees_of(view, view.workloads(None, None, top_level=True))
     print(json.dumps({
         "judged": sorted(set(judged)),
         "libjq": _isolated.worker_pid() is not None,  # libjq's worker was started (it compiles there)

@@ -15,8 +15,8 @@ import pytest
 
 from corpus import CORPUS, corpus_files, corpus_objects
 from workload_map.catalog import builtin_definitions
+from workload_map.definition.registry import DefinitionRegistry
 from workload_map.gang import GangPlan, plan_gang
-from workload_map.registry import DefinitionRegistry
 
 Obj = dict[str, Any]
 

@@ -20,10 +20,10 @@ import pytest
 import yaml
 from oracle import assert_same_as_libjq
 
+from workload_map.base.snapshot import group_of
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.expressions import Target, iter_expressions
 from workload_map.jq import compile_expression
-from workload_map.snapshot import group_of
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "corpus"

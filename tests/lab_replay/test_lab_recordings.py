@@ -12,7 +12,7 @@ import pytest
 
 from lab.known_wrong import KNOWN_WRONG
 from workload_map.api.definitions import effective_definitions
-from workload_map.registry import DefinitionRegistry
+from workload_map.definition.registry import DefinitionRegistry
 from workload_map.sources.recording import load_recording, test_recording
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "lab" / "recordings"

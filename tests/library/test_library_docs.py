@@ -115,8 +115,8 @@ def test_a_user_script_passes_mypy_strict(tmp_path: Path) -> None:
 
 def test_a_cluster_error_reads_as_one_line_without_its_status_reason() -> None:
     """A ClusterError's ``reason`` is the API's Status reason (Forbidden), not a second explanation."""
-    from workload_map.cli.errors import from_library
-    from workload_map.cluster.connection import ClusterError
+    from workload_map.cmdline.errors import from_library
+    from workload_map.sources.kube.connection import ClusterError
 
     error = ClusterError("Forbidden: alice cannot list pods", status=403, reason="Forbidden")
     assert from_library(error).line() == "Forbidden: alice cannot list pods"

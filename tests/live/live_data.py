@@ -18,8 +18,9 @@ from typing import Any
 import yaml
 from tests.cluster.apiserver import TestCluster
 
-from workload_map.cluster import LiveOptions, live_source
-from workload_map.cluster.connection import ClusterError, Connection, ConnectionOptions, connect, resource_path
+from workload_map.sources.kube import LiveOptions, live_source
+from workload_map.sources.kube.connection import ClusterError, Connection, ConnectionOptions, connect, resource_path
+from workload_map.tree.build import tree_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"
@@ -76,18 +77,18 @@ def assert_narrow_read_matches_full(
     tree as a read of every namespace."""
     source = live_source(live_options(cluster, namespace=namespace, describe=(kind, name)))
     try:
-        view = source.view()
+        view = source.index()
         (workload,) = view.find(source.registry.resolve_type(kind), name, namespace)
         listed = {r.resource.plural for r in source.lists}
         assert must_list <= listed, listed
-        tree = view.tree(workload).to_json()
+        tree = tree_of(view, workload).to_json()
     finally:
         source.connection.close()
     full_source = live_source(live_options(cluster, all_namespaces=True))
     try:
-        full = full_source.view()
+        full = full_source.index()
         (same,) = full.find(full.registry.resolve_type(kind), name, namespace)
-        assert tree == full.tree(same).to_json()
+        assert tree == tree_of(full, same).to_json()
     finally:
         full_source.connection.close()
 

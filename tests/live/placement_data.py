@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.live.live_data import create
 
-from workload_map.cluster.connection import Connection
+from workload_map.sources.kube.connection import Connection
 
 GPU = "nvidia.com/gpu"
 

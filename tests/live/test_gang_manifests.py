@@ -17,11 +17,11 @@ import pytest
 from tests.cluster.apiserver import TestCluster
 from tests.live.live_data import CORPUS, REPO_ROOT, admin, create_namespace, ensure_crds, jobset_scenario, lws_scenario
 
+from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
 from workload_map.gang.compute import plan_in_view
 from workload_map.gang.emit import emit
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot
+from workload_map.resolve.workloads import WorkloadIndex
 
 VOLCANO_CRD = CORPUS / "volcano-job" / "crd" / "scheduling.volcano.sh_podgroups.lws-test-copy.yaml"
 KAI_CRDS = [CORPUS / "kai-scheduler" / "crd" / f"scheduling.run.ai_{plural}.yaml" for plural in ("podgroups", "queues")]
@@ -86,7 +86,7 @@ def test_emitted_groups_are_accepted_by_the_api_server(
     namespace = create_namespace(conn, f"gang-{scheduler}")
     jobset_scenario(conn, namespace)
     lws_scenario(conn, namespace)
-    view = ClusterView(Snapshot(_objects(test_cluster, namespace)), builtin_definitions())
+    view = WorkloadIndex(Snapshot(_objects(test_cluster, namespace)), builtin_definitions())
     workloads = {w["kind"]: w for w in view.workloads()}
     expected_min = {"JobSet": [5], "LeaderWorkerSet": [2, 2]}
     for kind, workload in workloads.items():
@@ -129,7 +129,7 @@ def test_pods_carry_the_attachment_the_scheduler_reads(test_cluster: TestCluster
     ensure_crds(test_cluster, "jobsets.jobset.x-k8s.io", "leaderworkersets.leaderworkerset.x-k8s.io")
     namespace = create_namespace(conn, "gang-attach")
     jobset_scenario(conn, namespace, running=False)
-    view = ClusterView(Snapshot(_objects(test_cluster, namespace)), builtin_definitions())
+    view = WorkloadIndex(Snapshot(_objects(test_cluster, namespace)), builtin_definitions())
     [workload] = view.workloads()
     plan = plan_in_view(view, workload)
     for scheduler in ("volcano", "coscheduling"):

@@ -16,16 +16,18 @@ from typing import Any
 import pytest
 from tests.cluster.apiserver import TestCluster
 
+from workload_map.tree.build import trees_of
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import bench_live  # noqa: E402
 import gen_cluster  # noqa: E402
+from workload_map.base.snapshot import Snapshot  # noqa: E402
 from workload_map.catalog import builtin_definitions  # noqa: E402
 from workload_map.cli.commands.get import row  # noqa: E402
-from workload_map.resolver import ClusterView  # noqa: E402
-from workload_map.snapshot import Snapshot  # noqa: E402
+from workload_map.resolve.workloads import WorkloadIndex  # noqa: E402
 
 pytestmark = pytest.mark.live
 
@@ -68,8 +70,8 @@ def test_every_generated_object_is_accepted(loaded: dict[str, Any]) -> None:
 
 def test_same_workloads_from_the_api_server_as_from_the_dump(loaded: dict[str, Any]) -> None:
     live_rows, _ = bench_live.wmap_get(str(loaded["cluster"].kubeconfig_path))
-    view = ClusterView(Snapshot(loaded["objects"]), builtin_definitions())
-    trees, problems = view.trees(view.workloads())
+    view = WorkloadIndex(Snapshot(loaded["objects"]), builtin_definitions())
+    trees, problems = trees_of(view, view.workloads())
     assert not problems, problems
     dump_rows = [row(t, wide=False, with_namespace=True) for t in trees]
     assert len(dump_rows) == WORKLOADS

@@ -20,7 +20,7 @@ import pytest
 from live_data import admin, create_namespace, deployment_scenario, ensure_crds, eventually, jobset_scenario
 from tests.cluster.apiserver import TestCluster
 
-from workload_map.cluster import ClusterError, ConnectionOptions, LiveOptions, connect, live_source
+from workload_map.sources.kube import ClusterError, ConnectionOptions, LiveOptions, connect, live_source
 
 pytestmark = pytest.mark.live
 
@@ -100,7 +100,7 @@ def objects(test_cluster: TestCluster) -> dict[str, str]:
 def _count_workloads(options: LiveOptions) -> tuple[int, list[str]]:
     source = live_source(options)
     try:
-        return len(source.view().workloads(None, None)), source.warnings
+        return len(source.index().workloads(None, None)), source.warnings
     finally:
         source.connection.close()
 
@@ -258,7 +258,7 @@ def test_rbac_forbidden_kind_is_one_warning(test_cluster: TestCluster, objects: 
     options = LiveOptions(kubeconfig=str(kubeconfig), namespace=objects["ns"])
     eventually(lambda: _count_workloads(options)[0] >= 1, what="RBAC grant")
     source = live_source(options)
-    view = source.view()
+    view = source.index()
     forbidden = [w for w in view.warnings if "jobsets.jobset.x-k8s.io" in w]
     assert len(forbidden) == 1, view.warnings
     assert f"which user '{user}' may not list: not shown as workloads" in forbidden[0]

@@ -30,8 +30,8 @@ from tests.cluster.apiserver import TestCluster
 from workload_map.cli.commands import describe as describe_cmd, get as get_cmd
 from workload_map.cli.complete import complete_namespace, complete_target
 from workload_map.cli.main import cli
-from workload_map.cluster import LiveOptions, live_source
-from workload_map.cluster.fetch import child_kinds
+from workload_map.sources.kube import LiveOptions, live_source
+from workload_map.sources.kube.fetch import child_kinds
 
 pytestmark = pytest.mark.live
 

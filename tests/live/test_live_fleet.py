@@ -27,8 +27,8 @@ from tests.browser.support import browser_page, screenshot, serve
 from tests.cluster.apiserver import TestCluster
 
 import workload_map as wm
-from workload_map.cli.errors import EXIT_NOT_FOUND, EXIT_PARTIAL
 from workload_map.cli.main import cli
+from workload_map.cmdline.errors import EXIT_NOT_FOUND, EXIT_PARTIAL
 
 pytestmark = pytest.mark.live
 

@@ -30,8 +30,8 @@ from tests.browser.support import browser_page, free_port, screenshot
 from tests.cluster.apiserver import RESTRICTED_USER, TestCluster
 
 import workload_map as wm
-from workload_map.cli.errors import EXIT_NOT_FOUND, EXIT_PARTIAL
 from workload_map.cli.main import cli
+from workload_map.cmdline.errors import EXIT_NOT_FOUND, EXIT_PARTIAL
 
 pytestmark = pytest.mark.live
 

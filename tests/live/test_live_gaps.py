@@ -33,7 +33,7 @@ from live_data import (
 )
 from tests.cluster.apiserver import TestCluster
 
-from workload_map.cluster import ClusterError, LiveOptions, live_source
+from workload_map.sources.kube import ClusterError, LiveOptions, live_source
 
 pytestmark = pytest.mark.live
 

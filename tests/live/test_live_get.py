@@ -19,11 +19,12 @@ from live_data import (
 )
 from tests.cluster.apiserver import TestCluster
 
-from workload_map.cluster import LiveOptions, cluster_view_from_kubeconfig, connect, live_source
-from workload_map.cluster.connection import Connection, ConnectionOptions
-from workload_map.cluster.fetch import child_kinds, pod_label_selector
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot, key_of
+from workload_map.base.snapshot import Snapshot, key_of
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.sources.kube import LiveOptions, connect, index_from_kubeconfig, live_source
+from workload_map.sources.kube.connection import Connection, ConnectionOptions
+from workload_map.sources.kube.fetch import child_kinds, pod_label_selector
+from workload_map.tree.build import tree_of, trees_of
 
 pytestmark = pytest.mark.live
 
@@ -47,19 +48,19 @@ def _kubectl_dump(cluster: TestCluster, resources: str) -> list[dict[str, Any]]:
     return list(json.loads(proc.stdout)["items"])
 
 
-def _trees(view: ClusterView) -> dict[str, Any]:
-    trees, problems = view.trees(view.workloads(None, None))
+def _trees(view: WorkloadIndex) -> dict[str, Any]:
+    trees, problems = trees_of(view, view.workloads(None, None))
     assert not problems, problems
     return {str(key_of(t.workload)): t.to_json() for t in trees}
 
 
 def test_get_all_same_trees_as_a_kubectl_dump(test_cluster: TestCluster, scenario: dict[str, Any]) -> None:
     source = live_source(live_options(test_cluster, all_namespaces=True))
-    live = source.view()
+    live = source.index()
     # The dump kubectl writes for the same objects: every kind the live layer listed.
     resources = ",".join(sorted({r.resource.display for r in source.lists}))
     dump = _kubectl_dump(test_cluster, resources)
-    from_dump = ClusterView(Snapshot(dump), source.registry.definitions)
+    from_dump = WorkloadIndex(Snapshot(dump), source.registry.definitions)
     live_trees, dump_trees = _trees(live), _trees(from_dump)
     assert live_trees == dump_trees
     names = set(live_trees)
@@ -69,7 +70,7 @@ def test_get_all_same_trees_as_a_kubectl_dump(test_cluster: TestCluster, scenari
     # Cross-check with kubectl: the same pods and the same workloads.
     assert len(source.snapshot.pods) == len(_kubectl_dump(test_cluster, "pods"))
     (jobset,) = live.find(source.registry.resolve_type("jobset"), "paralleljobs", scenario["train"])
-    tree = live.tree(jobset)
+    tree = tree_of(live, jobset)
     assert (len(tree.all_pods), tree.counts.desired, tree.counts.ready) == (5, 5, 5)
     source.connection.close()
 
@@ -78,11 +79,11 @@ def test_namespace_defaults_to_the_context(test_cluster: TestCluster, scenario: 
     kubeconfig = test_cluster.kubeconfig_for(
         test_cluster.admin_token, tmp_path / "ns.kubeconfig", user="test-admin", namespace=scenario["serve"]
     )
-    view, _ = cluster_view_from_kubeconfig(LiveOptions(kubeconfig=str(kubeconfig)))
+    view, _ = index_from_kubeconfig(LiveOptions(kubeconfig=str(kubeconfig)))
     namespaces = {w["metadata"]["namespace"] for w in view.workloads(None, None)}
     assert namespaces == {scenario["serve"]}
     # -n wins over the context's namespace
-    view, _ = cluster_view_from_kubeconfig(LiveOptions(kubeconfig=str(kubeconfig), namespace=scenario["train"]))
+    view, _ = index_from_kubeconfig(LiveOptions(kubeconfig=str(kubeconfig), namespace=scenario["train"]))
     assert {w["metadata"]["namespace"] for w in view.workloads(None, None)} == {scenario["train"]}
 
 
@@ -127,13 +128,13 @@ def test_request_budget_describe(test_cluster: TestCluster, scenario: dict[str, 
     source = live_source(
         live_options(test_cluster, namespace=scenario["train"], describe=("jobset", "paralleljobs"), connection=conn)
     )
-    view = source.view()
+    view = source.index()
     (workload,) = view.find(source.registry.resolve_type("jobset"), "paralleljobs", scenario["train"])
-    tree = view.tree(workload).to_json()
+    tree = tree_of(view, workload).to_json()
     # Same tree as the full listing gives.
-    full = live_source(live_options(test_cluster, all_namespaces=True)).view()
+    full = live_source(live_options(test_cluster, all_namespaces=True)).index()
     (same,) = full.find(full.registry.resolve_type("jobsets"), "paralleljobs", scenario["train"])
-    assert full.tree(same).to_json() == tree
+    assert tree_of(full, same).to_json() == tree
     verbs = _budget(conn)
     log = conn.counter.log
     # /api + /apis + kartas (when served) + the JobSet + its Jobs + its pods (label selector).
@@ -148,9 +149,9 @@ def test_request_budget_describe(test_cluster: TestCluster, scenario: dict[str, 
 
 def test_describe_lws_uses_the_name_label(test_cluster: TestCluster, scenario: dict[str, Any]) -> None:
     source = live_source(live_options(test_cluster, namespace=scenario["serve"], describe=("lws", "vllm")))
-    view = source.view()
+    view = source.index()
     (workload,) = view.find(source.registry.resolve_type("lws"), "vllm", scenario["serve"])
-    tree = view.tree(workload)
+    tree = tree_of(view, workload)
     assert tree.counts.desired == 4
     assert len(tree.all_pods) == 4
     definition, _ = source.registry.for_object(workload)

@@ -12,12 +12,13 @@ import yaml
 from live_data import admin, create, create_namespace, deployment_scenario, ensure_crds, jobset_scenario, live_options
 from tests.cluster.apiserver import TestCluster
 
-from workload_map.cluster import live_source
-from workload_map.cluster.snapshot_cmd import save_live_snapshot
-from workload_map.cluster.update import patch_workload
-from workload_map.cluster.watch import watch_snapshots
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot, key_of
+from workload_map.api.cluster_update import patch_workload
+from workload_map.api.snapshot_export import save_live_snapshot
+from workload_map.base.snapshot import Snapshot, key_of
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.sources.kube import live_source
+from workload_map.sources.kube.watch import watch_snapshots
+from workload_map.tree.build import tree_of, trees_of
 
 pytestmark = pytest.mark.live
 
@@ -61,14 +62,14 @@ def kartas(test_cluster: TestCluster) -> Any:
 
 def test_cluster_karta_overrides_builtin(test_cluster: TestCluster, kartas: dict[str, str]) -> None:
     source = live_source(live_options(test_cluster, namespace=kartas["ns"]))
-    view = source.view()
+    view = source.index()
     (deployment,) = view.workloads(view.registry.resolve_type("deploy"), kartas["ns"])
     definition, _ = view.registry.for_object(deployment)
     assert definition is not None and definition.origin == "cluster" and definition.name == kartas["override"]
     broken = [w for w in source.warnings if kartas["broken"] in w]
     assert len(broken) == 1 and broken[0].startswith(f"ignoring cluster definition Karta {kartas['broken']!r}: ")
     assert not any("not installed" in w for w in source.warnings)
-    assert view.tree(deployment).counts.desired == 3
+    assert tree_of(view, deployment).counts.desired == 3
     source.connection.close()
 
 
@@ -80,7 +81,7 @@ def test_snapshot_round_trip(test_cluster: TestCluster, kartas: dict[str, str], 
     count, _ = save_live_snapshot(live_options(test_cluster, all_namespaces=True), path)
     assert count > 0
     live = live_source(live_options(test_cluster, all_namespaces=True))
-    view = live.view()
+    view = live.index()
     objects, definitions, warnings = split_dump(read_documents([str(path)]))
     # Every Karta object is saved as the cluster has it; the dump reader decides what to use: the broken one
     # is left out with a warning naming it, as the live read leaves it out (it never replaces a built-in).
@@ -90,15 +91,15 @@ def test_snapshot_round_trip(test_cluster: TestCluster, kartas: dict[str, str], 
     assert kartas["broken"] in path.read_text()
     from workload_map.catalog import builtin_definitions
 
-    dumped = ClusterView(Snapshot(objects), [*builtin_definitions(strict=False), *definitions])
+    dumped = WorkloadIndex(Snapshot(objects), [*builtin_definitions(strict=False), *definitions])
 
     def tree_json(tree: Any) -> Any:
         doc = tree.to_json()
         doc["definition"].pop("source", None)  # "cluster:karta/x" live, "<file>, items[1]" from the dump
         return doc
 
-    live_trees = {str(key_of(t.workload)): tree_json(t) for t in view.trees(view.workloads())[0]}
-    dump_trees = {str(key_of(t.workload)): tree_json(t) for t in dumped.trees(dumped.workloads())[0]}
+    live_trees = {str(key_of(t.workload)): tree_json(t) for t in trees_of(view, view.workloads())[0]}
+    dump_trees = {str(key_of(t.workload)): tree_json(t) for t in trees_of(dumped, dumped.workloads())[0]}
     assert live_trees == dump_trees
     live.connection.close()
 
@@ -107,7 +108,7 @@ def test_update_merge_patch_and_server_dry_run(test_cluster: TestCluster, kartas
     from workload_map.resolve.writes import set_suspended
 
     source = live_source(live_options(test_cluster, namespace=kartas["ns"]))
-    view = source.view()
+    view = source.index()
     (jobset,) = view.find(view.registry.resolve_type("jobsets"), "paralleljobs", kartas["ns"])
     definition, _ = view.registry.for_object(jobset)
     assert definition is not None
@@ -125,7 +126,7 @@ def test_update_merge_patch_and_server_dry_run(test_cluster: TestCluster, kartas
         f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{kartas['ns']}/jobsets/paralleljobs",
     ) in conn.counter.counts
     # The old resourceVersion is now stale: a second patch from the same read is a Conflict.
-    from workload_map.cluster import ClusterError
+    from workload_map.sources.kube import ClusterError
 
     with pytest.raises(ClusterError, match="Conflict"):
         patch_workload(conn, source.discovery, jobset, {"spec": {"suspend": False}})

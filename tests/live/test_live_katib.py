@@ -33,12 +33,13 @@ from live_data import (
 )
 from tests.cluster.apiserver import TestCluster
 
+from workload_map.api.cluster_update import patch_workload
+from workload_map.base.snapshot import key_of
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster import live_source
-from workload_map.cluster.discovery import discover
-from workload_map.cluster.update import patch_workload
 from workload_map.resolve.writes import PodSpecChange, update_workload
-from workload_map.snapshot import key_of
+from workload_map.sources.kube import live_source
+from workload_map.sources.kube.discovery import discover
+from workload_map.tree.build import tree_of
 
 pytestmark = pytest.mark.live
 
@@ -171,11 +172,11 @@ def _placed(tree: Any) -> dict[str, tuple[str | None, str | None]]:
 def test_get_all_shows_one_experiment_with_both_pods(test_cluster: TestCluster, experiment: dict[str, Any]) -> None:
     namespace = experiment["namespace"]
     source = live_source(live_options(test_cluster, all_namespaces=True))
-    view = source.view()
+    view = source.index()
     mine = view.workloads(None, namespace)
     # The Job, Deployment and ReplicaSet are owned through the Trial and the Suggestion: no rows of their own.
     assert [str(key_of(w)) for w in mine] == [f"experiment.kubeflow.org/random in {namespace}"]
-    tree = view.tree(mine[0])
+    tree = tree_of(view, mine[0])
     assert tree.warnings == []
     assert _placed(tree) == {
         "random-random-5b4c8d7f9-q7m2x": ("algorithm", None),
@@ -199,7 +200,7 @@ def test_update_stores_the_scheduler_name_in_the_trial_template(
 ) -> None:
     namespace = experiment["namespace"]
     source = live_source(live_options(test_cluster, namespace=namespace, describe=("experiment", "random")))
-    view = source.view()
+    view = source.index()
     (live,) = view.find(source.registry.resolve_type("experiment"), "random", namespace)
     [definition] = [d for d in builtin_definitions() if d.name == "kubeflow-org-experiment-v1beta1"]
     change = PodSpecChange(scheduler_name="kai-scheduler", labels={"kai.scheduler/queue": "team-a"})
@@ -211,7 +212,7 @@ def test_update_stores_the_scheduler_name_in_the_trial_template(
     assert template["spec"]["schedulerName"] == "kai-scheduler"
     assert template["metadata"]["labels"] == {"kai.scheduler/queue": "team-a"}
     source.connection.close()
-    again = live_source(live_options(test_cluster, namespace=namespace, describe=("experiment", "random"))).view()
+    again = live_source(live_options(test_cluster, namespace=namespace, describe=("experiment", "random"))).index()
     (reread,) = again.find(again.registry.resolve_type("experiment"), "random", namespace)
-    [run] = [c for c in again.tree(reread).to_json()["components"] if c["name"] == "run"]
+    [run] = [c for c in tree_of(again, reread).to_json()["components"] if c["name"] == "run"]
     assert run["instances"][0]["podTemplate"]["spec"]["schedulerName"] == "kai-scheduler"

@@ -14,7 +14,8 @@ import pytest
 from live_data import admin, create_many, create_namespace, deployment_scenario, pod
 from tests.cluster.apiserver import TestCluster
 
-from workload_map.cluster import ClusterError, ConnectionOptions, LiveOptions, connect, live_source
+from workload_map.sources.kube import ClusterError, ConnectionOptions, LiveOptions, connect, live_source
+from workload_map.tree.build import tree_of
 
 pytestmark = pytest.mark.live
 
@@ -47,9 +48,9 @@ def test_pods_are_paged(test_cluster: TestCluster, big: dict[str, Any]) -> None:
     pod_path = f"/api/v1/namespaces/{big['ns']}/pods"
     assert conn.counter.counts[("LIST", pod_path)] == 5  # 2100 pods / 500
     assert len(source.snapshot.pods) == PODS
-    view = source.view()
+    view = source.index()
     (deployment,) = view.workloads(None, big["ns"])
-    assert len(view.tree(deployment).all_pods) == PODS
+    assert len(tree_of(view, deployment).all_pods) == PODS
     # No request other than discovery and lists.
     assert {verb for verb, _ in conn.counter.counts} <= {"GET", "LIST"}
     assert conn.counter.total("GET") == 2

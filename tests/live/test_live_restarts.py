@@ -30,10 +30,11 @@ from live_data import admin, create, create_namespace, deployment_scenario, even
 from tests.cluster.apiserver import TestCluster
 
 from workload_map.cli.main import cli
-from workload_map.cluster import LiveOptions, live_source
-from workload_map.cluster.connection import Connection
-from workload_map.cluster.watch import watch_snapshots
 from workload_map.live.model import LiveModel
+from workload_map.sources.kube import LiveOptions, live_source
+from workload_map.sources.kube.connection import Connection
+from workload_map.sources.kube.watch import watch_snapshots
+from workload_map.tree.build import trees_of
 
 pytestmark = pytest.mark.live
 
@@ -83,8 +84,8 @@ def _answer(cluster: TestCluster) -> dict[tuple[str, str, str], tuple[int, int, 
     """``wmap get -A`` now, as (namespace, kind, name) -> (ready, desired, status)."""
     source = live_source(LiveOptions(kubeconfig=str(cluster.kubeconfig_path), all_namespaces=True))
     try:
-        view = source.view()
-        trees, _ = view.trees(view.workloads(None, None))
+        view = source.index()
+        trees, _ = trees_of(view, view.workloads(None, None))
         return {
             (t.namespace, t.kind, t.name): (t.counts.ready, t.counts.desired, t.status.primary.value) for t in trees
         }

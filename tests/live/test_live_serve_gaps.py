@@ -415,8 +415,8 @@ def test_nothing_readable_at_start_is_one_error(test_cluster: TestCluster) -> No
 def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestCluster, world: dict[str, Any]) -> None:
     """List on JobSets granted at start, revoked while the model watches (the model's own watch timeout is
     short here: an open watch is not authorized again until it is reopened), granted again."""
-    from workload_map.cluster import LiveOptions
     from workload_map.live.model import LiveModel
+    from workload_map.sources.kube import LiveOptions
 
     ns = world["namespace"]
     grant = user_cluster_role(

@@ -34,12 +34,13 @@ from live_data import (
 )
 from tests.cluster.apiserver import TestCluster
 
+from workload_map.api.cluster_update import patch_workload
+from workload_map.base.snapshot import key_of
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster import live_source
-from workload_map.cluster.discovery import discover
-from workload_map.cluster.update import patch_workload
 from workload_map.resolve.writes import PodSpecChange, update_workload
-from workload_map.snapshot import key_of
+from workload_map.sources.kube import live_source
+from workload_map.sources.kube.discovery import discover
+from workload_map.tree.build import tree_of
 
 pytestmark = pytest.mark.live
 
@@ -174,12 +175,12 @@ def runs(test_cluster: TestCluster) -> Iterator[dict[str, Any]]:
 def test_get_all_shows_the_pipelinerun_and_the_lone_taskrun(test_cluster: TestCluster, runs: dict[str, Any]) -> None:
     namespace = runs["namespace"]
     source = live_source(live_options(test_cluster, all_namespaces=True))
-    view = source.view()
+    view = source.index()
     mine = sorted(str(key_of(w)) for w in view.workloads(None, namespace))
     # The PipelineRun's TaskRuns are owned by it: no rows of their own.
     assert mine == [f"pipelinerun.tekton.dev/nightly in {namespace}", f"taskrun.tekton.dev/lint in {namespace}"]
     (nightly,) = view.find(source.registry.resolve_type("pipelinerun"), "nightly", namespace)
-    tree = view.tree(nightly)
+    tree = tree_of(view, nightly)
     assert tree.warnings == []
     assert {p.name: (p.component, p.instance, p.replica) for p in tree.all_pods} == {
         "nightly-prepare-pod": ("task", "prepare", "nightly-prepare"),
@@ -190,7 +191,7 @@ def test_get_all_shows_the_pipelinerun_and_the_lone_taskrun(test_cluster: TestCl
     assert result["totals"]["pods"]["desired"] == 4  # prepare 1 + train 2 + report 1 (not started)
     assert result["totals"]["gpus"] == 2
     (lint,) = view.find(source.registry.resolve_type("taskrun"), "lint", namespace)
-    assert [(p.name, p.component) for p in view.tree(lint).all_pods] == [("lint-pod", "taskrun")]
+    assert [(p.name, p.component) for p in tree_of(view, lint).all_pods] == [("lint-pod", "taskrun")]
     assert not [w for w in view.warnings if namespace in w], view.warnings
     source.connection.close()
 
@@ -205,7 +206,7 @@ def test_update_stores_the_scheduler_name_in_the_taskrun_template(
 ) -> None:
     namespace = runs["namespace"]
     source = live_source(live_options(test_cluster, namespace=namespace, describe=("pipelinerun", "nightly")))
-    view = source.view()
+    view = source.index()
     (live,) = view.find(source.registry.resolve_type("pipelinerun"), "nightly", namespace)
     [definition] = [d for d in builtin_definitions() if d.name == "tekton-dev-pipelinerun-v1"]
     change = PodSpecChange(scheduler_name="kai-scheduler", labels={"kai.scheduler/queue": "team-a"})
@@ -214,9 +215,9 @@ def test_update_stores_the_scheduler_name_in_the_taskrun_template(
     assert stored["spec"]["taskRunTemplate"]["podTemplate"]["schedulerName"] == "kai-scheduler"
     assert stored["metadata"]["labels"] == {"team": "vision", "kai.scheduler/queue": "team-a"}
     source.connection.close()
-    again = live_source(live_options(test_cluster, namespace=namespace, describe=("pipelinerun", "nightly"))).view()
+    again = live_source(live_options(test_cluster, namespace=namespace, describe=("pipelinerun", "nightly"))).index()
     (reread,) = again.find(again.registry.resolve_type("pipelinerun"), "nightly", namespace)
-    [task] = [c for c in again.tree(reread).to_json()["components"] if c["name"] == "task"]
+    [task] = [c for c in tree_of(again, reread).to_json()["components"] if c["name"] == "task"]
     assert [i["id"] for i in task["instances"]] == ["prepare", "train", "report"]
     for instance in task["instances"]:
         template = instance["podTemplate"]

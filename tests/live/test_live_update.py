@@ -27,15 +27,16 @@ import pytest
 from live_data import CORPUS, admin, create_namespace, eventually
 from tests.cluster.apiserver import TestCluster
 
+from workload_map.api.cluster_update import patch_workload
+from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster import ClusterError
-from workload_map.cluster.connection import Connection, resource_path
-from workload_map.cluster.discovery import Discovery, discover
-from workload_map.cluster.update import patch_workload
-from workload_map.registry import DefinitionRegistry
+from workload_map.definition.registry import DefinitionRegistry
+from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.resolve.writes import PodSpecChange, WriteError, update_workload
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot
+from workload_map.sources.kube import ClusterError
+from workload_map.sources.kube.connection import Connection, resource_path
+from workload_map.sources.kube.discovery import Discovery, discover
+from workload_map.tree.build import tree_of
 
 pytestmark = pytest.mark.live
 
@@ -315,8 +316,8 @@ def _objects(state: Installed, kind: str) -> list[dict[str, Any]]:
 
 
 def _templates(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    view = ClusterView(Snapshot([obj]), REGISTRY)
-    tree = view.tree(view.snapshot.objects[0]).to_json()
+    view = WorkloadIndex(Snapshot([obj]), REGISTRY)
+    tree = tree_of(view, view.snapshot.objects[0]).to_json()
     return [
         i["podTemplate"]
         for c in tree["components"]

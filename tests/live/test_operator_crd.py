@@ -13,10 +13,10 @@ import yaml
 from tests.cluster.apiserver import TestCluster
 from tests.operator.support import CRD_FILE, eventually, helm_template
 
+from workload_map.api import catalog_install as catalog_sync
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster import catalog_sync
-from workload_map.cluster.connection import Connection
 from workload_map.operator.kube import operator_connection
+from workload_map.sources.kube.connection import Connection
 
 pytestmark = pytest.mark.live
 

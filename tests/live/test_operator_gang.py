@@ -22,9 +22,9 @@ from tests.live.test_gang_manifests import VOLCANO_CRD, _coscheduling_crd
 from tests.operator.support import OperatorProcess, eventually, free_port, pod_webhook_configuration
 
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster.connection import ClusterError, Connection
 from workload_map.gang.emit import COSCHEDULING_LABEL, VOLCANO_GROUP_ANNOTATION
 from workload_map.operator.gang import MANAGED_BY, MANAGED_BY_LABEL, NAMESPACE_LABEL, WORKLOAD_UID_LABEL
+from workload_map.sources.kube.connection import ClusterError, Connection
 
 pytestmark = pytest.mark.live
 

@@ -22,11 +22,11 @@ import pytest
 from tests.cluster.apiserver import TestCluster
 from tests.operator.support import CRD_FILE, eventually, free_port, outside_cluster_env
 
+from workload_map.api import catalog_install as catalog_sync
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster import catalog_sync
-from workload_map.cluster.connection import ClusterError, Connection
 from workload_map.operator import certs
 from workload_map.operator.kube import operator_connection
+from workload_map.sources.kube.connection import ClusterError, Connection
 
 pytestmark = pytest.mark.live
 

@@ -14,11 +14,11 @@ import yaml
 from tests.cluster.apiserver import TestCluster
 from tests.operator.support import CRD_FILE, OperatorProcess, eventually, free_port, webhook_configurations
 
+from workload_map.api import catalog_install as catalog_sync
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster import catalog_sync
-from workload_map.cluster.connection import Connection
 from workload_map.operator import rbac
 from workload_map.operator.kube import operator_connection
+from workload_map.sources.kube.connection import Connection
 
 pytestmark = pytest.mark.live
 

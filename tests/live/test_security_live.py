@@ -21,10 +21,10 @@ from tests.operator.support import OperatorProcess, eventually, free_port, helm_
 from tests.operator.test_security import Grant, _table
 
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster.connection import ClusterError, Connection
 from workload_map.gang.emit import VOLCANO_GROUP_ANNOTATION
 from workload_map.operator.gang import NAMESPACE_LABEL
 from workload_map.operator.kube import operator_connection
+from workload_map.sources.kube.connection import ClusterError, Connection
 
 pytestmark = pytest.mark.live
 
@@ -356,7 +356,7 @@ def test_wmap_serve_works_under_its_own_account_and_reads_nothing_else(
     import sys
     import urllib.request
 
-    from workload_map.cluster.access import cli_rules
+    from workload_map.sources.kube.access import cli_rules
 
     ns = _namespace(conn, {})
     jobset_scenario(conn, ns, name="metered", running=True)

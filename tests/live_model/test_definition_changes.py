@@ -5,9 +5,9 @@ from __future__ import annotations
 import queue
 from typing import Any
 
-from workload_map.cluster.discovery import ServedResource
-from workload_map.cluster.fetch import ListResult
 from workload_map.live.kartas import DefinitionChanges
+from workload_map.sources.kube.discovery import ServedResource
+from workload_map.sources.kube.fetch import ListResult
 
 KARTAS = ServedResource("run.ai", "v1alpha1", "Karta", "kartas", False)
 

@@ -48,7 +48,7 @@ def test_re_resolving_every_root_alone_gives_the_same_answer(generated: tuple[wm
     roots = set(model._root.values())
     assert len(roots) > len(synced)  # Services, ConfigMaps and the like are roots without workloads
     resolves = model.resolves
-    model._resolve(roots)  # the path an event takes: one ClusterView per root
+    model._resolve(roots)  # the path an event takes: one WorkloadIndex per root
     assert model.resolves == resolves + len(roots)
     assert _answer(model.workloads()) == synced
 

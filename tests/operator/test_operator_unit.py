@@ -237,8 +237,8 @@ def test_gang_pod_patch_and_schema_pruning() -> None:
 
 def test_gang_plan_groups_owned_and_labelled() -> None:
     from workload_map.catalog import builtin_definitions
+    from workload_map.definition.registry import DefinitionRegistry
     from workload_map.operator.gang import WORKLOAD_UID_LABEL, plan_groups
-    from workload_map.registry import DefinitionRegistry
 
     job = {
         "apiVersion": "batch/v1",
@@ -286,9 +286,9 @@ class _FakeConnection:
 
 
 def test_readyz_waits_for_the_gang_controller_first_sync(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workload_map.cluster.discovery import ServedResource
     from workload_map.operator import gang as gang_module
     from workload_map.operator.main import Operator, OperatorConfig
+    from workload_map.sources.kube.discovery import ServedResource
 
     started: list[str] = []
     monkeypatch.setattr(gang_module, "list_watch", lambda *args, **kwargs: started.append(args[5]))

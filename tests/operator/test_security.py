@@ -11,9 +11,9 @@ import yaml
 from tests.operator.support import REPO_ROOT, helm_template
 
 from workload_map.catalog import builtin_definitions
-from workload_map.cluster import access
-from workload_map.cluster.fetch import child_kinds
 from workload_map.operator import rbac
+from workload_map.sources.kube import access
+from workload_map.sources.kube.fetch import child_kinds
 
 SECURITY_DOC = REPO_ROOT / "docs" / "security.md"
 # (api group, resource, verb, limited to named objects)

@@ -1,4 +1,4 @@
-"""Gaps of a partial read (workload_map.coverage) as the resolver and `get` treat them, without a cluster.
+"""Gaps of a partial read (workload_map.base.coverage) as the resolver and `get` treat them, without a cluster.
 
 The live layer records the gaps (tests/live/test_live_gaps.py has the genuine apiserver's RBAC); here a
 Snapshot carries them by hand: pods whose owner lies in a gap are no workloads of their own, workloads
@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from helpers import pod
+from workload_map.base.coverage import Cause, Coverage, Gap
+from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import load_builtin
 from workload_map.cli.commands.get import row
-from workload_map.coverage import Cause, Coverage, Gap
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.tree.build import trees_of
 
 RAY = ("ray.io/v1", "RayCluster", "rc")
 NS = "team-a"
@@ -74,7 +75,7 @@ def forbidden(group: str, kind: str, resource: str, namespace: str | None = None
 
 def test_pods_in_a_forbidden_kind_are_counted_once_not_promoted(catalog: list[Any]) -> None:
     coverage = Coverage([forbidden("ray.io", "RayCluster", "rayclusters.ray.io")])
-    view = ClusterView(Snapshot([*deployment("web", 2), *ray_pods(5)], coverage=coverage), catalog)
+    view = WorkloadIndex(Snapshot([*deployment("web", 2), *ray_pods(5)], coverage=coverage), catalog)
     assert [w["kind"] for w in view.workloads()] == ["Deployment"]  # no phantom Pod rows
     assert view.warnings == [
         "5 pods in namespace team-a belong to rayclusters.ray.io, which user 'alice' may not list: "
@@ -84,14 +85,14 @@ def test_pods_in_a_forbidden_kind_are_counted_once_not_promoted(catalog: list[An
 
 def test_without_the_gap_the_same_pods_are_bare_pods(catalog: list[Any]) -> None:
     """The control: a complete read of the same objects (the owner kind is simply not covered)."""
-    view = ClusterView(Snapshot([*deployment("web", 2), *ray_pods(5)]), catalog)
+    view = WorkloadIndex(Snapshot([*deployment("web", 2), *ray_pods(5)]), catalog)
     kinds = [w["kind"] for w in view.workloads()]
     assert kinds.count("Pod") == 5
 
 
 def test_a_removed_crd_with_its_pods_left(catalog: list[Any]) -> None:
     coverage = Coverage([Gap("ray.io", "RayCluster", "rayclusters.ray.io", None, Cause.NOT_SERVED)])
-    view = ClusterView(Snapshot(ray_pods(3), coverage=coverage), catalog)
+    view = WorkloadIndex(Snapshot(ray_pods(3), coverage=coverage), catalog)
     assert view.workloads() == []
     assert len(view.warnings) == 1
     assert "3 pods in namespace team-a belong to rayclusters.ray.io" in view.warnings[0]
@@ -102,8 +103,8 @@ def test_forbidden_pods_make_counts_unknown_not_zero(catalog: list[Any]) -> None
     objects = [o for o in deployment("web", 3) if o["kind"] != "Pod"]  # the pods could not be read
     other = deployment("api", 2, namespace="team-b")
     coverage = Coverage([forbidden("", "Pod", "pods", NS)])
-    view = ClusterView(Snapshot([*objects, *other], coverage=coverage), catalog)
-    trees, _ = view.trees(view.workloads())
+    view = WorkloadIndex(Snapshot([*objects, *other], coverage=coverage), catalog)
+    trees, _ = trees_of(view, view.workloads())
     by_name = {t.name: t for t in trees}
     web, api = by_name["web"], by_name["api"]
     assert web.incomplete and not api.incomplete  # only the namespace of the gap
@@ -123,7 +124,7 @@ def test_forbidden_pods_make_counts_unknown_not_zero(catalog: list[Any]) -> None
 def test_missing_owners_are_one_line_per_kind_and_namespace(catalog: list[Any]) -> None:
     orphans = [pod(f"job-pod-{i}", owner=("batch/v1", "Job", f"gone-{i}")) for i in range(40)]
     orphans += [pod("elsewhere", namespace="other", owner=("batch/v1", "Job", "gone-x"))]
-    view = ClusterView(Snapshot(orphans), catalog)
+    view = WorkloadIndex(Snapshot(orphans), catalog)
     lines = [w for w in view.warnings if "missing Job owner" in w]
     assert len(lines) == 2
     assert lines[0].startswith("40 objects in namespace default with a missing Job owner (e.g. owner Job/gone-")
@@ -138,12 +139,12 @@ def test_describe_says_nothing_about_owners_of_its_kind_it_read_by_name(catalog:
     web, api = deployment("web", 2), deployment("api", 1)
     objects = [*web, api[1]]  # web, its ReplicaSet and pods; api's ReplicaSet (its pods are not selected)
     listed = [("apps", "Deployment"), ("apps", "ReplicaSet"), ("", "Pod")]
-    view = ClusterView(Snapshot(objects, listed=listed, named={("apps", "Deployment"): ["web"]}), catalog)
+    view = WorkloadIndex(Snapshot(objects, listed=listed, named={("apps", "Deployment"): ["web"]}), catalog)
     assert view.warnings == []
     (workload,) = view.find(view.registry.resolve_type("deployment"), "web", NS)
     assert [p["metadata"]["name"] for p in view.pods_of(workload)] == ["web-0", "web-1"]
     # The workload described, deleted after its ReplicaSet was listed, is missing indeed.
-    gone = ClusterView(Snapshot(objects[1:], listed=listed, named={("apps", "Deployment"): ["web"]}), catalog)
+    gone = WorkloadIndex(Snapshot(objects[1:], listed=listed, named={("apps", "Deployment"): ["web"]}), catalog)
     (line,) = [w for w in gone.warnings if "missing Deployment owner" in w]
     assert "owner Deployment/web of" in line and line.endswith("deleted, or created after the list was read")
 
@@ -152,7 +153,7 @@ def test_a_narrowed_read_says_nothing_about_kinds_it_did_not_list(catalog: list[
     """`get deployments`: pods of other owners were listed, their owners were not: out of scope."""
     objects = [*deployment("web", 2), *[pod(f"j-{i}", owner=("batch/v1", "Job", "j")) for i in range(9)]]
     listed = [("apps", "Deployment"), ("apps", "ReplicaSet"), ("", "Pod")]
-    view = ClusterView(Snapshot(objects, listed=listed), catalog)
+    view = WorkloadIndex(Snapshot(objects, listed=listed), catalog)
     assert view.warnings == []
-    full = ClusterView(Snapshot(objects), catalog)  # the same objects read as everything: the owner is missing
+    full = WorkloadIndex(Snapshot(objects), catalog)  # the same objects read as everything: the owner is missing
     assert [w for w in full.warnings if "missing Job owner" in w]

@@ -14,9 +14,9 @@ from typing import Any
 from test_coverage import deployment, forbidden, ray_pods
 
 import workload_map as wm
-from workload_map.cluster.snapshot_cmd import snapshot_document
-from workload_map.coverage import Cause, Coverage, Gap, coverage_document, group_gaps, summary, take_coverage
-from workload_map.resolver import gap_warnings
+from workload_map.api.snapshot_export import snapshot_document
+from workload_map.base.coverage import Cause, Coverage, Gap, coverage_document, group_gaps, summary, take_coverage
+from workload_map.resolve.workloads import gap_warnings
 
 GAP = forbidden("ray.io", "RayCluster", "rayclusters.ray.io")
 

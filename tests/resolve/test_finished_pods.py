@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from helpers import pod
+from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
 from workload_map.cli.commands.get import row
-from workload_map.registry import DefinitionRegistry
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot
+from workload_map.definition.registry import DefinitionRegistry
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.tree.build import tree_of
 from workload_map.tree.model import WorkloadTree
 
 REGISTRY = DefinitionRegistry(builtin_definitions())
@@ -21,8 +22,8 @@ JOBSET_LABELS = "jobset.sigs.k8s.io"
 
 
 def _tree(objects: list[dict[str, Any]]) -> WorkloadTree:
-    view = ClusterView(Snapshot(objects), REGISTRY)
-    return view.tree(view.snapshot.objects[0])
+    view = WorkloadIndex(Snapshot(objects), REGISTRY)
+    return tree_of(view, view.snapshot.objects[0])
 
 
 def _jobset(status: dict[str, Any]) -> list[dict[str, Any]]:

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from corpus import corpus_objects
 from helpers import JOBSET_DEFINITION, LWS_DEFINITION, loaded, pod
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot
+from workload_map.base.snapshot import Snapshot
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.tree.build import tree_of
 
 LWS_LABELS = "leaderworkerset.sigs.k8s.io"
 
@@ -80,9 +81,9 @@ def lws_cluster(replicas: int = 2, size: int = 2) -> list[dict]:
 
 
 def test_lws_pods_reach_the_workload_through_leader_owned_statefulsets() -> None:
-    view = ClusterView(Snapshot(lws_cluster()), [loaded(LWS_DEFINITION)])
+    view = WorkloadIndex(Snapshot(lws_cluster()), [loaded(LWS_DEFINITION)])
     [workload] = view.workloads()
-    tree = view.tree(workload)
+    tree = tree_of(view, workload)
     assert tree.unattributed == []
     by_component = {c.name: c for c in tree.components}
     leader = by_component["leader"].instances[0]
@@ -99,8 +100,8 @@ def test_pods_no_selector_claims_stay_visible_as_unattributed() -> None:
     objects = lws_cluster(replicas=1)
     stray = pod("vllm-debug", owner=("apps/v1", "StatefulSet", "vllm"), owner_uid="sts-leader")
     objects.append(stray)
-    view = ClusterView(Snapshot(objects), [loaded(LWS_DEFINITION)])
-    tree = view.tree(view.workloads()[0])
+    view = WorkloadIndex(Snapshot(objects), [loaded(LWS_DEFINITION)])
+    tree = tree_of(view, view.workloads()[0])
     assert [p.name for p in tree.unattributed] == ["vllm-debug"]
     assert tree.unattributed[0].unattributed_reason == "no component's podSelector matches this pod"
     assert tree.counts.current == 3
@@ -129,8 +130,8 @@ def test_missing_links_and_cycles_are_warnings() -> None:
         },
     }
     looped = pod("looped", labels=labels, owner=("batch/v1", "Job", "a"))
-    view = ClusterView(Snapshot([jobset, orphan, loop_a, loop_b, looped]), [loaded(JOBSET_DEFINITION)])
-    tree = view.tree(view.workloads()[0])
+    view = WorkloadIndex(Snapshot([jobset, orphan, loop_a, loop_b, looped]), [loaded(JOBSET_DEFINITION)])
+    tree = tree_of(view, view.workloads()[0])
     assert tree.pods == []  # neither pod reaches the JobSet
     assert any("owner Job/gone" in w and "not in the input" in w for w in view.warnings)
     assert any("ownership cycle" in w for w in view.warnings)
@@ -167,9 +168,9 @@ def test_jobset_pods_by_replicated_job_label_and_pending_reasons() -> None:
                     pending_reason="Unschedulable" if pending else None,
                 )
             )
-    view = ClusterView(Snapshot(objects), [loaded(JOBSET_DEFINITION)])
+    view = WorkloadIndex(Snapshot(objects), [loaded(JOBSET_DEFINITION)])
     assert [w["kind"] for w in view.workloads()] == ["JobSet"]
-    tree = view.tree(view.workloads()[0])
+    tree = tree_of(view, view.workloads()[0])
     [component] = [c for c in tree.components if c.name == "replicatedjob"]
     workers = component.instances[0].to_json()
     assert workers["pods"]["desired"] == 4 and workers["pods"]["ready"] == 3 and workers["pods"]["pending"] == 1
@@ -179,7 +180,7 @@ def test_jobset_pods_by_replicated_job_label_and_pending_reasons() -> None:
 
 def test_ten_thousand_pods_resolve() -> None:
     objects = lws_cluster(replicas=5000, size=2)
-    view = ClusterView(Snapshot(objects), [loaded(LWS_DEFINITION)])
-    tree = view.tree(view.workloads()[0])
+    view = WorkloadIndex(Snapshot(objects), [loaded(LWS_DEFINITION)])
+    tree = tree_of(view, view.workloads()[0])
     assert tree.counts.current == 10_000
     assert tree.unattributed == []

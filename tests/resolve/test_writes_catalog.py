@@ -17,14 +17,16 @@ from typing import Any
 import pytest
 from test_writes import apply_merge_patch
 
+from workload_map.tree.build import tree_of
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "catalog"))
 from expectations import Case, cases
 
+from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
-from workload_map.registry import DefinitionRegistry
+from workload_map.definition.registry import DefinitionRegistry
+from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.resolve.writes import PodSpecChange, WriteError, update_workload
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot
 
 REGISTRY = DefinitionRegistry(builtin_definitions())
 QUEUE = {"kai.scheduler/queue": "team-a"}
@@ -126,8 +128,8 @@ def _shows(field: str, template: dict[str, Any]) -> bool:
 
 
 def _resolve(obj: dict[str, Any]) -> dict[str, Any]:
-    view = ClusterView(Snapshot([obj]), REGISTRY)
-    tree = view.tree(view.snapshot.objects[0])
+    view = WorkloadIndex(Snapshot([obj]), REGISTRY)
+    tree = tree_of(view, view.snapshot.objects[0])
     assert tree.warnings == [], tree.warnings
     return tree.to_json()
 

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from workload_map.catalog import builtin_definitions
-from workload_map.registry import DefinitionRegistry
+from workload_map.definition.registry import DefinitionRegistry
 from workload_map.resolve.status import evaluate_status
 
 HERE = Path(__file__).resolve().parent

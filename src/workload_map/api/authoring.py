@@ -99,10 +99,10 @@ def draft_from_cluster(
     """A draft Karta for ``kind`` (``Kind.group``) read from a live cluster: its CRD and, when instances
     exist (up to ``limit``, in ``namespace`` or the context's, or ``all_namespaces``), the pods whose
     ownerReferences lead up to them and the owners on the way; ``samples`` files add to them."""
+    from workload_map.api.cluster_drafts import read_kind
     from workload_map.authoring import Sample, draft
     from workload_map.catalog import builtin_definitions
-    from workload_map.cluster.authoring import read_kind
-    from workload_map.cluster.connection import ConnectionOptions, connect
+    from workload_map.sources.kube.connection import ConnectionOptions, connect
 
     if connection is None:
         connection = connect(

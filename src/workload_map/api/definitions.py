@@ -205,7 +205,7 @@ def effective_definitions(
 ) -> tuple[list[LoadedDefinition], list[str]]:
     """The definitions in effect without reading any objects (built-in overridden by ``definitions``),
     and the warnings of the built-in catalog."""
-    from workload_map.registry import DefinitionRegistry
+    from workload_map.definition.registry import DefinitionRegistry
 
     builtin, warnings = builtin_with_warnings()
     registry = DefinitionRegistry([*builtin, *as_definitions(definitions)])

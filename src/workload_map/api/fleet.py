@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from workload_map.api.view import _SCOPE, View
+from workload_map.base.objects import Obj
 from workload_map.errors import WorkloadMapError
-from workload_map.objects import Obj
 
 if TYPE_CHECKING:
     from workload_map.api.open import DefinitionsArg
@@ -274,7 +274,7 @@ class Fleet:
 def kubeconfig_contexts(kubeconfig: str | None = None) -> list[str]:
     """The context names of the kubeconfig (``$KUBECONFIG`` merged, else ``~/.kube/config``), in file order:
     what ``--all-contexts`` reads."""
-    from workload_map.cluster.connection import kubeconfig_contexts as contexts
+    from workload_map.sources.kube.connection import kubeconfig_contexts as contexts
 
     return contexts(kubeconfig)
 

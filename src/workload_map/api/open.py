@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from workload_map.api.definitions import as_definitions, builtin_with_warnings, read_documents, split_dump
 from workload_map.api.view import View, one_target
-from workload_map.coverage import take_coverage
+from workload_map.base.coverage import take_coverage
 from workload_map.errors import Location, WorkloadMapError
 
 if TYPE_CHECKING:
-    from workload_map.cluster import Connection
     from workload_map.definition.loader import LoadedDefinition
     from workload_map.live.model import LiveModel
+    from workload_map.sources.kube import Connection
 
 DEFAULT_NAMESPACE = "default"
 DefinitionsArg = Iterable["str | LoadedDefinition | Any"]
@@ -33,9 +33,9 @@ def open_objects(
     or Karta models) override both them and the built-in catalog (``builtin=False`` leaves it out).
     ``namespace`` is the default scope of listings (None: all namespaces).
     """
-    from workload_map._gc import bulk_load
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Snapshot
+    from workload_map.base.gc_pause import bulk_load
+    from workload_map.base.snapshot import Snapshot
+    from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.sources.documents import Document
 
     user = as_definitions(definitions)
@@ -44,7 +44,7 @@ def open_objects(
         docs = (Document(obj, Location("<objects>", index)) for index, obj in enumerate(_expand_lists(objects)))
         objs, cluster_definitions, split_warnings = split_dump(docs)
         coverage, objs, coverage_warnings = take_coverage(objs)
-        cluster = ClusterView(Snapshot(objs, coverage=coverage), [*shipped, *cluster_definitions, *user])
+        cluster = WorkloadIndex(Snapshot(objs, coverage=coverage), [*shipped, *cluster_definitions, *user])
     cluster.warnings[:0] = [*warnings, *split_warnings, *coverage_warnings]
     return View(cluster, namespace)
 
@@ -74,10 +74,10 @@ def open_dump(
     """
     if not paths:
         raise WorkloadMapError("no dump to read", hint="name at least one file, directory or -")
-    from workload_map._gc import bulk_load
-    from workload_map.objects import is_pod, owner_references
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Snapshot
+    from workload_map.base.gc_pause import bulk_load
+    from workload_map.base.objects import is_pod, owner_references
+    from workload_map.base.snapshot import Snapshot
+    from workload_map.resolve.workloads import WorkloadIndex
 
     user = as_definitions(definitions)
     shipped, warnings = builtin_with_warnings()
@@ -92,7 +92,7 @@ def open_dump(
                 objs, cluster_definitions, dump_warnings = split_dump(read_documents(paths, transform))
         # A snapshot of a partial read carries its gaps: the dump answers what that read answered.
         coverage, objs, coverage_warnings = take_coverage(objs)
-        cluster = ClusterView(Snapshot(objs, coverage=coverage), [*shipped, *cluster_definitions, *user])
+        cluster = WorkloadIndex(Snapshot(objs, coverage=coverage), [*shipped, *cluster_definitions, *user])
         if transform is not None:
             # An owned pod with no covered owner in the dump is a workload of its own, whose tree shows
             # the whole pod: read again with those pods whole (none in a complete dump).
@@ -102,7 +102,7 @@ def open_dump(
                 transform = _Compact([*shipped, *cluster_definitions, *user], whole=alone)
                 objs, cluster_definitions, dump_warnings = split_dump(read_documents(paths, transform))
                 coverage, objs, coverage_warnings = take_coverage(objs)
-                cluster = ClusterView(Snapshot(objs, coverage=coverage), [*shipped, *cluster_definitions, *user])
+                cluster = WorkloadIndex(Snapshot(objs, coverage=coverage), [*shipped, *cluster_definitions, *user])
     cluster.warnings[:0] = [*warnings, *dump_warnings, *coverage_warnings]
     return View(cluster, namespace)
 
@@ -111,7 +111,7 @@ _IDENTITY = ("name", "namespace", "uid", "ownerReferences")
 
 
 def _pod_key(obj: dict[str, Any]) -> tuple[str, str]:
-    from workload_map.objects import name_of, namespace_of
+    from workload_map.base.objects import name_of, namespace_of
 
     return namespace_of(obj), name_of(obj)
 
@@ -119,14 +119,14 @@ def _pod_key(obj: dict[str, Any]) -> tuple[str, str]:
 class _Compact:
     """What ``open_dump(compact=True)`` keeps of an object for these definitions (see its docstring).
 
-    An object of a kind no definition covers is only ever read as someone's owner (ClusterView walks
+    An object of a kind no definition covers is only ever read as someone's owner (WorkloadIndex walks
     owner chains by uid or kind/namespace/name), so its identity and its own owners are all it needs."""
 
     def __init__(
         self, definitions: Sequence[LoadedDefinition], *, whole: frozenset[tuple[str, str]] = frozenset()
     ) -> None:
+        from workload_map.definition.registry import DefinitionRegistry
         from workload_map.live.projection import projection_for
-        from workload_map.registry import DefinitionRegistry
 
         registry = DefinitionRegistry(definitions)
         self.pods = projection_for(definitions)
@@ -136,8 +136,8 @@ class _Compact:
 
     def __call__(self, data: Any) -> Any:
         from workload_map.api.definitions import KARTA_API_VERSION
-        from workload_map.coverage import COVERAGE_API_VERSION
-        from workload_map.objects import group_of
+        from workload_map.base.coverage import COVERAGE_API_VERSION
+        from workload_map.base.objects import group_of
 
         if not isinstance(data, dict):
             return data
@@ -187,8 +187,8 @@ def open_cluster(
     ``capacity`` also reads Nodes, ResourceQuotas and the pods holding node resources, for
     :meth:`View.capacity` and :meth:`View.fit` (docs/placement.md); ``"only"`` reads them and no workload.
     """
-    from workload_map.cluster import LiveOptions, live_source
-    from workload_map.resolver import ClusterView
+    from workload_map.resolve.workloads import WorkloadIndex
+    from workload_map.sources.kube import LiveOptions, live_source
 
     options = LiveOptions(
         kubeconfig=kubeconfig,
@@ -208,7 +208,7 @@ def open_cluster(
         workloads=capacity != "only",
     )
     source = live_source(options)
-    view = ClusterView(source.snapshot, source.registry)
+    view = WorkloadIndex(source.snapshot, source.registry)
     view.warnings[:0] = source.warnings
     return View(view, None if all_namespaces else source.connection.namespace, source)
 
@@ -229,8 +229,8 @@ def watch_cluster(
     every covered workload resolved and kept current by watches (``model.workloads()`` is the current
     answer; ``model.stop()`` ends it). ``wmap serve`` runs one. ``on_notice`` gets one line per watch failure
     cause and per recovery (``model.problems()``: what is stale now)."""
-    from workload_map.cluster import LiveOptions
     from workload_map.live.model import LiveModel
+    from workload_map.sources.kube import LiveOptions
 
     model = LiveModel(
         LiveOptions(

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from workload_map.errors import Finding, Severity
 
 if TYPE_CHECKING:
+    from workload_map.checks.samples import SampleResult
     from workload_map.definition.loader import LoadedDefinition
-    from workload_map.sampletest import SampleResult
 
 
 @dataclass
@@ -33,7 +33,7 @@ def validate_definitions(paths: Sequence[str], *, against: Sequence[str] = ()) -
     """Load and validate definition files (YAML/JSON files, directories, ``-``); with ``against``, also
     evaluate every expression on those sample workload objects and pods (what ``wmap validate`` does)."""
     from workload_map.api.definitions import read_documents
-    from workload_map.check import check_against
+    from workload_map.checks.expressions import check_against
     from workload_map.definition.loader import load_paths
     from workload_map.definition.validate import validate
 
@@ -55,7 +55,7 @@ def test_samples(definition: LoadedDefinition, samples: Sequence[str]) -> list[S
     A ``Recording`` among them (``wmap record``'s output) is replayed: each of its checkpoints is checked on
     the state it names; without checkpoints, each change of the workload's status is shown."""
     from workload_map.api.definitions import read_documents
-    from workload_map.sampletest import run_samples
+    from workload_map.checks.samples import run_samples
     from workload_map.sources.recording import is_recording, recording_from_document, test_recording
 
     docs = read_documents(samples)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from workload_map.base.objects import Obj
 from workload_map.errors import (
     AmbiguousTypeError,
     Location,
@@ -18,21 +19,21 @@ from workload_map.errors import (
     UnknownTypeError,
     WorkloadMapError,
 )
-from workload_map.objects import Obj
+from workload_map.tree.build import tree_of, trees_of
 
 if TYPE_CHECKING:
     import threading
 
-    from workload_map.cluster import LiveSource, RequestCounter
-    from workload_map.coverage import Coverage
+    from workload_map.base.coverage import Coverage
     from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.registry import DefinitionRegistry, KindInfo
     from workload_map.gang.emit import Emission
     from workload_map.gang.model import GangPlan
     from workload_map.live.model import LiveModel
     from workload_map.placement import Capacity, FitResult, WorkloadRequirements
-    from workload_map.registry import DefinitionRegistry, KindInfo
+    from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.resolve.writes import PodSpecChange
-    from workload_map.resolver import ClusterView
+    from workload_map.sources.kube import LiveSource, RequestCounter
     from workload_map.tree.model import WorkloadTree
 
 DryRun = Literal["none", "client", "server"]
@@ -108,7 +109,7 @@ class PendingUpdate:
             )
         if not self.patch:
             return self.object
-        from workload_map.cluster.update import patch_workload
+        from workload_map.api.cluster_update import patch_workload
 
         return patch_workload(
             source.connection, source.discovery, self.workload, self.patch, dry_run="server" if dry_run else None
@@ -124,8 +125,8 @@ class View:
     connection: use it as a context manager or call :meth:`close`.
     """
 
-    def __init__(self, cluster: ClusterView, namespace: str | None, live: LiveSource | None = None) -> None:
-        self._cluster = cluster
+    def __init__(self, index: WorkloadIndex, namespace: str | None, live: LiveSource | None = None) -> None:
+        self._index = index
         self.namespace = namespace
         self.live_source = live
         self._closed = False
@@ -155,40 +156,40 @@ class View:
 
     @property
     def warnings(self) -> list[str]:
-        return self._cluster.warnings
+        return self._index.warnings
 
     def warnings_in_full(self) -> list[str]:
         """``warnings`` with every object whose owner is missing listed, instead of one line per owner
         kind and namespace with a count and an example (``wmap get -v``)."""
-        aggregated = set(self._cluster.missing_owner_warnings())
-        kept = [w for w in self._cluster.warnings if w not in aggregated]
-        return [*kept, *self._cluster.missing_owner_warnings(verbose=True)]
+        aggregated = set(self._index.missing_owner_warnings())
+        kept = [w for w in self._index.warnings if w not in aggregated]
+        return [*kept, *self._index.missing_owner_warnings(verbose=True)]
 
     @property
     def registry(self) -> DefinitionRegistry:
-        return self._cluster.registry
+        return self._index.registry
 
     @property
     def coverage(self) -> Coverage:
         """What a live read could not see (kinds/namespaces forbidden, not served, failed); a dump's has no gaps."""
-        return self._cluster.snapshot.coverage
+        return self._index.snapshot.coverage
 
     @property
     def objects(self) -> list[Obj]:
         """Every object read (workloads, their children and pods)."""
-        return list(self._cluster.snapshot)
+        return list(self._index.snapshot)
 
     def definitions(self) -> list[LoadedDefinition]:
         """The definitions in effect in this view, after precedence."""
-        return self._cluster.registry.definitions
+        return self._index.registry.definitions
 
     # -- types
     def kind(self, type_name: str) -> KindInfo:
         """The covered kind a user means by TYPE (kind, plural, short name, kind.group, kind.version.group)."""
-        from workload_map.registry import AmbiguousType
+        from workload_map.definition.registry import AmbiguousType
 
         try:
-            info = self._cluster.registry.resolve_type(type_name)
+            info = self._index.registry.resolve_type(type_name)
         except AmbiguousType as exc:
             candidates = ", ".join(sorted(c.display for c in exc.candidates))
             example = sorted(f"{c.plural}.{c.group}" for c in exc.candidates)[0]
@@ -200,7 +201,7 @@ class View:
         if info is None:
             raise UnknownTypeError(
                 f'no definition covers type "{type_name}"',
-                hint=_did_you_mean(type_name, self._cluster.registry)
+                hint=_did_you_mean(type_name, self._index.registry)
                 + "list the covered types with: wmap definitions (or add one with --definitions FILE)",
             )
         return info
@@ -214,7 +215,7 @@ class View:
         type_name, wanted = one_target(target, name)
         kind = self.kind(type_name)
         ns = self._scope(namespace) or "default"
-        found = self._cluster.find(kind, wanted, ns)
+        found = self._index.find(kind, wanted, ns)
         if not found:
             raise _not_found(type_label(kind), wanted, ns)
         return found[0]
@@ -228,7 +229,7 @@ class View:
         """
         obj = target if isinstance(target, dict) else self.find(target, name, namespace=namespace)
         try:
-            return self._cluster.tree(obj)
+            return tree_of(self._index, obj)
         except (LookupError, RecursionError, ValueError, TypeError) as exc:
             raise ResolveError("cannot resolve workload", _where(obj), detail=str(exc)) from None
 
@@ -250,7 +251,7 @@ class View:
         ``progress`` may wrap the objects being resolved (a progress bar).
         """
         from workload_map.api.selectors import check_status, matches, parse_selector
-        from workload_map.objects import meta
+        from workload_map.base.objects import meta
 
         requirements = parse_selector(selector) if selector else []
         if status:
@@ -262,26 +263,26 @@ class View:
         if kind is not None and wanted:
             objs: list[Obj] = []
             for name in wanted:
-                found = self._cluster.find(kind, name, ns)
+                found = self._index.find(kind, name, ns)
                 if not found:
                     missing.append(name)
                 objs.extend(found)
         else:
-            objs = self._cluster.workloads(kind, ns, top_level=kind is None)
+            objs = self._index.workloads(kind, ns, top_level=kind is None)
         if requirements:
             objs = [o for o in objs if matches(requirements, meta(o).get("labels") or {})]
-        trees, problems = self._cluster.trees(progress(objs) if progress else objs)
+        trees, problems = trees_of(self._index, progress(objs) if progress else objs)
         if status:
             trees = [t for t in trees if t.status.primary.value.lower() == status.lower()]
         return Listing(trees, problems, missing)
 
     def owner_of(self, obj: Obj) -> Obj | None:
         """The outermost covered workload that owns ``obj`` (a pod or a child workload), if any."""
-        return self._cluster.owner_workload(obj)
+        return self._index.owner_workload(obj)
 
     def pods_of(self, workload: WorkloadTree | Obj) -> list[Obj]:
         """The pod objects attributed to a workload through its owner chain."""
-        return self._cluster.pods_of(workload.workload if not isinstance(workload, dict) else workload)
+        return self._index.pods_of(workload.workload if not isinstance(workload, dict) else workload)
 
     # -- gang scheduling
     def gang(
@@ -292,7 +293,7 @@ class View:
 
         obj = self._object(target, name, namespace)
         try:
-            return plan_in_view(self._cluster, obj)
+            return plan_in_view(self._index, obj)
         except (LookupError, ValueError, TypeError) as exc:
             raise ResolveError("cannot compute gang groups", _where(obj), detail=str(exc)) from None
 
@@ -313,7 +314,7 @@ class View:
                 )
             self._capacity = Capacity.from_objects(read.nodes, read.pods, read.quotas, read.warnings)
         else:
-            snapshot = self._cluster.snapshot
+            snapshot = self._index.snapshot
             nodes = snapshot.of_kind("", "Node")
             warnings = [] if nodes else ["the input has no Node objects to place pods on (wmap snapshot writes them)"]
             self._capacity = Capacity.from_objects(
@@ -331,7 +332,7 @@ class View:
         from workload_map.placement import requirements_of
 
         obj = self._object(target, name, namespace)
-        definition, _ = self._cluster.registry.for_object(obj)
+        definition, _ = self._index.registry.for_object(obj)
         if definition is None:
             raise UnknownTypeError(
                 f"no definition covers {obj.get('kind')} ({obj.get('apiVersion')})",
@@ -342,7 +343,7 @@ class View:
         plan = None
         if definition is not None and definition.karta.gang is not None:
             try:  # the spec alone: the groups one copy needs, whatever pods exist now
-                plan = plan_gang(definition, obj, None, top_owner=self._cluster.owner_workload(obj))
+                plan = plan_gang(definition, obj, None, top_owner=self._index.owner_workload(obj))
             except (LookupError, ValueError, TypeError) as exc:
                 tree.warnings.append(f"gang groups cannot be computed: {exc}; placing pods without them")
         return requirements_of(tree, plan)
@@ -379,11 +380,11 @@ class View:
     ) -> PendingUpdate:
         """Compute a pod-template change (limited to ``component``/``instance``) and/or suspend (True) or
         resume (False), through the workload's definition; nothing is sent until ``.apply()``."""
-        from workload_map.objects import key_of
+        from workload_map.base.objects import key_of
         from workload_map.resolve.writes import WriteError, update_workload
 
         obj = self._object(target, name, namespace)
-        definition, version_warning = self._cluster.registry.for_object(obj)
+        definition, version_warning = self._index.registry.for_object(obj)
         if definition is None:
             raise UnknownTypeError("no definition covers this workload", _where(obj))
         try:
@@ -410,14 +411,14 @@ class View:
     def to_model(self) -> LiveModel:
         """The objects of this view as a (static) LiveModel: what ``wmap serve --from-file`` serves (the
         view's namespace only, with the cluster-scoped objects, when it has one)."""
+        from workload_map.base.snapshot import Snapshot
         from workload_map.live.model import LiveModel
-        from workload_map.snapshot import Snapshot
 
-        snapshot = self._cluster.snapshot
+        snapshot = self._index.snapshot
         if self.namespace is not None:
             keep = (o for o in snapshot if (o.get("metadata") or {}).get("namespace") in (self.namespace, None))
             snapshot = Snapshot(keep, coverage=snapshot.coverage, listed=snapshot.listed, named=snapshot.named)
-        return LiveModel.from_snapshot(snapshot, self._cluster.registry)
+        return LiveModel.from_snapshot(snapshot, self._index.registry)
 
     # -- live
     def watch(
@@ -429,16 +430,16 @@ class View:
         source = self.live_source
         if source is None:
             raise WorkloadMapError("cannot watch objects read from files", hint="open a live view to watch")
-        from workload_map.cluster.watch import watch_snapshots
-        from workload_map.resolver import ClusterView
+        from workload_map.resolve.workloads import WorkloadIndex
+        from workload_map.sources.kube.watch import watch_snapshots
 
         # What the first read could not see (its gaps) and the scope it read stay true of every later state:
         # without them a forbidden kind's parts would become rows, and its pods zeros, at the first event.
-        first = self._cluster.snapshot
+        first = self._index.snapshot
         for event in watch_snapshots(source.connection, source.lists, timeout=timeout, cancel=stop):
             event.snapshot.coverage, event.snapshot.listed = first.coverage, first.listed
             event.snapshot.named = first.named
-            yield View(ClusterView(event.snapshot, source.registry), self.namespace, source), list(event.warnings)
+            yield View(WorkloadIndex(event.snapshot, source.registry), self.namespace, source), list(event.warnings)
 
     def _object(self, target: WorkloadTree | Obj | str, name: str | None, namespace: str | None) -> Obj:
         if isinstance(target, dict):
@@ -466,7 +467,7 @@ def _did_you_mean(type_name: str, registry: DefinitionRegistry) -> str:
 
 
 def _where(obj: Obj) -> Location:
-    from workload_map.objects import key_of
+    from workload_map.base.objects import key_of
 
     return Location(str(key_of(obj)))
 

@@ -18,10 +18,10 @@ from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
 from workload_map.authoring.schema import READY_NAMES, Field, SchemaFacts, Site, read_crd
+from workload_map.base.objects import owner_references
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.definition.model import GroupVersionKind, slug
 from workload_map.errors import format_path
-from workload_map.objects import owner_references
 
 POD = {"group": "", "version": "v1", "kind": "Pod"}
 JOB = {"group": "batch", "version": "v1", "kind": "Job"}

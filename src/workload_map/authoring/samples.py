@@ -14,7 +14,7 @@ from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
 from workload_map.authoring.schema import HOSTS_NAMES, ID_NAMES, MAX_NAMES, MIN_NAMES, REPLICA_NAMES, Field, Site
-from workload_map.objects import meta, name_of, owner_references
+from workload_map.base.objects import meta, name_of, owner_references
 
 
 @dataclass

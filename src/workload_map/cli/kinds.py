@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from workload_map.cli.errors import from_library
+from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
     from workload_map import KindInfo, View

@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from workload_map.cli.errors import CliError, one_line_errors
 from workload_map.cli.options import output_option
+from workload_map.cmdline.errors import CliError, one_line_errors
 
 COMPLETE_VAR = "_WMAP_COMPLETE"
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 110}

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from workload_map.cli.complete import complete_namespace, complete_target
-from workload_map.cluster.cli_support import (
+from workload_map.cmdline.cluster_options import (
     chunk_size_of,
     command_timeout_option,
     connection_options as kubectl_connection_options,

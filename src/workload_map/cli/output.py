@@ -97,7 +97,7 @@ def number(value: Any) -> str:
 def to_json_text(data: Any) -> str:
     import orjson
 
-    from workload_map import _json
+    from workload_map.base import json_codec as _json
 
     return _json.dumps(data, option=orjson.OPT_INDENT_2, default=str).decode() + "\n"
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from workload_map.resolve.pods import PlacedPod
     from workload_map.resolve.status import Check, StatusResult
-    from workload_map.tree.model import ComponentView, InstanceView, PodCounts, WorkloadTree
+    from workload_map.tree.model import ComponentNode, InstanceNode, PodCounts, WorkloadTree
 
 STATUS_STYLES = {
     "Running": "green",
@@ -174,18 +174,18 @@ class _TreeBuilder:
         self.tree = tree
         self.unknown = bool(tree.incomplete)
         self.views = {c.name: c for c in tree.components}
-        self.children: dict[str | None, list[ComponentView]] = {}
+        self.children: dict[str | None, list[ComponentNode]] = {}
         for view in tree.components:
             self.children.setdefault(view.component.parent, []).append(view)
 
-    def descendants(self, name: str) -> list[ComponentView]:
-        out: list[ComponentView] = []
+    def descendants(self, name: str) -> list[ComponentNode]:
+        out: list[ComponentNode] = []
         for child in self.children.get(name, []):
             out.append(child)
             out += self.descendants(child.name)
         return out
 
-    def subtree_counts(self, view: ComponentView) -> PodCounts:
+    def subtree_counts(self, view: ComponentNode) -> PodCounts:
         from workload_map.tree.model import PodCounts
 
         total = PodCounts()
@@ -193,7 +193,7 @@ class _TreeBuilder:
             total.merge(member.counts)
         return total
 
-    def component_label(self, view: ComponentView) -> Text:
+    def component_label(self, view: ComponentNode) -> Text:
         from rich.text import Text
 
         kind = view.component.definition.kind
@@ -207,7 +207,7 @@ class _TreeBuilder:
             parts += ["  ", (f"error: {view.component.error}", "red")]
         return Text.assemble(*parts)
 
-    def instance_label(self, view: InstanceView) -> str:
+    def instance_label(self, view: InstanceNode) -> str:
         instance = view.instance
         replicas = instance.scale.replicas
         text = f"instance {instance.id}"
@@ -215,11 +215,11 @@ class _TreeBuilder:
             text += f"  replicas {replicas}"
         return f"{text}  {_counts_text(view.counts, self.unknown)}"
 
-    def add_component(self, parent: Tree, view: ComponentView) -> None:
+    def add_component(self, parent: Tree, view: ComponentNode) -> None:
         node = parent.add(self.component_label(view))
         self.fill(node, view)
 
-    def fill(self, node: Tree, view: ComponentView) -> None:
+    def fill(self, node: Tree, view: ComponentNode) -> None:
         selector = view.component.definition.pod_selector
         descendants = self.descendants(view.name)
         replica_keyed = (
@@ -241,7 +241,7 @@ class _TreeBuilder:
         for child in self.children.get(view.name, []):
             self.add_component(node, child)
 
-    def add_replica_groups(self, node: Tree, descendants: list[ComponentView]) -> None:
+    def add_replica_groups(self, node: Tree, descendants: list[ComponentNode]) -> None:
         """A logical component keyed by replica (e.g. one LWS group): each key with its pods by role."""
         keys = {p.replica for d in descendants for i in d.instances for p in i.pods}
         for key in sorted(keys, key=_natural):
@@ -286,7 +286,7 @@ class _TreeBuilder:
                 pod_node = branch.add(_pod_label(pod, None))
                 pod_node.add(f"reason: {pod.unattributed_reason or 'unknown'}")
         if tree.children:
-            from workload_map.objects import name_of
+            from workload_map.base.objects import name_of
 
             branch = root.add("owned workloads")
             for child in tree.children:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import click
 
-from workload_map.cli.errors import from_library
 from workload_map.cli.options import chunk_size_of
+from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
     from workload_map import Fleet, LoadedDefinition, RequestCounter, View
@@ -167,8 +167,8 @@ def fleet_found(fleet: Fleet, target: tuple[str, str]) -> list[tuple[str, dict[s
     """``(cluster, workload)`` of TYPE/NAME in every cluster of the fleet read that has it; when none has it,
     the clusters not read are warned about and it is not found (exit 3), or no cluster was read (exit 1)."""
     import workload_map as wm
-    from workload_map.cli.errors import CliError
     from workload_map.cli.output import emit_warnings
+    from workload_map.cmdline.errors import CliError
 
     require_some(fleet)
     try:
@@ -186,8 +186,8 @@ def fleet_found(fleet: Fleet, target: tuple[str, str]) -> list[tuple[str, dict[s
 
 def require_some(fleet: Fleet) -> None:
     """No cluster of the fleet could be read: the warnings say why, and it is an error (exit 1)."""
-    from workload_map.cli.errors import CliError
     from workload_map.cli.output import emit_warnings
+    from workload_map.cmdline.errors import CliError
 
     if not fleet.views:
         emit_warnings(fleet.warnings)
@@ -196,7 +196,7 @@ def require_some(fleet: Fleet) -> None:
 
 def fleet_exit(fleet: Fleet) -> None:
     """Exit 5 (partial result) when a cluster, or part of one, could not be read (after printing)."""
-    from workload_map.cli.errors import EXIT_PARTIAL
+    from workload_map.cmdline.errors import EXIT_PARTIAL
 
     if fleet.partial:
         raise click.exceptions.Exit(EXIT_PARTIAL)

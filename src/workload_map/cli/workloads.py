@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.errors import from_library
+from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
     from workload_map import View, WorkloadTree
@@ -50,7 +50,7 @@ def partial_read(view: View) -> bool:
 def exit_if_partial(view: View) -> None:
     """After printing what was read: exit 5 (docs/cli.md) when a kind or namespace of it was forbidden or
     failed; the warnings have said which and the fix."""
-    from workload_map.cli.errors import EXIT_PARTIAL
+    from workload_map.cmdline.errors import EXIT_PARTIAL
 
     if partial_read(view):
         raise click.exceptions.Exit(EXIT_PARTIAL)
@@ -58,7 +58,7 @@ def exit_if_partial(view: View) -> None:
 
 def kind_name(workload: dict[str, Any]) -> str:
     """``-o name`` form: ``<kind>.<group>/<name>``, ``pod/<name>`` for the core group."""
-    from workload_map.objects import group_of, name_of
+    from workload_map.base.objects import group_of, name_of
 
     kind = str(workload.get("kind") or "").lower()
     group = group_of(str(workload.get("apiVersion") or ""))

@@ -5,7 +5,7 @@ its cost: the pydantic model validation (and, once per process, building its sch
 expression the sandbox analysis, libjq's syntax check and the fast-path parse. The first time a
 definition is loaded all of that is done for every expression it holds (so libjq validates a definition
 when it is loaded, not when an expression happens to run) and the result goes to the on-disk cache
-(``workload_map.cache``); a later process that meets the same definition reads the result back and
+(``workload_map.base.cache``); a later process that meets the same definition reads the result back and
 primes the jq engine with the verdicts.
 
 Keys are the definition's content and the code fingerprint (:func:`fingerprint`): the sources of the
@@ -30,7 +30,7 @@ import orjson
 import pydantic
 import pydantic_core
 
-from workload_map import cache
+from workload_map.base import cache
 from workload_map.definition.expressions import iter_expressions
 from workload_map.definition.model import Karta
 from workload_map.errors import Finding

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from workload_map.base.objects import key_of, meta, uid_of
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.definition.model import Karta, PodGroupMember, Topology
 from workload_map.gang.model import (
@@ -29,7 +30,6 @@ from workload_map.gang.model import (
 )
 from workload_map.gang.scale import DESIRED, Part, ScaleError, SubtreeScale
 from workload_map.jq import to_text
-from workload_map.objects import key_of, meta, uid_of
 from workload_map.resolve.components import Component, resolve_components
 from workload_map.resolve.evaluate import Diagnostics, run
 from workload_map.resolve.pods import PlacedPod, PodPlacer
@@ -592,7 +592,7 @@ def plan_gang(
 
 
 def plan_in_view(view: Any, workload: dict[str, Any]) -> GangPlan:
-    """The plan for a workload of a :class:`workload_map.resolver.ClusterView` (its pods and definition)."""
+    """The plan for a workload of a :class:`workload_map.resolve.workloads.WorkloadIndex` (its pods and definition)."""
     return deferred_plan_in_view(view, workload)()
 
 

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.objects import group_of, name_of, namespace_of, uid_of
 from workload_map.gang.model import FORM_POD_GROUP, GangPlan, PodGroupPlan, SubGroup
-from workload_map.objects import group_of, name_of, namespace_of, uid_of
 from workload_map.resolve.quantity import format_quantity
 from workload_map.resolve.resources import Requests
 

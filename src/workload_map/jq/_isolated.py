@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from workload_map import _json
+from workload_map.base import json_codec as _json
 
 from .errors import JqLimitError, JqRuntimeError
 from .limits import LIMITS

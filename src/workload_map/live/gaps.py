@@ -1,6 +1,6 @@
 """What the live model cannot see, and getting it back: gaps that are retried, and a frozen API server.
 
-The model tracks gaps with the CLI's own code (``workload_map.coverage``, ``cluster.fetch.gap_of``,
+The model tracks gaps with the CLI's own code (``workload_map.base.coverage``, ``cluster.fetch.gap_of``,
 ``resolver.gap_warnings``): a kind that is forbidden or no longer served is a Gap, pods whose owner
 chain enters it are not workloads of their own, workloads made of it have unknown counts. Unlike one
 command, the model lives on: a ``GapWatcher`` keeps listing a kind that could not be read (capped
@@ -19,14 +19,14 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from workload_map.cluster.connection import ClusterError
-from workload_map.cluster.fetch import ListResult, gap_of
-from workload_map.cluster.watch import Watcher
-from workload_map.coverage import Cause, Gap
+from workload_map.base.coverage import Cause, Gap
+from workload_map.sources.kube.connection import ClusterError
+from workload_map.sources.kube.fetch import ListResult, gap_of
+from workload_map.sources.kube.watch import Watcher
 
 if TYPE_CHECKING:
-    from workload_map.cluster.connection import Connection
-    from workload_map.cluster.discovery import ServedResource
+    from workload_map.sources.kube.connection import Connection
+    from workload_map.sources.kube.discovery import ServedResource
 
 PROBE_SECONDS = 5.0  # how often the API server is asked
 PROBE_TIMEOUT = 5.0  # seconds it has to answer
@@ -91,7 +91,7 @@ class KindPoller(threading.Thread):
 
     def poll(self) -> None:
         """One round: announce the missing kinds discovery serves now."""
-        from workload_map.cluster.discovery import discover
+        from workload_map.sources.kube.discovery import discover
 
         try:
             discovery = discover(self.connection, groups={group for group, _ in self.missing})

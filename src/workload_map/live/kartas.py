@@ -13,7 +13,7 @@ import queue
 from collections.abc import Iterable
 from typing import Any
 
-from workload_map.objects import Obj
+from workload_map.base.objects import Obj
 
 
 def _generations(kartas: Iterable[Obj]) -> dict[str, Any]:

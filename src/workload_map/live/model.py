@@ -7,7 +7,7 @@ workloads the batch touched.
 
 Objects are grouped by their **root**: the outermost ancestor present in the store, following
 ownerReferences (the controller reference first). A workload and everything it owns share a root, so
-an event on a pod re-resolves exactly the workloads of its root, with the same ClusterView code a dump
+an event on a pod re-resolves exactly the workloads of its root, with the same WorkloadIndex code a dump
 uses (over the root's objects only) — which is what keeps the model's answer equal to ``wmap get -A``.
 
 What could not be read is tracked as the CLI tracks it (``coverage``, live/gaps.py): every root is resolved
@@ -32,21 +32,22 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from workload_map.coverage import Cause, Coverage, Gap
+from workload_map.base.coverage import Cause, Coverage, Gap
+from workload_map.base.objects import Obj
 from workload_map.live.projection import Projection, projection_for
-from workload_map.objects import Obj
+from workload_map.tree.build import trees_of
 
 if TYPE_CHECKING:
-    from workload_map.cluster import LiveOptions, LiveSource
-    from workload_map.cluster.discovery import ServedResource
-    from workload_map.cluster.fetch import ListResult
-    from workload_map.cluster.watch import Watcher
+    from workload_map.base.snapshot import Snapshot
     from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.registry import DefinitionRegistry
     from workload_map.gang.model import GangPlan
     from workload_map.live.gaps import ApiserverProbe, KindPoller
-    from workload_map.registry import DefinitionRegistry
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Snapshot
+    from workload_map.resolve.workloads import WorkloadIndex
+    from workload_map.sources.kube import LiveOptions, LiveSource
+    from workload_map.sources.kube.discovery import ServedResource
+    from workload_map.sources.kube.fetch import ListResult
+    from workload_map.sources.kube.watch import Watcher
     from workload_map.tree.model import WorkloadTree
 
 SETTLE_SECONDS = 0.05  # a burst of events (a rollout) is applied as one batch
@@ -196,7 +197,7 @@ class LiveModel:
     def _read(self) -> LiveSource:
         from dataclasses import replace
 
-        from workload_map.cluster import live_source
+        from workload_map.sources.kube import live_source
 
         # Projected page by page: the full objects of a list are never all alive at once.
         # Cluster-wide lists (or the one namespace asked): namespace-by-namespace lists would miss the
@@ -216,11 +217,11 @@ class LiveModel:
         event of their own: a later reload stops them and nothing they still put is applied."""
         from dataclasses import replace
 
-        from workload_map.cluster.fetch import KARTA_GROUP, KARTA_KIND, KARTA_VERSION
-        from workload_map.cluster.watch import Watcher
+        from workload_map.base.snapshot import Snapshot
         from workload_map.live.gaps import ApiserverProbe, GapWatcher, KindPoller, unread
         from workload_map.live.kartas import DefinitionChanges
-        from workload_map.snapshot import Snapshot
+        from workload_map.sources.kube.fetch import KARTA_GROUP, KARTA_KIND, KARTA_VERSION
+        from workload_map.sources.kube.watch import Watcher
 
         self._objects, self._children, self._root = {}, defaultdict(set), {}
         self._rank, self._ranks = {}, {}
@@ -330,7 +331,7 @@ class LiveModel:
     @classmethod
     def from_snapshot(cls, snapshot: Snapshot, registry: DefinitionRegistry) -> LiveModel:
         """A model of objects read once (a dump): the same answers, no watches (``wmap serve --from-file``)."""
-        from workload_map.cluster import LiveOptions
+        from workload_map.sources.kube import LiveOptions
 
         model = cls(LiveOptions())
         model._registry = registry
@@ -344,7 +345,7 @@ class LiveModel:
         return model
 
     def _load(self, snapshot: Iterable[Obj], *, projected: bool = False) -> None:
-        from workload_map._gc import bulk_load
+        from workload_map.base.gc_pause import bulk_load
 
         with bulk_load():
             for obj in snapshot:
@@ -385,7 +386,7 @@ class LiveModel:
 
     def gap_warnings(self) -> list[str]:
         """One line per gap that matters, as ``wmap get -A`` says them (resolver.gap_warnings)."""
-        from workload_map.resolver import gap_warnings
+        from workload_map.resolve.workloads import gap_warnings
 
         with self._lock:
             coverage = self.coverage
@@ -500,10 +501,10 @@ class LiveModel:
         dirty.add(root)
 
     # -- resolution
-    def _resolved(self, view: ClusterView, workloads: list[Obj]) -> list[Resolved]:
+    def _resolved(self, view: WorkloadIndex, workloads: list[Obj]) -> list[Resolved]:
         from workload_map.gang.compute import deferred_plan_in_view
 
-        trees, _problems = view.trees(workloads)
+        trees, _problems = trees_of(view, workloads)
         resolved: list[Resolved] = []
         for tree in trees:
             planner: Callable[[], GangPlan] | None
@@ -515,12 +516,12 @@ class LiveModel:
         return resolved
 
     def _resolve_all(self) -> None:
-        """Every root at once: one ClusterView over the whole store, as ``wmap get -A`` builds it, instead of
+        """Every root at once: one WorkloadIndex over the whole store, as ``wmap get -A`` builds it, instead of
         one per root (~8,000 roots at 1,000 workloads, most of them Services, ConfigMaps, revisions)."""
-        from workload_map.resolver import ClusterView
-        from workload_map.snapshot import Snapshot
+        from workload_map.base.snapshot import Snapshot
+        from workload_map.resolve.workloads import WorkloadIndex
 
-        view = ClusterView(Snapshot(self._objects.values(), coverage=self.coverage), self.registry)
+        view = WorkloadIndex(Snapshot(self._objects.values(), coverage=self.coverage), self.registry)
         by_root: dict[str, list[Resolved]] = defaultdict(list)
         for item in self._resolved(view, view.workloads(None, None)):
             by_root[self._root[_uid(item.tree.workload)]].append(item)
@@ -536,8 +537,8 @@ class LiveModel:
 
     def _resolve(self, roots: Iterable[str]) -> None:
         """Re-resolve the roots a batch touched, each over its own objects only."""
-        from workload_map.resolver import ClusterView
-        from workload_map.snapshot import Snapshot
+        from workload_map.base.snapshot import Snapshot
+        from workload_map.resolve.workloads import WorkloadIndex
 
         registry = self.registry
         updates: dict[str, list[Resolved] | None] = {}
@@ -547,7 +548,7 @@ class LiveModel:
                 updates[root] = None
                 continue
             members = sorted((self._objects[m] for m in self._subtree(root)), key=self._member_order)
-            view = ClusterView(Snapshot(members, coverage=self.coverage), registry)
+            view = WorkloadIndex(Snapshot(members, coverage=self.coverage), registry)
             if view.gap_members:
                 gap_members[root] = dict(view.gap_members)
             updates[root] = self._resolved(view, view.workloads(None, None))
@@ -579,7 +580,7 @@ class LiveModel:
             self._apply(batch)
 
     def _apply(self, batch: list[tuple[str, Any, Any]]) -> None:
-        from workload_map.cluster.watch import watch_notes
+        from workload_map.sources.kube.watch import watch_notes
 
         dirty: set[str] = set()
         notes: list[tuple[str, str]] = []
@@ -597,7 +598,7 @@ class LiveModel:
                 self.on_notice(line)
 
     def _apply_events(self, batch: list[tuple[str, Any, Any]], notes: list[tuple[str, str]], dirty: set[str]) -> None:
-        from workload_map._gc import bulk_load
+        from workload_map.base.gc_pause import bulk_load
 
         now = time.time()
         with bulk_load():
@@ -622,7 +623,7 @@ class LiveModel:
         """What is not current now, one line per cause: why the model is not ready (the API server not
         answering, nothing readable: whenever ``/readyz`` fails once synced), then the watches failing and
         since when."""
-        from workload_map.cluster.watch import watch_notes
+        from workload_map.sources.kube.watch import watch_notes
 
         failing = sorted(
             (s.failing_since or 0.0, s.name, s.error)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from workload_map.definition.loader import LoadedDefinition
 
-from workload_map.objects import Obj
+from workload_map.base.objects import Obj
 
 Path = tuple[str, ...]  # a path in an object: keys from its root
 
@@ -207,7 +207,7 @@ def _kept(path: Path) -> bool:
 def projection_for(definitions: Iterable[LoadedDefinition]) -> Projection:
     """The projection that keeps what ``definitions``' pod expressions read; remembered in the on-disk
     cache by the expressions' texts, so a one-shot command never loads the jq parser for it."""
-    from workload_map import cache
+    from workload_map.base import cache
     from workload_map.definition.compiled import fingerprint
 
     expressions = sorted(set(pod_expressions(definitions)))

@@ -1,7 +1,7 @@
 """The workload-map operator: reconciles Karta definitions and serves their admission webhooks.
 
 Catalog installation (``wmap catalog install|diff``) is a cluster operation the CLI shares:
-:mod:`workload_map.cluster.catalog_sync`; the ``run.ai/karta-*`` index labels are part of the Karta object
+:mod:`workload_map.api.catalog_install`; the ``run.ai/karta-*`` index labels are part of the Karta object
 contract: :mod:`workload_map.crd.labels`.
 
 Modules:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workload_map.cluster.connection import ClusterError, Connection
+from workload_map.sources.kube.connection import ClusterError, Connection
 
 log = logging.getLogger("workload_map.operator.certs")
 

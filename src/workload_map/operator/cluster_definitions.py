@@ -7,13 +7,13 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from workload_map.cluster.connection import Connection
-from workload_map.cluster.fetch import KARTA_VERSION, cluster_definition, layered_definitions
+from workload_map.base.snapshot import version_of
 from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.registry import DefinitionRegistry
 from workload_map.operator.controller import KARTAS
 from workload_map.operator.kube import list_watch
-from workload_map.registry import DefinitionRegistry
-from workload_map.snapshot import version_of
+from workload_map.sources.kube.connection import Connection
+from workload_map.sources.kube.fetch import KARTA_VERSION, cluster_definition, layered_definitions
 
 # The gang controller's logger: these parts were one module and log consumers filter on its name.
 log = logging.getLogger("workload_map.operator.gang")

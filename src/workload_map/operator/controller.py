@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.cluster.connection import ClusterError, Connection
 from workload_map.crd import GROUP, PLURAL, VERSION
 from workload_map.crd.labels import INDEX_LABELS, index_labels, root_gvk_of
 from workload_map.operator.kube import list_watch
@@ -28,6 +27,7 @@ from workload_map.operator.reconcile import (
     now_rfc3339,
     status_changed,
 )
+from workload_map.sources.kube.connection import ClusterError, Connection
 
 log = logging.getLogger("workload_map.operator.controller")
 

@@ -11,7 +11,7 @@ garbage collector runs), a group renamed by a changed key, a namespace that opte
 
 Watches (list + watch, per opted-in namespace): the covered workload kinds, the kinds between them and their
 pods, the pods, and the PodGroups it manages. Events are debounced per workload (one reconcile per workload
-per ``debounce`` seconds at most); a reconcile builds a :class:`ClusterView` over the namespace's cached
+per ``debounce`` seconds at most); a reconcile builds a :class:`WorkloadIndex` over the namespace's cached
 objects, so it costs no API read.
 The pod webhook that attaches new pods to these groups is :mod:`workload_map.operator.pod_attach`.
 """
@@ -27,19 +27,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.cluster.connection import ClusterError, Connection, resource_path
-from workload_map.cluster.discovery import ServedResource, discover
-from workload_map.cluster.fetch import plan_lists
+from workload_map.base.snapshot import Snapshot, group_of
 from workload_map.crd.labels import FIELD_MANAGER
 from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.registry import DefinitionRegistry
 from workload_map.gang.compute import gang_definitions, plan_in_view
 from workload_map.gang.emit import COSCHEDULING, VOLCANO, emit
 from workload_map.operator.cluster_definitions import ClusterDefinitions, GroupKind
 from workload_map.operator.controller import WorkQueue
 from workload_map.operator.kube import list_watch
-from workload_map.registry import DefinitionRegistry
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot, group_of
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.sources.kube.connection import ClusterError, Connection, resource_path
+from workload_map.sources.kube.discovery import ServedResource, discover
+from workload_map.sources.kube.fetch import plan_lists
 
 log = logging.getLogger("workload_map.operator.gang")
 
@@ -92,7 +92,7 @@ def plan_groups(
     registry: DefinitionRegistry, objects: list[dict[str, Any]], uid: str, scheduler: str
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The PodGroups a workload (by uid) of ``objects`` needs; none unless it is a top-level gang workload."""
-    view = ClusterView(Snapshot(objects), registry)
+    view = WorkloadIndex(Snapshot(objects), registry)
     workload = next((o for o in view.snapshot if _meta(o).get("uid") == uid), None)
     if workload is None or _meta(workload).get("deletionTimestamp") or view.owner_workload(workload) is not None:
         return [], []

@@ -1,4 +1,4 @@
-"""Small helpers over :class:`workload_map.cluster.connection.Connection` for a long-running process."""
+"""Small helpers over :class:`workload_map.sources.kube.connection.Connection` for a long-running process."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from workload_map.cluster.connection import (
+from workload_map.sources.kube.connection import (
     ClusterError,
     Connection,
     ConnectionOptions,

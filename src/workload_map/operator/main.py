@@ -28,9 +28,8 @@ from typing import Any, TypeVar
 import click
 
 from workload_map.catalog import builtin_definitions
-from workload_map.cli.errors import CliError, one_line_errors
-from workload_map.cluster.cli_support import connection_options
-from workload_map.cluster.connection import ClusterError, Connection, ConnectionOptions
+from workload_map.cmdline.cluster_options import connection_options
+from workload_map.cmdline.errors import CliError, one_line_errors
 from workload_map.crd import GROUP, PLURAL, VERSION
 from workload_map.jq import LIMITS
 from workload_map.operator import admission, certs, logs
@@ -41,6 +40,7 @@ from workload_map.operator.kube import list_all, operator_connection
 from workload_map.operator.leader import LeaseElector
 from workload_map.operator.pod_attach import PodAttacher
 from workload_map.operator.server import Handler, HealthServer, WebhookServer
+from workload_map.sources.kube.connection import ClusterError, Connection, ConnectionOptions
 
 log = logging.getLogger("workload_map.operator")
 

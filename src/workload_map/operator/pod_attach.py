@@ -16,17 +16,17 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from workload_map.cluster.connection import ClusterError, Connection, resource_path
-from workload_map.cluster.discovery import Discovery, ServedResource, discover
+from workload_map.base.snapshot import Snapshot, group_of
 from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.registry import DefinitionRegistry
 from workload_map.gang.compute import gang_definitions, plan_in_view
 from workload_map.gang.emit import VOLCANO, emit
 from workload_map.operator.admission import response
 from workload_map.operator.cluster_definitions import GroupKind
 from workload_map.operator.gang import DEFAULT_SCHEDULER, MAX_OWNER_DEPTH, _controller_ref, _meta, scheduler_for
-from workload_map.registry import DefinitionRegistry
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import Snapshot, group_of
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.sources.kube.connection import ClusterError, Connection, resource_path
+from workload_map.sources.kube.discovery import Discovery, ServedResource, discover
 
 # The gang controller's logger: these parts were one module and log consumers filter on its name.
 log = logging.getLogger("workload_map.operator.gang")
@@ -126,7 +126,7 @@ class PodAttacher:
             )
         except ClusterError as exc:
             # 403: a kind the operator's role does not read is, by construction of that role
-            # (workload_map.cluster.access), neither a gang workload nor on the owner chain of one.
+            # (workload_map.sources.kube.access), neither a gang workload nor on the owner chain of one.
             if exc.status in (403, 404):
                 return None
             raise
@@ -159,7 +159,7 @@ class PodAttacher:
         if not covered:
             return None
         workload = covered[-1]
-        view = ClusterView(Snapshot([*chain, pod]), registry)
+        view = WorkloadIndex(Snapshot([*chain, pod]), registry)
         workload = next(o for o in view.snapshot if _meta(o).get("uid") == _meta(workload).get("uid"))
         plan = plan_in_view(view, workload)
         name = _meta(pod)["name"]

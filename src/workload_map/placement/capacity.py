@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from workload_map.objects import Obj, meta, name_of, namespace_of
+from workload_map.base.objects import Obj, meta, name_of, namespace_of
 from workload_map.placement.claims import BLOCKING_EFFECTS, Taint, taints_of
 from workload_map.resolve.quantity import QuantityError, format_quantity, parse_quantity
 from workload_map.resolve.resources import Requests, gpu_count, pod_resources

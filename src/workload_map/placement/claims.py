@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.objects import Obj
+from workload_map.base.objects import Obj
 
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 

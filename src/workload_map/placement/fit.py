@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from workload_map.objects import Obj
+from workload_map.base.objects import Obj
 from workload_map.placement.capacity import PODS, Capacity, QuotaState, quota_keys
 from workload_map.placement.packing import Demand, Journal, Placer, Shared, demand_of
 from workload_map.placement.requirements import ComponentRequirement, WorkloadRequirements

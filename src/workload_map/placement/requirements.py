@@ -4,7 +4,7 @@ Field names are Karmada's ``ComponentRequirements`` (``name``, ``replicas``,
 ``replicaRequirements.{resourceRequest, nodeClaim, priorityClassName}``); ``component``, ``instance`` and
 ``minMembers`` are ours, and the workload's gang groups ride along in ``gangGroups`` (docs/placement.md).
 Per-pod requests come from the resolver's :func:`~workload_map.resolve.resources.pod_resources` (what
-:attr:`InstanceView.per_pod_requests` gives), the gang minimums from the gang planner in spec mode: nothing
+:attr:`InstanceNode.per_pod_requests` gives), the gang minimums from the gang planner in spec mode: nothing
 here computes either again.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from workload_map.objects import Obj
+from workload_map.base.objects import Obj
 from workload_map.placement.capacity import pod_key
 from workload_map.placement.claims import NodeClaim
 from workload_map.resolve.quantity import QuantityError, format_quantity, parse_quantity

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.objects import meta, name_of, namespace_of
 from workload_map.definition.model import ComponentDefinition
 from workload_map.jq import to_text
-from workload_map.objects import meta, name_of, namespace_of
 from workload_map.resolve.components import Component
 from workload_map.resolve.evaluate import Diagnostics, run
 from workload_map.resolve.resources import PodResources, pod_resources

@@ -20,7 +20,7 @@ def type_path(kind: str, group: str) -> str:
 
 def row(item: Resolved) -> dict[str, Any]:
     """One workload as the table shows it (the columns of ``wmap get -o wide``)."""
-    from workload_map.registry import display_type
+    from workload_map.definition.registry import display_type
     from workload_map.resolve.resources import gpu_count
 
     tree = item.tree

@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from workload_map.cluster.retry import RetryPolicy
 from workload_map.serve import api
+from workload_map.sources.kube.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from workload_map.live.model import LiveModel

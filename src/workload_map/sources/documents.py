@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from workload_map import _json
-from workload_map._gc import bulk
+from workload_map.base import json_codec as _json
+from workload_map.base.gc_pause import bulk
 from workload_map.errors import DocumentError, Location
 
 _YAML_SUFFIXES = {".yaml", ".yml"}

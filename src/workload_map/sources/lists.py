@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from workload_map import _json
+from workload_map.base import json_codec as _json
 
 _ITEMS = re.compile(rb'"items"\s*:\s*\[\s*')
 _BOUNDARY = re.compile(rb'\}\s*,\s*\{\s*"apiVersion"\s*:')

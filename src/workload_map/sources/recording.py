@@ -16,14 +16,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
+from workload_map.base.objects import Obj, ObjectKey, group_of, key_of
+from workload_map.base.snapshot import Snapshot
 from workload_map.errors import DocumentError, Location
-from workload_map.objects import Obj, ObjectKey, group_of, key_of
-from workload_map.snapshot import Snapshot
 from workload_map.sources.documents import Document, read_source
 
 if TYPE_CHECKING:
+    from workload_map.checks.samples import SampleResult
     from workload_map.definition.loader import LoadedDefinition
-    from workload_map.sampletest import SampleResult
 
 RECORDING_API_VERSION = "workload-map.run.ai/v1alpha1"
 RECORDING_KIND = "Recording"
@@ -294,7 +294,7 @@ def _event(value: Any, where: Location) -> RecordedEvent:
 
 
 def _checkpoint(value: Any, where: Location, events: int) -> Checkpoint:
-    from workload_map.sampletest import expectation_problem
+    from workload_map.checks.samples import expectation_problem
 
     if not isinstance(value, dict):
         raise DocumentError(f"a checkpoint must be a mapping, not {_type(value)}", where)
@@ -321,7 +321,7 @@ def _checkpoint(value: Any, where: Location, events: int) -> Checkpoint:
 def test_recording(definition: LoadedDefinition, recording: Recording) -> list[SampleResult]:
     """Each checkpoint checked on the state it names; without checkpoints, the state after each event
     where the workload's status (primary or matched) changed, shown (``wmap definitions test``)."""
-    from workload_map.sampletest import SampleResult, check_state
+    from workload_map.checks.samples import SampleResult, check_state
 
     key = recording.workload.key
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from workload_map.base.gc_pause import bulk
+from workload_map.base.objects import key_of
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.definition.model import ResourceStatus
-from workload_map.objects import key_of
 from workload_map.resolve.components import resolve_components
 from workload_map.resolve.evaluate import Diagnostics
 from workload_map.resolve.pods import PodPlacer
 from workload_map.resolve.status import evaluate_status
-from workload_map.tree.model import ComponentView, DefinitionRef, InstanceView, WorkloadTree
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.tree.model import ComponentNode, DefinitionRef, InstanceNode, WorkloadTree
 
 
 def build_tree(
@@ -29,14 +31,14 @@ def build_tree(
     status = evaluate_status(karta.root.status_definition, workload)
     finished = status.primary in (ResourceStatus.COMPLETED, ResourceStatus.FAILED)
     views = {
-        name: ComponentView(component, [InstanceView(i, workload_finished=finished) for i in component.instances])
+        name: ComponentNode(component, [InstanceNode(i, workload_finished=finished) for i in component.instances])
         for name, component in components.items()
     }
     # Instance views by id (the first one of an id, as a scan would find it): one lookup per pod instead
     # of a scan over the component's instances.
-    by_id: dict[str, dict[str | None, InstanceView]] = {}
+    by_id: dict[str, dict[str | None, InstanceNode]] = {}
     for name, view in views.items():
-        ids: dict[str | None, InstanceView] = {}
+        ids: dict[str | None, InstanceNode] = {}
         for iv in view.instances:
             ids.setdefault(iv.instance.id, iv)
         by_id[name] = ids
@@ -62,3 +64,31 @@ def build_tree(
     root_kind = karta.root.kind
     ref = DefinitionRef(karta.name, definition.origin, str(definition.location), root_kind.version if root_kind else "")
     return WorkloadTree(workload, ref, status, list(views.values()), unattributed, warnings, list(children))
+
+
+def tree_of(index: WorkloadIndex, workload: dict[str, Any]) -> WorkloadTree:
+    """The tree of one workload of an index; LookupError when no definition covers its kind."""
+    definition, version_warning = index.registry.for_object(workload)
+    if definition is None:
+        raise LookupError(f"no definition covers {workload.get('kind')} ({workload.get('apiVersion')})")
+    tree = build_tree(
+        definition,
+        workload,
+        index.pods_of(workload),
+        children=index.children_of(workload),
+        extra_warnings=[version_warning] if version_warning else [],
+    )
+    tree.incomplete = [gap.why for gap in index.incomplete(workload)]
+    return tree
+
+
+@bulk
+def trees_of(index: WorkloadIndex, workloads: Iterable[dict[str, Any]]) -> tuple[list[WorkloadTree], list[str]]:
+    """Trees for many workloads; one that cannot be resolved becomes a warning, not a failure."""
+    trees, problems = [], []
+    for workload in workloads:
+        try:
+            trees.append(tree_of(index, workload))
+        except (LookupError, RecursionError, ValueError, TypeError) as exc:
+            problems.append(f"{key_of(workload)}: cannot resolve: {exc}")
+    return trees, problems

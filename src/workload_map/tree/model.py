@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from workload_map.base.objects import group_of, meta, name_of, namespace_of, version_of
 from workload_map.definition.model import GroupVersionKind
-from workload_map.objects import group_of, meta, name_of, namespace_of, version_of
 from workload_map.resolve.components import Component, Instance
 from workload_map.resolve.pods import PlacedPod
 from workload_map.resolve.resources import Requests, gpu_count, pod_resources, scale, sum_requests, to_json
@@ -56,7 +56,7 @@ class PodCounts:
 
 
 @dataclass
-class InstanceView:
+class InstanceNode:
     """One component instance with the pods that exist for it.
 
     ``workload_finished``: the workload's primary status is Completed or Failed, so none of its desired
@@ -147,9 +147,9 @@ def _pod_order(pod: PlacedPod) -> tuple[str, str]:
 
 
 @dataclass
-class ComponentView:
+class ComponentNode:
     component: Component
-    instances: list[InstanceView]
+    instances: list[InstanceNode]
 
     @property
     def name(self) -> str:
@@ -192,7 +192,7 @@ class WorkloadTree:
     workload: dict[str, Any]
     definition: DefinitionRef
     status: StatusResult
-    components: list[ComponentView]
+    components: list[ComponentNode]
     unattributed: list[PlacedPod]
     warnings: list[str]
     children: list[dict[str, Any]] = field(default_factory=list)  # owned workloads shown under this one

@@ -11,7 +11,7 @@ import click
 from workload_map.cli.options import connection_options as connection_flags
 
 if TYPE_CHECKING:
-    from workload_map.cluster import Connection
+    from workload_map.sources.kube import Connection
 
 T = TypeVar("T")
 
@@ -29,10 +29,10 @@ def command() -> None:
 
 
 def _connect(params: dict[str, Any]) -> Connection:
-    from workload_map.cli.errors import CliError
-    from workload_map.cluster import connect
-    from workload_map.cluster.cli_support import live_options
+    from workload_map.cmdline.cluster_options import live_options
+    from workload_map.cmdline.errors import CliError
     from workload_map.errors import WorkloadMapError
+    from workload_map.sources.kube import connect
 
     try:
         return connect(live_options(params, namespace=None, all_namespaces=True))
@@ -42,8 +42,8 @@ def _connect(params: dict[str, Any]) -> Connection:
 
 def _run(what: str, work: Callable[[], T]) -> T:
     """Run one catalog operation with a spinner on a terminal; API errors become one-line CLI errors."""
-    from workload_map.cli.errors import CliError
     from workload_map.cli.output import stderr_is_tty
+    from workload_map.cmdline.errors import CliError
     from workload_map.errors import WorkloadMapError
 
     try:
@@ -63,9 +63,9 @@ def _run(what: str, work: Callable[[], T]) -> T:
 
 def _check_kinds(kinds: Sequence[str]) -> None:
     """An unknown KIND is exit 4 (no definition covers the type), before any request is made."""
+    from workload_map.api.catalog_install import select
     from workload_map.catalog import builtin_definitions
-    from workload_map.cli.errors import CliError
-    from workload_map.cluster.catalog_sync import select
+    from workload_map.cmdline.errors import CliError
     from workload_map.errors import WorkloadMapError
 
     try:
@@ -80,7 +80,7 @@ def _check_kinds(kinds: Sequence[str]) -> None:
 @connection_flags
 def install(kinds: tuple[str, ...], dry_run: bool, **connection: Any) -> None:
     """Server-side apply the built-in definitions (all, or the given kinds) with their index labels."""
-    from workload_map.cluster.catalog_sync import install as apply_catalog
+    from workload_map.api.catalog_install import install as apply_catalog
 
     _check_kinds(kinds)
     conn = _connect(dict(connection))
@@ -98,7 +98,7 @@ def install(kinds: tuple[str, ...], dry_run: bool, **connection: Any) -> None:
 @connection_flags
 def diff(kinds: tuple[str, ...], **connection: Any) -> None:
     """Show how the cluster's Kartas differ from the built-in catalog (exit 1 when they differ, as kubectl diff)."""
-    from workload_map.cluster.catalog_sync import diff as diff_catalog
+    from workload_map.api.catalog_install import diff as diff_catalog
 
     _check_kinds(kinds)
     conn = _connect(dict(connection))

@@ -42,9 +42,9 @@ def command(
       wmap components jobset/train -n team-a --all-contexts -o json
     """
     import workload_map as wm
-    from workload_map.cli.errors import EXIT_PARTIAL, from_library
     from workload_map.cli.output import as_list, echo_document, emit_warnings
     from workload_map.cli.sources import open_target
+    from workload_map.cmdline.errors import EXIT_PARTIAL, from_library
 
     found, warnings, partial = open_target(
         from_file, definition_paths, target, namespace=namespace, connection=connection

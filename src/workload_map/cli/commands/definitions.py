@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from workload_map.cli.errors import EXIT_NO_DEFINITION, CliError
 from workload_map.cli.options import definitions_option
+from workload_map.cmdline.errors import EXIT_NO_DEFINITION, CliError
 
 if TYPE_CHECKING:
     from workload_map import LoadedDefinition
@@ -131,9 +131,9 @@ command.add_command(show)
 
 def _register_subcommands() -> None:
     # Authoring commands live in their own module (their bodies import the library lazily).
-    from workload_map.cli.commands import definitions_new, definitions_test
+    from workload_map.cli.commands import definitions_new, definitions_testing
 
-    command.add_command(definitions_test.command)
+    command.add_command(definitions_testing.command)
     command.add_command(definitions_new.command)
 
 

@@ -61,10 +61,10 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap gang job/train -n ml --context east --context west -o json
     """
     import workload_map as wm
-    from workload_map.cli.errors import EXIT_PARTIAL, from_library
     from workload_map.cli.output import as_list, echo_document, emit_warnings
     from workload_map.cli.sources import open_target
     from workload_map.cli.workloads import tree_of
+    from workload_map.cmdline.errors import EXIT_PARTIAL, from_library
 
     if scheduler is not None and output == "text":
         raise click.UsageError("--for prints manifests: use it with -o yaml or -o json")
@@ -121,9 +121,9 @@ def _attachments(emission: Emission, prefix: str, incomplete: bool) -> None:
 
 
 def _text(workload: dict[str, Any], plan: GangPlan, cluster: str | None, incomplete: list[str]) -> None:
+    from workload_map.base.objects import key_of
     from workload_map.cli.output import echo_table
     from workload_map.gang.report import HEADERS, detail_lines, table_rows
-    from workload_map.objects import key_of
 
     form = plan.form or "none"
     source = "from its pods" if plan.mode == "pods" else "from the spec (no pods yet)"

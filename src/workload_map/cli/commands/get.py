@@ -152,10 +152,10 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap get --from-file dump.yaml -A
     """
     import workload_map as wm
-    from workload_map.cli.errors import EXIT_PARTIAL, not_found
     from workload_map.cli.kinds import resolve_kind, split_target, type_label
     from workload_map.cli.output import emit_warnings
     from workload_map.cli.sources import is_fleet, open_view
+    from workload_map.cmdline.errors import EXIT_PARTIAL, not_found
 
     type_name, names = split_target(target)
     if selector:
@@ -248,10 +248,10 @@ class _Query:
         """``get`` over several clusters: rows of every cluster read, CLUSTER first; a cluster not read is
         one warning line and exit code 5. ``watch``: then every cluster's changes as they come (_fleet_watch)."""
         import workload_map as wm
-        from workload_map.cli.errors import EXIT_NOT_FOUND, CliError, from_library
         from workload_map.cli.kinds import resolve_kind, type_label
         from workload_map.cli.output import emit_warnings
         from workload_map.cli.sources import fleet_exit, open_fleet, require_some
+        from workload_map.cmdline.errors import EXIT_NOT_FOUND, CliError, from_library
 
         fleet = open_fleet(
             from_file,
@@ -401,7 +401,7 @@ class _Printer:
 
 
 def _key(tree: WorkloadTree) -> str:
-    from workload_map.objects import key_of
+    from workload_map.base.objects import key_of
 
     return str(key_of(tree.workload))
 
@@ -426,7 +426,7 @@ def _watch(view: View, query: _Query, printer: _Printer, timeout: float | None) 
             printer.changes(trees)
             emit_warnings(warnings)
     except WorkloadMapError as exc:
-        from workload_map.cli.errors import from_library
+        from workload_map.cmdline.errors import from_library
 
         raise from_library(exc) from None
     except KeyboardInterrupt:  # Ctrl-C ends a watch quietly, as kubectl does
@@ -437,8 +437,8 @@ def _fleet_watch(fleet: Fleet, query: _Query, printer: _Printer, timeout: float 
     """Every cluster's watch at once, their changed rows as they come (CLUSTER first). A cluster whose
     watch ends with an error is one warning line and the others go on; at the end, exit 5 when some
     cluster was not read or not watched to the end, 1 when every cluster's watch ended with an error."""
-    from workload_map.cli.errors import EXIT_PARTIAL, CliError
     from workload_map.cli.output import emit_warnings
+    from workload_map.cmdline.errors import EXIT_PARTIAL, CliError
 
     sys.stdout.flush()
     ended: list[str] = []

@@ -8,10 +8,10 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from workload_map.cli.options import STATUSES, definitions_option, namespace_option, target_argument
-from workload_map.cluster.cli_support import connection_options as kubectl_connection_options
+from workload_map.cmdline.cluster_options import connection_options as kubectl_connection_options
 
 if TYPE_CHECKING:
-    from workload_map.cluster.record import RecordEnd, StatusChange
+    from workload_map.sources.kube.record import RecordEnd, StatusChange
 
 _ENDS = {
     "until": "reached {status}",
@@ -58,7 +58,7 @@ def command(  # noqa: PLR0917 - the command's options
     until: str | None,
     max_events: int | None,
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (cluster.cli_support.connection_options)
+    **connection: Any,  # kubectl's connection flags (cmdline.cluster_options.connection_options)
 ) -> None:
     """Record one workload's transitions: watch it, its children and its pods, and write the Recording.
 
@@ -76,12 +76,12 @@ def command(  # noqa: PLR0917 - the command's options
       wmap record pytorchjob train --max-events 200 > train.yaml
     """
     import workload_map as wm
-    from workload_map.cli.errors import CliError, from_library
     from workload_map.cli.output import emit_warnings
     from workload_map.cli.sources import open_view
     from workload_map.cli.workloads import find_one, kind_name, one_target
-    from workload_map.cluster.connection import parse_timeout
-    from workload_map.cluster.record import RecordEnd, Recorder
+    from workload_map.cmdline.errors import CliError, from_library
+    from workload_map.sources.kube.connection import parse_timeout
+    from workload_map.sources.kube.record import RecordEnd, Recorder
 
     try:
         timeout = parse_timeout(record_timeout, "--timeout")
@@ -129,7 +129,7 @@ def command(  # noqa: PLR0917 - the command's options
 
 
 def _open(output_file: str | None) -> IO[str]:
-    from workload_map.cli.errors import CliError
+    from workload_map.cmdline.errors import CliError
 
     if output_file is None or output_file == "-":
         return sys.stdout

@@ -110,8 +110,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     """
     import threading
 
-    from workload_map.cli.errors import EXIT_USAGE, CliError
     from workload_map.cli.output import emit_warnings
+    from workload_map.cmdline.errors import EXIT_USAGE, CliError
     from workload_map.serve.fleet import poll_capacity, rejoin
     from workload_map.serve.server import Service
 
@@ -226,9 +226,9 @@ def _models(
     from concurrent.futures import ThreadPoolExecutor
 
     import workload_map as wm
-    from workload_map.cli.errors import CliError, from_library
     from workload_map.cli.output import emit_warnings
     from workload_map.cli.sources import is_fleet
+    from workload_map.cmdline.errors import CliError, from_library
     from workload_map.serve.fleet import Clusters
 
     def watch(context: str | None) -> LiveModel:

@@ -16,8 +16,8 @@ from workload_map.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from workload_map.cluster import Connection, LiveSource
-    from workload_map.cluster.live import LiveOptions
+    from workload_map.sources.kube import Connection, LiveSource
+    from workload_map.sources.kube.live import LiveOptions
 
 
 @click.command("snapshot")
@@ -50,13 +50,13 @@ def command(
       wmap snapshot -n team-a -o team-a.json --context prod
       wmap get -A --from-file cluster.yaml
     """
-    from workload_map.cli.errors import CliError
+    from workload_map.api.snapshot_export import snapshot_document, with_capacity, write_snapshot
     from workload_map.cli.output import emit_warnings, stderr_is_tty
     from workload_map.cli.sources import REQUESTS_ENV, print_requests
-    from workload_map.cluster import connect
-    from workload_map.cluster.cli_support import live_options
-    from workload_map.cluster.snapshot_cmd import snapshot_document, with_capacity, write_snapshot
+    from workload_map.cmdline.cluster_options import live_options
+    from workload_map.cmdline.errors import CliError
     from workload_map.errors import WorkloadMapError
+    from workload_map.sources.kube import connect
 
     options = live_options(
         dict(connection),
@@ -86,10 +86,10 @@ def command(
         if path != "-":
             click.echo(f"Wrote {count} objects ({scope}) to {path}", err=True)
         # What could not be read, said as get says it; the file records it too (a Coverage item).
-        gaps = source.view().gap_warnings()
+        gaps = source.index().gap_warnings()
         emit_warnings([*source.warnings, *gaps, *capacity_warnings])
         if source.snapshot.coverage.forbidden() or source.snapshot.coverage.failed():
-            from workload_map.cli.errors import EXIT_PARTIAL
+            from workload_map.cmdline.errors import EXIT_PARTIAL
 
             raise click.exceptions.Exit(EXIT_PARTIAL)
     finally:
@@ -99,9 +99,9 @@ def command(
 
 
 def _live(options: LiveOptions) -> LiveSource:
-    from workload_map.cli.errors import CliError
-    from workload_map.cluster import live_source
+    from workload_map.cmdline.errors import CliError
     from workload_map.errors import WorkloadMapError
+    from workload_map.sources.kube import live_source
 
     try:
         return live_source(options)
@@ -135,7 +135,7 @@ def _list(options: LiveOptions, conn: Connection) -> LiveSource:
 def _definitions(paths: tuple[str, ...]) -> list[Any]:
     import workload_map as wm
     from workload_map.api.definitions import definition_files
-    from workload_map.cli.errors import from_library
+    from workload_map.cmdline.errors import from_library
 
     try:
         return definition_files(paths)

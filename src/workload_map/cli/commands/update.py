@@ -156,10 +156,10 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap update rayjob/tune --tolerations '[{"key": "gpu", "operator": "Exists"}]'
     """
     import workload_map as wm
-    from workload_map.cli.errors import from_library
     from workload_map.cli.output import emit_warnings, to_json_text
     from workload_map.cli.sources import open_view
     from workload_map.cli.workloads import find_one, one_target
+    from workload_map.cmdline.errors import from_library
 
     resources = {
         name: values

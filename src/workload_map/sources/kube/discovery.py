@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.cluster.connection import ClusterError, Connection
-from workload_map.registry import SHORT_NAMES, DefinitionRegistry, KindInfo, plural_of
+from workload_map.definition.registry import SHORT_NAMES, DefinitionRegistry, KindInfo, plural_of
+from workload_map.sources.kube.connection import ClusterError, Connection
 
 AGGREGATED_ACCEPT = (
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"

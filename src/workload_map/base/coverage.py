@@ -3,8 +3,8 @@
 A live read is often partial (RBAC, a removed CRD, a failed list). Answers built on a partial read must
 say so instead of looking complete: a pod whose owner chain enters a gap is not a top-level workload of
 its own, and a workload whose pods or children may lie in a gap has unknown counts, not zeros. The live
-layer records each gap while listing (``cluster/fetch.py``); the Snapshot carries them
-(:attr:`Snapshot.coverage`); the resolver (``resolver.ClusterView``) and the renderers read them.
+layer records each gap while listing (``sources/kube/fetch.py``); the Snapshot carries them
+(:attr:`Snapshot.coverage`); the resolver (``resolver.WorkloadIndex``) and the renderers read them.
 A dump is complete unless it says otherwise: ``wmap snapshot`` of a partial read writes its gaps as one
 ``Coverage`` item of the List (:func:`coverage_document`), and reading the dump gives them back
 (:func:`take_coverage`), so the dump answers what the live read answered.

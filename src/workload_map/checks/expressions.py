@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from workload_map.base.snapshot import group_of, is_pod, key_of, version_of
 from workload_map.definition.expressions import Target, iter_expressions
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.errors import Finding, Location, Severity
 from workload_map.resolve.components import resolve_components
 from workload_map.resolve.evaluate import Diagnostics, run
 from workload_map.resolve.status import evaluate_status
-from workload_map.snapshot import group_of, is_pod, key_of, version_of
 from workload_map.sources.documents import Document
 
 

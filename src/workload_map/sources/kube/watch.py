@@ -22,9 +22,9 @@ from typing import Any
 
 import orjson
 
-from workload_map.cluster.connection import ClusterError, Connection, DeadlineError, GoneError, resource_path
-from workload_map.cluster.fetch import ListResult, list_all
-from workload_map.snapshot import Obj, Snapshot
+from workload_map.base.snapshot import Obj, Snapshot
+from workload_map.sources.kube.connection import ClusterError, Connection, DeadlineError, GoneError, resource_path
+from workload_map.sources.kube.fetch import ListResult, list_all
 
 WATCH_SECONDS = 300  # server-side timeout of one watch request; it is reopened after
 

@@ -1,7 +1,7 @@
 """Kubernetes objects as plain dicts: the accessors every layer reads them with.
 
 The core (resolution, trees, gang groups) reads objects only through these; the indexed set of objects
-a dump or a live cluster becomes is :class:`workload_map.snapshot.Snapshot`, one layer up.
+a dump or a live cluster becomes is :class:`workload_map.base.snapshot.Snapshot`, one layer up.
 """
 
 from __future__ import annotations

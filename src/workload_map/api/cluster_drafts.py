@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from workload_map.cluster.connection import ClusterError, Connection, resource_path
-from workload_map.cluster.discovery import Discovery, discover
 from workload_map.errors import WorkloadMapError
+from workload_map.sources.kube.connection import ClusterError, Connection, resource_path
+from workload_map.sources.kube.discovery import Discovery, discover
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 MAX_CHAIN = 8

@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map._gc import bulk
-from workload_map.cluster.connection import CancelledError, ClusterError, Connection, GoneError, resource_path
-from workload_map.cluster.discovery import Discovery, ServedResource
-from workload_map.coverage import Cause, Coverage, Gap
+from workload_map.base.coverage import Cause, Coverage, Gap
+from workload_map.base.gc_pause import bulk
+from workload_map.base.snapshot import Obj, Snapshot
 from workload_map.definition.loader import LoadedDefinition
-from workload_map.registry import DefinitionRegistry
-from workload_map.snapshot import Obj, Snapshot
+from workload_map.definition.registry import DefinitionRegistry
+from workload_map.sources.kube.connection import CancelledError, ClusterError, Connection, GoneError, resource_path
+from workload_map.sources.kube.discovery import Discovery, ServedResource
 
 MAX_WORKERS = 4
 KARTA_GROUP, KARTA_VERSION, KARTA_KIND = "run.ai", "v1alpha1", "Karta"

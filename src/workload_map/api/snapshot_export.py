@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from workload_map.coverage import Coverage, coverage_document
-from workload_map.snapshot import Obj
+from workload_map.base.coverage import Coverage, coverage_document
+from workload_map.base.snapshot import Obj
 
 # Noise a dump never needs; dropping it keeps big snapshots small.
 _DROP_METADATA = ("managedFields",)
@@ -75,7 +75,7 @@ def write_snapshot(
 def with_capacity(source: Any) -> tuple[list[Obj], list[str]]:
     """The objects of a LiveSource plus its cluster's Nodes and ResourceQuotas (one more LIST each), and
     the warnings of reading them."""
-    from workload_map.cluster.capacity import fetch_capacity
+    from workload_map.sources.kube.capacity import fetch_capacity
 
     read = fetch_capacity(source.connection, source.namespace, pods=source.snapshot.pods)
     warnings = list(read.warnings)
@@ -89,7 +89,7 @@ def with_capacity(source: Any) -> tuple[list[Obj], list[str]]:
 
 def save_live_snapshot(options: Any, path: str | os.PathLike[str]) -> tuple[int, list[str]]:
     """List the cluster as ``get`` does (``options`` is a LiveOptions) and write it to ``path``."""
-    from workload_map.cluster import live_source
+    from workload_map.sources.kube import live_source
 
     source = live_source(options)
     try:

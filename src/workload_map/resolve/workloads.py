@@ -1,4 +1,6 @@
-"""Resolving every covered workload of a snapshot: the library entry point behind `get` and `describe`.
+"""Every covered workload of a snapshot: which objects are workloads, their owners, children and pods.
+
+Trees are built from it by ``workload_map.tree.build.tree_of``.
 
 The same code serves a dump on disk and a live cluster: the live layer only fills a Snapshot.
 """
@@ -9,16 +11,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from workload_map._gc import bulk
-from workload_map.coverage import Cause, Gap, group_gaps, summary
+from workload_map.base.coverage import Cause, Gap, group_gaps, summary
+from workload_map.base.gc_pause import bulk
+from workload_map.base.snapshot import Obj, Snapshot, group_of, is_pod, key_of, name_of, namespace_of
 from workload_map.definition.loader import LoadedDefinition
-from workload_map.registry import DefinitionRegistry, KindInfo
-from workload_map.snapshot import Obj, Snapshot, group_of, is_pod, key_of, name_of, namespace_of
-from workload_map.tree.build import build_tree
-from workload_map.tree.model import WorkloadTree
+from workload_map.definition.registry import DefinitionRegistry, KindInfo
 
 
-class ClusterView:
+class WorkloadIndex:
     @bulk
     def __init__(self, snapshot: Snapshot, definitions: Iterable[LoadedDefinition] | DefinitionRegistry) -> None:
         self.snapshot = snapshot
@@ -160,38 +160,16 @@ class ClusterView:
             return [workload]
         return list(self._pods_by_owner.get(id(workload), []))
 
-    def tree(self, workload: Obj) -> WorkloadTree:
-        definition, version_warning = self.registry.for_object(workload)
-        if definition is None:
-            raise LookupError(f"no definition covers {workload.get('kind')} ({workload.get('apiVersion')})")
-        warnings = [version_warning] if version_warning else []
-        tree = build_tree(
-            definition,
-            workload,
-            self.pods_of(workload),
-            children=self._children.get(id(workload), []),
-            extra_warnings=warnings,
-        )
-        tree.incomplete = [gap.why for gap in self.incomplete(workload)]
-        return tree
-
-    @bulk
-    def trees(self, workloads: Iterable[Obj]) -> tuple[list[WorkloadTree], list[str]]:
-        """Trees for many workloads; one that cannot be resolved becomes a warning, not a failure."""
-        trees, problems = [], []
-        for workload in workloads:
-            try:
-                trees.append(self.tree(workload))
-            except (LookupError, RecursionError, ValueError, TypeError) as exc:
-                problems.append(f"{key_of(workload)}: cannot resolve: {exc}")
-        return trees, problems
+    def children_of(self, workload: Obj) -> list[Obj]:
+        """The covered objects this workload owns directly (its child workloads)."""
+        return list(self._children.get(id(workload), []))
 
 
 def gap_warnings(gaps: Iterable[Gap], members: Mapping[Gap, Sequence[Obj]]) -> list[str]:
     """One line per cause that matters, given the objects read whose owner chain enters each gap: those
     objects (not shown as workloads), or what a kind that could not be read leaves out. The gaps of one kind
     in many namespaces (``-A`` listed namespace by namespace) are one line, and so are the kinds refused
-    alike in the same places with nothing of them seen (a namespaced Role). Shared by ClusterView (one read)
+    alike in the same places with nothing of them seen (a namespaced Role). Shared by WorkloadIndex (one read)
     and the live model (which gathers ``members`` over every workload group it resolved)."""
     lines: list[str] = []
     unseen: dict[tuple[Cause, str, frozenset[str | None]], list[list[Gap]]] = {}  # kinds refused alike

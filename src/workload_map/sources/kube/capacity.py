@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.cluster.connection import Connection
-from workload_map.cluster.discovery import ServedResource
-from workload_map.cluster.fetch import ListJob, _run_lists
-from workload_map.coverage import Coverage
-from workload_map.snapshot import Obj
+from workload_map.base.coverage import Coverage
+from workload_map.base.snapshot import Obj
+from workload_map.sources.kube.connection import Connection
+from workload_map.sources.kube.discovery import ServedResource
+from workload_map.sources.kube.fetch import ListJob, _run_lists
 
 NODES = ServedResource("", "v1", "Node", "nodes", False, ("no",), ("list",))
 QUOTAS = ServedResource("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",), ("list",))

@@ -2,7 +2,7 @@
 
 Dumps on disk and live listings both become a Snapshot; the views above it (the resolver, gang planning)
 read objects only from here, which is what lets a dump and a live cluster give the same answer. The
-accessors of single objects live one layer down, in :mod:`workload_map.objects` (the core uses them);
+accessors of single objects live one layer down, in :mod:`workload_map.base.objects` (the core uses them);
 they are re-exported here for the layers above.
 """
 
@@ -13,9 +13,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workload_map._gc import bulk
-from workload_map.coverage import Coverage
-from workload_map.objects import (
+from workload_map.base.coverage import Coverage
+from workload_map.base.gc_pause import bulk
+from workload_map.base.objects import (
     DEFAULT_NAMESPACE,
     Obj,
     ObjectKey,

@@ -13,7 +13,7 @@ know is itself a failure, so a misspelt expectation never passes silently. A sam
 annotation is shown but decides nothing. Checkpoints of a recording (sources/recording.py) carry the same
 expectation and are checked here, on the state the recording replays to (:func:`check_state`).
 
-It resolves (ClusterView), so it lives in the views layer next to ``check.py``.
+It resolves (WorkloadIndex), so it lives in the views layer next to ``checks.expressions``.
 """
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.snapshot import ObjectKey, Snapshot, group_of, key_of, name_of, namespace_of
 from workload_map.definition.loader import LoadedDefinition
-from workload_map.registry import DefinitionRegistry
-from workload_map.resolver import ClusterView
-from workload_map.snapshot import ObjectKey, Snapshot, group_of, key_of, name_of, namespace_of
+from workload_map.definition.registry import DefinitionRegistry
+from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.documents import Document
+from workload_map.tree.build import tree_of
 
 EXPECT_ANNOTATION = "workload-map.run.ai/expect"
 EXPECT_KEYS = ("primary", "matched", "pods", "desiredPods", "gpus", "podsCurrent", "podsReady", "gpusCurrent")
@@ -185,7 +186,7 @@ def run_samples(definition: LoadedDefinition, samples: Iterable[Document]) -> li
     """Resolve every sample workload of the definition's root kind and check its expectation."""
     docs = [d for d in samples if isinstance(d.data, dict) and d.data.get("kind")]
     objects = [_namespaced(d.data) for d in docs]
-    view = ClusterView(Snapshot(objects), DefinitionRegistry([definition]))
+    view = WorkloadIndex(Snapshot(objects), DefinitionRegistry([definition]))
     results = []
     for doc, obj in zip(docs, objects, strict=True):
         if not _is_root(definition, obj):
@@ -224,16 +225,16 @@ def check_state(
             f"definition {definition.name} reads {reads}, not {_kind_text(workload.group, workload.kind)}"
         )
         return result
-    return _resolve(ClusterView(snapshot, DefinitionRegistry([definition])), obj, result, expect)
+    return _resolve(WorkloadIndex(snapshot, DefinitionRegistry([definition])), obj, result, expect)
 
 
 def _kind_text(group: str, kind: str) -> str:
     return f"{kind}.{group}" if group else kind
 
 
-def _resolve(view: ClusterView, obj: dict[str, Any], result: SampleResult, expect: Any) -> SampleResult:
+def _resolve(view: WorkloadIndex, obj: dict[str, Any], result: SampleResult, expect: Any) -> SampleResult:
     try:
-        tree = view.tree(obj).to_json()
+        tree = tree_of(view, obj).to_json()
     except (LookupError, RecursionError, ValueError, TypeError) as exc:
         result.problems.append(f"cannot resolve: {exc}")
         return result

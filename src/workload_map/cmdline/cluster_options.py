@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from workload_map.cluster import LiveOptions
+    from workload_map.base.snapshot import Snapshot
     from workload_map.definition.loader import LoadedDefinition
-    from workload_map.snapshot import Snapshot
+    from workload_map.sources.kube import LiveOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_CHUNK_SIZE = 500  # kubectl's --chunk-size default
@@ -81,7 +81,7 @@ def command_timeout_option(func: F) -> F:
 
 def live_options(params: dict[str, Any], *, namespace: str | None, all_namespaces: bool, **extra: Any) -> LiveOptions:
     """LiveOptions from a command's click params (the names ``connection_options`` declares)."""
-    from workload_map.cluster import LiveOptions
+    from workload_map.sources.kube import LiveOptions
 
     return LiveOptions(
         kubeconfig=params.get("kubeconfig"),
@@ -117,7 +117,7 @@ def live_snapshot(options: LiveOptions | None = None) -> tuple[Snapshot, list[Lo
 
     Reads the click context's params when ``options`` is None (namespace, -A, connection flags).
     """
-    from workload_map.cluster import live_source
+    from workload_map.sources.kube import live_source
 
     if options is None:
         ctx = click.get_current_context(silent=True)

@@ -6,7 +6,7 @@ requests were not executed, so trying again is safe and is what kubectl does. Ev
 twice: by the policy's attempts and cap, and by the command's overall :class:`Deadline`, so a
 throttled or frozen server ends the command with a clear error instead of hanging it.
 
-Used by ``cluster/connection.py`` for every request, and reusable by long-running readers
+Used by ``sources/kube/connection.py`` for every request, and reusable by long-running readers
 (``wmap serve``'s live model) that hold their own Deadline and CancelToken.
 """
 

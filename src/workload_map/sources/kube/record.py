@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from workload_map.cluster.connection import ClusterError
-from workload_map.cluster.watch import WatchEvent, watch_snapshots
+from workload_map.base.objects import Obj, ObjectKey, key_of, meta, namespace_of, uid_of
+from workload_map.base.snapshot import Snapshot
 from workload_map.errors import WorkloadMapError
-from workload_map.objects import Obj, ObjectKey, key_of, meta, namespace_of, uid_of
-from workload_map.snapshot import Snapshot
+from workload_map.sources.kube.connection import ClusterError
+from workload_map.sources.kube.watch import WatchEvent, watch_snapshots
 from workload_map.sources.recording import (
     Checkpoint,
     OperatorRef,
@@ -29,10 +29,11 @@ from workload_map.sources.recording import (
     WorkloadRef,
     rfc3339,
 )
+from workload_map.tree.build import tree_of
 
 if TYPE_CHECKING:
-    from workload_map.cluster.fetch import ListResult
-    from workload_map.cluster.live import LiveSource
+    from workload_map.sources.kube.fetch import ListResult
+    from workload_map.sources.kube.live import LiveSource
 
 StatusCallback = Callable[["StatusChange"], None]
 
@@ -106,8 +107,8 @@ class Recorder:
 
     # -- reading
     def _events_list(self) -> list[ListResult]:
-        from workload_map.cluster.discovery import ServedResource
-        from workload_map.cluster.fetch import list_all
+        from workload_map.sources.kube.discovery import ServedResource
+        from workload_map.sources.kube.fetch import list_all
 
         namespace = namespace_of(self.root)
         resource = self.source.discovery.resource("", "Event") or ServedResource("", "v1", "Event", "events", True)
@@ -207,14 +208,14 @@ class Recorder:
             self._write("DELETED", self.recorded[key], now)
 
     def _status(self, at: str) -> StatusChange:
-        from workload_map.resolver import ClusterView
+        from workload_map.resolve.workloads import WorkloadIndex
 
         events = self.writer.events
         root = self.recorded.get(self.root_key)
         if root is None:
             return StatusChange(at, events, None, error="deleted")
         try:
-            tree = ClusterView(Snapshot(list(self.recorded.values())), self.source.registry).tree(root)
+            tree = tree_of(WorkloadIndex(Snapshot(list(self.recorded.values())), self.source.registry), root)
         except (WorkloadMapError, LookupError, ValueError, TypeError, RecursionError) as exc:
             return StatusChange(at, events, None, error=str(exc))
         status = tree.status

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.errors import EXIT_ERROR, CliError
 from workload_map.cli.options import definitions_option, output_option
+from workload_map.cmdline.errors import EXIT_ERROR, CliError
 
 if TYPE_CHECKING:
     from workload_map import LoadedDefinition, SampleResult
@@ -109,8 +109,8 @@ def command(definition: str, samples: tuple[str, ...], output: str, definition_p
       wmap definitions test jobset --samples captured.yaml -o json
     """
     import workload_map as wm
-    from workload_map.cli.errors import from_library
     from workload_map.cli.output import to_json_text
+    from workload_map.cmdline.errors import from_library
 
     chosen = _load(definition, definition_paths)
     try:

@@ -1,15 +1,15 @@
 """The live-cluster layer: fetch objects from a kube-apiserver into a Snapshot.
 
 Nothing here resolves anything: a live cluster becomes a Snapshot (plus the cluster's Karta
-definitions), and the same ClusterView code that reads dumps reads it. The ``kubernetes`` client is
+definitions), and the same WorkloadIndex code that reads dumps reads it. The ``kubernetes`` client is
 imported only when a connection is made, so ``wmap --help`` never loads it.
 
-Entry points (``workload_map.cluster.live``):
-  * :func:`cluster_view_from_kubeconfig` -> (ClusterView, warnings): what ``get``/``describe`` use;
+Entry points (``workload_map.sources.kube.live``):
+  * :func:`index_from_kubeconfig` -> (WorkloadIndex, warnings): what ``get``/``describe`` use;
   * :func:`live_source` -> LiveSource: the same pieces separately (connection, discovery, registry,
     snapshot), for ``update``, ``snapshot`` and ``watch``.
 
-The names below are loaded on first use (PEP 562): importing ``workload_map.cluster.cli_support``
+The names below are loaded on first use (PEP 562): importing ``workload_map.cmdline.cluster_options``
 for its click decorator must not import orjson or the live layer (``wmap --help`` stays light).
 """
 
@@ -19,7 +19,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from workload_map.cluster.connection import (
+    from workload_map.sources.kube.connection import (
         DEFAULT_CHUNK_SIZE,
         ClusterError,
         Connection,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         connect,
         parse_timeout,
     )
-    from workload_map.cluster.live import LiveOptions, LiveSource, cluster_view_from_kubeconfig, live_source
+    from workload_map.sources.kube.live import LiveOptions, LiveSource, index_from_kubeconfig, live_source
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -40,8 +40,8 @@ __all__ = [
     "LiveOptions",
     "LiveSource",
     "RequestCounter",
-    "cluster_view_from_kubeconfig",
     "connect",
+    "index_from_kubeconfig",
     "live_source",
     "parse_timeout",
 ]
@@ -57,7 +57,7 @@ _HOME = {
     "parse_timeout": "connection",
     "LiveOptions": "live",
     "LiveSource": "live",
-    "cluster_view_from_kubeconfig": "live",
+    "index_from_kubeconfig": "live",
     "live_source": "live",
 }
 

@@ -26,8 +26,14 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import orjson
 
-from workload_map.cluster.retry import DEFAULT_REQUEST_TIMEOUT, CancelToken, Deadline, RetryPolicy, retry_after_seconds
 from workload_map.errors import WorkloadMapError
+from workload_map.sources.kube.retry import (
+    DEFAULT_REQUEST_TIMEOUT,
+    CancelToken,
+    Deadline,
+    RetryPolicy,
+    retry_after_seconds,
+)
 
 DEFAULT_CHUNK_SIZE = 500
 IN_CLUSTER_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"

@@ -1,6 +1,6 @@
 """``live_source``: connect, discover, read the cluster's Karta definitions and list what workloads need.
 
-Re-exported by ``workload_map.cluster`` (see its docstring).
+Re-exported by ``workload_map.sources.kube`` (see its docstring).
 """
 
 from __future__ import annotations
@@ -9,18 +9,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from workload_map.cluster.connection import Connection, ConnectionOptions, connect
+from workload_map.sources.kube.connection import Connection, ConnectionOptions, connect
 
 if TYPE_CHECKING:
-    from workload_map.cluster.capacity import CapacityObjects
-    from workload_map.cluster.discovery import Discovery, LiveRegistry
-    from workload_map.cluster.fetch import ListResult
+    from workload_map.base.snapshot import Obj, Snapshot
     from workload_map.definition.loader import LoadedDefinition
-    from workload_map.registry import DefinitionRegistry, KindInfo
-    from workload_map.resolver import ClusterView
-    from workload_map.snapshot import Obj, Snapshot
+    from workload_map.definition.registry import DefinitionRegistry, KindInfo
+    from workload_map.resolve.workloads import WorkloadIndex
+    from workload_map.sources.kube.capacity import CapacityObjects
+    from workload_map.sources.kube.discovery import Discovery, LiveRegistry
+    from workload_map.sources.kube.fetch import ListResult
 
-__all__ = ["LiveOptions", "LiveSource", "cluster_view_from_kubeconfig", "live_source"]
+__all__ = ["LiveOptions", "LiveSource", "index_from_kubeconfig", "live_source"]
 
 
 @dataclass
@@ -61,10 +61,10 @@ class LiveSource:
     lists: list[ListResult] = field(default_factory=list)
     capacity: CapacityObjects | None = None  # read with LiveOptions.capacity
 
-    def view(self) -> ClusterView:
-        from workload_map.resolver import ClusterView
+    def index(self) -> WorkloadIndex:
+        from workload_map.resolve.workloads import WorkloadIndex
 
-        view = ClusterView(self.snapshot, self.registry)
+        view = WorkloadIndex(self.snapshot, self.registry)
         view.warnings[:0] = self.warnings
         return view
 
@@ -83,8 +83,8 @@ def _builtin(options: LiveOptions, warnings: list[str]) -> list[LoadedDefinition
 
 def live_source(options: LiveOptions | None = None) -> LiveSource:
     """Connect, discover, read the cluster's Karta definitions and list what the workloads need."""
-    from workload_map.cluster.discovery import LiveRegistry, discover
-    from workload_map.cluster.fetch import (
+    from workload_map.sources.kube.discovery import LiveRegistry, discover
+    from workload_map.sources.kube.fetch import (
         fetch_for_describe,
         fetch_snapshot,
         layered_definitions,
@@ -152,7 +152,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
     warnings.extend(more)
     capacity = None
     if options.capacity:
-        from workload_map.cluster.capacity import fetch_capacity
+        from workload_map.sources.kube.capacity import fetch_capacity
 
         every_pod = namespace is None and options.workloads and options.describe is None and not options.kinds
         capacity = fetch_capacity(connection, namespace, pods=snapshot.pods if every_pod else None, chunk_size=chunk)
@@ -171,7 +171,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
 
 
 def _resolve(registry: LiveRegistry, type_name: str) -> KindInfo | None:
-    from workload_map.registry import AmbiguousType
+    from workload_map.definition.registry import AmbiguousType
 
     try:
         return registry.resolve_type(type_name)
@@ -181,7 +181,7 @@ def _resolve(registry: LiveRegistry, type_name: str) -> KindInfo | None:
 
 def _require_served(discovery: Discovery, info: KindInfo, type_name: str) -> None:
     """A TYPE a definition covers but the server does not serve: kubectl's error, after discovery only."""
-    from workload_map.cluster.connection import ClusterError
+    from workload_map.sources.kube.connection import ClusterError
 
     if discovery.resource(info.group, info.kind) is None:
         resource = f"{info.plural}.{info.group}" if info.group else info.plural
@@ -194,27 +194,27 @@ def _require_served(discovery: Discovery, info: KindInfo, type_name: str) -> Non
 
 
 def _empty() -> tuple[Snapshot, list[str], list[ListResult]]:
-    from workload_map.snapshot import Snapshot
+    from workload_map.base.snapshot import Snapshot
 
     return Snapshot([]), [], []
 
 
 def _child_groups(definitions: Iterable[LoadedDefinition]) -> set[str]:
-    from workload_map.cluster.fetch import child_kinds
+    from workload_map.sources.kube.fetch import child_kinds
 
     return {group for group, _ in child_kinds(definitions)}
 
 
-def cluster_view_from_kubeconfig(options: LiveOptions | None = None) -> tuple[ClusterView, list[str]]:
-    """A ClusterView over the live cluster and the warnings of reading it (one line each).
+def index_from_kubeconfig(options: LiveOptions | None = None) -> tuple[WorkloadIndex, list[str]]:
+    """A WorkloadIndex over the live cluster and the warnings of reading it (one line each).
 
     The view's registry names kinds with the cluster's real plurals and short names; its definitions
     are built-in < cluster Karta objects < ``options.definitions``.
     """
     source = live_source(options)
-    from workload_map.resolver import ClusterView
+    from workload_map.resolve.workloads import WorkloadIndex
 
-    view = ClusterView(source.snapshot, source.registry)
+    view = WorkloadIndex(source.snapshot, source.registry)
     if options is None or options.connection is None:
         source.connection.close()
     return view, source.warnings

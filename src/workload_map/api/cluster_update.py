@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from workload_map.cluster.connection import MERGE_PATCH, ClusterError, Connection, resource_path
-from workload_map.cluster.discovery import Discovery
-from workload_map.snapshot import Obj, group_of, name_of, namespace_of, version_of
+from workload_map.base.snapshot import Obj, group_of, name_of, namespace_of, version_of
+from workload_map.sources.kube.connection import MERGE_PATCH, ClusterError, Connection, resource_path
+from workload_map.sources.kube.discovery import Discovery
 
 
 def patch_workload(

@@ -2,7 +2,7 @@
 
 Permissions follow what the code *reads*, not what a definition *names*: ``additionalChildKinds`` lists
 every kind a workload's operator creates (MPIJob names its SSH Secret, most name ConfigMaps and Services),
-but only kinds that can sit on a pod's owner chain are ever listed (:func:`~workload_map.cluster.fetch.
+but only kinds that can sit on a pod's owner chain are ever listed (:func:`~workload_map.sources.kube.fetch.
 child_kinds`); the rest are never requested, so no rule is granted for them. No identity reads a Secret,
 a ConfigMap or a Service of a workload.
 
@@ -23,12 +23,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from workload_map.cluster.fetch import KARTA_GROUP, child_kinds
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.gang.compute import gang_definitions
+from workload_map.sources.kube.fetch import KARTA_GROUP, child_kinds
 
 READ = ["get", "list", "watch"]
-# wmap update sends one JSON merge patch of the workload object (workload_map.cluster.update); it never
+# wmap update sends one JSON merge patch of the workload object (workload_map.api.cluster_update); it never
 # creates, replaces or deletes anything.
 UPDATE = ["patch"]
 
@@ -92,7 +92,7 @@ def cli_read_kinds(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
 
 KARTA_READ_RULE: Rule = {"apiGroups": [KARTA_GROUP], "resources": ["kartas"], "verbs": ["get", "list", "watch"]}
 
-# ``wmap capacity`` and ``wmap fit`` (workload_map.cluster.capacity): one LIST each of Nodes (cluster-scoped),
+# ``wmap capacity`` and ``wmap fit`` (workload_map.sources.kube.capacity): one LIST each of Nodes (cluster-scoped),
 # the non-terminal pods of every namespace (what the nodes hold, whoever owns it) and ResourceQuotas.
 CAPACITY_CLUSTER_RULES: list[Rule] = [
     {"apiGroups": [""], "resources": ["nodes"], "verbs": ["list"]},
