@@ -137,6 +137,9 @@ def story(s: Story) -> None:
 
     with lab.auto_phase(NS, "Ready"):
         s.wait_workload(lambda o: _condition(o, "Available") == "True" and _ready_replicas(o) == 2, "Available")
+        # LWS counts a group ready by its leader: a whole-lab run saw readyReplicas 3 and Available=True
+        # while a worker of the new group was still starting, and wmap rightly read one worker fewer ready.
+        s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 2 * SIZE}, "every pod Ready")
     s.observe("available")
 
     lab.kube.patch(API, "LeaderWorkerSet", NAME, {"spec": {"replicas": 3}}, namespace=NS)
@@ -146,6 +149,7 @@ def story(s: Story) -> None:
 
     with lab.auto_phase(NS, "Ready"):
         s.wait_workload(lambda o: _condition(o, "Available") == "True" and _ready_replicas(o) == 3, "Available")
+        s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 3 * SIZE}, "every pod Ready")
     s.observe("scaled up")
 
     lab.wmap(
@@ -187,8 +191,11 @@ def story(s: Story) -> None:
             "rolled out",
         )
         s.wait_pods(
-            lambda pods: len(pods) == 3 * SIZE and all(p["metadata"]["labels"].get("tier") == "gold" for p in pods),
-            "every pod from the new template",
+            lambda pods: (
+                phase_counts(pods) == {"Ready": 3 * SIZE}
+                and all(p["metadata"]["labels"].get("tier") == "gold" for p in pods)
+            ),
+            "every pod from the new template, Ready",
         )
     s.observe("rolled out")
     s.scenario.captured["pods after the rollout"] = s.pods()
