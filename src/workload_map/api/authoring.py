@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
+from workload_map.api.cluster_drafts import read_kind
+from workload_map.api.clusters import connect, with_shortcuts
+from workload_map.api.definitions import read_documents
+from workload_map.authoring import Sample, draft
+from workload_map.authoring.transitions import Moment, owned_pods
+from workload_map.base.objects import key_of
 from workload_map.errors import Location, WorkloadMapError
+from workload_map.sources.recording import load_recording
 
 if TYPE_CHECKING:
     from workload_map.api.clusters import ClusterFields, ClusterOptions
@@ -15,8 +22,6 @@ if TYPE_CHECKING:
 
 
 def _crd_from(path: str, sample_kinds: set[tuple[str, str]]) -> dict[str, Any]:
-    from workload_map.api.definitions import read_documents
-
     crds = [
         d
         for d in read_documents([path])
@@ -43,9 +48,6 @@ def _kind(crd: dict[str, Any]) -> str:
 
 
 def _samples(paths: Sequence[str]) -> list[Sample]:
-    from workload_map.api.definitions import read_documents
-    from workload_map.authoring import Sample
-
     return [Sample(d.data, str(d.location)) for d in read_documents(paths) if isinstance(d.data, dict)]
 
 
@@ -53,10 +55,6 @@ def _recorded(paths: Sequence[str], versions: Sequence[Sequence[dict[str, Any]]]
     """Samples and moments from recordings (``wmap record`` files) and from sequences of one object's
     versions: every version of the recorded object and the last seen version of every other object are
     samples; each state is a moment (the object then, the pods it owned then)."""
-    from workload_map.authoring import Sample
-    from workload_map.authoring.transitions import Moment, owned_pods
-    from workload_map.base.objects import key_of
-    from workload_map.sources.recording import load_recording
 
     samples: list[Sample] = []
     moments: list[Moment] = []
@@ -95,8 +93,7 @@ def draft_definition(
     with that evidence. The draft's ``text`` is commented YAML: every guess with its evidence and
     confidence, every gap a ``TODO(wmap)`` that ``validate_definitions`` reports. Raises
     WorkloadMapError on unreadable input."""
-    from workload_map.authoring import Sample, draft
-    from workload_map.catalog import builtin_definitions
+    from workload_map.catalog import builtin_definitions  # noqa: PLC0415 (the catalog loads only when definitions are needed)
 
     recorded, moments = _recorded(recordings, versions)
     given = [*_samples(samples), *(Sample(o, "<object>") for o in objects), *recorded]
@@ -144,10 +141,7 @@ def draft_from_cluster(
     shortcuts, as :func:`open_cluster`) reach: its CRD and, when instances exist (up to ``limit``, in the
     options' namespace or the context's, or all namespaces), the pods whose ownerReferences lead up to them
     and the owners on the way; ``samples`` files add to them. ``connection`` reuses an open connection."""
-    from workload_map.api.cluster_drafts import read_kind
-    from workload_map.api.clusters import connect, with_shortcuts
-    from workload_map.authoring import Sample, draft
-    from workload_map.catalog import builtin_definitions
+    from workload_map.catalog import builtin_definitions  # noqa: PLC0415 (the catalog loads only when definitions are needed)
 
     options = with_shortcuts(options, shortcuts)
     if connection is None:

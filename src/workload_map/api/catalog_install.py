@@ -83,7 +83,7 @@ def _names(definition: LoadedDefinition) -> set[str]:
 
 
 def _builtin() -> list[LoadedDefinition]:
-    from workload_map.catalog import builtin_definitions
+    from workload_map.catalog import builtin_definitions  # noqa: PLC0415 (the catalog loads only when definitions are needed)
 
     return builtin_definitions()
 

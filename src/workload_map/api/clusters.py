@@ -71,7 +71,7 @@ class ClusterOptions:
             return list(dict.fromkeys(self.contexts))
         if self.context is not None and not self.all_contexts:
             return [self.context]
-        from workload_map.sources.kube.connection import kubeconfig_contexts
+        from workload_map.sources.kube.connection import kubeconfig_contexts  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         return kubeconfig_contexts(self.kubeconfig)
 
@@ -114,8 +114,8 @@ def live_options(options: ClusterOptions, **reading: Any) -> LiveOptions:
     """What the sources read a cluster with: the connection and scope of ``options`` for its one cluster,
     the definitions loaded, and ``reading`` (``LiveOptions``' fields of what to read: kinds, describe,
     capacity, ...). The one place a ClusterOptions becomes a LiveOptions."""
-    from workload_map.api.definitions import as_definitions
-    from workload_map.sources.kube import LiveOptions
+    from workload_map.api.definitions import as_definitions  # noqa: PLC0415 (ClusterOptions stays light: the definition model (pydantic) loads only when a cluster is opened)
+    from workload_map.sources.kube import LiveOptions  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     return LiveOptions(
         kubeconfig=options.kubeconfig,
@@ -136,6 +136,6 @@ def live_options(options: ClusterOptions, **reading: Any) -> LiveOptions:
 def connect(options: ClusterOptions) -> Connection:
     """A connection to the one cluster of ``options`` (its namespace: ``options.namespace``, else the
     context's), for a cluster operation that is not a workload read (catalog install, drafts, completion)."""
-    from workload_map.sources.kube import connect as open_connection
+    from workload_map.sources.kube import connect as open_connection  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     return open_connection(live_options(dataclasses.replace(options, definitions=())))

@@ -10,7 +10,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from workload_map.base.objects import ObjectKey, key_of
-from workload_map.errors import Location, Severity, WorkloadMapError
+from workload_map.definition.registry import DefinitionRegistry
+from workload_map.errors import DocumentError, Location, Severity, WorkloadMapError
+from workload_map.sources.documents import is_empty_list, read_source
 
 if TYPE_CHECKING:
     from workload_map.definition.loader import LoadedDefinition
@@ -22,7 +24,7 @@ KARTA_KIND = "Karta"
 
 def builtin_with_warnings() -> tuple[list[LoadedDefinition], list[str]]:
     """Built-in definitions; a broken built-in file becomes a warning, never a failure."""
-    from workload_map.catalog import load_builtin
+    from workload_map.catalog import load_builtin  # noqa: PLC0415 (the catalog loads only when definitions are needed)
 
     loaded, findings = load_builtin()
     return list(loaded), [f"built-in catalog: {f}" for f in findings]
@@ -32,7 +34,7 @@ def definition_files(paths: Sequence[str]) -> list[LoadedDefinition]:
     """Definition files (origin "file"). The caller named them, so a broken one is an error."""
     if not paths:
         return []
-    from workload_map.definition.loader import load_paths
+    from workload_map.definition.loader import load_paths  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
 
     # What `wmap validate` calls an error is one here too (docs/cli.md): never a definition used anyway.
     loaded, findings = load_paths(paths, origin="file", checked=True)
@@ -53,8 +55,8 @@ def definition_files(paths: Sequence[str]) -> list[LoadedDefinition]:
 
 def as_definitions(given: Iterable[str | LoadedDefinition | Any]) -> list[LoadedDefinition]:
     """Paths, LoadedDefinitions and Karta models, in the caller's order, as LoadedDefinitions."""
-    from workload_map.definition.loader import LoadedDefinition
-    from workload_map.definition.model import Karta
+    from workload_map.definition.loader import LoadedDefinition  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
+    from workload_map.definition.model import Karta  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
 
     out: list[LoadedDefinition] = []
     paths: list[str] = []
@@ -73,8 +75,6 @@ def as_definitions(given: Iterable[str | LoadedDefinition | Any]) -> list[Loaded
 def read_documents(paths: Sequence[str], transform: Callable[[Any], Any] | None = None) -> list[Document]:
     """Every YAML/JSON document of the files, directories or ``-`` (stdin) given, located; ``transform``
     replaces each object as it is read (a JSON List is then read item by item)."""
-    from workload_map.errors import DocumentError
-    from workload_map.sources.documents import is_empty_list, read_source
 
     docs: list[Document] = []
     for path in paths:
@@ -94,7 +94,7 @@ def _is_karta(data: Any) -> bool:
 
 def split_dump(docs: Iterable[Document]) -> tuple[list[dict[str, Any]], list[LoadedDefinition], list[str]]:
     """Objects, the Karta definitions found among them (origin "cluster") and warnings."""
-    from workload_map.definition.loader import LoadedDefinition, checked_definition, first_of
+    from workload_map.definition.loader import LoadedDefinition, checked_definition, first_of  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
 
     objects: list[dict[str, Any]] = []
     definitions: list[LoadedDefinition] = []
@@ -214,7 +214,6 @@ def effective_definitions(
 ) -> tuple[list[LoadedDefinition], list[str]]:
     """The definitions in effect without reading any objects (built-in overridden by ``definitions``),
     and the warnings of the built-in catalog."""
-    from workload_map.definition.registry import DefinitionRegistry
 
     builtin, warnings = builtin_with_warnings()
     registry = DefinitionRegistry([*builtin, *as_definitions(definitions)])

@@ -19,6 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
+from workload_map.api.clusters import with_shortcuts
+from workload_map.api.definitions import as_definitions
+from workload_map.api.open import open_cluster
+from workload_map.api.placement import fit_clusters
 from workload_map.api.view import _SCOPE, View
 from workload_map.base.objects import Obj
 from workload_map.errors import WorkloadMapError
@@ -249,7 +253,6 @@ class Fleet:
     ) -> list[FitResult]:
         """:meth:`View.fit` on every cluster read, ranked best first (:func:`workload_map.fit_clusters`):
         ``target`` is ``"TYPE/NAME"`` (the object of the first cluster that has it) or a manifest dict."""
-        from workload_map.api.placement import fit_clusters
 
         return fit_clusters(self.views, target, name, namespace=namespace, max_copies=max_copies)
 
@@ -275,7 +278,7 @@ class Fleet:
 def kubeconfig_contexts(kubeconfig: str | None = None) -> list[str]:
     """The context names of the kubeconfig (``$KUBECONFIG`` merged, else ``~/.kube/config``), in file order:
     what ``--all-contexts`` reads."""
-    from workload_map.sources.kube.connection import kubeconfig_contexts as contexts
+    from workload_map.sources.kube.connection import kubeconfig_contexts as contexts  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     return contexts(kubeconfig)
 
@@ -297,9 +300,6 @@ def open_fleet(
     kubeconfig that cannot be read or names no context. ``capacity`` reads each cluster's nodes and quotas
     too, for :meth:`Fleet.capacity` and :meth:`Fleet.fit` (docs/placement.md).
     """
-    from workload_map.api.clusters import with_shortcuts
-    from workload_map.api.definitions import as_definitions
-    from workload_map.api.open import open_cluster
 
     options = with_shortcuts(options, shortcuts)
     names = options.fleet_contexts()

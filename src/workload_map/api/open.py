@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
+from workload_map.api.clusters import live_options, with_shortcuts
 from workload_map.api.definitions import (
     KARTA_API_VERSION,
     as_definitions,
@@ -16,7 +17,13 @@ from workload_map.api.definitions import (
 )
 from workload_map.api.view import View, one_target
 from workload_map.base.coverage import COVERAGE_API_VERSION, take_coverage
+from workload_map.base.gc_pause import bulk_load
+from workload_map.base.objects import group_of, is_pod, name_of, namespace_of, owner_references
+from workload_map.base.snapshot import Snapshot
+from workload_map.definition.registry import DefinitionRegistry
 from workload_map.errors import Location, WorkloadMapError
+from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.sources.documents import Document
 
 if TYPE_CHECKING:
     from workload_map.api.clusters import ClusterFields, ClusterOptions
@@ -42,10 +49,6 @@ def open_objects(
     or Karta models) override both them and the built-in catalog (``builtin=False`` leaves it out).
     ``namespace`` is the default scope of listings (None: all namespaces).
     """
-    from workload_map.base.gc_pause import bulk_load
-    from workload_map.base.snapshot import Snapshot
-    from workload_map.resolve.workloads import WorkloadIndex
-    from workload_map.sources.documents import Document
 
     user = as_definitions(definitions)
     shipped, warnings = builtin_with_warnings() if builtin else ([], [])
@@ -83,10 +86,6 @@ def open_dump(
     """
     if not paths:
         raise WorkloadMapError("no dump to read", hint="name at least one file, directory or -")
-    from workload_map.base.gc_pause import bulk_load
-    from workload_map.base.objects import is_pod, owner_references
-    from workload_map.base.snapshot import Snapshot
-    from workload_map.resolve.workloads import WorkloadIndex
 
     user = as_definitions(definitions)
     shipped, warnings = builtin_with_warnings()
@@ -120,8 +119,6 @@ _IDENTITY = ("name", "namespace", "uid", "ownerReferences")
 
 
 def _pod_key(obj: dict[str, Any]) -> tuple[str, str]:
-    from workload_map.base.objects import name_of, namespace_of
-
     return namespace_of(obj), name_of(obj)
 
 
@@ -134,9 +131,7 @@ class _Compact:
     def __init__(
         self, definitions: Sequence[LoadedDefinition], *, whole: frozenset[tuple[str, str]] = frozenset()
     ) -> None:
-        from workload_map.base.objects import group_of
-        from workload_map.definition.registry import DefinitionRegistry
-        from workload_map.live.projection import projection_for
+        from workload_map.live.projection import projection_for  # noqa: PLC0415 (the live model only when a cluster is watched)
 
         registry = DefinitionRegistry(definitions)
         self.pods = projection_for(definitions)
@@ -193,9 +188,9 @@ _HEAD = re.compile(rb'\{\s*"apiVersion"\s*:\s*"([^"\\]*)"\s*,\s*"kind"\s*:\s*"([
 
 def _decoders(projection: Any) -> tuple[Any, Any]:
     """The owned-pod decoder (None when pods are kept whole) and one for an object's identity and owners."""
-    import msgspec  # only when a large JSON dump is read (see live.projection.pod_decoder)
+    import msgspec  # noqa: PLC0415 (only when a large JSON dump is read (see live.projection.pod_decoder))
 
-    from workload_map.live.projection import pod_decoder, typed_dict
+    from workload_map.live.projection import pod_decoder, typed_dict  # noqa: PLC0415 (the live model only when a cluster is watched)
 
     metadata = typed_dict("Identity", dict.fromkeys(_IDENTITY, Any))
     decoder = msgspec.json.Decoder(typed_dict("Owned", {"apiVersion": Any, "kind": Any, "metadata": metadata}))
@@ -232,9 +227,7 @@ def open_cluster(
     resources, for :meth:`View.capacity` and :meth:`View.fit` (docs/placement.md); ``"only"`` reads them and
     no workload. ``connection`` reuses an open connection (tests count its requests).
     """
-    from workload_map.api.clusters import live_options, with_shortcuts
-    from workload_map.resolve.workloads import WorkloadIndex
-    from workload_map.sources.kube import live_source
+    from workload_map.sources.kube import live_source  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     options = with_shortcuts(options, shortcuts)
     if options.is_fleet:
@@ -268,8 +261,7 @@ def watch_cluster(
     ``timeout`` (a one-shot read's deadline) does not apply: the model runs until stopped.
     ``on_notice`` gets one line per watch failure cause and per recovery (``model.problems()``: what is
     stale now)."""
-    from workload_map.api.clusters import live_options, with_shortcuts
-    from workload_map.live.model import LiveModel
+    from workload_map.live.model import LiveModel  # noqa: PLC0415 (the live model only when a cluster is watched)
 
     options = with_shortcuts(options, shortcuts)
     if options.is_fleet:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from workload_map.errors import WorkloadMapError
+from workload_map.api.view import View
+from workload_map.errors import NotFoundError, WorkloadMapError
+from workload_map.placement import WorkloadRequirements, fit as place, rank_fits
 
 if TYPE_CHECKING:
     from workload_map.api.view import View
@@ -25,8 +27,6 @@ def fit(
     ``requirements``: :meth:`View.components`' result or its JSON form (``wmap components -o json``);
     ``capacity``: a :class:`Capacity` or a View (its :meth:`View.capacity`). ``cluster`` names the
     cluster in the result."""
-    from workload_map.api.view import View
-    from workload_map.placement import WorkloadRequirements, fit as place
 
     if not isinstance(requirements, WorkloadRequirements):
         try:
@@ -51,8 +51,6 @@ def fit_clusters(
     ``target`` is ``"TYPE/NAME"`` (in ``namespace``, else each view's own; the object of the first view
     that has it) or a manifest dict. Every cluster resolves that object through its own definitions; only
     the cluster that runs it counts its pods as free."""
-    from workload_map.errors import NotFoundError
-    from workload_map.placement import rank_fits
 
     if not views:
         raise WorkloadMapError("no cluster to fit on", hint="give at least one view")

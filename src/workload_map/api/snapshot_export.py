@@ -53,7 +53,7 @@ def write_snapshot(
     if target.suffix.lower() == ".json":
         data = orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
     else:
-        import yaml
+        import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
 
         dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
         data = yaml.dump(
@@ -75,7 +75,7 @@ def write_snapshot(
 def with_capacity(source: Any) -> tuple[list[Obj], list[str]]:
     """The objects of a LiveSource plus its cluster's Nodes and ResourceQuotas (one more LIST each), and
     the warnings of reading them."""
-    from workload_map.sources.kube.capacity import fetch_capacity
+    from workload_map.sources.kube.capacity import fetch_capacity  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     read = fetch_capacity(source.connection, source.namespace, pods=source.snapshot.pods)
     warnings = list(read.warnings)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workload_map.errors import Finding, Severity
+from workload_map.api.definitions import read_documents
+from workload_map.errors import DocumentError, Finding, Severity, WorkloadMapError
+from workload_map.sources.recording import Checkpoint, is_recording, recording_from_document, test_recording
 
 if TYPE_CHECKING:
     from workload_map.checks.expectations import Expectation
@@ -34,10 +36,9 @@ class ValidationReport:
 def validate_definitions(paths: Sequence[str], *, against: Sequence[str] = ()) -> ValidationReport:
     """Load and validate definition files (YAML/JSON files, directories, ``-``); with ``against``, also
     evaluate every expression on those sample workload objects and pods (what ``wmap validate`` does)."""
-    from workload_map.api.definitions import read_documents
-    from workload_map.checks.expressions import check_against
-    from workload_map.definition.loader import load_paths
-    from workload_map.definition.validate import validate
+    from workload_map.checks.expressions import check_against  # noqa: PLC0415 (resolving samples only for checks)
+    from workload_map.definition.loader import load_paths  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
+    from workload_map.definition.validate import validate  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
 
     loaded, findings = load_paths(paths, origin="file")
     for definition in loaded:
@@ -60,11 +61,8 @@ def test_samples(
     the state it names; without checkpoints, each change of the workload's status is shown. ``expect``
     names Expectations files (Expectations documents among the samples count too): expectations kept
     beside unmodified samples and recordings, by workload (and, for a recording, ``after`` N events)."""
-    from workload_map.api.definitions import read_documents
-    from workload_map.checks.expectations import expectations_from_document, is_expectations, load_expectations
-    from workload_map.checks.samples import run_samples
-    from workload_map.errors import DocumentError, WorkloadMapError
-    from workload_map.sources.recording import is_recording, recording_from_document
+    from workload_map.checks.expectations import expectations_from_document, is_expectations, load_expectations  # noqa: PLC0415 (resolving samples only for checks)
+    from workload_map.checks.samples import run_samples  # noqa: PLC0415 (resolving samples only for checks)
 
     docs = read_documents(samples)
     try:
@@ -83,10 +81,8 @@ def _replay(
     definition: LoadedDefinition, recordings: Sequence[Recording], checkpoints: Sequence[Expectation]
 ) -> list[SampleResult]:
     """Each recording replayed with its own checkpoints and those of the expectations naming its workload."""
-    from dataclasses import replace
 
-    from workload_map.checks.samples import SampleResult, names_workload, unused
-    from workload_map.sources.recording import Checkpoint, test_recording
+    from workload_map.checks.samples import SampleResult, names_workload, unused  # noqa: PLC0415 (resolving samples only for checks)
 
     used: set[int] = set()
     results: list[SampleResult] = []

@@ -6,11 +6,15 @@ workload's tree and status explanation, gang groups, and updates. The CLI is one
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from workload_map.base.objects import Obj
+from workload_map.api.selectors import check_status, matches, parse_selector
+from workload_map.base.objects import Obj, key_of, meta
+from workload_map.base.snapshot import Snapshot
+from workload_map.definition.registry import AmbiguousType
 from workload_map.errors import (
     AmbiguousTypeError,
     Location,
@@ -19,6 +23,10 @@ from workload_map.errors import (
     UnknownTypeError,
     WorkloadMapError,
 )
+from workload_map.gang import plan_gang, plan_in_view
+from workload_map.gang.emit import emit
+from workload_map.placement import Capacity, WorkloadRequirements, fit, requirements_of
+from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.tree.build import tree_of, trees_of
 
 if TYPE_CHECKING:
@@ -109,7 +117,7 @@ class PendingUpdate:
             )
         if not self.patch:
             return self.object
-        from workload_map.api.cluster_update import patch_workload
+        from workload_map.api.cluster_update import patch_workload  # noqa: PLC0415 (writes reach a cluster only for update)
 
         return patch_workload(
             source.connection, source.discovery, self.workload, self.patch, dry_run="server" if dry_run else None
@@ -186,7 +194,6 @@ class View:
     # -- types
     def kind(self, type_name: str) -> KindInfo:
         """The covered kind a user means by TYPE (kind, plural, short name, kind.group, kind.version.group)."""
-        from workload_map.definition.registry import AmbiguousType
 
         try:
             info = self._index.registry.resolve_type(type_name)
@@ -250,8 +257,6 @@ class View:
         One workload that cannot be resolved becomes a line of ``problems``, never a failure.
         ``progress`` may wrap the objects being resolved (a progress bar).
         """
-        from workload_map.api.selectors import check_status, matches, parse_selector
-        from workload_map.base.objects import meta
 
         requirements = parse_selector(selector) if selector else []
         if status:
@@ -289,7 +294,6 @@ class View:
         self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE
     ) -> GangPlan:
         """The pod groups a workload needs (docs/gang.md); emit manifests with :func:`emit_pod_groups`."""
-        from workload_map.gang import plan_in_view
 
         obj = self._object(target, name, namespace)
         try:
@@ -303,7 +307,6 @@ class View:
         Pod and ResourceQuota objects, or from a live view opened with ``capacity=True``."""
         if self._capacity is not None:
             return self._capacity
-        from workload_map.placement import Capacity
 
         source = self.live_source
         if source is not None:
@@ -328,8 +331,6 @@ class View:
         """Per pod-producing component: replicas, per-pod requests, node claim and gang min members, in
         Karmada's ComponentRequirements shape. ``target`` may be a manifest not in the view (a dict): it is
         resolved through the view's definitions."""
-        from workload_map.gang import plan_gang
-        from workload_map.placement import requirements_of
 
         obj = self._object(target, name, namespace)
         definition, _ = self._index.registry.for_object(obj)
@@ -359,7 +360,6 @@ class View:
     ) -> FitResult:
         """How many complete copies of a workload (``"TYPE/NAME"``, a tree, a manifest dict, or
         requirements) fit on this view's capacity (or ``capacity``) now, and why one more does not."""
-        from workload_map.placement import WorkloadRequirements, fit
 
         requirements = (
             target if isinstance(target, WorkloadRequirements) else self.components(target, name, namespace=namespace)
@@ -380,8 +380,7 @@ class View:
     ) -> PendingUpdate:
         """Compute a pod-template change (limited to ``component``/``instance``) and/or suspend (True) or
         resume (False), through the workload's definition; nothing is sent until ``.apply()``."""
-        from workload_map.base.objects import key_of
-        from workload_map.resolve.writes import WriteError, update_workload
+        from workload_map.resolve.writes import WriteError, update_workload  # noqa: PLC0415 (the jq path parser loads only for update)
 
         obj = self._object(target, name, namespace)
         definition, version_warning = self._index.registry.for_object(obj)
@@ -411,8 +410,7 @@ class View:
     def to_model(self) -> LiveModel:
         """The objects of this view as a (static) LiveModel: what ``wmap serve --from-file`` serves (the
         view's namespace only, with the cluster-scoped objects, when it has one)."""
-        from workload_map.base.snapshot import Snapshot
-        from workload_map.live.model import LiveModel
+        from workload_map.live.model import LiveModel  # noqa: PLC0415 (the live model only when a cluster is watched)
 
         snapshot = self._index.snapshot
         if self.namespace is not None:
@@ -430,8 +428,7 @@ class View:
         source = self.live_source
         if source is None:
             raise WorkloadMapError("cannot watch objects read from files", hint="open a live view to watch")
-        from workload_map.resolve.workloads import WorkloadIndex
-        from workload_map.sources.kube.watch import watch_snapshots
+        from workload_map.sources.kube.watch import watch_snapshots  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         # What the first read could not see (its gaps) and the scope it read stay true of every later state:
         # without them a forbidden kind's parts would become rows, and its pods zeros, at the first event.
@@ -452,7 +449,6 @@ class View:
 def _did_you_mean(type_name: str, registry: DefinitionRegistry) -> str:
     """``did you mean jobset? `` for a misspelt TYPE: the spelling closest to it of each covered kind near
     enough (at most three kinds; qualified spellings only when the TYPE is qualified), or nothing."""
-    import difflib
 
     wanted = type_name.lower()
     qualified = "." in wanted
@@ -467,8 +463,6 @@ def _did_you_mean(type_name: str, registry: DefinitionRegistry) -> str:
 
 
 def _where(obj: Obj) -> Location:
-    from workload_map.base.objects import key_of
-
     return Location(str(key_of(obj)))
 
 
@@ -491,7 +485,6 @@ def emit_pod_groups(
 ) -> Emission:
     """PodGroup manifests of a plan for ``scheduler`` ("kai", "volcano", "coscheduling", "workload-api"),
     with how each pod attaches to its group (docs/gang.md)."""
-    from workload_map.gang.emit import emit
 
     return emit(
         plan,

@@ -11,6 +11,8 @@ from typing import IO, Any
 
 import click
 
+from workload_map.errors import NotFoundError, UnknownTypeError, WorkloadMapError
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -65,7 +67,6 @@ def not_found(type_name: str, name: str, namespace: str | None) -> CliError:
 def from_library(exc: Exception, what: str | None = None) -> CliError:
     """A library WorkloadMapError (or DocumentError) as a CLI error, keeping its location, detail and hint,
     with the exit code of its kind (docs/cli.md): not found 3, no definition for the type 4."""
-    from workload_map.errors import NotFoundError, UnknownTypeError, WorkloadMapError
 
     if isinstance(exc, WorkloadMapError):
         where = str(exc.location)
@@ -111,7 +112,6 @@ def one_line_errors(debug: bool) -> Iterator[None]:
     except Exception as exc:
         if debug:
             raise
-        from workload_map.errors import WorkloadMapError
 
         if isinstance(exc, WorkloadMapError):
             raise from_library(exc) from None

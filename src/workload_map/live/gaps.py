@@ -71,7 +71,7 @@ class KindPoller(threading.Thread):
 
     def poll(self) -> None:
         """One round: announce the missing kinds discovery serves now."""
-        from workload_map.sources.kube.discovery import discover
+        from workload_map.sources.kube.discovery import discover  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         try:
             discovery = discover(self.connection, groups={group for group, _ in self.missing})

@@ -29,12 +29,16 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from workload_map.base.coverage import Cause, Coverage, Gap
+from workload_map.base.gc_pause import bulk_load
 from workload_map.base.objects import Obj
+from workload_map.base.snapshot import Snapshot
+from workload_map.gang.compute import deferred_plan_in_view
 from workload_map.live.projection import Projection, projection_for
+from workload_map.resolve.workloads import WorkloadIndex, gap_warnings
 from workload_map.tree.build import trees_of
 
 if TYPE_CHECKING:
@@ -144,7 +148,7 @@ class LiveModel:
         kind_poll_seconds: float | None = None,
         on_notice: Callable[[str], None] | None = None,
     ) -> None:
-        from workload_map.live.gaps import KIND_POLL_SECONDS, PROBE_SECONDS
+        from workload_map.live.gaps import KIND_POLL_SECONDS, PROBE_SECONDS  # noqa: PLC0415 (the live model only when a cluster is watched)
 
         self.options = options
         self.on_notice = on_notice  # called (applier thread) with each line of news: failures, recoveries
@@ -194,9 +198,7 @@ class LiveModel:
         self._applier.start()
 
     def _read(self) -> LiveSource:
-        from dataclasses import replace
-
-        from workload_map.sources.kube import live_source
+        from workload_map.sources.kube import live_source  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         # Projected page by page: the full objects of a list are never all alive at once.
         # Cluster-wide lists (or the one namespace asked): namespace-by-namespace lists would miss the
@@ -214,14 +216,12 @@ class LiveModel:
     def _install(self, source: LiveSource, began: float) -> None:
         """Make ``source`` (a whole read) the model's store and start its watchers, on a queue and a stop
         event of their own: a later reload stops them and nothing they still put is applied."""
-        from dataclasses import replace
 
-        from workload_map.base.snapshot import Snapshot
-        from workload_map.live.gaps import ApiserverProbe, KindPoller
-        from workload_map.live.kartas import DefinitionChanges
-        from workload_map.sources.kube.fetch import KARTA_GROUP, KARTA_KIND, KARTA_VERSION
-        from workload_map.sources.kube.informer import Informer, unlisted
-        from workload_map.sources.kube.reads import defined_versions
+        from workload_map.live.gaps import ApiserverProbe, KindPoller  # noqa: PLC0415 (the live model only when a cluster is watched)
+        from workload_map.live.kartas import DefinitionChanges  # noqa: PLC0415 (the live model only when a cluster is watched)
+        from workload_map.sources.kube.fetch import KARTA_GROUP, KARTA_KIND, KARTA_VERSION  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+        from workload_map.sources.kube.informer import Informer, unlisted  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+        from workload_map.sources.kube.reads import defined_versions  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         self._objects, self._children, self._root = {}, defaultdict(set), {}
         self._rank, self._ranks = {}, {}
@@ -334,7 +334,7 @@ class LiveModel:
     @classmethod
     def from_snapshot(cls, snapshot: Snapshot, registry: DefinitionRegistry) -> LiveModel:
         """A model of objects read once (a dump): the same answers, no watches (``wmap serve --from-file``)."""
-        from workload_map.sources.kube import LiveOptions
+        from workload_map.sources.kube import LiveOptions  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         model = cls(LiveOptions())
         model._registry = registry
@@ -348,8 +348,6 @@ class LiveModel:
         return model
 
     def _load(self, snapshot: Iterable[Obj], *, projected: bool = False) -> None:
-        from workload_map.base.gc_pause import bulk_load
-
         with bulk_load():
             for obj in snapshot:
                 self._put(obj if projected else self._project(obj))
@@ -389,7 +387,6 @@ class LiveModel:
 
     def gap_warnings(self) -> list[str]:
         """One line per gap that matters, as ``wmap get -A`` says them (resolver.gap_warnings)."""
-        from workload_map.resolve.workloads import gap_warnings
 
         with self._lock:
             coverage = self.coverage
@@ -505,8 +502,6 @@ class LiveModel:
 
     # -- resolution
     def _resolved(self, view: WorkloadIndex, workloads: list[Obj]) -> list[Resolved]:
-        from workload_map.gang.compute import deferred_plan_in_view
-
         trees, _problems = trees_of(view, workloads)
         resolved: list[Resolved] = []
         for tree in trees:
@@ -521,8 +516,6 @@ class LiveModel:
     def _resolve_all(self) -> None:
         """Every root at once: one WorkloadIndex over the whole store, as ``wmap get -A`` builds it, instead of
         one per root (~8,000 roots at 1,000 workloads, most of them Services, ConfigMaps, revisions)."""
-        from workload_map.base.snapshot import Snapshot
-        from workload_map.resolve.workloads import WorkloadIndex
 
         view = WorkloadIndex(Snapshot(self._objects.values(), coverage=self.coverage), self.registry)
         by_root: dict[str, list[Resolved]] = defaultdict(list)
@@ -540,8 +533,6 @@ class LiveModel:
 
     def _resolve(self, roots: Iterable[str]) -> None:
         """Re-resolve the roots a batch touched, each over its own objects only."""
-        from workload_map.base.snapshot import Snapshot
-        from workload_map.resolve.workloads import WorkloadIndex
 
         registry = self.registry
         updates: dict[str, list[Resolved] | None] = {}
@@ -583,7 +574,7 @@ class LiveModel:
             self._apply(batch)
 
     def _apply(self, batch: list[tuple[str, Any, Any]]) -> None:
-        from workload_map.sources.kube.watch import watch_notes
+        from workload_map.sources.kube.watch import watch_notes  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         dirty: set[str] = set()
         notes: list[tuple[str, str]] = []
@@ -601,8 +592,6 @@ class LiveModel:
                 self.on_notice(line)
 
     def _apply_events(self, batch: list[tuple[str, Any, Any]], notes: list[tuple[str, str]], dirty: set[str]) -> None:
-        from workload_map.base.gc_pause import bulk_load
-
         now = time.time()
         with bulk_load():
             for kind, payload, extra in batch:
@@ -626,7 +615,7 @@ class LiveModel:
         """What is not current now, one line per cause: why the model is not ready (the API server not
         answering, nothing readable: whenever ``/readyz`` fails once synced), then the watches failing and
         since when."""
-        from workload_map.sources.kube.watch import watch_notes
+        from workload_map.sources.kube.watch import watch_notes  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         failing = sorted(
             (s.failing_since or 0.0, s.name, s.error)
@@ -711,7 +700,7 @@ class LiveModel:
     def _failed(
         self, listed: ListResult | None, error: Exception, dirty: set[str], notes: list[tuple[str, str]]
     ) -> None:
-        from workload_map.live.gaps import gap_of_failure
+        from workload_map.live.gaps import gap_of_failure  # noqa: PLC0415 (the live model only when a cluster is watched)
 
         if listed is None:
             return
@@ -748,7 +737,7 @@ class LiveModel:
     def _newly_served(self, resource: ServedResource, notes: list[tuple[str, str]]) -> None:
         """A covered kind the server did not serve at start is served now: watch it as a gap being closed
         (its first list closes the gap and resolves every workload again, since pods may belong to it)."""
-        from workload_map.sources.kube.informer import Informer, unlisted
+        from workload_map.sources.kube.informer import Informer, unlisted  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         assert self.source is not None
         self.source.discovery.add(resource)  # the kind's names (plural, short names) for the registry

@@ -24,6 +24,10 @@ from dataclasses import dataclass
 from types import GenericAlias
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from workload_map.base import cache
+from workload_map.definition.expressions import Target, iter_expressions
+from workload_map.jq.reads import input_reads
+
 if TYPE_CHECKING:
     from workload_map.definition.loader import LoadedDefinition
 
@@ -197,7 +201,7 @@ def pod_decoder(projection: Projection) -> Callable[[bytes | memoryview], Obj | 
     integer is read by the exact path, never through here."""
     if projection.whole_pods:
         return None
-    import msgspec  # only when a large JSON dump is read: ~10 ms of imports (typing_extensions, decimal)
+    import msgspec  # noqa: PLC0415 (only when a large JSON dump is read: ~10 ms of imports (typing_extensions, decimal))
 
     decoder = msgspec.json.Decoder(_pod_type(projection.extra))
     extra = projection.extra
@@ -316,7 +320,6 @@ def _pod_type(extra: frozenset[Path]) -> Any:
 
 def pod_expressions(definitions: Iterable[LoadedDefinition]) -> list[str]:
     """Every jq expression of the definitions that runs on pods: pod selectors, gang filters and keys."""
-    from workload_map.definition.expressions import Target, iter_expressions
 
     return [ref.expression for d in definitions for ref in iter_expressions(d.karta) if ref.target is Target.POD]
 
@@ -338,8 +341,7 @@ def _kept(path: Path) -> bool:
 def projection_for(definitions: Iterable[LoadedDefinition]) -> Projection:
     """The projection that keeps what ``definitions``' pod expressions read; remembered in the on-disk
     cache by the expressions' texts, so a one-shot command never loads the jq parser for it."""
-    from workload_map.base import cache
-    from workload_map.definition.compiled import fingerprint
+    from workload_map.definition.compiled import fingerprint  # noqa: PLC0415 (the compiled-definition cache only when definitions load)
 
     expressions = sorted(set(pod_expressions(definitions)))
     here = pathlib.Path(__file__).resolve()
@@ -354,8 +356,6 @@ def projection_for(definitions: Iterable[LoadedDefinition]) -> Projection:
 
 
 def _projection(expressions: Iterable[str]) -> Projection:
-    from workload_map.jq.reads import input_reads
-
     extra: set[Path] = set()
     for expression in expressions:
         reads = input_reads(expression)

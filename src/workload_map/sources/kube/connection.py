@@ -278,7 +278,7 @@ class Connection:
         timeout: float | bool | None,
     ) -> tuple[int, Mapping[str, str], bytes, Any]:
         """One try: (status, headers, payload, None) on an HTTP error, (status, headers, b"", response) on success."""
-        import urllib3
+        import urllib3  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         qs = urlencode(clean)
         url = self.server + path + (f"?{qs}" if qs else "")
@@ -430,7 +430,7 @@ class Connection:
         except Exception as exc:
             if isinstance(exc, ClusterError):
                 raise
-            import urllib3
+            import urllib3  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
             if isinstance(exc, (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError)):
                 return  # the watch timed out or the server went away: the caller relists
@@ -570,8 +570,8 @@ class _CaptureLog(logging.Handler):
 def connect(options: ConnectionOptions | None = None) -> Connection:
     """A Connection from kubeconfig (``--kubeconfig``, ``$KUBECONFIG``, ``~/.kube/config``) or in-cluster config."""
     options = options or ConnectionOptions()
-    from kubernetes import client as k8s_client
-    from kubernetes.config.config_exception import ConfigException
+    from kubernetes import client as k8s_client  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+    from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     # No flag means a default, not forever: a frozen API server must end a command (kubectl has none).
     timeout = DEFAULT_REQUEST_TIMEOUT if options.request_timeout is None else parse_timeout(options.request_timeout)
@@ -584,7 +584,7 @@ def connect(options: ConnectionOptions | None = None) -> Connection:
     default_ns: str | None
     if paths is None:
         if os.environ.get("KUBERNETES_SERVICE_HOST") and os.environ.get("KUBERNETES_SERVICE_PORT"):
-            from kubernetes.config import incluster_config
+            from kubernetes.config import incluster_config  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
             try:
                 incluster_config.load_incluster_config(  # type: ignore[no-untyped-call]
@@ -633,8 +633,8 @@ def _read(path: str) -> str | None:
 def _load_kubeconfig(
     paths: str, options: ConnectionOptions, configuration: Any
 ) -> tuple[str | None, str, str, Callable[[], None]]:
-    from kubernetes.config import kube_config
-    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config import kube_config  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+    from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     source = paths
     try:
@@ -713,8 +713,8 @@ def _load_kubeconfig(
 def kubeconfig_contexts(kubeconfig: str | None = None) -> list[str]:
     """The context names of the kubeconfig (``--kubeconfig``, ``$KUBECONFIG`` merged, ``~/.kube/config``), in
     file order: what ``--all-contexts`` reads."""
-    from kubernetes.config import kube_config
-    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config import kube_config  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+    from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     paths = _kubeconfig_paths(kubeconfig)
     if paths is None:

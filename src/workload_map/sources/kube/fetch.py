@@ -21,6 +21,7 @@ from workload_map.base.gc_pause import bulk
 from workload_map.base.snapshot import Obj, Snapshot
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.definition.registry import DefinitionRegistry
+from workload_map.errors import Location
 from workload_map.sources.kube.connection import CancelledError, ClusterError, Connection, GoneError, resource_path
 from workload_map.sources.kube.discovery import Discovery, ServedResource
 from workload_map.sources.kube.reads import child_kinds, defined_versions, plan_lists
@@ -146,8 +147,7 @@ def load_cluster_definitions(
 def cluster_definition(obj: Obj, served_version: str = KARTA_VERSION) -> tuple[LoadedDefinition | None, str | None]:
     """One Karta object of the cluster as a definition (origin "cluster"), or None and the reason it is
     ignored (it cannot be read, or the validator reports an error)."""
-    from workload_map.definition.loader import checked_definition, first_of
-    from workload_map.errors import Location
+    from workload_map.definition.loader import checked_definition, first_of  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
 
     name = str((obj.get("metadata") or {}).get("name") or "?")
     location = Location(f"cluster:karta/{name}")

@@ -9,7 +9,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from workload_map.base.snapshot import Snapshot
+from workload_map.definition.registry import AmbiguousType
+from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.kube.connection import Connection, ConnectionOptions, connect
+from workload_map.sources.kube.discovery import LiveRegistry, discover
+from workload_map.sources.kube.fetch import (
+    fetch_for_describe,
+    fetch_snapshot,
+    layered_definitions,
+    load_cluster_definitions,
+)
+from workload_map.sources.kube.reads import discovery_groups
 
 if TYPE_CHECKING:
     from workload_map.base.snapshot import Obj, Snapshot
@@ -62,8 +73,6 @@ class LiveSource:
     capacity: CapacityObjects | None = None  # read with LiveOptions.capacity
 
     def index(self) -> WorkloadIndex:
-        from workload_map.resolve.workloads import WorkloadIndex
-
         view = WorkloadIndex(self.snapshot, self.registry)
         view.warnings[:0] = self.warnings
         return view
@@ -73,7 +82,7 @@ def _builtin(options: LiveOptions, warnings: list[str]) -> list[LoadedDefinition
     if options.builtin is not None:
         return list(options.builtin)
     try:
-        from workload_map.catalog import load_builtin
+        from workload_map.catalog import load_builtin  # noqa: PLC0415 (the catalog loads only when definitions are needed)
     except ImportError:  # pragma: no cover - catalog package missing
         return []
     loaded, findings = load_builtin()
@@ -83,15 +92,6 @@ def _builtin(options: LiveOptions, warnings: list[str]) -> list[LoadedDefinition
 
 def live_source(options: LiveOptions | None = None) -> LiveSource:
     """Connect, discover, read the cluster's Karta definitions and list what the workloads need."""
-    from workload_map.sources.kube.discovery import LiveRegistry, discover
-    from workload_map.sources.kube.fetch import (
-        fetch_for_describe,
-        fetch_snapshot,
-        layered_definitions,
-        load_cluster_definitions,
-    )
-    from workload_map.sources.kube.reads import discovery_groups
-
     options = options or LiveOptions()
     warnings: list[str] = []
     builtin = _builtin(options, warnings)
@@ -150,7 +150,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
     warnings.extend(more)
     capacity = None
     if options.capacity:
-        from workload_map.sources.kube.capacity import fetch_capacity
+        from workload_map.sources.kube.capacity import fetch_capacity  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         every_pod = namespace is None and options.workloads and options.describe is None and not options.kinds
         capacity = fetch_capacity(connection, namespace, pods=snapshot.pods if every_pod else None, chunk_size=chunk)
@@ -169,8 +169,6 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
 
 
 def _resolve(registry: LiveRegistry, type_name: str) -> KindInfo | None:
-    from workload_map.definition.registry import AmbiguousType
-
     try:
         return registry.resolve_type(type_name)
     except AmbiguousType:
@@ -179,7 +177,7 @@ def _resolve(registry: LiveRegistry, type_name: str) -> KindInfo | None:
 
 def _require_served(discovery: Discovery, info: KindInfo, type_name: str) -> None:
     """A TYPE a definition covers but the server does not serve: kubectl's error, after discovery only."""
-    from workload_map.sources.kube.connection import ClusterError
+    from workload_map.sources.kube.connection import ClusterError  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     if discovery.resource(info.group, info.kind) is None:
         resource = f"{info.plural}.{info.group}" if info.group else info.plural
@@ -192,8 +190,6 @@ def _require_served(discovery: Discovery, info: KindInfo, type_name: str) -> Non
 
 
 def _empty() -> tuple[Snapshot, list[str], list[ListResult]]:
-    from workload_map.base.snapshot import Snapshot
-
     return Snapshot([]), [], []
 
 
@@ -204,7 +200,6 @@ def index_from_kubeconfig(options: LiveOptions | None = None) -> tuple[WorkloadI
     are built-in < cluster Karta objects < ``options.definitions``.
     """
     source = live_source(options)
-    from workload_map.resolve.workloads import WorkloadIndex
 
     view = WorkloadIndex(source.snapshot, source.registry)
     if options is None or options.connection is None:

@@ -18,6 +18,7 @@ from typing import IO, TYPE_CHECKING, Any
 from workload_map.base.objects import Obj, ObjectKey, key_of, meta, namespace_of, uid_of
 from workload_map.base.snapshot import Snapshot
 from workload_map.errors import WorkloadMapError
+from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.kube.connection import ClusterError
 from workload_map.sources.kube.watch import WatchEvent, watch_snapshots
 from workload_map.sources.recording import (
@@ -107,8 +108,8 @@ class Recorder:
 
     # -- reading
     def _events_list(self) -> list[ListResult]:
-        from workload_map.sources.kube.discovery import ServedResource
-        from workload_map.sources.kube.fetch import list_all
+        from workload_map.sources.kube.discovery import ServedResource  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+        from workload_map.sources.kube.fetch import list_all  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
         namespace = namespace_of(self.root)
         resource = self.source.discovery.resource("", "Event") or ServedResource("", "v1", "Event", "events", True)
@@ -208,8 +209,6 @@ class Recorder:
             self._write("DELETED", self.recorded[key], now)
 
     def _status(self, at: str) -> StatusChange:
-        from workload_map.resolve.workloads import WorkloadIndex
-
         events = self.writer.events
         root = self.recorded.get(self.root_key)
         if root is None:
