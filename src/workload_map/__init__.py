@@ -16,6 +16,7 @@ imports under ``TYPE_CHECKING`` (for type checkers only) are held equal to it by
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -181,7 +182,6 @@ def __getattr__(name: str) -> object:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'workload_map' has no attribute {name!r}")
-    from importlib import import_module
 
     value = getattr(import_module(module), name)
     globals()[name] = value

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
-from workload_map.api.definitions import as_definitions, builtin_with_warnings, read_documents, split_dump
+from workload_map.api.definitions import (
+    KARTA_API_VERSION,
+    as_definitions,
+    builtin_with_warnings,
+    read_documents,
+    split_dump,
+)
 from workload_map.api.view import View, one_target
-from workload_map.base.coverage import take_coverage
+from workload_map.base.coverage import COVERAGE_API_VERSION, take_coverage
 from workload_map.errors import Location, WorkloadMapError
 
 if TYPE_CHECKING:
@@ -127,6 +134,7 @@ class _Compact:
     def __init__(
         self, definitions: Sequence[LoadedDefinition], *, whole: frozenset[tuple[str, str]] = frozenset()
     ) -> None:
+        from workload_map.base.objects import group_of
         from workload_map.definition.registry import DefinitionRegistry
         from workload_map.live.projection import projection_for
 
@@ -135,18 +143,17 @@ class _Compact:
         self.covered = frozenset((k.group, k.kind) for k in registry.kinds())
         self.keeps = (self.pods, self.covered)
         self.whole = whole  # (namespace, name) of pods kept whole
+        self._whole_api_versions = (KARTA_API_VERSION, COVERAGE_API_VERSION)
+        self._group_of = group_of
+        self._decoders: tuple[Any, Any] | None = None
 
     def __call__(self, data: Any) -> Any:
-        from workload_map.api.definitions import KARTA_API_VERSION
-        from workload_map.base.coverage import COVERAGE_API_VERSION
-        from workload_map.base.objects import group_of
-
         if not isinstance(data, dict):
             return data
         kind, api_version = data.get("kind"), data.get("apiVersion")
-        if not isinstance(kind, str) or api_version in (KARTA_API_VERSION, COVERAGE_API_VERSION):
+        if not isinstance(kind, str) or api_version in self._whole_api_versions:
             return data  # definitions and the gaps of a partial read, read whole
-        group = group_of(str(api_version or ""))
+        group = self._group_of(str(api_version or ""))
         if (group, kind) == ("", "Pod") and self.whole and _pod_key(data) in self.whole:
             return self.pods.whole(data)
         if (group, kind) in self.covered or (group, kind) == ("", "Pod"):
@@ -159,6 +166,49 @@ class _Compact:
             "kind": kind,
             "metadata": {key: metadata[key] for key in _IDENTITY if key in metadata},
         }
+
+    def decode(self, text: memoryview) -> Any:
+        """What ``self`` gives for the object in ``text``, read in one step for owned pods and objects of
+        kinds no definition covers (most of a dump: neither is ever built whole); None for anything else,
+        which is then parsed and given to ``self`` (sources/lists.py)."""
+        head = _HEAD.match(text)
+        if head is None:
+            return None
+        api_version, kind = head.group(1).decode(), head.group(2).decode()
+        if api_version in self._whole_api_versions or kind.endswith("List"):
+            return None
+        if self._decoders is None:
+            self._decoders = _decoders(self.pods)
+        pod, identity = self._decoders
+        if kind == "Pod" and api_version == "v1":
+            return pod(text) if pod is not None and not self.whole else None
+        if (self._group_of(api_version), kind) in self.covered or kind == "Pod":
+            return None
+        return identity(text)
+
+
+# kubectl writes every object with apiVersion and kind first: what decode reads before choosing.
+_HEAD = re.compile(rb'\{\s*"apiVersion"\s*:\s*"([^"\\]*)"\s*,\s*"kind"\s*:\s*"([^"\\]*)"')
+
+
+def _decoders(projection: Any) -> tuple[Any, Any]:
+    """The owned-pod decoder (None when pods are kept whole) and one for an object's identity and owners."""
+    import msgspec  # only when a large JSON dump is read (see live.projection.pod_decoder)
+
+    from workload_map.live.projection import pod_decoder, typed_dict
+
+    metadata = typed_dict("Identity", dict.fromkeys(_IDENTITY, Any))
+    decoder = msgspec.json.Decoder(typed_dict("Owned", {"apiVersion": Any, "kind": Any, "metadata": metadata}))
+    error = msgspec.MsgspecError
+
+    def identity(text: memoryview) -> Any:
+        try:
+            found = decoder.decode(text)
+        except error:
+            return None
+        return found if "metadata" in found else None  # without metadata an object is kept whole
+
+    return pod_decoder(projection), identity
 
 
 def open_cluster(

@@ -7,6 +7,8 @@ the root kind. Mutating: stamps the index labels (JSON patch).
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -28,9 +30,6 @@ def response(  # noqa: PLR0917 - the AdmissionResponse fields, in order
     if not allowed:
         body["status"] = {"code": code, "reason": "Invalid" if code == 422 else "Forbidden", "message": message}
     if patch:
-        import base64
-        import json
-
         body["patchType"] = "JSONPatch"
         body["patch"] = base64.b64encode(json.dumps(patch).encode()).decode()
     if warnings:

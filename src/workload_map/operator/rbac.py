@@ -73,7 +73,7 @@ def namespaced_rules(
 
 
 def render_clusterrole_template() -> str:
-    import yaml
+    import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
 
     rules = yaml.safe_dump(cluster_rules(), sort_keys=False, width=120)
     return (
@@ -101,7 +101,7 @@ def render_serve_rbac_template() -> str:
     """``wmap serve``'s own identity: a ServiceAccount bound to the CLI's read-only rules (what ``wmap auth``
     prints), rendered only with ``serve.enabled``. Never the operator's account: serve is a network-facing
     reader and needs none of the operator's writes or its certificate Secret."""
-    import yaml
+    import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
 
     from workload_map.ports.commands import cli_rules
     from workload_map.ports.definitions import builtin_definitions

@@ -342,7 +342,7 @@ class _Printer:
             echo_table(self.headers(), rows)
             table = [self.headers(), *rows]
             self.widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-            self.shown = {key: self.comparable(r) for key, r in zip(self.last, rows, strict=True)}
+            self.shown = {self.key(c, t): self.comparable(r) for (c, t), r in zip(entries, rows, strict=True)}
             return
         if self.output == "name":
             for cluster, tree in entries:
@@ -404,7 +404,9 @@ class _Printer:
 def _key(tree: WorkloadTree) -> str:
     from workload_map.ports.objects import key_of
 
-    return str(key_of(tree.workload))
+    # Exact, not str(ObjectKey) (which lower-cases the kind): MiniJob and Minijob are two kinds.
+    key = key_of(tree.workload)
+    return "\0".join((key.group, key.kind, key.namespace, key.name))
 
 
 def _env_timeout() -> float | None:
