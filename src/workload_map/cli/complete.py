@@ -11,6 +11,7 @@ Only click is imported at load time.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -87,8 +88,6 @@ def _connect(params: Mapping[str, Any]) -> Connection | None:
     if params.get("from_file"):
         return None
     try:
-        import dataclasses
-
         from workload_map.cmdline.cluster_options import cluster_options_of
         from workload_map.ports.kube import connect
 

@@ -6,6 +6,7 @@ With ``WMAP_DEBUG_REQUESTS=1`` the API requests a live view made are printed on 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -61,8 +62,6 @@ def _scoped(
     connection: ClusterOptions | None, namespace: str | None, all_namespaces: bool, definition_paths: Sequence[str]
 ) -> ClusterOptions:
     """The command's connection flags with the scope and the definitions it reads."""
-    import dataclasses
-
     import workload_map as wm
 
     return dataclasses.replace(

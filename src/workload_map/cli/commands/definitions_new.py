@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import click
@@ -74,8 +75,6 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap definitions new --crd crd.yaml --from-recording run.yaml -o my-karta.yaml
       wmap validate my-karta.yaml && wmap definitions test my-karta.yaml --samples captured.yaml
     """
-    import dataclasses
-
     import workload_map as wm
     from workload_map.cmdline.errors import from_library
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import click
@@ -224,7 +225,6 @@ def _models(
     """One started model per cluster, the clusters started at the same time, and how to start one again
     (a cluster of a fleet that cannot be read at start is left out and said, then retried; none at all
     is an error). A lone cluster is named by its context."""
-    import dataclasses
     from concurrent.futures import ThreadPoolExecutor
 
     import workload_map as wm
@@ -283,8 +283,6 @@ def _capacity_reader(
     from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: ClusterOptions
 ) -> Callable[[str], float]:
     """Free GPUs of one cluster, from the capacity model of ``wmap capacity`` (nodes, the pods bound to them)."""
-    import dataclasses
-
     import workload_map as wm
 
     def read(cluster: str) -> float:
