@@ -8,9 +8,8 @@ Confidence is a word, not a number: ``high`` (the schema or a sample says exactl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from workload_map.definition.validate import TODO_MARK
+from workload_map.definition.gaps import TODO_MARK
 
 __all__ = ["TODO_MARK"]
 
@@ -25,22 +24,15 @@ MAP = "{}"  # a path segment: every value of a map
 Segments = tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Evidence:
-    """One guess: what it was read from (``source``: schema path, sample file and value) and the confidence."""
+def todo(what: str, value: str = "empty") -> str:
+    """A gap (docs/definition-format.md, "Gaps in a draft"): ``value``, then the TODO marker in a jq comment.
 
-    source: str
-    confidence: str = MEDIUM
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def lines(self) -> list[str]:
-        return [f"{self.confidence}: {self.source}", *self.notes]
-
-
-def todo(what: str) -> str:
-    """A jq string literal that carries the TODO marker: it parses, evaluates to a string and never matches."""
-    text = f"{TODO_MARK}: {what}".replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{text}"'
+    ``empty`` gives no output, which every field reads as "not there": a selector claims no pod, a status
+    matcher never matches, a template path addresses nothing (the operator's default pod, no update
+    target). Where "not there" would change a count (instance ids), ``value`` is the neutral expression."""
+    # One line: a newline would end the comment, and a trailing backslash continues it onto the next.
+    note = " ".join(what.split()).rstrip("\\")
+    return f"{value}  # {TODO_MARK}: {note}"
 
 
 def schema_path(segments: Sequence[str]) -> str:

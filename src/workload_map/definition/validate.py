@@ -6,15 +6,15 @@ from collections import Counter
 from collections.abc import Callable
 
 from workload_map.definition.expressions import iter_expressions
+from workload_map.definition.gaps import TODO_MARK
 from workload_map.definition.model import ComponentDefinition, Karta
 from workload_map.definition.writable import read_only_findings
 from workload_map.errors import Finding, Location, Severity
 from workload_map.jq import LIMITS, expression_errors
 
 WARNING = Severity.WARNING
-# What `wmap definitions new` writes where it could not infer a field (workload_map.authoring); any string
+# TODO_MARK: what `wmap definitions new` writes where it could not infer a field (definition.gaps); any string
 # of a definition that carries it is reported, so an unreviewed draft never passes silently.
-TODO_MARK = "TODO(wmap)"
 
 
 def validate(karta: Karta, location: Location | None = None) -> list[Finding]:
@@ -55,9 +55,15 @@ def todo_findings(karta: Karta, location: Location) -> list[Finding]:
                 walk(child, (*path, index))
         elif isinstance(value, str) and TODO_MARK in value:
             what = value[value.index(TODO_MARK) + len(TODO_MARK) :].strip(' :"')
-            findings.append(
-                Finding(location.child(*path), f"left to do (drafted by wmap definitions new): {what}", WARNING)
-            )
+            message = f"left to do (drafted by wmap definitions new): {what}"
+            if value.lstrip().startswith(f'"{TODO_MARK}'):
+                # Drafts written before gaps were comments: the literal is a value, so a selector claims every
+                # pod with it and an instance id names an instance.
+                message += (
+                    f"; this gap is a string literal, which every reader takes as a value: write it as "
+                    f"'empty  # {TODO_MARK}: ...' (docs/definition-format.md, Gaps in a draft)"
+                )
+            findings.append(Finding(location.child(*path), message, WARNING))
 
     walk(karta.to_dict(), ())
     return findings

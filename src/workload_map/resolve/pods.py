@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.base.objects import meta, name_of, namespace_of
+from workload_map.definition.gaps import TODO_MARK, selector_gap
 from workload_map.definition.model import ComponentDefinition
 from workload_map.jq import to_text
 from workload_map.resolve.components import Component
 from workload_map.resolve.evaluate import Diagnostics, run
-from workload_map.resolve.resources import PodResources, pod_resources
+from workload_map.resolve.resources import PodResources, json_number, pod_resources, to_json
 
 
 @dataclass
@@ -107,6 +108,26 @@ class PlacedPod:
     def namespace(self) -> str:
         return namespace_of(self.obj)
 
+    def to_json(self) -> dict[str, Any]:
+        """The pod as every JSON output shows it (the tree, gang plans, the API): docs/tree-json.md."""
+        return {
+            "name": self.name,
+            "namespace": self.namespace,
+            "component": self.component,
+            "instance": self.instance,
+            "replica": self.replica,
+            "phase": self.state.phase,
+            "ready": self.state.ready,
+            "node": self.state.node,
+            "restarts": self.state.restarts,
+            "terminating": self.state.terminating,
+            "pendingReason": self.state.pending_reason,
+            "pendingMessage": self.state.pending_message,
+            "requests": to_json(self.resources.requests),
+            "gpus": json_number(self.resources.gpus),
+            "resourceClaims": self.resources.resource_claims,
+        }
+
 
 def _first_text(
     expression: str, pod: Any, diagnostics: Diagnostics, path: tuple[str | int, ...]
@@ -130,38 +151,28 @@ class PodPlacer:
             c for c in self.ordered if c.has_pods and not _has_direct_selector(c.definition) and c.error is None
         ]
         self.catch_all = catch_all[0] if len(catch_all) == 1 else None
+        # A draft's selector left to do claims no pod: the pods it would claim are unattributed, and say why.
+        gaps = [c.name for c in self.ordered if selector_gap(c.definition)]
+        self.gaps = f" (the podSelector of {', '.join(gaps)} is left to do: {TODO_MARK})" if gaps else ""
+        # The selectors of the components that can claim a pod, read once per workload, not once per pod.
+        self._selectors = [_Selector(c) for c in self.ordered if c.error is None and _has_direct_selector(c.definition)]
 
-    def _matches(self, component: Component, pod: dict[str, Any]) -> tuple[bool, str | None]:
+    def _matches(self, selector: _Selector, pod: dict[str, Any]) -> tuple[bool, str | None]:
         """Whether the component's own selectors claim the pod, and the instance id they give."""
-        selector = component.definition.pod_selector
-        if selector is None or not _has_direct_selector(component.definition):
-            return False, None
-        sel_path = (*component.path, "podSelector")
-        type_selector = selector.component_type_selector
-        if type_selector is not None:
-            if type_selector.match_labels:
-                labels = meta(pod).get("labels")
-                if not isinstance(labels, dict) or any(
-                    labels.get(k) != v for k, v in type_selector.match_labels.items()
-                ):
-                    return False, None
-            if type_selector.key_path is not None:
-                ok, text = _first_text(
-                    type_selector.key_path, pod, self.diagnostics, (*sel_path, "componentTypeSelector", "keyPath")
-                )
-                if not ok or text is None:
-                    return False, None
-                if type_selector.value is not None and text != type_selector.value:
-                    return False, None
+        if selector.labels:
+            labels = meta(pod).get("labels")
+            if not isinstance(labels, dict) or any(labels.get(k) != v for k, v in selector.labels):
+                return False, None
+        if selector.key_path is not None:
+            ok, text = _first_text(selector.key_path, pod, self.diagnostics, selector.key_path_at)
+            if not ok or text is None:
+                return False, None
+            if selector.value is not None and text != selector.value:
+                return False, None
         instance_id = None
-        if selector.component_instance_selector is not None:
-            ok, instance_id = _first_text(
-                selector.component_instance_selector.id_path,
-                pod,
-                self.diagnostics,
-                (*sel_path, "componentInstanceSelector", "idPath"),
-            )
-            if not ok or instance_id is None or instance_id not in component.instance_ids:
+        if selector.id_path is not None:
+            ok, instance_id = _first_text(selector.id_path, pod, self.diagnostics, selector.id_path_at)
+            if not ok or instance_id is None or instance_id not in selector.instance_ids:
                 return False, None
         return True, instance_id
 
@@ -184,12 +195,10 @@ class PodPlacer:
         spec = pod.get("spec")
         placed = PlacedPod(pod, pod_state(pod), pod_resources(spec if isinstance(spec, dict) else None))
         candidates: list[tuple[Component, str | None]] = []
-        for component in self.ordered:
-            if component.error is not None:
-                continue
-            ok, instance_id = self._matches(component, pod)
+        for selector in self._selectors:
+            ok, instance_id = self._matches(selector, pod)
             if ok:
-                candidates.append((component, instance_id))
+                candidates.append((selector.component, instance_id))
         chosen: tuple[Component, str | None] | None = None
         if candidates:
             deepest = max(c.depth for c, _ in candidates)
@@ -201,7 +210,7 @@ class PodPlacer:
         elif self.catch_all is not None:
             chosen = (self.catch_all, None)
         if chosen is None:
-            placed.unattributed_reason = "no component's podSelector matches this pod"
+            placed.unattributed_reason = "no component's podSelector matches this pod" + self.gaps
             return placed
         component, instance_id = chosen
         if instance_id is None and len(component.instances) == 1:
@@ -215,6 +224,25 @@ class PodPlacer:
         placed.component, placed.instance = component.name, instance_id
         placed.replica = self._replica(component, pod)
         return placed
+
+
+class _Selector:
+    """What a component's podSelector tests of a pod (a component with a type or instance selector)."""
+
+    def __init__(self, component: Component) -> None:
+        selector = component.definition.pod_selector
+        assert selector is not None
+        self.component = component
+        at = (*component.path, "podSelector")
+        type_selector = selector.component_type_selector
+        self.labels = tuple((type_selector.match_labels or {}).items()) if type_selector else ()
+        self.key_path = type_selector.key_path if type_selector else None
+        self.key_path_at = (*at, "componentTypeSelector", "keyPath")
+        self.value = type_selector.value if type_selector else None
+        instance_selector = selector.component_instance_selector
+        self.id_path = instance_selector.id_path if instance_selector else None
+        self.id_path_at = (*at, "componentInstanceSelector", "idPath")
+        self.instance_ids = frozenset(component.instance_ids)
 
 
 def _has_direct_selector(definition: ComponentDefinition) -> bool:
