@@ -145,7 +145,9 @@ class SubtreeScale:
         if spare == 0 or all(self._is_deferred(p) for p in parts):
             return parts
         wanted = {
-            (p.component, p.instance): p.count for kid in kids for p in self._by_definition(kid, root, instance, DESIRED)
+            (p.component, p.instance): p.count
+            for kid in kids
+            for p in self._by_definition(kid, root, instance, DESIRED)
         }
         kept: list[Part] = []
         for part in parts:
