@@ -223,3 +223,30 @@ def test_mpijob_gang_with_one_worker_and_a_delayed_launcher_cannot_go_below_two(
     launcher always adds its 1 and a lone worker cannot take it back: 2, where KAI's native plugin says 1."""
     plan = plan_for(registry, _mpijob(1, policy="WaitForWorkersReady"))
     assert [g.min_member for g in plan.groups] == [2]
+    # the one worker cannot stand for the launcher's count: it stays on the launcher, with a warning
+    assert [(s.component, s.count) for s in plan.groups[0].shapes] == [("worker", 1), ("launcher", 1)]
+    assert any("created after the gang starts" in w for w in plan.warnings)
+
+
+def _gpu_mpijob(policy: str | None) -> Obj:
+    obj = _mpijob(2, policy=policy)
+    worker = obj["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]
+    worker["containers"] = [{**worker["containers"][0], "resources": {"limits": {"nvidia.com/gpu": 2}}}]
+    return obj
+
+
+def test_mpijob_gang_shapes_are_the_workers_while_the_launcher_waits_for_them(registry: DefinitionRegistry) -> None:
+    """WaitForWorkersReady: the launcher's pod does not exist until the workers are Ready, so the gang's shapes
+    and GPU minimum are the 2 workers' (docs/gang.md 4), with KAI's minMember unchanged."""
+    [group] = plan_for(registry, _gpu_mpijob("WaitForWorkersReady")).groups
+    assert group.min_member == 2
+    assert [(s.component, s.count) for s in group.shapes] == [("worker", 2)]
+    assert group.min_gpus == 4
+    assert group.desired == 3
+
+
+def test_mpijob_gang_shapes_keep_a_launcher_made_at_startup(registry: DefinitionRegistry) -> None:
+    [group] = plan_for(registry, _gpu_mpijob(None)).groups
+    assert group.min_member == 3
+    assert [(s.component, s.count) for s in group.shapes] == [("launcher", 1), ("worker", 2)]
+    assert group.min_gpus == 4

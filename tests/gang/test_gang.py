@@ -400,3 +400,26 @@ def test_queue_and_priority_from_labels_and_pods() -> None:
     job["spec"]["master"]["template"]["spec"]["priorityClassName"] = "high"
     [group] = plan_gang(karta(TRAIN), job).groups
     assert group.queue == "team-a" and group.priority_class_name == "high"
+
+
+def test_a_deferred_component_gives_its_count_to_its_siblings_shapes() -> None:
+    """docs/gang.md 4: KAI still counts the deferred master (minimum 0 falls back to replicas), so the size is
+    unchanged, but the shapes hold the workers that exist before it."""
+    text = TRAIN.replace(
+        "metadata: {name: test-train}",
+        "metadata: {name: test-train, annotations: {workload-map.run.ai/gang-deferred-components: 'master, nosuch'}}",
+    ).replace(
+        'scaleDefinition: {replicasPath: ".spec.master.replicas // 1"}',
+        'scaleDefinition: {replicasPath: ".spec.master.replicas // 1", minReplicasPath: ".spec.master.minReplicas"}',
+    )
+    job = train_job()
+    job["spec"]["master"]["minReplicas"] = 0
+    plan = plan_gang(karta(text), job)
+    [group] = plan.groups
+    assert group.min_member == 3
+    assert [(s.component, s.count) for s in group.shapes] == [("worker", 3)]
+    assert group.min_gpus == 24
+    assert any("gang-deferred-components" in w and "'nosuch'" in w for w in plan.warnings)
+    job["spec"]["master"]["minReplicas"] = 1
+    [group] = plan_gang(karta(text), job).groups
+    assert [(s.component, s.count) for s in group.shapes] == [("master", 1), ("worker", 2)]

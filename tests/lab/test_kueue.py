@@ -604,14 +604,9 @@ def test_kueue_reserves_the_delayed_launcher_the_gang_leaves_out(mpijob_run: Sce
     assert min_member == kueue["worker"][0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docs/gang.md section 4: the Karta subtree arithmetic counts a component's replicas when its minimum "
-    "is 0, so the MPIJob definition keeps the launcher in the gang's shapes and takes one worker out instead: "
-    "minMember is right (2) but the shapes are launcher 1 + worker 1, and minGpus is one worker's (2), not the "
-    "two workers' (4) the gang holds before the launcher exists",
-)
 def test_kueue_delayed_launcher_gang_gpus_are_the_workers(mpijob_run: Scenario) -> None:
+    """The gang's GPU minimum is the workers' alone: the launcher, a deferred component (docs/gang.md section 4),
+    gives its share of the shapes back to the workers."""
     kueue, _ours = PEERS[(mpijob_run.name, DELAYED)]
     assert GANGS[(mpijob_run.name, DELAYED)][1] == kueue["worker"][2]
 

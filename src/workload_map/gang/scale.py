@@ -7,7 +7,9 @@ of the definition has a ``scaleDefinition``, the size is the number of pod-produ
 instances in the subtree.
 
 Besides the number, we keep how it splits over pod-producing component instances ("shapes"), which is
-what min resources and derived sub-groups are made of.
+what min resources and derived sub-groups are made of. A component the definition declares created after
+the gang starts (annotation ``DEFERRED_ANNOTATION``) whose minimum is 0 keeps KAI's count in the size, but
+its share of the shapes goes to its siblings' pods, which are what the gang holds before it exists.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from workload_map.resolve.components import Component, Scale
 
 MIN = "min"  # minReplicas first: the gang minimum
 DESIRED = "desired"  # replicas first: the pods the spec asks for
+
+# Karta metadata annotation (KAI ignores it): comma-separated components whose pods the operator creates
+# only once the rest of the gang runs, when their minimum evaluates to 0 (docs/gang.md section 4).
+DEFERRED_ANNOTATION = "workload-map.run.ai/gang-deferred-components"
 
 
 class ScaleError(ValueError):
@@ -50,6 +56,7 @@ class SubtreeScale:
         }
         self.has_scale_definition = any(c.scale_definition is not None for c in karta.components)
         self.notes: list[str] = []
+        self.deferred = self._deferred_components()
 
     # -- public
     def parts(self, component: str, instance: str | None = None, mode: str = MIN) -> list[Part]:
@@ -101,12 +108,67 @@ class SubtreeScale:
         child_parts: list[Part] = []
         for kid in kids:
             child_parts.extend(self._by_definition(kid, root, instance, mode))
+        if mode == MIN:
+            child_parts = self._hand_over_deferred(child_parts, kids, root, instance)
         children_sum = sum(p.count for p in child_parts)
         if children_sum == 0:
             return self._attribute(name, own_list, own)
         if own == 0:
             return child_parts
         return [Part(p.component, p.instance, p.count * own) for p in child_parts]
+
+    def _deferred_components(self) -> frozenset[str]:
+        annotations = self.karta.metadata.get("annotations")
+        value = annotations.get(DEFERRED_ANNOTATION) if isinstance(annotations, dict) else None
+        if not isinstance(value, str):
+            return frozenset()
+        names = [n.strip() for n in value.split(",") if n.strip()]
+        for name in names:
+            if self.karta.component(name) is None:
+                self.notes.append(
+                    f"annotation {DEFERRED_ANNOTATION}: the definition has no component {name!r}; ignored"
+                )
+        return frozenset(n for n in names if self.karta.component(n) is not None)
+
+    def _is_deferred(self, part: Part) -> bool:
+        comp = self.components[part.component]
+        if part.component not in self.deferred or not comp.has_pods:
+            return False
+        found = comp.instance(part.instance)
+        return found is not None and found.scale.min_replicas == 0
+
+    def _hand_over_deferred(self, parts: list[Part], kids: list[str], root: str, instance: str | None) -> list[Part]:
+        """KAI counts a deferred component at its replicas (its minimum 0 falls back to them), and the definition
+        takes that count off its siblings' minimums: the shapes give it back to the siblings' pods, up to the
+        pods they ask for; what they cannot take stays on the deferred component."""
+        spare = sum(p.count for p in parts if self._is_deferred(p))
+        if spare == 0 or all(self._is_deferred(p) for p in parts):
+            return parts
+        wanted = {
+            (p.component, p.instance): p.count
+            for kid in kids
+            for p in self._by_definition(kid, root, instance, DESIRED)
+        }
+        kept: list[Part] = []
+        for part in parts:
+            if self._is_deferred(part):
+                continue
+            give = min(spare, max(wanted.get((part.component, part.instance), 0) - part.count, 0))
+            spare -= give
+            kept.append(Part(part.component, part.instance, part.count + give))
+        left = [p for p in parts if self._is_deferred(p)]
+        if spare:
+            note = (
+                f"{', '.join(sorted({p.component for p in left}))}: created after the gang starts, yet KAI's "
+                f"minimum counts {spare} of its pods that no other pod of the gang stands for"
+            )
+            if note not in self.notes:
+                self.notes.append(note)
+        for part in left:
+            share = min(part.count, spare)
+            spare -= share
+            kept.append(Part(part.component, part.instance, share))
+        return kept
 
     def _attribute(self, name: str, own_list: list[tuple[str | None, int]], own: int) -> list[Part]:
         """Children count 0: the count is this component's; give it to the pods that make it up."""
