@@ -263,8 +263,11 @@ class WorkloadTree:
         return roles
 
     def to_json(self) -> dict[str, Any]:
+        from workload_map.tree.figures import figures_of
+
         metadata = meta(self.workload)
         counts = self.counts
+        figures = figures_of(self)
         return {
             "apiVersion": TREE_API_VERSION,
             "kind": "WorkloadTree",
@@ -279,7 +282,7 @@ class WorkloadTree:
                 "creationTimestamp": metadata.get("creationTimestamp"),
             },
             "definition": self.definition.to_json(),
-            "status": self.status.to_json(),
+            "status": {"reason": figures.reason, **self.status.to_json()},
             "components": [c.to_json() for c in self.components],
             "pods": [_pod_json(p) for p in sorted(self.pods, key=lambda p: (p.component or "", p.name))],
             "unattributed": [
@@ -293,6 +296,8 @@ class WorkloadTree:
                 "pods": _pod_totals(counts, self.incomplete),
                 "gpus": _number(self.gpus),
                 "gpusCurrent": _number(gpu_count(self.current_requests)),
+                "gpusInUse": None if figures.gpus_in_use is None else _number(figures.gpus_in_use),
+                "problems": figures.problems,
                 "requests": to_json(self.desired_requests),
                 "currentRequests": to_json(self.current_requests),
             },
@@ -310,6 +315,13 @@ def _pod_totals(counts: PodCounts, incomplete: list[str]) -> dict[str, int | Non
     return totals
 
 
+def _created(pod: PlacedPod) -> str | None:
+    value = meta(pod.obj).get("creationTimestamp")
+    if value is None:
+        return None
+    return value.isoformat().replace("+00:00", "Z") if hasattr(value, "isoformat") else str(value)
+
+
 def _pod_json(pod: PlacedPod) -> dict[str, Any]:
     return {
         "name": pod.name,
@@ -324,6 +336,10 @@ def _pod_json(pod: PlacedPod) -> dict[str, Any]:
         "terminating": pod.state.terminating,
         "pendingReason": pod.state.pending_reason,
         "pendingMessage": pod.state.pending_message,
+        "problem": pod.state.problem,
+        "problemMessage": pod.state.problem_message,
+        "lastTermination": pod.state.last_termination.to_json() if pod.state.last_termination else None,
+        "created": _created(pod),
         "requests": to_json(pod.resources.requests),
         "gpus": _number(pod.resources.gpus),
         "resourceClaims": pod.resources.resource_claims,

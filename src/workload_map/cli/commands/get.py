@@ -41,17 +41,19 @@ def type_column(tree: WorkloadTree) -> str:
 
 
 def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
+    from workload_map import figures_of
     from workload_map.cli.output import age, number
 
     counts = tree.counts
+    figures = figures_of(tree)  # PODS and GPUS as every surface counts them (docs/semantics.md, "Figures")
     incomplete = bool(tree.incomplete)  # part of its pods or parts could not be read: unknown, not zero
     cells = [
         tree.name,
         type_column(tree),
         tree.status.primary.value + (" (incomplete)" if incomplete else ""),
         _components(tree),
-        f"{'?' if incomplete else counts.done}/{counts.desired}",
-        number(tree.gpus),
+        f"{'?' if figures.pods_ready is None else figures.pods_ready}/{figures.pods_desired}",
+        number(figures.gpus_desired),
         age((tree.workload.get("metadata") or {}).get("creationTimestamp")),
     ]
     if wide:
