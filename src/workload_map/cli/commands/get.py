@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 HEADERS = ("NAME", "TYPE", "STATUS", "COMPONENTS", "PODS", "GPUS", "AGE")
 WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION")
+OPTIONAL = ("COMPONENTS",)  # left out, in this order, when the table is wider than the terminal
+TRUNCATE = ("TYPE", "NAME", "NAMESPACE", "STATUS")  # then cut, the widest first
 WATCH_TIMEOUT_ENV = "WMAP_WATCH_TIMEOUT"
 PROGRESS_THRESHOLD = 200  # workloads; below this resolution finishes well under a second
 
@@ -340,7 +342,15 @@ class _Printer:
             return
         if self.output in ("table", "wide"):
             rows = [self.row(c, t) for c, t in entries]
-            echo_table(self.headers(), rows)
+            # In a terminal, a table that fits: COMPONENTS gives way first, then long names and types are cut;
+            # -o wide (and a pipe) prints every column whole.
+            echo_table(
+                self.headers(),
+                rows,
+                optional=OPTIONAL,
+                truncate=TRUNCATE,
+                fit=self.output == "table",
+            )
             table = [self.headers(), *rows]
             self.widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
             self.shown = {key: self.comparable(r) for key, r in zip(self.last, rows, strict=True)}
