@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from workload_map.resolve.resources import gpu_count
-from workload_map.tree.figures import number
+from workload_map.resolve.resources import gpu_count, json_number as number
 
 if TYPE_CHECKING:
     from workload_map.placement.capacity import Capacity, NodeCapacity

@@ -22,7 +22,8 @@ def row(item: Resolved) -> dict[str, Any]:
     """One workload as the table shows it (the columns of ``wmap get -o wide``), its figures as every
     surface counts them (workload_map.tree.figures): ``gpus`` is GPUs desired (``get``'s GPUS)."""
     from workload_map.definition.registry import display_type
-    from workload_map.tree.figures import figures_of, number
+    from workload_map.resolve.resources import json_number as number
+    from workload_map.tree.figures import figures_of
 
     tree = item.tree
     counts = tree.counts

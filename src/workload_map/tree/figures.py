@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from workload_map.resolve.pods import PlacedPod
     from workload_map.tree.model import WorkloadTree
 
+from workload_map.resolve.resources import json_number as number
+
 ZERO = Decimal(0)
 FINISHED = ("Completed", "Failed")
 NOT_RUNNING = (*FINISHED, "Suspended")  # statuses of a workload that wants no pod to run
@@ -43,11 +45,6 @@ PROBLEM_WORDS = {
     "Unschedulable": "cannot be scheduled",
     "Evicted": "evicted",
 }
-
-
-def number(value: Decimal) -> int | float:
-    """A GPU count as JSON: whole GPUs as integers."""
-    return int(value) if value == value.to_integral_value() else float(value)
 
 
 def holds_gpus(pod: PlacedPod) -> bool:

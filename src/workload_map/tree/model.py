@@ -15,14 +15,10 @@ from workload_map.base.objects import group_of, meta, name_of, namespace_of, ver
 from workload_map.definition.model import GroupVersionKind
 from workload_map.resolve.components import Component, Instance
 from workload_map.resolve.pods import PlacedPod
-from workload_map.resolve.resources import Requests, gpu_count, pod_resources, scale, sum_requests, to_json
+from workload_map.resolve.resources import Requests, gpu_count, json_number, pod_resources, scale, sum_requests, to_json
 from workload_map.resolve.status import StatusResult
 
 TREE_API_VERSION = "workload-map/v1alpha1"
-
-
-def _number(value: Decimal) -> int | float:
-    return int(value) if value == value.to_integral_value() else float(value)
 
 
 @dataclass
@@ -128,9 +124,9 @@ class InstanceNode:
                 "current": to_json(self.current_requests),
             },
             "gpus": {
-                "perPod": _number(gpu_count(self.per_pod_requests)),
-                "desired": _number(gpu_count(self.desired_requests)),
-                "current": _number(gpu_count(self.current_requests)),
+                "perPod": json_number(gpu_count(self.per_pod_requests)),
+                "desired": json_number(gpu_count(self.desired_requests)),
+                "current": json_number(gpu_count(self.current_requests)),
             },
             "pods": counts.to_json(),
             "pendingReasons": dict(sorted(pending.items())),
@@ -284,9 +280,9 @@ class WorkloadTree:
             "definition": self.definition.to_json(),
             "status": {"reason": figures.reason, **self.status.to_json()},
             "components": [c.to_json() for c in self.components],
-            "pods": [_pod_json(p) for p in sorted(self.pods, key=lambda p: (p.component or "", p.name))],
+            "pods": [p.to_json() for p in sorted(self.pods, key=lambda p: (p.component or "", p.name))],
             "unattributed": [
-                {**_pod_json(p), "reason": p.unattributed_reason}
+                {**p.to_json(), "reason": p.unattributed_reason}
                 for p in sorted(self.unattributed, key=lambda p: p.name)
             ],
             "children": [
@@ -294,9 +290,9 @@ class WorkloadTree:
             ],
             "totals": {
                 "pods": _pod_totals(counts, self.incomplete),
-                "gpus": _number(self.gpus),
-                "gpusCurrent": _number(gpu_count(self.current_requests)),
-                "gpusInUse": None if figures.gpus_in_use is None else _number(figures.gpus_in_use),
+                "gpus": json_number(self.gpus),
+                "gpusCurrent": json_number(gpu_count(self.current_requests)),
+                "gpusInUse": None if figures.gpus_in_use is None else json_number(figures.gpus_in_use),
                 "problems": figures.problems,
                 "requests": to_json(self.desired_requests),
                 "currentRequests": to_json(self.current_requests),
@@ -313,34 +309,3 @@ def _pod_totals(counts: PodCounts, incomplete: list[str]) -> dict[str, int | Non
     if incomplete:
         totals.update({k: None for k in totals if k != "desired"})
     return totals
-
-
-def _created(pod: PlacedPod) -> str | None:
-    value = meta(pod.obj).get("creationTimestamp")
-    if value is None:
-        return None
-    return value.isoformat().replace("+00:00", "Z") if hasattr(value, "isoformat") else str(value)
-
-
-def _pod_json(pod: PlacedPod) -> dict[str, Any]:
-    return {
-        "name": pod.name,
-        "namespace": pod.namespace,
-        "component": pod.component,
-        "instance": pod.instance,
-        "replica": pod.replica,
-        "phase": pod.state.phase,
-        "ready": pod.state.ready,
-        "node": pod.state.node,
-        "restarts": pod.state.restarts,
-        "terminating": pod.state.terminating,
-        "pendingReason": pod.state.pending_reason,
-        "pendingMessage": pod.state.pending_message,
-        "problem": pod.state.problem,
-        "problemMessage": pod.state.problem_message,
-        "lastTermination": pod.state.last_termination.to_json() if pod.state.last_termination else None,
-        "created": _created(pod),
-        "requests": to_json(pod.resources.requests),
-        "gpus": _number(pod.resources.gpus),
-        "resourceClaims": pod.resources.resource_claims,
-    }
