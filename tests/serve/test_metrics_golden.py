@@ -41,3 +41,16 @@ def test_the_example_exposes_the_golden_series() -> None:
     assert any(line.startswith("wmap_pod_restarts{") and restarts in line for line in text.splitlines())
     finished = 'wmap_workload_pods_not_ready{cluster="example",namespace="ml-training",workload="resnet-train"'
     assert any(line.startswith(finished) and line.endswith(" 0.0") for line in text.splitlines())
+
+
+def test_the_exporter_exports_its_process_metrics() -> None:
+    from workload_map.serve.server import Service
+
+    model = wm.open_dump(str(EXAMPLE), namespace=None).to_model()
+    service = Service(model, port=0)
+    try:
+        text = generate_latest(service.registry).decode()
+    finally:
+        service.stop()
+    for name in ("process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds"):
+        assert f"\n{name} " in text, name

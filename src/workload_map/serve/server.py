@@ -29,7 +29,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, ProcessCollector
 from prometheus_client.exposition import choose_encoder
 
 from workload_map.serve import api
@@ -84,6 +84,8 @@ class Service:
         self.stopping = threading.Event()
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(FleetCollector(self.clusters))
+        # process_* (CPU seconds, resident memory, open file descriptors, start time) of this exporter
+        ProcessCollector(registry=self.registry)
         family = socket.AF_INET6 if ":" in address else socket.AF_INET
         self.socket = socket.create_server((address, port), family=family, backlog=128)
         self.socket.setblocking(False)
