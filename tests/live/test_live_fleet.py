@@ -341,5 +341,5 @@ def test_serve_a_fleet_series_api_and_dashboard(fleet: dict[str, Any]) -> None:
             assert page.input_value("#f-cluster") == "north"
             screenshot(page, "dashboard-fleet-table")
             page.click("#workloads tbody tr a")
-            page.wait_for_selector("#tree-graph")
+            page.wait_for_selector("#tree")
             assert "north: " in page.inner_text("h1")
