@@ -260,6 +260,10 @@ def test_every_surface_shows_the_same_figures(server: str, fleet_files: list[str
         listed = set(page.eval_on_selector_all("#attention li[data-path]", "ls => ls.map(l => l.dataset.path)"))
         wanted = {r["path"] for r in rows.values() if r["problems"] or r["status"] in ("Failed", "Degraded")}
         assert listed == wanted
+        group = "#attention [data-group={}] li[data-path='{}']"
+        assert page.locator(group.format("problems", "scenarios/deployment.apps/pull-broken")).count() == 1
+        assert page.locator(group.format("crashloop", "scenarios/deployment.apps/oom-loop")).count() == 1
+        assert page.locator(group.format("pending", "ml-training/pytorchjob.kubeflow.org/bert-finetune")).count() == 1
 
 
 def test_pages_read_from_1000_pixels_and_a_missing_page_says_so(server: str) -> None:

@@ -30,7 +30,7 @@ def test_describe_text(wmap: Invoke) -> None:
     assert "Completed: not matched" not in out
     assert "wmap explain minijob/train -n default" in out
     # what is wrong, in words, before the tree
-    assert "Reason:     1 pod cannot be scheduled (Unschedulable), e.g. train-worker-1: 0/3 nodes" in out
+    assert "Reason:     1 pod waiting for a node (Unschedulable), e.g. train-worker-1: 0/3 nodes" in out
     # resources
     assert "COMPONENT   INSTANCE   REPLICAS   PODS   GPU   CPU   MEMORY" in out
     total = next(line for line in out.splitlines() if line.strip().startswith("TOTAL"))

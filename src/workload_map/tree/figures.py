@@ -38,11 +38,11 @@ NOT_RUNNING = (*FINISHED, "Suspended")  # statuses of a workload that wants no p
 # How a status reason words the problems an on-call engineer knows by their Kubernetes reason.
 PROBLEM_WORDS = {
     "CrashLoopBackOff": "crash-looping",
-    "ImagePullBackOff": "cannot pull their image",
-    "ErrImagePull": "cannot pull their image",
-    "CreateContainerConfigError": "have a broken container config",
+    "ImagePullBackOff": "unable to pull the image",
+    "ErrImagePull": "unable to pull the image",
+    "CreateContainerConfigError": "with a broken container config",
     "OOMKilled": "killed out of memory",
-    "Unschedulable": "cannot be scheduled",
+    "Unschedulable": "waiting for a node",
     "Evicted": "evicted",
 }
 

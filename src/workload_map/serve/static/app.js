@@ -159,8 +159,8 @@ function attention(items) {
     ["failed", "Failed", (w) => w.status === "Failed"],
     ["crashloop", "Crash-looping", (w) => (w.problems || {}).CrashLoopBackOff],
     ["degraded", "Degraded", (w) => w.status === "Degraded"],
-    ["pending", "Stuck pending", (w) => (w.problems || {}).Unschedulable || (w.status === "Initializing" && w.pods.pending > 0)],
     ["problems", "Other pod problems", (w) => Object.keys(w.problems || {}).some((r) => r !== "CrashLoopBackOff" && r !== "Unschedulable")],
+    ["pending", "Stuck pending", (w) => (w.problems || {}).Unschedulable || (w.status === "Initializing" && w.pods.pending > 0)],
   ];
   const seen = new Set();
   const sections = [];
