@@ -122,6 +122,7 @@ import pydantic, workload_map.definition.model
 mark("pydantic + the definition model")
 from workload_map.api.definitions import builtin_with_warnings, read_documents, split_dump
 from workload_map.resolve.workloads import WorkloadIndex
+from workload_map.tree.build import trees_of
 from workload_map.base.snapshot import Snapshot
 from workload_map.cli.commands.get import row
 from workload_map.cli.output import echo_table
