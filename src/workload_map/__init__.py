@@ -94,9 +94,15 @@ if TYPE_CHECKING:
         WorkloadRequirements as WorkloadRequirements,
         rank_fits as rank_fits,
     )
+    from workload_map.placement.figures import GpuFigures as GpuFigures, gpu_figures as gpu_figures
     from workload_map.resolve.status import StatusResult as StatusResult
     from workload_map.resolve.writes import PodSpecChange as PodSpecChange
     from workload_map.sources.kube.connection import RequestCounter as RequestCounter
+    from workload_map.tree.figures import (
+        WorkloadFigures as WorkloadFigures,
+        WorkloadTotals as WorkloadTotals,
+        figures_of as figures_of,
+    )
     from workload_map.tree.model import (
         ComponentNode as ComponentNode,
         InstanceNode as InstanceNode,
@@ -172,6 +178,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "workload_map.resolve.writes": ("PodSpecChange",),
     "workload_map.checks.samples": ("SampleResult",),
     "workload_map.tree.model": ("ComponentNode", "InstanceNode", "PodCounts", "WorkloadTree"),
+    "workload_map.placement.figures": ("GpuFigures", "gpu_figures"),
+    "workload_map.tree.figures": ("figures_of", "WorkloadFigures", "WorkloadTotals"),
 }
 _MODULE_OF: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -37,7 +37,7 @@ def test_the_table_shows_the_rows_of_wmap_get(server: str) -> None:
             t["workload"]["namespace"],
             t["workload"]["name"],
             t["status"]["primary"],
-            f"{t['totals']['pods']['ready']}/{t['totals']['pods']['desired']}",
+            f"{t['totals']['pods']['done']}/{t['totals']['pods']['desired']}",  # get's PODS: a Completed job is 3/3
         )
         for t in _wmap_get("--from-file", str(EXAMPLE))
     ]
@@ -62,11 +62,10 @@ def test_the_table_shows_the_rows_of_wmap_get(server: str) -> None:
             ".every(c => c.innerText.trim() === 'Running')"
         )
         # the totals follow the filters: the cards and bars are those of the rows shown
-        gpus = sum(w["gpus"] for w in _get(server + "/api/v1/workloads?status=running")["items"])
+        gpus = sum(w["gpusRequested"] for w in _get(server + "/api/v1/workloads?status=running")["items"])
         assert page.inner_text("#total-workloads") == str(running)
         assert page.inner_text("#total-workloads-label") == f"workloads (filtered, of {len(expected)})"
-        assert float(page.inner_text("#total-gpus")) == gpus
-        assert page.eval_on_selector_all("#totals-bars .bar", "bs => bs.map(b => b.getAttribute('aria-label'))")
+        assert float(page.inner_text("#total-requested")) == gpus
         screenshot(page, "dashboard-filtered")
         page.select_option("#f-status", "")
         name = expected[0][1]
@@ -89,10 +88,15 @@ def test_the_workload_page_draws_every_pod_of_a_multi_node_workload(server: str)
         row = page.locator('#workloads tbody tr[data-path*="llama3-8b-pretrain"]')
         row.focus()
         page.keyboard.press("Enter")  # keyboard navigation: a focused row opens its page
-        page.wait_for_selector("#tree-graph")
-        drawn = sorted(page.eval_on_selector_all("#tree-graph .pod", "ps => ps.map(p => p.dataset.pod)"))
+        page.wait_for_selector("#tree")
+        drawn = sorted(page.eval_on_selector_all("#tree .pod", "ps => ps.map(p => p.dataset.pod)"))
         screenshot(page, "dashboard-workload")
         assert drawn == pods
+        # the pod table lists them too, and the tree nests the workers under their component
+        listed = sorted(page.eval_on_selector_all("#pods tbody tr", "rs => rs.map(r => r.dataset.pod)"))
+        assert listed == pods
+        assert page.locator('#tree li[data-instance="workers"] .pod').count() == 4
+        assert page.locator('#tree li[data-instance="workers"] li.replica').count() == 2
         assert "Running" in page.inner_text("#explanation")
         assert page.locator("#gang").count() == 1
 

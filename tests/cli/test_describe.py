@@ -25,8 +25,12 @@ def test_describe_text(wmap: Invoke) -> None:
     # the status explanation
     assert "Running: MATCHED" in out
     assert "✓ phase: expected 'Running', actual 'Running'" in out
-    assert "Completed: not matched" in out
-    assert "type=Complete status=False reason=Running" in out
+    # the status once, why it matched, and no rule that did not match nor jq: those are explain's
+    assert "Primary:" not in out and out.count("(matched: Running)") == 1
+    assert "Completed: not matched" not in out
+    assert "wmap explain minijob/train -n default" in out
+    # what is wrong, in words, before the tree
+    assert "Reason:     1 pod waiting for a node (Unschedulable), e.g. train-worker-1: 0/3 nodes" in out
     # resources
     assert "COMPONENT   INSTANCE   REPLICAS   PODS   GPU   CPU   MEMORY" in out
     total = next(line for line in out.splitlines() if line.strip().startswith("TOTAL"))

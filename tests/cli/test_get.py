@@ -2,9 +2,12 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 import yaml
+
+import workload_map as wm
 
 from .conftest import Invoke
 
@@ -217,3 +220,27 @@ def test_karta_in_dump_is_a_definition(tmp_path: pytest.TempPathFactory, dump_fi
     assert result.exit_code == 0, result.output
     items = json.loads(result.stdout)["items"]
     assert {i["definition"]["origin"] for i in items} == {"cluster"}
+
+
+def test_a_table_fits_the_terminal_as_kubectl_s_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a terminal narrower than the table COMPONENTS gives way, then long names are cut with an ellipsis;
+    -o wide and a pipe print every column whole."""
+    from click.testing import CliRunner
+
+    from workload_map.cli.main import cli
+
+    example = str(Path(wm.__file__).parent / "examples" / "ai-cluster.yaml")
+    whole = CliRunner().invoke(cli, ["get", "-A", "--from-file", example]).stdout
+    assert "COMPONENTS" in whole and max(len(line) for line in whole.splitlines()) > 100
+    monkeypatch.setattr("workload_map.cli.output.terminal_width", lambda: 100)
+    fitted = CliRunner().invoke(cli, ["get", "-A", "--from-file", example]).stdout
+    assert "COMPONENTS" not in fitted and max(len(line) for line in fitted.splitlines()) <= 100
+    monkeypatch.setattr("workload_map.cli.output.terminal_width", lambda: 90)
+    narrow = CliRunner().invoke(cli, ["get", "-A", "--from-file", example]).stdout
+    assert max(len(line) for line in narrow.splitlines()) <= 90 and "…" in narrow
+    assert [line.split()[0] for line in narrow.splitlines()[1:]] == [line.split()[0] for line in whole.splitlines()[1:]]
+    wide = CliRunner().invoke(cli, ["get", "-A", "-o", "wide", "--from-file", example]).stdout
+    assert "COMPONENTS" in wide and "DEFINITION" in wide and "…" not in wide
+    # rows by name within a namespace, whatever their kind
+    names = [line.split()[:2] for line in whole.splitlines()[1:]]
+    assert names == sorted(names)

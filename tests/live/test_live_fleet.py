@@ -289,7 +289,12 @@ def test_serve_a_fleet_series_api_and_dashboard(fleet: dict[str, Any]) -> None:
         assert free["west"] == 15.0 and free["locked"] is None, free
         with urllib.request.urlopen(base + "/metrics", timeout=10) as answer:
             samples = _samples(answer.read().decode())
-        assert all("cluster" in labels for name, labels, _ in samples if name != "wmap_build_info")
+        # every series but those about the process itself (wmap_build_info, process_*) is about a cluster
+        about_clusters = [
+            labels for name, labels, _ in samples if name.startswith("wmap_") and name != "wmap_build_info"
+        ]
+        assert about_clusters and all("cluster" in labels for labels in about_clusters)
+        assert any(name == "process_resident_memory_bytes" for name, _, _ in samples)
         assert next(labels for name, labels, _ in samples if name == "wmap_build_info")["metrics_version"] == "2"
         up = {labels["cluster"]: value for name, labels, value in samples if name == "wmap_cluster_up"}
         assert up == {"east": 1.0, "west": 1.0, "north": 1.0, "locked": 0.0}
@@ -341,5 +346,5 @@ def test_serve_a_fleet_series_api_and_dashboard(fleet: dict[str, Any]) -> None:
             assert page.input_value("#f-cluster") == "north"
             screenshot(page, "dashboard-fleet-table")
             page.click("#workloads tbody tr a")
-            page.wait_for_selector("#tree-graph")
+            page.wait_for_selector("#tree")
             assert "north: " in page.inner_text("h1")

@@ -50,3 +50,19 @@ def test_the_exporter_exposes_exactly_the_documented_series() -> None:
     exposed = (exposed - counters) | {f"{n}_total" for n in counters}
     exposed = {n if n != "wmap_build" else "wmap_build_info" for n in exposed}
     assert exposed == set(re.findall(r"^\| `(wmap_[a-z_]+)`", DOC, re.M))
+
+
+def test_every_join_and_selection_is_per_cluster() -> None:
+    """A fleet's namespaces of one name are not one namespace: every join matches on `cluster`, every
+    aggregation keeps it, and the dashboard selects by its `cluster` variable."""
+    dashboard = json.loads((ROOT / "deploy" / "monitoring" / "grafana-dashboard.json").read_text())
+    assert "cluster" in [v["name"] for v in dashboard["templating"]["list"]]
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    exprs += [rule["expr"] for rule in _rules()]
+    for expr in exprs:
+        for on in re.findall(r"\bon \(([^)]*)\)", expr):
+            assert "cluster" in on.split(", "), expr
+        for by in re.findall(r"\bby \(([^)]*)\)", expr):
+            assert "cluster" in by.split(", "), expr
+    for expr in (t["expr"] for p in dashboard["panels"] for t in p["targets"]):
+        assert 'cluster=~"$cluster"' in expr, expr

@@ -30,7 +30,13 @@ def test_serve_on_renders_a_hardened_deployment_and_a_service() -> None:
     (container,) = pod["spec"]["containers"]
     assert container["command"] == ["wmap", "serve"]
     assert "--port=9500" in container["args"] and "--address=0.0.0.0" in container["args"]
-    assert "--allow-unauthenticated" in container["args"]  # else serve refuses a non-loopback bind without a token
+    # served safely: a token from a Secret the chart creates, mounted read-only; never unauthenticated
+    assert "--token-file=/etc/wmap-serve/token" in container["args"]
+    assert "--allow-unauthenticated" not in container["args"]
+    (secret,) = _named(docs, "Secret", "-serve-token")
+    (volume,) = [v for v in pod["spec"]["volumes"] if v["name"] == "token"]
+    assert volume["secret"]["secretName"] == secret["metadata"]["name"] and secret["data"]["token"]
+    assert {"name": "token", "mountPath": "/etc/wmap-serve", "readOnly": True} in container["volumeMounts"]
     assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
     (account,) = _named(docs, "ServiceAccount")
@@ -48,7 +54,37 @@ def test_serve_on_renders_a_hardened_deployment_and_a_service() -> None:
 def test_service_monitor_on_request() -> None:
     docs = _docs("--set", "serve.enabled=true", "--set", "serve.serviceMonitor.enabled=true")
     (monitor,) = _named(docs, "ServiceMonitor")
-    assert monitor["spec"]["endpoints"][0]["port"] == "metrics"
+    (endpoint,) = monitor["spec"]["endpoints"]
+    assert endpoint["port"] == "metrics"
+    # Prometheus sends the token of the Secret serve reads
+    (secret,) = _named(docs, "Secret", "-serve-token")
+    assert endpoint["authorization"] == {
+        "type": "Bearer",
+        "credentials": {"name": secret["metadata"]["name"], "key": "token"},
+    }
     (service,) = _named(docs, "Service")
     # the Prometheus Operator selects Services by their own labels
     assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+
+
+def test_a_network_policy_admits_only_the_monitoring_namespace_by_default() -> None:
+    docs = _docs("--set", "serve.enabled=true")
+    (policy,) = _named(docs, "NetworkPolicy")
+    (deployment,) = _named(docs, "Deployment")
+    assert policy["spec"]["podSelector"]["matchLabels"] == deployment["spec"]["selector"]["matchLabels"]
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    (rule,) = policy["spec"]["ingress"]
+    assert rule["ports"] == [{"port": "metrics", "protocol": "TCP"}]
+    assert rule["from"] == [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
+
+
+def test_an_existing_secret_or_no_token() -> None:
+    docs = _docs("--set", "serve.enabled=true", "--set", "serve.token.existingSecret=mine")
+    assert not _named(docs, "Secret", "-serve-token")
+    (deployment,) = _named(docs, "Deployment")
+    (volume,) = [v for v in deployment["spec"]["template"]["spec"]["volumes"] if v["name"] == "token"]
+    assert volume["secret"]["secretName"] == "mine"
+    docs = _docs("--set", "serve.enabled=true", "--set", "serve.token.enabled=false")
+    (deployment,) = _named(docs, "Deployment")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert "--allow-unauthenticated" in container["args"] and not _named(docs, "Secret", "-serve-token")

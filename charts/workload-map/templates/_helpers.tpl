@@ -33,3 +33,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "workload-map.certSecret" -}}
 {{- printf "%s-webhook-tls" (include "workload-map.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
+
+{{/* The Secret holding `wmap serve`'s token (key `token`): the user's, or the one the chart creates. */}}
+{{- define "workload-map.serveTokenSecret" -}}
+{{- .Values.serve.token.existingSecret | default (printf "%s-serve-token" (include "workload-map.fullname" .)) -}}
+{{- end }}

@@ -347,7 +347,27 @@ class View:
                 plan = plan_gang(definition, obj, None, top_owner=self._index.owner_workload(obj))
             except (LookupError, ValueError, TypeError) as exc:
                 tree.warnings.append(f"gang groups cannot be computed: {exc}; placing pods without them")
+        if plan is not None and any(g.name is None for g in plan.groups):
+            self._name_from_pods(plan, obj)
         return requirements_of(tree, plan)
+
+    def _name_from_pods(self, plan: GangPlan, obj: Obj) -> None:
+        """Give the spec's groups whose name hangs on pod labels (``pg-…-<.metadata.labels[...]>``) the
+        names ``gang`` resolves from the workload's pods, member by member, when it has pods."""
+        from workload_map.gang import plan_in_view
+
+        try:
+            from_pods = plan_in_view(self._index, obj)
+        except (LookupError, ValueError, TypeError):
+            return  # a manifest not in the view, or pods the planner cannot read: the pattern stays
+        names: dict[tuple[str | None, str | None], list[str]] = {}
+        for group in from_pods.groups:
+            if group.name is not None:
+                names.setdefault((group.component, group.instance), []).append(group.name)
+        for group in plan.groups:
+            known = names.get((group.component, group.instance))
+            if group.name is None and known:
+                group.name = known.pop(0)
 
     def fit(
         self,

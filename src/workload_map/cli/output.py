@@ -23,16 +23,69 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def format_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """Upper-case headers, three spaces between columns, widths from the content, never truncated."""
+MIN_TRUNCATED = 12  # a truncated column keeps at least this many characters (ellipsis included)
+
+
+def format_table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    width: int | None = None,
+    optional: Sequence[str] = (),
+    truncate: Sequence[str] = (),
+) -> str:
+    """Upper-case headers, three spaces between columns, widths from the content. Within ``width`` (a
+    terminal's columns; None: never cut): the ``optional`` columns are left out, the first named first, until
+    the table fits; then the widest ``truncate`` column is cut (with an ellipsis), until it fits or every one
+    is down to MIN_TRUNCATED. ``-o wide`` and output to a pipe pass no width: everything, whole."""
     table = [[h.upper() for h in headers], *[[str(c) for c in row] for row in rows]]
+    keep = list(range(len(headers)))
     widths = [max(len(row[i]) for row in table) for i in range(len(headers))]
-    lines = [COLUMN_GAP.join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in table]
+
+    def total() -> int:
+        return sum(widths[i] for i in keep) + len(COLUMN_GAP) * (len(keep) - 1)
+
+    if width is not None:
+        names = [h.upper() for h in headers]
+        for name in optional:
+            if total() <= width:
+                break
+            if name.upper() in names and names.index(name.upper()) in keep:
+                keep.remove(names.index(name.upper()))
+        cuttable = [names.index(n.upper()) for n in truncate if n.upper() in names and names.index(n.upper()) in keep]
+        while total() > width and cuttable:
+            widest = max(cuttable, key=lambda i: widths[i])
+            if widths[widest] <= MIN_TRUNCATED:
+                break
+            widths[widest] = max(MIN_TRUNCATED, widths[widest] - (total() - width))
+    ellipsis = "…" if can_encode("…", stdout_encoding()) else "~"
+
+    def cell(text: str, i: int) -> str:
+        return text if len(text) <= widths[i] else text[: widths[i] - 1] + ellipsis
+
+    lines = [COLUMN_GAP.join(cell(row[i], i).ljust(widths[i]) for i in keep).rstrip() for row in table]
     return "\n".join(lines) + "\n"
 
 
-def echo_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
-    click.echo(format_table(headers, rows), nl=False)
+def terminal_width() -> int | None:
+    """The terminal's columns when stdout is one (``$COLUMNS`` first, as the shell sets it), else None: a
+    pipe or a file gets whole rows, for scripts, as kubectl does."""
+    if not _is_tty(sys.stdout):
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def echo_table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    optional: Sequence[str] = (),
+    truncate: Sequence[str] = (),
+    fit: bool = True,
+) -> None:
+    """Print a table; ``fit``: within the terminal's width (format_table), not for ``-o wide``."""
+    width = terminal_width() if fit else None
+    click.echo(format_table(headers, rows, width=width, optional=optional, truncate=truncate), nl=False)
 
 
 def human_duration(seconds: float) -> str:

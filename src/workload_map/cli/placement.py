@@ -120,7 +120,11 @@ def fit_lines(result: FitResult) -> list[str]:
         + (f" on {result.cluster}" if result.cluster else "")
         + f": {result.pods_per_copy} pod{'' if result.pods_per_copy == 1 else 's'} and "
         f"{format_quantity(result.gpus_per_copy, 'gpu')} GPUs per copy; "
-        f"{format_quantity(result.gpus_free, 'gpu')} GPUs free"
+        f"{format_quantity(result.gpus_free, 'gpu')} GPUs free for it"
+        # wmap capacity's FREE counts only the nodes any pod can use (docs/semantics.md "Figures")
+        " (on schedulable nodes, tainted ones included"
+        + (", its own pods' GPUs counted free" if result.own_pods else "")
+        + ")"
     )
     lines = [head, result.verdict()]
     if result.first_copy is not None:

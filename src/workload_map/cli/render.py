@@ -58,13 +58,15 @@ def _natural(key: str | None) -> tuple[int, int, str]:
 
 def header_lines(tree: WorkloadTree, cluster: str | None = None) -> list[str]:
     """``describe``'s header; ``cluster`` (a fleet's context name) comes first when given."""
+    from workload_map import figures_of
     from workload_map.cli.output import age
 
     counts = tree.counts
+    figures = figures_of(tree)  # as every surface counts them (docs/semantics.md, "Figures")
     created = (tree.workload.get("metadata") or {}).get("creationTimestamp")
     status = tree.status
     matched = ", ".join(s.value for s in status.matched) or NONE
-    gpus_current = number(_gpus_current(tree))
+    gpus_current = number(figures.gpus_in_use or 0)
     unknown = bool(tree.incomplete)  # part of its pods or parts could not be read: unknown, not zero
     if unknown:
         pods = f"?/{counts.desired} ready, ? present, ? pending, ? failed"
@@ -75,15 +77,18 @@ def header_lines(tree: WorkloadTree, cluster: str | None = None) -> list[str]:
             f"{counts.ready}/{counts.desired} ready, {succeeded}{counts.current} present, {counts.pending} pending, "
             f"{counts.failed} failed"
         )
+        if figures.problems:
+            pods += "; problems: " + ", ".join(f"{n} {reason}" for reason, n in figures.problems.items())
     fields = [
         ("Name", tree.name),
         ("Namespace", tree.namespace),
         ("Type", f"{tree.kind} ({tree.api_version})"),
         ("Definition", definition_line(tree)),
         ("Status", f"{status.primary.value}{' (incomplete)' if unknown else ''} (matched: {matched})"),
+        *([("Reason", figures.reason)] if figures.reason else []),
         ("Created", f"{created} ({age(created)} ago)" if created else "<unknown>"),
         ("Pods", pods),
-        ("GPUs", f"{number(tree.gpus)} desired, {gpus_current} in use"),
+        ("GPUs", f"{number(figures.gpus_desired)} desired, {gpus_current} in use (held by pods bound to a node)"),
     ]
     if unknown:
         fields.append(("Incomplete", "; ".join(tree.incomplete)))
@@ -91,14 +96,6 @@ def header_lines(tree: WorkloadTree, cluster: str | None = None) -> list[str]:
         fields.insert(0, ("Cluster", cluster))
     width = max(len(k) for k, _ in fields) + 2
     return [f"{(key + ':').ljust(width)}{value}" for key, value in fields]
-
-
-def _gpus_current(tree: WorkloadTree) -> Any:
-    """GPUs held right now: pods bound to a node that have not finished (pending pods hold none)."""
-    from decimal import Decimal
-
-    held = [p for p in tree.all_pods if p.state.node and p.state.phase not in ("Succeeded", "Failed")]
-    return sum((p.resources.gpus for p in held), Decimal(0))
 
 
 # -- tree ------------------------------------------------------------------------------------------
@@ -140,13 +137,15 @@ def _pod_label(pod: PlacedPod, role: str | None) -> Text:
     parts += ["  ", _container_readiness(pod), "  ", _styled(phase, STATUS_STYLES.get(phase))]
     if pod.state.terminating:
         parts += ["  ", ("Terminating", "yellow")]
-    if pod.state.pending and pod.state.pending_reason:
-        reason = pod.state.pending_reason
-        if pod.state.pending_message:
-            reason += f": {one_line(pod.state.pending_message)}"
-        parts += ["  ", (f"({reason})", "yellow")]
+    problem = pod.state.problem or (pod.state.pending_reason if pod.state.pending else None)
+    if problem:
+        if pod.state.pending and pod.state.pending_message and problem == pod.state.pending_reason:
+            problem += f": {one_line(pod.state.pending_message)}"
+        parts += ["  ", (f"({problem})", "red" if pod.state.problem and not pod.state.pending else "yellow")]
     if pod.state.restarts:
         parts += [f"  restarts {pod.state.restarts}"]
+    if pod.state.last_termination and (pod.state.restarts or pod.state.problem):
+        parts += [f"  last ended {pod.state.last_termination.text()}"]
     if pod.resources.gpus:
         parts += [f"  gpu {number(pod.resources.gpus)}"]
     parts += [f"  node {pod.state.node or NONE}"]
@@ -300,11 +299,12 @@ def rich_tree(tree: WorkloadTree) -> Tree:
 # -- status ----------------------------------------------------------------------------------------
 
 
-def _check_line(check: Check, glyphs: Glyphs) -> str:
+def _check_line(check: Check, glyphs: Glyphs, *, full: bool = True) -> str:
+    """One check; without ``full`` an expression's jq is left to ``wmap explain``."""
     mark = glyphs.ok if check.ok else glyphs.bad
     actual = NONE if check.actual is None else repr(check.actual)
     line = f"{mark} {check.kind}: expected {check.expected!r}, actual {actual}"
-    if check.detail:
+    if check.detail and (full or check.kind != "expression"):
         line += f"  [{one_line(check.detail)}]"
     return line
 
@@ -323,8 +323,8 @@ def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[st
 
     lines: list[str] = []
     matched = ", ".join(s.value for s in status.matched) or NONE
-    lines.append(f"Primary: {status.primary.value}   (matched: {matched})")
-    if full:
+    if full:  # describe's header says the status already
+        lines.append(f"Primary: {status.primary.value}   (matched: {matched})")
         lines.append("Precedence: " + " > ".join(s.value for s in PRECEDENCE) + "; Undefined when none matches")
     lines.append(f"Phase: {status.phase if status.phase is not None else NONE}")
     lines.append("Conditions:")
@@ -332,6 +332,8 @@ def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[st
     if not status.explanations:
         lines.append("No status is mapped by the definition.")
     for explanation in status.explanations:
+        if not full and not explanation.matched:
+            continue  # describe says why the status is what it is; explain walks every rule
         verdict = "MATCHED" if explanation.matched else "not matched"
         lines.append(f"{explanation.status.value}: {verdict}")
         for matcher in explanation.matchers:
@@ -342,7 +344,7 @@ def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[st
             if matcher.error:
                 lines.append(f"    error: {one_line(matcher.error)}")
             checks = matcher.checks if (full or matcher.matched) else [c for c in matcher.checks if not c.ok][:1]
-            lines += [f"    {_check_line(c, glyphs)}" for c in checks]
+            lines += [f"    {_check_line(c, glyphs, full=full)}" for c in checks]
     if status.errors:
         lines.append("Errors:")
         lines += [f"  {one_line(e)}" for e in status.errors]

@@ -413,7 +413,7 @@ class LiveModel:
         """Every top-level workload, sorted as ``wmap get -A`` sorts them."""
         with self._lock:
             items = [r for results in self._results.values() for r in results]
-        return sorted(items, key=lambda r: (r.tree.namespace, r.tree.kind, r.tree.name))
+        return sorted(items, key=lambda r: (r.tree.namespace, r.tree.name, r.tree.kind))
 
     def wait_for_version(self, version: int, timeout: float) -> bool:
         """Block until a batch after ``version`` is applied (tests and benchmarks)."""

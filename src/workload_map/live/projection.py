@@ -49,10 +49,11 @@ _METADATA = (
 )
 _POD_SPEC = ("nodeName", "priorityClassName", "overhead", "resources", "resourceClaims")
 _CONTAINER = ("name", "resources", "restartPolicy")
-_POD_STATUS = ("phase",)
+_POD_STATUS = ("phase", "reason", "message")
 _CONDITION = ("type", "status", "reason", "message")
 _CONDITION_TYPES = ("Ready", "PodScheduled")  # the pod state reads no other
-_CONTAINER_STATUS = ("name", "restartCount", "state")
+_CONTAINER_STATUS = ("name", "restartCount", "state", "lastState")
+_TERMINATED = ("reason", "exitCode", "finishedAt", "message")
 # What the base projection builds from parts of a value: a pod expression reading these gets them whole.
 _PARTIAL = frozenset(
     {
@@ -101,9 +102,16 @@ def _list_of(source: Any, keys: tuple[str, ...]) -> list[Obj]:
 
 def _container_status(status: Any) -> Obj:
     out = _pick(status, _CONTAINER_STATUS)
-    state = out.get("state")
-    if isinstance(state, dict):  # only a waiting container's reason and message are read
-        out["state"] = {"waiting": state["waiting"]} if "waiting" in state else {}
+    # Only a waiting container's reason and message and how a container ended are read (the pod's problem).
+    for where in ("state", "lastState"):
+        state = out.get(where)
+        if isinstance(state, dict):
+            kept: Obj = {}
+            if "waiting" in state and where == "state":
+                kept["waiting"] = state["waiting"]
+            if isinstance(state.get("terminated"), dict):
+                kept["terminated"] = _pick(state["terminated"], _TERMINATED)
+            out[where] = kept
     return out
 
 

@@ -18,6 +18,32 @@ from workload_map.resolve.components import Component
 from workload_map.resolve.evaluate import Diagnostics, run
 from workload_map.resolve.resources import PodResources, json_number, pod_resources, to_json
 
+# Container waiting reasons of a pod on its way up: not problems (docs/semantics.md, "Pod problems").
+STARTING = frozenset({"ContainerCreating", "PodInitializing"})
+
+
+@dataclass(frozen=True)
+class Termination:
+    """How a container last ended (``lastState.terminated``, or ``state.terminated``): OOMKilled, Error."""
+
+    container: str
+    reason: str
+    exit_code: int | None
+    finished_at: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "container": self.container,
+            "reason": self.reason,
+            "exitCode": self.exit_code,
+            "finishedAt": self.finished_at,
+        }
+
+    def text(self) -> str:
+        code = f" (exit {self.exit_code})" if self.exit_code is not None else ""
+        when = f" at {self.finished_at}" if self.finished_at else ""
+        return f"{self.container}: {self.reason}{code}{when}"
+
 
 @dataclass
 class PodState:
@@ -28,6 +54,13 @@ class PodState:
     terminating: bool
     node: str | None
     restarts: int
+    # What keeps the pod from running as asked, when something does (the one definition of a pod's problem,
+    # docs/semantics.md "Pod problems"): a PodScheduled reason (Unschedulable), a container waiting reason
+    # (CrashLoopBackOff, ImagePullBackOff, CreateContainerConfigError), a container's or the pod's
+    # termination reason in a pod that did not succeed (OOMKilled, Error, Evicted).
+    problem: str | None = None
+    problem_message: str | None = None
+    last_termination: Termination | None = None
 
     @property
     def failed(self) -> bool:
@@ -78,6 +111,7 @@ def pod_state(pod: dict[str, Any]) -> PodState:
         if isinstance(count, int) and not isinstance(count, bool) and count > 0:
             restarts += count
     node = spec.get("nodeName")
+    problem, problem_message = _problem(phase, status, containers, reason, message)
     return PodState(
         phase=phase,
         ready=ready,
@@ -86,7 +120,53 @@ def pod_state(pod: dict[str, Any]) -> PodState:
         terminating=bool(meta(pod).get("deletionTimestamp")),
         node=node if isinstance(node, str) and node else None,
         restarts=restarts,
+        problem=problem,
+        problem_message=str(problem_message) if problem_message else None,
+        last_termination=_last_termination(containers),
     )
+
+
+def _problem(
+    phase: str, status: dict[str, Any], containers: list[dict[str, Any]], pending: str | None, message: Any
+) -> tuple[str | None, Any]:
+    """(reason, message) of what keeps the pod from running as asked; (None, None) for a healthy pod, one
+    on its way up (ContainerCreating) or one that succeeded."""
+    if phase == "Succeeded":
+        return None, None
+    if pending is not None and pending not in STARTING:
+        return pending, message
+    for container in containers:
+        state = _dict(container.get("state"))
+        waiting = _dict(state.get("waiting"))
+        if waiting.get("reason") and waiting["reason"] not in STARTING:
+            return str(waiting["reason"]), waiting.get("message")
+        terminated = _dict(state.get("terminated"))
+        if terminated.get("reason") and terminated["reason"] != "Completed" and terminated.get("exitCode") != 0:
+            return str(terminated["reason"]), terminated.get("message")
+    if phase == "Failed":
+        return str(status.get("reason") or "Failed"), status.get("message")
+    return None, None
+
+
+def _last_termination(containers: list[dict[str, Any]]) -> Termination | None:
+    """The latest end of a container that did not exit 0: what a restarting container died of."""
+    ends = []
+    for container in containers:
+        for where in ("lastState", "state"):
+            terminated = _dict(_dict(container.get(where)).get("terminated"))
+            if terminated.get("reason") or terminated.get("exitCode"):
+                code = terminated.get("exitCode")
+                finished = terminated.get("finishedAt")
+                ends.append(
+                    Termination(
+                        str(container.get("name") or ""),
+                        str(terminated.get("reason") or "Error"),
+                        code if isinstance(code, int) and not isinstance(code, bool) else None,
+                        str(finished) if finished else None,
+                    )
+                )
+    failed = [e for e in ends if e.exit_code != 0]
+    return max(failed, key=lambda e: e.finished_at or "") if failed else None
 
 
 @dataclass
@@ -123,10 +203,20 @@ class PlacedPod:
             "terminating": self.state.terminating,
             "pendingReason": self.state.pending_reason,
             "pendingMessage": self.state.pending_message,
+            "problem": self.state.problem,
+            "problemMessage": self.state.problem_message,
+            "lastTermination": self.state.last_termination.to_json() if self.state.last_termination else None,
+            "created": _timestamp(meta(self.obj).get("creationTimestamp")),
             "requests": to_json(self.resources.requests),
             "gpus": json_number(self.resources.gpus),
             "resourceClaims": self.resources.resource_claims,
         }
+
+
+def _timestamp(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.isoformat().replace("+00:00", "Z") if hasattr(value, "isoformat") else str(value)
 
 
 def _first_text(

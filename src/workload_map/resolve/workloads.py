@@ -145,7 +145,8 @@ class WorkloadIndex:
             if top_level and (id(obj) in self._covered_owner or id(obj) in self._in_gap):
                 continue
             out.append(obj)
-        return sorted(out, key=lambda o: (namespace_of(o), str(o.get("kind")), name_of(o)))
+        # By name within a namespace (a kind is a column, not a section), the kind only between namesakes.
+        return sorted(out, key=lambda o: (namespace_of(o), name_of(o), str(o.get("kind"))))
 
     def owner_workload(self, obj: Obj) -> Obj | None:
         """The outermost covered workload that owns this one, if any."""

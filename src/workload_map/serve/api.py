@@ -19,12 +19,14 @@ def type_path(kind: str, group: str) -> str:
 
 
 def row(item: Resolved) -> dict[str, Any]:
-    """One workload as the table shows it (the columns of ``wmap get -o wide``)."""
-    from workload_map import display_type
-    from workload_map.ports.present import gpu_count
+    """One workload as the table shows it (the columns of ``wmap get -o wide``), its figures as every
+    surface counts them (docs/semantics.md "Figures"): ``gpus`` is GPUs desired (``get``'s GPUS)."""
+    from workload_map import display_type, figures_of
+    from workload_map.ports.present import json_number as number
 
     tree = item.tree
     counts = tree.counts
+    figures = figures_of(tree)
 
     def known(value: float) -> float | None:
         return None if tree.incomplete else value
@@ -38,17 +40,23 @@ def row(item: Resolved) -> dict[str, Any]:
         "type": display_type(tree.group, tree.kind),
         "path": f"{tree.namespace}/{type_path(tree.kind, tree.group)}/{tree.name}",
         "status": tree.status.primary.value,
+        "reason": figures.reason,
         "components": [{"name": role, "pods": count} for role, count in tree.role_summary()],
         # With part of the cluster unread only what the spec says is known: the rest is null, never zeros.
+        # ``ready`` is the PODS figure of ``wmap get``: Ready pods plus Succeeded ones for the slots no Ready
+        # pod fills (a Completed JobSet is 4/4).
         "pods": {
-            "ready": known(counts.ready),
+            "ready": figures.pods_ready,
             "desired": counts.desired,
+            "notReady": figures.pods_not_ready,
             "pending": known(counts.pending),
             "failed": known(counts.failed),
             "running": known(counts.running),
         },
-        "gpus": float(tree.gpus),
-        "gpusInUse": known(float(gpu_count(tree.current_requests))),
+        "problems": figures.problems,
+        "gpus": number(figures.gpus_desired),
+        "gpusRequested": number(figures.gpus_requested),
+        "gpusInUse": None if figures.gpus_in_use is None else number(figures.gpus_in_use),
         "incomplete": list(tree.incomplete),
         "nodes": nodes,
         "creationTimestamp": _timestamp((tree.workload.get("metadata") or {}).get("creationTimestamp")),
@@ -204,10 +212,20 @@ _ROW = {
         "type": {"type": "string", "description": "the kind as tables show it"},
         "path": {"type": "string", "description": "{namespace}/{type}/{name} of the workload's URL"},
         "status": {"type": "string", "description": "the primary status (docs/semantics.md)"},
+        "reason": {"type": ["string", "null"], "description": "why, in words, when something is wrong"},
         "components": {"type": "array", "items": {"type": "object"}},
-        "pods": {"type": "object", "description": "ready/pending/failed/running are null when incomplete"},
-        "gpus": {"type": "number"},
-        "gpusInUse": {"type": ["number", "null"], "description": "null when incomplete"},
+        "pods": {
+            "type": "object",
+            "description": "ready (Ready, or Succeeded for a slot no Ready pod fills), desired, notReady "
+            "(0 for a Completed, Failed or Suspended workload), pending, failed, running; null when incomplete",
+        },
+        "problems": {"type": ["object", "null"], "description": "pods with a problem by reason (CrashLoopBackOff)"},
+        "gpus": {"type": "number", "description": "GPUs desired (wmap get's GPUS)"},
+        "gpusRequested": {"type": "number", "description": "GPUs desired, 0 when Completed, Failed or Suspended"},
+        "gpusInUse": {
+            "type": ["number", "null"],
+            "description": "GPUs of its pods bound to a node and not finished; null when incomplete",
+        },
         "incomplete": {
             "type": "array",
             "items": {"type": "string"},

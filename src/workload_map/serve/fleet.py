@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -24,13 +23,18 @@ if TYPE_CHECKING:
 POLL_SECONDS = 0.2  # how often a fleet's event stream looks for a change of any model
 
 
-def poll_capacity(clusters: Clusters, read: Callable[[str], float], interval: float, stop: threading.Event) -> None:
-    """Read each served cluster's free GPUs now and every ``interval`` seconds until ``stop`` (a thread's
-    target). A failed read keeps the last value and says why in ``capacity_errors``."""
+def poll_capacity(
+    clusters: Clusters, read: Callable[[str], dict[str, Any]], interval: float, stop: threading.Event
+) -> None:
+    """Read each served cluster's GPU figures (``total`` and ``pools``, placement/figures.py) now and every
+    ``interval`` seconds until ``stop`` (a thread's target). A failed read keeps the last value and says why
+    in ``capacity_errors``."""
     while True:
         for name in list(clusters.models):
             try:
-                clusters.free_gpus[name] = read(name)
+                figures = read(name)
+                clusters.gpu_figures[name] = figures
+                clusters.free_gpus[name] = float(figures["total"]["free"])
                 clusters.capacity_read[name] = time.time()
                 clusters.capacity_errors.pop(name, None)
             except Exception as exc:  # one cluster's failed read must not end the others'
@@ -96,6 +100,8 @@ class Clusters:
         self._lock = threading.Lock()
         # Kept current by whoever reads capacity (``wmap serve --capacity-interval``): the same dict objects.
         self.free_gpus = dict(free_gpus or {})
+        # cluster -> {"total": GpuFigures JSON, "pools": [...]} at its last capacity read
+        self.gpu_figures: dict[str, dict[str, Any]] = {}
         self.capacity_read: dict[str, float] = {}  # cluster -> wall-clock time of its last capacity read
         self.capacity_errors: dict[str, str] = {}  # cluster -> why its last capacity read failed
         self.retrying: set[str] = set()  # clusters not read whose start is being tried again (rejoin)
@@ -265,10 +271,11 @@ class Clusters:
         }
 
     def summary(self) -> dict[str, Any]:
-        """``GET /api/v1/fleet``: per cluster (in the order asked), workloads by status, GPUs requested and
-        in use, free GPUs (null unless the capacity was read), and why a cluster is not served (``retrying``:
-        its start is tried again, and it joins once it is read)."""
-        from workload_map.ports.present import gpu_count
+        """``GET /api/v1/fleet``: per cluster (in the order asked), its workloads' figures summed
+        (docs/semantics.md "Figures": by status, GPUs requested by running workloads, GPUs in use, pods ready),
+        its GPU capacity (total, in use, free, free on tainted nodes, per pool; null unless read), and why a
+        cluster is not served (``retrying``: its start is tried again, and it joins once it is read)."""
+        from workload_map import WorkloadTotals, figures_of
 
         models, failed = self.served
         rows = []
@@ -288,23 +295,14 @@ class Clusters:
                             "gpusRequested": None,
                             "gpusInUse": None,
                             "gpusFree": None,
+                            "capacity": None,
                             "capacityAge": None,
                             "capacityError": None,
                         }
                     )
                 continue
             ready, reason = model.readiness()
-            statuses: Counter[str] = Counter()
-            requested = 0.0
-            in_use: float | None = 0.0
-            for item in model.workloads():
-                tree = item.tree
-                statuses[tree.status.primary.value] += 1
-                requested += float(tree.gpus)
-                if tree.incomplete:
-                    in_use = None  # part of it unread: the sum is unknown, not low
-                elif in_use is not None:
-                    in_use += float(gpu_count(tree.current_requests))
+            totals = WorkloadTotals.of(figures_of(item.tree) for item in model.workloads()).to_json()
             rows.append(
                 {
                     "cluster": name,
@@ -312,11 +310,9 @@ class Clusters:
                     "ready": ready,
                     "reason": reason,
                     "retrying": False,
-                    "workloads": sum(statuses.values()),
-                    "byStatus": dict(sorted(statuses.items())),
-                    "gpusRequested": requested,
-                    "gpusInUse": in_use,
+                    **totals,
                     "gpusFree": self.free_gpus.get(name),
+                    "capacity": self.gpu_figures.get(name),
                     "capacityAge": (time.time() - self.capacity_read[name]) if name in self.capacity_read else None,
                     "capacityError": self.capacity_errors.get(name),
                 }

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 METRICS_VERSION = "2"  # 2: every series but wmap_build_info carries `cluster`
 STATUSES = tuple(status.value for status in ResourceStatus)
-POD_STATES = ("desired", "ready", "running", "pending", "succeeded", "failed")
+POD_STATES = ("desired", "ready", "done", "running", "pending", "succeeded", "failed")
 WORKLOAD = ("namespace", "workload_kind", "workload")
 
 
@@ -128,13 +128,25 @@ class ModelCollector(Collector):
             "and its GPUs in use, are unknown and not exported.",
             labels=[*WORKLOAD, "resource"],
         )
+        not_ready = GaugeMetricFamily(
+            "wmap_workload_pods_not_ready",
+            "Desired pods neither ready nor done, of a workload that wants to run (0 when Completed, Failed or "
+            "Suspended).",
+            labels=WORKLOAD,
+        )
+        problems = GaugeMetricFamily(
+            "wmap_workload_pod_problems",
+            "Pods of the workload with a problem, by reason (CrashLoopBackOff, ImagePullBackOff, OOMKilled, "
+            "Unschedulable...).",
+            labels=[*WORKLOAD, "reason"],
+        )
         gang = GaugeMetricFamily(
             "wmap_workload_gang_min_members",
             "Minimum members of each gang-scheduling pod group of the workload (docs/gang.md).",
             labels=[*WORKLOAD, "group"],
         )
-        from workload_map import PodCounts
-        from workload_map.ports.present import gpu_count
+        from workload_map import PodCounts, figures_of
+        from workload_map.ports.present import gpu_count, holds_gpus
 
         resource_of = {gap.why: gap.resource for gap in self.model.coverage}
         for item in resolved:
@@ -146,6 +158,11 @@ class ModelCollector(Collector):
                 status.add_metric([*labels, value], 1 if value == primary else 0)
             for reason in tree.incomplete:
                 incomplete.add_metric([*labels, resource_of.get(reason, reason)], 1)
+            figures = figures_of(tree)
+            if figures.pods_not_ready is not None:
+                not_ready.add_metric(labels, figures.pods_not_ready)
+            for reason, count in (figures.problems or {}).items():
+                problems.add_metric([*labels, reason], count)
             states = ("desired",) if tree.incomplete else POD_STATES
             for component in tree.components:
                 if not component.component.has_pods:
@@ -158,13 +175,7 @@ class ModelCollector(Collector):
                 if tree.incomplete:
                     continue
                 bound = sum(
-                    (
-                        gpu_count(p.resources.requests)
-                        for i in component.instances
-                        for p in i.pods
-                        if p.state.active and p.state.node
-                    ),
-                    Decimal(0),
+                    (p.resources.gpus for i in component.instances for p in i.pods if holds_gpus(p)), Decimal(0)
                 )
                 in_use.add_metric([*labels, component.name], _gpus(bound))
             if tree.unattributed and not tree.incomplete:  # pods no component claims: component ""
@@ -175,7 +186,7 @@ class ModelCollector(Collector):
                     pods.add_metric([*labels, "", state], getattr(counts, state))
             for group, min_members in item.gang_groups:
                 gang.add_metric([*labels, group], min_members)
-        yield from (info, status, pods, requested, in_use, incomplete, gang)
+        yield from (info, status, pods, requested, in_use, not_ready, problems, incomplete, gang)
 
     def _pods(self, resolved: list[Resolved]) -> Iterator[Metric]:
         attribution = GaugeMetricFamily(
@@ -183,13 +194,29 @@ class ModelCollector(Collector):
             "1 per pod, naming the outermost covered workload it belongs to (every pod counted once).",
             labels=["namespace", "pod", "workload_kind", "workload", "component", "instance"],
         )
+        problem = GaugeMetricFamily(
+            "wmap_pod_problem",
+            "1 per pod with a problem, by reason (CrashLoopBackOff, ImagePullBackOff, OOMKilled, Unschedulable...).",
+            labels=["namespace", "pod", "workload_kind", "workload", "reason"],
+        )
+        restarts = GaugeMetricFamily(
+            "wmap_pod_restarts",
+            "Container restarts of a pod that restarted (summed over its containers), with the reason its last "
+            'container end had (Error, OOMKilled; "" when unknown).',
+            labels=["namespace", "pod", "workload_kind", "workload", "last_termination"],
+        )
         for item in resolved:
             tree = item.tree
             for pod in tree.all_pods:
                 attribution.add_metric(
                     [pod.namespace, pod.name, tree.kind, tree.name, pod.component or "", pod.instance or ""], 1
                 )
-        yield attribution
+                if pod.state.problem and not pod.state.terminating:
+                    problem.add_metric([pod.namespace, pod.name, tree.kind, tree.name, pod.state.problem], 1)
+                if pod.state.restarts:
+                    ended = pod.state.last_termination.reason if pod.state.last_termination else ""
+                    restarts.add_metric([pod.namespace, pod.name, tree.kind, tree.name, ended], pod.state.restarts)
+        yield from (attribution, problem, restarts)
 
     def _resources(self) -> Iterator[Metric]:
         model = self.model

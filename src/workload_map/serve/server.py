@@ -29,7 +29,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, ProcessCollector
 from prometheus_client.exposition import choose_encoder
 
 from workload_map.serve import api
@@ -49,6 +49,15 @@ STATIC = {
 }
 PROBES = ("/healthz", "/readyz")
 SSE_KEEPALIVE_SECONDS = 15.0
+NOT_FOUND_PAGE = b"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Not found \xc2\xb7 workload-map</title><link rel="stylesheet" href="/static/app.css"></head>
+<body><header><a href="/" class="brand">workload-map</a></header>
+<main><div class="panel notfound" id="not-found" role="alert"><h1>Not found</h1>
+<p>This server has no such page. The dashboard is at <a href="/">/</a>; the JSON API is described at
+<a href="/api/v1/openapi.json">/api/v1/openapi.json</a>; metrics are at <a href="/metrics">/metrics</a>.</p>
+</div></main></body></html>
+"""
 BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
 
 
@@ -75,6 +84,8 @@ class Service:
         self.stopping = threading.Event()
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(FleetCollector(self.clusters))
+        # process_* (CPU seconds, resident memory, open file descriptors, start time) of this exporter
+        ProcessCollector(registry=self.registry)
         family = socket.AF_INET6 if ":" in address else socket.AF_INET
         self.socket = socket.create_server((address, port), family=family, backlog=128)
         self.socket.setblocking(False)
@@ -177,6 +188,8 @@ class Service:
         if path.startswith("/api/v1/"):
             code, document = await self._answer(self._api, path.removeprefix("/api/v1/"), query)
             return _json(code, document)
+        if "text/html" in request.headers.get("Accept", ""):  # a browser: a page that leads back
+            return _response(404, NOT_FOUND_PAGE, "text/html; charset=utf-8")
         return _response(404, b"not found: try /, /metrics, /api/v1/openapi.json\n", "text/plain; charset=utf-8")
 
     def _authorized(self, request: web.BaseRequest, query: dict[str, str]) -> bool:

@@ -259,8 +259,11 @@ class WorkloadTree:
         return roles
 
     def to_json(self) -> dict[str, Any]:
+        from workload_map.tree.figures import figures_of
+
         metadata = meta(self.workload)
         counts = self.counts
+        figures = figures_of(self)
         return {
             "apiVersion": TREE_API_VERSION,
             "kind": "WorkloadTree",
@@ -275,7 +278,7 @@ class WorkloadTree:
                 "creationTimestamp": metadata.get("creationTimestamp"),
             },
             "definition": self.definition.to_json(),
-            "status": self.status.to_json(),
+            "status": {"reason": figures.reason, **self.status.to_json()},
             "components": [c.to_json() for c in self.components],
             "pods": [p.to_json() for p in sorted(self.pods, key=lambda p: (p.component or "", p.name))],
             "unattributed": [
@@ -289,6 +292,8 @@ class WorkloadTree:
                 "pods": _pod_totals(counts, self.incomplete),
                 "gpus": json_number(self.gpus),
                 "gpusCurrent": json_number(gpu_count(self.current_requests)),
+                "gpusInUse": None if figures.gpus_in_use is None else json_number(figures.gpus_in_use),
+                "problems": figures.problems,
                 "requests": to_json(self.desired_requests),
                 "currentRequests": to_json(self.current_requests),
             },

@@ -92,7 +92,13 @@ def show(name: str | None, output: str | None, definition_paths: tuple[str, ...]
         fmt = output or "table"
         if fmt == "table":
             if definitions:
-                echo_table(HEADERS, [_row(d) for d in definitions])
+                # in a terminal: the component list gives way first, then long names are cut
+                echo_table(
+                    HEADERS,
+                    [_row(d) for d in definitions],
+                    optional=("COMPONENTS",),
+                    truncate=("NAME", "KIND", "COMPONENTS"),
+                )
             else:
                 click.echo("No definitions found.", err=True)
         else:

@@ -72,8 +72,15 @@ def _print(tree: WorkloadTree, output: str, cluster: str | None = None) -> None:
     if output == "text":
         click.echo("\nStatus:")
         click.echo("\n".join("  " + line for line in status_lines(tree.status, glyphs_for_stdout(), full=False)))
+        click.echo(f"  (every status rule and its jq: wmap explain {_target(tree)})")
         click.echo("\nResources (per pod; TOTAL = every desired pod):")
         click.echo("\n".join("  " + line for line in resources_lines(tree)))
+
+
+def _target(tree: WorkloadTree) -> str:
+    from workload_map import display_type
+
+    return f"{display_type(tree.group, tree.kind).lower()}/{tree.name} -n {tree.namespace}"
 
 
 def _fleet(  # noqa: PLR0917 - the command's options, passed on

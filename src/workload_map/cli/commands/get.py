@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 HEADERS = ("NAME", "TYPE", "STATUS", "COMPONENTS", "PODS", "GPUS", "AGE")
 WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION")
+OPTIONAL = ("COMPONENTS",)  # left out, in this order, when the table is wider than the terminal
+TRUNCATE = ("TYPE", "NAME", "NAMESPACE", "STATUS")  # then cut, the widest first
 WATCH_TIMEOUT_ENV = "WMAP_WATCH_TIMEOUT"
 PROGRESS_THRESHOLD = 200  # workloads; below this resolution finishes well under a second
 
@@ -41,17 +43,19 @@ def type_column(tree: WorkloadTree) -> str:
 
 
 def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
+    from workload_map import figures_of
     from workload_map.cli.output import age, number
 
     counts = tree.counts
+    figures = figures_of(tree)  # PODS and GPUS as every surface counts them (docs/semantics.md, "Figures")
     incomplete = bool(tree.incomplete)  # part of its pods or parts could not be read: unknown, not zero
     cells = [
         tree.name,
         type_column(tree),
         tree.status.primary.value + (" (incomplete)" if incomplete else ""),
         _components(tree),
-        f"{'?' if incomplete else counts.done}/{counts.desired}",
-        number(tree.gpus),
+        f"{'?' if figures.pods_ready is None else figures.pods_ready}/{figures.pods_desired}",
+        number(figures.gpus_desired),
         age((tree.workload.get("metadata") or {}).get("creationTimestamp")),
     ]
     if wide:
@@ -339,7 +343,15 @@ class _Printer:
             return
         if self.output in ("table", "wide"):
             rows = [self.row(c, t) for c, t in entries]
-            echo_table(self.headers(), rows)
+            # In a terminal, a table that fits: COMPONENTS gives way first, then long names and types are cut;
+            # -o wide (and a pipe) prints every column whole.
+            echo_table(
+                self.headers(),
+                rows,
+                optional=OPTIONAL,
+                truncate=TRUNCATE,
+                fit=self.output == "table",
+            )
             table = [self.headers(), *rows]
             self.widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
             self.shown = {self.key(c, t): self.comparable(r) for (c, t), r in zip(entries, rows, strict=True)}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from workload_map.serve.fleet import Clusters
 
 TOKEN_ENV = "WMAP_SERVE_TOKEN"
+POOL_LABEL = "nvidia.com/gpu.product"  # GPU Feature Discovery's label: the dashboard's GPU pools
 
 
 @click.command("serve")
@@ -281,11 +282,12 @@ def _models(
 
 def _capacity_reader(
     from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: ClusterOptions
-) -> Callable[[str], float]:
-    """Free GPUs of one cluster, from the capacity model of ``wmap capacity`` (nodes, the pods bound to them)."""
+) -> Callable[[str], dict[str, Any]]:
+    """The GPU figures of one cluster (total, in use, free, per GPU product), from the capacity model of
+    ``wmap capacity`` (nodes, the pods bound to them)."""
     import workload_map as wm
 
-    def read(cluster: str) -> float:
+    def read(cluster: str) -> dict[str, Any]:
         if from_file:
             view = wm.open_dump(*from_file, definitions=definition_paths, namespace=None)
         else:
@@ -293,7 +295,8 @@ def _capacity_reader(
             whole = dataclasses.replace(connection.for_context(cluster or None), all_namespaces=True, timeout=None)
             view = wm.open_cluster(whole, capacity="only")
         with view:
-            return float(view.capacity().gpus_free)
+            total, pools = wm.gpu_figures(view.capacity(), POOL_LABEL)
+            return {"total": total.to_json(), "pools": [p.to_json() for p in pools]}
 
     return read
 

@@ -1,0 +1,288 @@
+"""One truth across the surfaces (docs/semantics.md "Figures"): one fleet of scenarios (the built-in example
+plus Deployments whose pods cannot pull their image, crash-loop out of memory, or have a broken config) read by
+the CLI (`get` table and JSON, `capacity`, `fit`), the JSON API, `/metrics` and the dashboard in a real
+Chromium; every figure of every workload and of the cluster must be the same number on each."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import urllib.request
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from tests.browser.support import EXAMPLE, WMAP, browser_page, screenshot, serve
+
+FINISHED = ("Completed", "Failed", "Suspended")
+NODE = "gpu-h100-00-04"  # the example's node with 5 GPUs free
+
+
+def _deployment(name: str, container_status: dict[str, Any], phase: str = "Running") -> list[dict[str, Any]]:
+    """A one-replica Deployment asking 1 GPU, its ReplicaSet and its pod bound to NODE in ``container_status``."""
+    labels = {"app": name}
+    template = {
+        "metadata": {"labels": labels},
+        "spec": {
+            "containers": [
+                {
+                    "name": "server",
+                    "image": f"registry.example/{name}:1",
+                    "resources": {"limits": {"nvidia.com/gpu": 1}},
+                }
+            ]
+        },
+    }
+    created = "2025-06-07T09:00:00Z"
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "scenarios", "uid": f"uid-{name}", "creationTimestamp": created},
+        "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": template},
+        "status": {
+            "observedGeneration": 1,
+            "replicas": 1,
+            "updatedReplicas": 1,
+            "unavailableReplicas": 1,
+            "conditions": [
+                {"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable"},
+                {"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated"},
+            ],
+        },
+    }
+    owner = {"apiVersion": "apps/v1", "kind": "Deployment", "name": name, "uid": f"uid-{name}", "controller": True}
+    replicaset = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": f"{name}-rs",
+            "namespace": "scenarios",
+            "uid": f"uid-{name}-rs",
+            "ownerReferences": [owner],
+            "creationTimestamp": created,
+        },
+        "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": template},
+        "status": {"replicas": 1},
+    }
+    rs_owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{name}-rs", "uid": f"uid-{name}-rs"}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{name}-rs-x1",
+            "namespace": "scenarios",
+            "uid": f"uid-{name}-pod",
+            "labels": labels,
+            "ownerReferences": [{**rs_owner, "controller": True}],
+            "creationTimestamp": created,
+        },
+        "spec": {"nodeName": NODE, **template["spec"]},
+        "status": {
+            "phase": phase,
+            "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Ready", "status": "False"}],
+            "containerStatuses": [{"name": "server", "ready": False, **container_status}],
+        },
+    }
+    return [deployment, replicaset, pod]
+
+
+SCENARIOS = [
+    *_deployment("pull-broken", {"restartCount": 0, "state": {"waiting": {"reason": "ImagePullBackOff"}}}, "Pending"),
+    *_deployment(
+        "oom-loop",
+        {
+            "restartCount": 7,
+            "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}},
+            "lastState": {"terminated": {"reason": "OOMKilled", "exitCode": 137, "finishedAt": "2025-06-07T09:30:00Z"}},
+        },
+    ),
+    *_deployment(
+        "config-broken",
+        {"restartCount": 0, "state": {"waiting": {"reason": "CreateContainerConfigError", "message": "no secret"}}},
+        "Pending",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def fleet_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    scenarios = tmp_path_factory.mktemp("scenarios") / "problems.json"
+    scenarios.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": SCENARIOS}))
+    return [str(EXAMPLE), str(scenarios)]
+
+
+@pytest.fixture(scope="module")
+def server(fleet_files: list[str]) -> Iterator[str]:
+    with serve(*(arg for path in fleet_files for arg in ("--from-file", path))) as base:
+        yield base
+
+
+def _from_files(files: list[str]) -> list[str]:
+    return [arg for path in files for arg in ("--from-file", path)]
+
+
+def _wmap(*args: str) -> str:
+    return subprocess.run([*WMAP, *args], capture_output=True, text=True, check=True).stdout
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=20) as answer:
+        return json.loads(answer.read())
+
+
+def _table(text: str) -> list[dict[str, str]]:
+    """`wmap get` rows by header, cut at the header's column starts (cells may hold single spaces)."""
+    header, *lines = text.splitlines()
+    starts = [m.start() for m in re.finditer(r"\S+", header)]
+    names = header.split()
+    return [
+        {n: line[s:e].strip() for n, s, e in zip(names, starts, [*starts[1:], None], strict=True)}
+        for line in lines
+        if line.strip()
+    ]
+
+
+def _number(value: float | int | None) -> str:
+    if value is None:
+        return "?"
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _metrics(base: str) -> dict[str, list[tuple[dict[str, str], float]]]:
+    with urllib.request.urlopen(base + "/metrics", timeout=20) as answer:
+        text = answer.read().decode()
+    out: dict[str, list[tuple[dict[str, str], float]]] = defaultdict(list)
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            out[sample.name].append((sample.labels, sample.value))
+    return out
+
+
+def test_every_surface_shows_the_same_figures(server: str, fleet_files: list[str]) -> None:
+    trees = {
+        (t["workload"]["namespace"], t["workload"]["name"]): t
+        for t in json.loads(_wmap("get", "-A", "-o", "json", *_from_files(fleet_files)))["items"]
+    }
+    table = {(r["NAMESPACE"], r["NAME"]): r for r in _table(_wmap("get", "-A", *_from_files(fleet_files)))}
+    rows = {(w["namespace"], w["name"]): w for w in _get(server + "/api/v1/workloads")["items"]}
+    (cluster,) = _get(server + "/api/v1/fleet")["clusters"]
+    metrics = _metrics(server)
+    capacity = json.loads(_wmap("capacity", "-o", "json", *_from_files(fleet_files)))
+    assert set(trees) == set(table) == set(rows) and len(rows) == 16
+
+    def per_workload(name: str, field: str = "") -> dict[tuple[str, str], float]:
+        sums: dict[tuple[str, str], float] = defaultdict(float)
+        for labels, value in metrics[name]:
+            if field and labels.get("state") != field:
+                continue
+            sums[(labels["namespace"], labels["workload"])] += value
+        return sums
+
+    desired, done = per_workload("wmap_workload_pods", "desired"), per_workload("wmap_workload_pods", "done")
+    requested, in_use = per_workload("wmap_workload_gpus_requested"), per_workload("wmap_workload_gpus_in_use")
+    not_ready = per_workload("wmap_workload_pods_not_ready")
+    problems: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
+    for labels, value in metrics["wmap_workload_pod_problems"]:
+        problems[(labels["namespace"], labels["workload"])][labels["reason"]] = int(value)
+    statuses = {
+        (labels["namespace"], labels["workload"]): labels["status"]
+        for labels, value in metrics["wmap_workload_status"]
+        if value == 1
+    }
+    for key, tree in trees.items():
+        row, line = rows[key], table[key]
+        pods = tree["totals"]["pods"]
+        # pods ready / desired: get's PODS, the tree's done, the API's ready, the metrics' done
+        assert line["PODS"] == f"{pods['done']}/{pods['desired']}" == f"{row['pods']['ready']}/{row['pods']['desired']}"
+        assert (done[key], desired[key]) == (pods["done"], pods["desired"]), key
+        # GPUs desired, in use; pods not ready; problems
+        assert line["GPUS"] == _number(tree["totals"]["gpus"]) == _number(row["gpus"]) == _number(requested[key]), key
+        assert tree["totals"]["gpusInUse"] == row["gpusInUse"] == in_use[key], key
+        assert row["pods"]["notReady"] == not_ready[key], key
+        assert tree["totals"]["problems"] == row["problems"] == problems.get(key, {}), key
+        assert tree["status"]["reason"] == row["reason"], key
+        assert statuses[key] == row["status"] == tree["status"]["primary"], key
+        if row["status"] in FINISHED:
+            assert row["pods"]["notReady"] == 0 and row["gpusRequested"] == 0, key
+    # the cluster: GPUs in use never exceed the GPUs there are, and agree with the capacity model
+    total = capacity["total"]
+    assert cluster["capacity"]["total"]["total"] == total["gpus"]["allocatable"]
+    assert cluster["capacity"]["total"]["free"] == total["gpus"]["free"] == cluster["gpusFree"]
+    assert [value for _, value in metrics["wmap_cluster_gpus_free"]] == [total["gpus"]["free"]]
+    assert cluster["gpusInUse"] == sum(r["gpusInUse"] for r in rows.values()) == cluster["capacity"]["total"]["inUse"]
+    assert cluster["gpusInUse"] <= cluster["capacity"]["total"]["total"]
+    running = sum(r["gpus"] for r in rows.values() if r["status"] not in FINISHED)
+    assert cluster["gpusRequested"] == running == sum(r["gpusRequested"] for r in rows.values())
+    assert cluster["byStatus"] == {s: sum(1 for r in rows.values() if r["status"] == s) for s in cluster["byStatus"]}
+    # the scenarios: a bound Pending pod holds its GPU; each problem is named
+    assert rows[("scenarios", "pull-broken")]["gpusInUse"] == 1
+    assert rows[("scenarios", "pull-broken")]["problems"] == {"ImagePullBackOff": 1}
+    assert rows[("scenarios", "config-broken")]["problems"] == {"CreateContainerConfigError": 1}
+    oom = rows[("scenarios", "oom-loop")]
+    assert oom["problems"] == {"CrashLoopBackOff": 1} and "OOMKilled (exit 137)" in oom["reason"]
+    assert "crash-looping" in oom["reason"]
+    # fit counts the free GPUs of tainted nodes too, and says so: capacity's free plus tainted free
+    fit = _wmap("fit", "pytorchjob/bert-finetune", "-n", "ml-training", *_from_files(fleet_files))
+    both = total["gpus"]["free"] + total["tainted"]["gpus"]
+    assert f"; {both} GPUs free for it (on schedulable nodes, tainted ones included)" in fit
+
+    with browser_page() as page:
+        page.goto(server + "/")
+        page.wait_for_selector("#capacity-cards")
+        page.wait_for_selector("#workloads tbody tr")
+        screenshot(page, "agreement-home")
+        shown = page.eval_on_selector_all(
+            "#workloads tbody tr",
+            "rows => rows.map(r => Object.fromEntries([...r.cells].map(c => [c.dataset.col, c.innerText.trim()])))",
+        )
+        assert len(shown) == len(rows)
+        for cells in shown:
+            row = rows[(cells["namespace"], cells["name"])]
+            assert cells["pods"] == f"{row['pods']['ready']}/{row['pods']['desired']}"
+            assert cells["gpus"] == _number(row["gpus"]) and cells["inuse"] == _number(row["gpusInUse"])
+        figures = {
+            "gpus-total": cluster["capacity"]["total"]["total"],
+            "gpus-inuse": cluster["capacity"]["total"]["inUse"],
+            "gpus-free": cluster["capacity"]["total"]["free"],
+            "gpus-requested": cluster["gpusRequested"],
+            "total-requested": cluster["gpusRequested"],
+            "total-inuse": cluster["gpusInUse"],
+            "total-workloads": cluster["workloads"],
+        }
+        for element, value in figures.items():
+            assert page.inner_text(f"#{element}") == _number(value), element
+        ready = sum(r["pods"]["ready"] for r in rows.values())
+        assert page.inner_text("#total-pods") == f"{ready}/{sum(r['pods']['desired'] for r in rows.values())}"
+        # what needs attention: every workload with a problem or a failed/degraded status is listed
+        listed = set(page.eval_on_selector_all("#attention li[data-path]", "ls => ls.map(l => l.dataset.path)"))
+        wanted = {r["path"] for r in rows.values() if r["problems"] or r["status"] in ("Failed", "Degraded")}
+        assert listed == wanted
+        group = "#attention [data-group={}] li[data-path='{}']"
+        assert page.locator(group.format("problems", "scenarios/deployment.apps/pull-broken")).count() == 1
+        assert page.locator(group.format("crashloop", "scenarios/deployment.apps/oom-loop")).count() == 1
+        assert page.locator(group.format("pending", "ml-training/pytorchjob.kubeflow.org/bert-finetune")).count() == 1
+
+
+def test_pages_read_from_1000_pixels_and_a_missing_page_says_so(server: str) -> None:
+    with browser_page() as page:
+        page.set_viewport_size({"width": 1000, "height": 900})
+        page.goto(server + "/")
+        page.wait_for_selector("#capacity-cards")
+        # nothing of the page but the wide table's own scroller is wider than the window
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1000
+        page.goto(server + "/#/w/scenarios/deployment.apps/oom-loop")
+        page.wait_for_selector("#pods")
+        assert "OOMKilled" in page.inner_text("#reason")
+        assert page.inner_text('#pods tr[data-pod="oom-loop-rs-x1"] td[data-col="restarts"]') == "7"
+        assert "CrashLoopBackOff" in page.inner_text('#pods tr[data-pod="oom-loop-rs-x1"] td[data-col="reason"]')
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1000
+        assert not page.eval_on_selector("#rules", "d => d.open")  # the rule trace is folded away
+        page.goto(server + "/#/w/ml-serving/deployment.apps/no-such-workload")
+        page.wait_for_selector("#not-found")
+        assert "no-such-workload" in page.inner_text("#not-found")
+        page.goto(server + "/no/such/page")
+        assert "Not found" in page.inner_text("#not-found")
+        screenshot(page, "dashboard-404")
