@@ -92,6 +92,13 @@ if TYPE_CHECKING:
         WorkloadRequirements as WorkloadRequirements,
         rank_fits as rank_fits,
     )
+    from workload_map.queues import (
+        Queue as Queue,
+        QueuedWorkload as QueuedWorkload,
+        QueueReport as QueueReport,
+        ResourceQuota as ResourceQuota,
+        named_queue as named_queue,
+    )
     from workload_map.resolve.status import StatusResult as StatusResult
     from workload_map.resolve.writes import PodSpecChange as PodSpecChange
     from workload_map.sources.kube.connection import RequestCounter as RequestCounter
@@ -165,6 +172,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "WorkloadRequirements",
     ),
     "workload_map.definition.registry": ("display_type", "KindInfo"),
+    "workload_map.queues": ("named_queue", "Queue", "QueuedWorkload", "QueueReport", "ResourceQuota"),
     "workload_map.resolve.status": ("StatusResult",),
     "workload_map.resolve.writes": ("PodSpecChange",),
     "workload_map.checks.samples": ("SampleResult",),

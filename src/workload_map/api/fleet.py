@@ -25,6 +25,7 @@ from workload_map.errors import WorkloadMapError
 if TYPE_CHECKING:
     from workload_map.api.open import DefinitionsArg
     from workload_map.placement import Capacity, FitResult, WorkloadRequirements
+    from workload_map.queues import QueueReport
     from workload_map.tree.model import WorkloadTree
 
 
@@ -228,6 +229,10 @@ class Fleet:
         """Each cluster's :meth:`View.capacity` (a fleet opened with ``capacity=True``), by cluster."""
         return {cluster: view.capacity() for cluster, view in self.views.items()}
 
+    def queues(self, *, namespace: str | None = _SCOPE) -> dict[str, QueueReport]:
+        """Each cluster's :meth:`View.queues` (a fleet opened with ``queues=True``), by cluster."""
+        return {cluster: view.queues(namespace=namespace) for cluster, view in self.views.items()}
+
     def components(
         self, target: str | Sequence[str], name: str | None = None, *, namespace: str | None = _SCOPE
     ) -> dict[str, WorkloadRequirements]:
@@ -292,13 +297,15 @@ def open_fleet(
     timeout: str | None = None,
     chunk_size: int = 500,
     capacity: bool | Literal["only"] = False,
+    queues: bool = False,
 ) -> Fleet:
     """A :class:`Fleet` of the kubeconfig's ``contexts`` (None: every context of the kubeconfig), read
     concurrently with :func:`open_cluster`'s arguments, which apply to each cluster.
 
     A cluster that cannot be read is in ``Fleet.failures`` (one line each); the call raises only for a
     kubeconfig that cannot be read or names no context. ``capacity`` reads each cluster's nodes and quotas
-    too, for :meth:`Fleet.capacity` and :meth:`Fleet.fit` (docs/placement.md).
+    too, for :meth:`Fleet.capacity` and :meth:`Fleet.fit` (docs/placement.md); ``queues`` the schedulers'
+    queue objects, for :meth:`Fleet.queues` (docs/queues.md).
     """
     from workload_map.api.definitions import as_definitions
     from workload_map.api.open import open_cluster
@@ -323,6 +330,7 @@ def open_fleet(
                 timeout=timeout,
                 chunk_size=chunk_size,
                 capacity=capacity,
+                queues=queues,
             )
         except Exception as exc:
             return _failure(context, exc), (began, time.monotonic())

@@ -175,6 +175,7 @@ def open_cluster(
     chunk_size: int = 500,
     connection: Connection | None = None,
     capacity: bool | Literal["only"] = False,
+    queues: bool = False,
 ) -> View:
     """A View of a live cluster, read with a kubeconfig (kubectl's rules: $KUBECONFIG, ~/.kube/config,
     in-cluster), as one LIST per covered kind plus pods and the cluster's Karta definitions.
@@ -186,6 +187,8 @@ def open_cluster(
     a throttled server included. What could not be read (forbidden, not served) is in ``View.coverage``.
     ``capacity`` also reads Nodes, ResourceQuotas and the pods holding node resources, for
     :meth:`View.capacity` and :meth:`View.fit` (docs/placement.md); ``"only"`` reads them and no workload.
+    ``queues`` also reads the schedulers' queue objects the cluster serves (Kueue, KAI, Volcano), for
+    :meth:`View.queues` (docs/queues.md).
     """
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.sources.kube import LiveOptions, live_source
@@ -206,6 +209,7 @@ def open_cluster(
         connection=connection,
         capacity=bool(capacity),
         workloads=capacity != "only",
+        queues=queues,
     )
     source = live_source(options)
     view = WorkloadIndex(source.snapshot, source.registry)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from workload_map.gang.model import GangPlan
     from workload_map.live.model import LiveModel
     from workload_map.placement import Capacity, FitResult, WorkloadRequirements
+    from workload_map.queues import QueueReport
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.resolve.writes import PodSpecChange
     from workload_map.sources.kube import LiveSource, RequestCounter
@@ -321,6 +322,25 @@ class View:
                 nodes, snapshot.pods, snapshot.of_kind("", "ResourceQuota"), warnings
             )
         return self._capacity
+
+    # -- queues and quotas (docs/queues.md)
+    def queues(self, *, namespace: str | None = _SCOPE) -> QueueReport:
+        """The schedulers' queues (Kueue, KAI, Volcano) with their hierarchy, quota, limits and usage, and
+        every top-level workload that names a queue, with the scheduler's verdict on it. ``namespace`` (the
+        view's scope by default; None: all) narrows the workloads; a queue's figures count only those. A
+        live view reads the queue objects when opened with ``queues=True``."""
+        source = self.live_source
+        if source is not None and not source.queues:
+            raise WorkloadMapError(
+                "this view was opened without the queue objects", hint="open it with open_cluster(..., queues=True)"
+            )
+        from workload_map.queues import build_queues
+
+        scope = self._scope(namespace)
+        trees, problems = trees_of(self._index, self._index.workloads(None, scope, top_level=True))
+        report = build_queues(self._index.snapshot, trees, self._index.registry.covers, scope)
+        report.warnings.extend(problems)
+        return report
 
     def components(
         self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE

@@ -44,6 +44,7 @@ class LiveOptions(ConnectionOptions):
     project_for: Callable[[DefinitionRegistry], Callable[[Obj], Obj]] | None = None
     capacity: bool = False  # also read nodes, quotas and the pods holding node resources (capacity, fit)
     workloads: bool = True  # False: read no workload (``wmap capacity``: the capacity read alone)
+    queues: bool = False  # also read the schedulers' queue objects that are served (``wmap queues``)
     # -A: a kind the user may not list cluster-wide is listed in each namespace (fetch.fetch_snapshot).
     per_namespace: bool = True
 
@@ -60,6 +61,7 @@ class LiveSource:
     karta_objects: list[Obj] = field(default_factory=list)
     lists: list[ListResult] = field(default_factory=list)
     capacity: CapacityObjects | None = None  # read with LiveOptions.capacity
+    queues: bool = False  # the snapshot holds the served queue kinds (LiveOptions.queues)
 
     def index(self) -> WorkloadIndex:
         from workload_map.resolve.workloads import WorkloadIndex
@@ -98,9 +100,12 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
     if options.namespace and options.connection is not None:
         connection.namespace = options.namespace
     groups = {d.karta.identity.group for d in [*builtin, *options.definitions] if d.karta.identity}
-    discovery = discover(
-        connection, groups | {"run.ai", "apps", "batch"} | _child_groups([*builtin, *options.definitions])
-    )
+    groups |= {"run.ai", "apps", "batch"} | _child_groups([*builtin, *options.definitions])
+    if options.queues:
+        from workload_map.queues import QUEUE_GROUPS
+
+        groups |= QUEUE_GROUPS
+    discovery = discover(connection, groups)
     cluster_definitions, karta_objects = load_cluster_definitions(connection, discovery, warnings)
     # Precedence for one root group/version/kind: built-in < cluster Karta < --definitions files.
     registry = LiveRegistry(layered_definitions(builtin, cluster_definitions, options.definitions), discovery)
@@ -150,6 +155,16 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
                 per_namespace=options.per_namespace,
             )
     warnings.extend(more)
+    if options.queues:
+        snapshot, lists = _with_queues(
+            snapshot,
+            lists,
+            connection=connection,
+            discovery=discovery,
+            namespace=namespace,
+            chunk=chunk,
+            warnings=warnings,
+        )
     capacity = None
     if options.capacity:
         from workload_map.sources.kube.capacity import fetch_capacity
@@ -167,7 +182,31 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
         cluster_definitions=cluster_definitions,
         karta_objects=karta_objects,
         lists=lists,
+        queues=options.queues,
     )
+
+
+def _with_queues(
+    snapshot: Snapshot,
+    lists: list[ListResult],
+    *,
+    connection: Connection,
+    discovery: Discovery,
+    namespace: str | None,
+    chunk: int | None,
+    warnings: list[str],
+) -> tuple[Snapshot, list[ListResult]]:
+    """The snapshot with the served queue kinds added (their objects own no pod: no walk changes)."""
+    from workload_map.base.snapshot import Snapshot
+    from workload_map.sources.kube.queues import fetch_queue_objects
+
+    read = fetch_queue_objects(connection, discovery, namespace, chunk_size=chunk)
+    warnings.extend(read.warnings)
+    listed = None if snapshot.listed is None else {*snapshot.listed, *read.kinds}
+    merged = Snapshot(
+        [*snapshot.objects, *read.objects], coverage=snapshot.coverage, listed=listed, named=snapshot.named
+    )
+    return merged, [*lists, *read.lists]
 
 
 def _resolve(registry: LiveRegistry, type_name: str) -> KindInfo | None:
