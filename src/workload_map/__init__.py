@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         View as View,
         emit_pod_groups as emit_pod_groups,
         one_target as one_target,
+        queue_of as queue_of,
         split_target as split_target,
     )
     from workload_map.authoring import Draft as Draft
@@ -132,6 +133,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Listing",
         "one_target",
         "PendingUpdate",
+        "queue_of",
         "split_target",
         "View",
     ),

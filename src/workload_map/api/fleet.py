@@ -150,6 +150,7 @@ class Fleet:
         namespace: str | None = _SCOPE,
         selector: str | None = None,
         status: str | None = None,
+        queue: str | None = None,
         progress: Callable[[list[Obj]], Iterable[Obj]] | None = None,
     ) -> FleetListing:
         """:meth:`View.workloads` in every cluster read, each workload with its cluster.
@@ -164,7 +165,7 @@ class Fleet:
         for cluster, view in self.views.items():
             try:
                 found = view.workloads(
-                    type, wanted, namespace=namespace, selector=selector, status=status, progress=progress
+                    type, wanted, namespace=namespace, selector=selector, status=status, queue=queue, progress=progress
                 )
             except WorkloadMapError as exc:
                 unknown.append(exc)
