@@ -231,7 +231,12 @@ class Queue:
                 "inUse": number(self.gpus_in_use),
                 "waiting": number(self.gpus_waiting),
             },
-            "workloads": {"admitted": self.admitted, "running": self.running, "waiting": self.waiting},
+            "workloads": {
+                "admitted": self.admitted,
+                "running": self.running,
+                "waiting": self.waiting,
+                "byState": {state: self.count(state) for state in STATES if self.count(state)},
+            },
             "reportedCounts": dict(sorted(self.reported_counts.items())),
             "resources": [r.to_json() for r in sorted(self.resources, key=lambda r: (r.flavor, r.resource))],
             "queued": [
