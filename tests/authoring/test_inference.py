@@ -60,6 +60,9 @@ def test_a_map_of_roles_with_sample_pods_gives_a_tree_that_matches_them() -> Non
         "# [high] a PodTemplateSpec (metadata + spec.containers) at .spec.roleSpecs{}.template (schema)" in result.text
     )
     assert "label example.com/role='leader' is its instance id lower-cased" in result.text
+    # several roles of a kind that finishes (a Succeeded condition): one gang per object
+    groups = result.karta["spec"]["optimizationInstructions"]["gangScheduling"]["podGroups"]
+    assert groups == [{"name": "trainrun", "members": [{"componentName": "trainrun", "groupByKeyPaths": []}]}]
     (sample,) = _run(_load(result.text), objects)
     assert sample.verdict == "PASS", sample.checks
     assert sample.pods == {"role": (4, 4)}
@@ -108,9 +111,8 @@ def test_a_list_of_groups_with_hosts_min_max_and_an_intermediate_owner() -> None
     assert root["statusDefinition"]["phaseDefinition"] == {"path": '.status.phase // ""'}
     assert {"byPhase": "Ready"} in root["statusDefinition"]["statusMappings"]["running"]
     assert {"byPhase": "Stopped"} in root["statusDefinition"]["statusMappings"]["suspended"]
-    # several roles: one gang per object
-    groups = result.karta["spec"]["optimizationInstructions"]["gangScheduling"]["podGroups"]
-    assert groups == [{"name": "fleet", "members": [{"componentName": "fleet", "groupByKeyPaths": []}]}]
+    # a long-running cluster (autoscaling bounds, nothing that finishes): never a gang
+    assert "optimizationInstructions" not in result.karta["spec"]
     (sample,) = _run(_load(result.text), objects)
     assert sample.pods == {"head": (1, 1), "group": (6, 6)}
     assert sample.tree is not None and sample.tree["unattributed"] == []

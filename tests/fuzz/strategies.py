@@ -451,6 +451,8 @@ def identity(obj: Any) -> tuple[str, str, str, str] | None:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not obj.get("kind"):
         return None
-    namespace = meta.get("namespace")
-    group = str(obj.get("apiVersion") or "").rpartition("/")[0]
-    return group, str(obj["kind"]), namespace if isinstance(namespace, str) else "", meta["name"]
+    # As objects.namespace_of reads it: an object without a namespace is in "default".
+    namespace = str(meta.get("namespace") or "default")
+    api_version = str(obj.get("apiVersion") or "")
+    group = api_version.split("/", 1)[0] if "/" in api_version else ""
+    return group, str(obj["kind"]), namespace, meta["name"]

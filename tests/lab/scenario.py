@@ -13,6 +13,7 @@ tests/lab_replay replays without the lab.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable
@@ -24,7 +25,7 @@ import pytest
 
 from .known_wrong import KNOWN_WRONG
 from .kube import Obj
-from .lab import Lab, LabError
+from .lab import SECOND_SCHEDULER, Lab, LabError
 from .recorder import Recorder
 
 RECORDINGS = Path(__file__).resolve().parent / "recordings"
@@ -207,3 +208,133 @@ def pod_state(pod: Obj) -> str:
 def live(pods: list[Obj]) -> list[Obj]:
     """Pods neither terminating nor finished."""
     return [p for p in pods if pod_state(p) not in ("Terminating", "Succeeded", "Failed")]
+
+
+# --- what stories build and check alike ---------------------------------------------------------------------
+
+GPU = "nvidia.com/gpu"
+
+
+def condition(obj: Obj, kind: str) -> dict[str, Any]:
+    """The object's condition of that type ({} when it has none)."""
+    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == kind), {})
+
+
+def on(obj: Obj, kind: str) -> bool:
+    """The condition of that type is True."""
+    return condition(obj, kind).get("status") == "True"
+
+
+def expect(primary: str, gpus: int, gpus_current: int, **components: tuple[int, int, int]) -> dict[str, Any]:
+    """A step's expectation: the primary status, GPUs requested and in use, and each pod-producing component
+    as (desired, present, ready) pods."""
+    return {
+        "primary": primary,
+        "pods": {name: c[0] for name, c in components.items()},
+        "podsCurrent": {name: c[1] for name, c in components.items()},
+        "podsReady": {name: c[2] for name, c in components.items()},
+        "gpus": gpus,
+        "gpusCurrent": gpus_current,
+    }
+
+
+def container(name: str, image: str, cpu: str, gpus: int) -> Obj:
+    """A container requesting ``cpu`` and, when ``gpus``, that many GPUs (limit and request)."""
+    resources: Obj = {"requests": {"cpu": cpu}}
+    if gpus:
+        resources["requests"][GPU] = resources.setdefault("limits", {})[GPU] = str(gpus)
+    return {"name": name, "image": image, "resources": resources}
+
+
+def pod_set(kind: str, namespace: str, name: str, replicas: int, main: Obj, **spec: Any) -> Obj:
+    """An apps/v1 Deployment or StatefulSet of ``replicas`` pods labelled app=<name> running ``main``."""
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "replicas": replicas,
+            **spec,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [main]}},
+        },
+    }
+
+
+# `wmap update` of the pod fields every lab operator must carry to the pods it creates (issue 34): a label, the
+# lab's second scheduler, a toleration of the lab's dedicated taint, and a node affinity to one GPU pool.
+UPDATE_LABEL = ("tier", "gold")
+TOLERATIONS = [{"key": "lab.workload-map.run.ai/dedicated", "operator": "Exists", "effect": "NoSchedule"}]
+
+
+def node_affinity(pool: str) -> Obj:
+    term = {"matchExpressions": [{"key": "lab.workload-map.run.ai/pool", "operator": "In", "values": [pool]}]}
+    return {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}
+
+
+def update_flags(pool: str, *, scheduler: bool = True, affinity: bool = True) -> list[str]:
+    """The ``wmap update`` flags of those fields (scheduler name and affinity left out where the operator's
+    own admission refuses them)."""
+    flags = ["--label", "=".join(UPDATE_LABEL), "--tolerations", json.dumps(TOLERATIONS)]
+    if scheduler:
+        flags += ["--scheduler-name", SECOND_SCHEDULER]
+    if affinity:
+        flags += ["--node-affinity", json.dumps(node_affinity(pool))]
+    return flags
+
+
+def assert_updated(
+    pod: Obj, pool: str, *, resources: Obj | None = None, container_name: str | None = None, scheduler: bool = True,
+    affinity: bool = True,
+) -> None:  # fmt: skip
+    """The pod carries what ``update_flags(pool, ...)`` wrote, and the resources of ``container_name`` (the
+    first container when None) are ``resources`` when given; with the affinity it was placed in that pool."""
+    name = pod["metadata"]["name"]
+    spec = pod["spec"]
+    assert pod["metadata"]["labels"].get(UPDATE_LABEL[0]) == UPDATE_LABEL[1], name
+    assert [t for t in spec.get("tolerations", []) if t["key"].startswith("lab.")] == TOLERATIONS, name
+    if scheduler:
+        assert spec["schedulerName"] == SECOND_SCHEDULER, name
+    if affinity:
+        assert spec["affinity"]["nodeAffinity"] == node_affinity(pool), name
+        assert spec.get("nodeName", "").startswith(f"gpu-{pool}-"), f"{name} placed on {spec.get('nodeName')}"
+    if resources is not None:
+        main = next((c for c in spec["containers"] if c["name"] == container_name), spec["containers"][0])
+        assert main["resources"] == resources, name
+
+
+def suspend_update_resume(
+    s: Story, job: Obj, pods: int, updates: list[list[str]], *, idle: Callable[[Obj], bool], resumed: str
+) -> None:
+    """The suspend/update/resume story of a Kubeflow job (its operator deletes the pods on suspension and
+    recreates them on resume): every pod ready; ``wmap update --suspend`` until the job says Suspended=True and
+    ``idle`` (nothing active); each of ``updates`` (``wmap update`` flags); ``wmap update --resume`` until its
+    Suspended condition has reason ``resumed`` and every pod is bound again (captured as "pods after resume");
+    every pod ready again."""
+    lab = s.lab
+    target = f"{s.scenario.wmap_type}/{job['metadata']['name']}"
+    lab.kube.create(job)
+    with lab.auto_phase(s.namespace, "Ready"):
+        s.wait_workload(lambda o: on(o, "Running"), "Running")
+        s.wait_pods(lambda found: phase_counts(found) == {"Ready": pods}, f"{pods} pods Ready")
+    s.observe("every pod ready")
+
+    lab.wmap("update", target, "-n", s.namespace, "--suspend")
+    s.wait_pods(lambda found: not found, "every pod gone")
+    s.wait_workload(lambda o: on(o, "Suspended") and idle(o), "Suspended=True, nothing active")
+    s.observe("suspended")
+
+    for flags in updates:
+        lab.wmap("update", target, "-n", s.namespace, *flags)
+    s.observe("updated while suspended")
+
+    lab.wmap("update", target, "-n", s.namespace, "--resume")
+    s.wait_workload(lambda o: condition(o, "Suspended").get("reason") == resumed, "Resumed")
+    s.wait_pods(lambda found: phase_counts(found) == {"Pending": pods}, f"{pods} pods bound again, starting")
+    s.observe("resumed, pods starting")
+    s.scenario.captured["pods after resume"] = live(s.pods())
+
+    lab.set_phase(s.namespace, "Ready")
+    s.wait_workload(lambda o: on(o, "Running"), "Running again")
+    s.wait_pods(lambda found: phase_counts(found) == {"Ready": pods}, f"{pods} pods Ready")
+    s.observe("ready again")

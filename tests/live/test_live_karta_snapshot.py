@@ -13,7 +13,7 @@ from live_data import admin, create, create_namespace, deployment_scenario, ensu
 from tests.cluster.apiserver import TestCluster
 
 from workload_map.api.cluster_update import patch_workload
-from workload_map.api.snapshot_export import save_live_snapshot
+from workload_map.api.snapshot_export import with_capacity, write_snapshot
 from workload_map.base.snapshot import Snapshot, key_of
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.kube import live_source
@@ -78,7 +78,10 @@ def test_snapshot_round_trip(test_cluster: TestCluster, kartas: dict[str, str], 
     from workload_map.api.definitions import read_documents, split_dump
 
     path = tmp_path / f"snap{suffix}"
-    count, _ = save_live_snapshot(live_options(test_cluster, all_namespaces=True), path)
+    written = live_source(live_options(test_cluster, all_namespaces=True))
+    objects, _ = with_capacity(written)
+    count = write_snapshot(path, objects, written.karta_objects, written.snapshot.coverage)
+    written.connection.close()
     assert count > 0
     live = live_source(live_options(test_cluster, all_namespaces=True))
     view = live.index()

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from workload_map.resolve.resources import gpu_count, is_accelerator_resource, is_gpu_resource, pod_resources
+from workload_map.resolve.resources import gpu_count, is_gpu_resource, pod_resources
 
 
 def c(name: str, requests: dict | None = None, limits: dict | None = None, **extra: object) -> dict:
@@ -64,7 +64,7 @@ def test_pod_level_resources_and_overhead() -> None:
 
 def test_gpu_names_and_dra_claims() -> None:
     assert is_gpu_resource("nvidia.com/gpu") and is_gpu_resource("amd.com/gpu") and is_gpu_resource("intel.com/gpu")
-    assert not is_gpu_resource("nvidia.com/mig-1g.5gb") and is_accelerator_resource("nvidia.com/mig-1g.5gb")
+    assert not is_gpu_resource("nvidia.com/mig-1g.5gb")
     spec = {
         "containers": [c("a", limits={"amd.com/gpu": 2, "nvidia.com/mig-3g.20gb": 1})],
         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu-claim"}],

@@ -9,6 +9,7 @@ from workload_map.errors import Location, WorkloadMapError
 
 if TYPE_CHECKING:
     from workload_map.authoring import Draft, Sample
+    from workload_map.authoring.transitions import Moment
 
 
 def _crd_from(path: str, sample_kinds: set[tuple[str, str]]) -> dict[str, Any]:
@@ -46,21 +47,57 @@ def _samples(paths: Sequence[str]) -> list[Sample]:
     return [Sample(d.data, str(d.location)) for d in read_documents(paths) if isinstance(d.data, dict)]
 
 
+def _recorded(paths: Sequence[str], versions: Sequence[Sequence[dict[str, Any]]]) -> tuple[list[Sample], list[Moment]]:
+    """Samples and moments from recordings (``wmap record`` files) and from sequences of one object's
+    versions: every version of the recorded object and the last seen version of every other object are
+    samples; each state is a moment (the object then, the pods it owned then)."""
+    from workload_map.authoring import Sample
+    from workload_map.authoring.transitions import Moment, owned_pods
+    from workload_map.base.objects import key_of
+    from workload_map.sources.recording import load_recording
+
+    samples: list[Sample] = []
+    moments: list[Moment] = []
+    for run, path in enumerate(paths):
+        recording = load_recording(path)
+        latest: dict[Any, dict[str, Any]] = {}
+        for index, snapshot in recording.states():
+            objects = list(snapshot)
+            root = next((o for o in objects if key_of(o) == recording.workload.key), None)
+            at = recording.events[index - 1].at if index else recording.recorded.started
+            moments.append(Moment(index, at, root, tuple(owned_pods(objects, root)) if root else (), run))
+            if root is not None and (index == 0 or recording.events[index - 1].object is root):
+                samples.append(Sample(root, f"{path}: after {index} event(s)"))
+            latest.update((key_of(o), o) for o in objects)
+        samples += [Sample(o, f"{path}: last seen") for k, o in latest.items() if k != recording.workload.key]
+    for run, sequence in enumerate(versions, start=len(paths)):
+        for index, version in enumerate(sequence):
+            moments.append(Moment(index, f"version {index}", version, (), run))
+            samples.append(Sample(version, f"<versions {run - len(paths)}>#{index}"))
+    return samples, moments
+
+
 def draft_definition(
     crd: str | dict[str, Any] | None = None,
     samples: Sequence[str] = (),
     *,
     version: str | None = None,
     objects: Sequence[dict[str, Any]] = (),
+    recordings: Sequence[str] = (),
+    versions: Sequence[Sequence[dict[str, Any]]] = (),
 ) -> Draft:
     """A draft Karta for a kind, from its CRD (a file path or the CRD object) and/or sample files (root
-    objects, and the pods and intermediate owners they own) or sample ``objects``. The draft's ``text``
-    is commented YAML: every guess with its evidence and confidence, every gap a ``TODO(wmap)`` that
-    ``validate_definitions`` reports. Raises WorkloadMapError on unreadable input."""
+    objects, and the pods and intermediate owners they own) or sample ``objects``. ``recordings`` (files
+    ``wmap record`` writes) and ``versions`` (sequences of one object's versions, oldest first) add the
+    statuses the object went through: each phase and condition seen is mapped from the moments it held,
+    with that evidence. The draft's ``text`` is commented YAML: every guess with its evidence and
+    confidence, every gap a ``TODO(wmap)`` that ``validate_definitions`` reports. Raises
+    WorkloadMapError on unreadable input."""
     from workload_map.authoring import Sample, draft
     from workload_map.catalog import builtin_definitions
 
-    given = [*_samples(samples), *(Sample(o, "<object>") for o in objects)]
+    recorded, moments = _recorded(recordings, versions)
+    given = [*_samples(samples), *(Sample(o, "<object>") for o in objects), *recorded]
     sample_kinds = {(str(s.obj.get("apiVersion", "")).rpartition("/")[0], str(s.obj.get("kind"))) for s in given}
     sources = []
     crd_object: dict[str, Any] | None
@@ -71,11 +108,21 @@ def draft_definition(
         crd_object = crd
         if crd is not None:
             sources.append(f"the CRD {(crd.get('metadata') or {}).get('name')}")
-    sources += list(samples)
+    sources += [*samples, *recordings]
     if crd_object is None and not given:
-        raise WorkloadMapError("nothing to draft from", hint="give a CRD (--crd FILE) or samples (--sample FILE)")
+        raise WorkloadMapError(
+            "nothing to draft from",
+            hint="give a CRD (--crd FILE), samples (--sample FILE) or a recording (--from-recording FILE)",
+        )
     try:
-        return draft(crd_object, given, version=version, catalog=builtin_definitions(strict=False), sources=sources)
+        return draft(
+            crd_object,
+            given,
+            version=version,
+            catalog=builtin_definitions(strict=False),
+            sources=sources,
+            moments=moments,
+        )
     except ValueError as exc:
         where = Location(crd) if isinstance(crd, str) else Location(samples[0] if samples else "")
         raise WorkloadMapError("cannot draft a definition", where, detail=str(exc)) from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from workload_map.base.objects import ObjectKey, key_of
 from workload_map.errors import Location, Severity, WorkloadMapError
 
 if TYPE_CHECKING:
@@ -147,8 +148,8 @@ class _Identities:
 
     def __init__(self, objects: list[dict[str, Any]]) -> None:
         self.objects = objects
-        self._where: dict[tuple[str, str, str, str], tuple[int, Document]] = {}
-        self._collisions: dict[tuple[str, str], list[tuple[tuple[str, str, str, str], Document, Document]]] = {}
+        self._where: dict[ObjectKey, tuple[int, Document]] = {}
+        self._collisions: dict[tuple[str, str], list[tuple[ObjectKey, Document, Document]]] = {}
         self._nameless: list[Document] = []
 
     def add(self, doc: Document) -> None:
@@ -160,9 +161,9 @@ class _Identities:
             # would be one identity listed twice: left out, said once.
             self._nameless.append(doc)
             return
-        namespace = meta.get("namespace")
-        group = str(data.get("apiVersion") or "").rpartition("/")[0]
-        key = (group, str(data["kind"]), namespace if isinstance(namespace, str) else "", name)
+        # The identity the snapshot and every reader use (objects.key_of): an object without a namespace is
+        # in "default", so it and the same object written with `namespace: default` are one object.
+        key = key_of(data)
         found = self._where.get(key)
         if found is None:
             self._where[key] = (len(self.objects), doc)
@@ -177,11 +178,14 @@ class _Identities:
     def warnings(self) -> list[str]:
         out = []
         for (first, second), collisions in self._collisions.items():
-            (group, kind, namespace, name), earlier, later = collisions[0]
-            what = f"{kind.lower()}.{group}" if group else kind.lower()
-            scope = f' in namespace "{namespace}"' if namespace else ""
-            example = f'{what} "{name}"{scope}'
+            key, earlier, later = collisions[0]
+            what = f"{key.kind.lower()}.{key.group}" if key.group else key.kind.lower()
+            stated = [_stated_namespace(d) for d in (earlier, later)]
+            scope = f' in namespace "{key.namespace}"' if any(stated) else ""
+            example = f'{what} "{key.name}"{scope}'
             places = f"{earlier.location} and {later.location}"
+            if any(stated) and not all(stated):
+                places += f'; an object without a namespace is in "{key.namespace}"'
             if len(collisions) == 1:
                 out.append(f"{example} is given twice ({places}): the later one is used, as kubectl apply -f would")
             else:
@@ -198,6 +202,11 @@ class _Identities:
                 f" (e.g. {unnamed.data.get('kind')} at {unnamed.location}): every Kubernetes object has a name"
             )
         return out
+
+
+def _stated_namespace(doc: Document) -> bool:
+    meta = doc.data.get("metadata")
+    return isinstance(meta, dict) and bool(meta.get("namespace"))
 
 
 def effective_definitions(

@@ -85,17 +85,3 @@ def with_capacity(source: Any) -> tuple[list[Obj], list[str]]:
             "count what other namespaces' pods use on the nodes (snapshot with -A for that)"
         )
     return [*source.snapshot.objects, *read.nodes, *read.quotas], warnings
-
-
-def save_live_snapshot(options: Any, path: str | os.PathLike[str]) -> tuple[int, list[str]]:
-    """List the cluster as ``get`` does (``options`` is a LiveOptions) and write it to ``path``."""
-    from workload_map.sources.kube import live_source
-
-    source = live_source(options)
-    try:
-        objects, warnings = with_capacity(source)
-        count = write_snapshot(path, objects, source.karta_objects, source.snapshot.coverage)
-    finally:
-        if getattr(options, "connection", None) is None:
-            source.connection.close()
-    return count, [*source.warnings, *warnings]

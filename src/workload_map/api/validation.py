@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 from workload_map.errors import Finding, Severity
 
 if TYPE_CHECKING:
+    from workload_map.checks.expectations import Expectation
     from workload_map.checks.samples import SampleResult
     from workload_map.definition.loader import LoadedDefinition
+    from workload_map.sources.recording import Recording
 
 
 @dataclass
@@ -47,23 +49,71 @@ def validate_definitions(paths: Sequence[str], *, against: Sequence[str] = ()) -
     return ValidationReport(list(loaded), list(findings))
 
 
-def test_samples(definition: LoadedDefinition, samples: Sequence[str]) -> list[SampleResult]:
+def test_samples(
+    definition: LoadedDefinition, samples: Sequence[str], expect: Sequence[str] = ()
+) -> list[SampleResult]:
     """Resolve every sample object of ``definition``'s root kind found in ``samples`` (files, directories,
     ``-``), with the pods and owners beside it, and check the expectation each carries in its
     ``workload-map.run.ai/expect`` annotation (what ``wmap definitions test`` does).
 
     A ``Recording`` among them (``wmap record``'s output) is replayed: each of its checkpoints is checked on
-    the state it names; without checkpoints, each change of the workload's status is shown."""
+    the state it names; without checkpoints, each change of the workload's status is shown. ``expect``
+    names Expectations files (Expectations documents among the samples count too): expectations kept
+    beside unmodified samples and recordings, by workload (and, for a recording, ``after`` N events)."""
     from workload_map.api.definitions import read_documents
+    from workload_map.checks.expectations import expectations_from_document, is_expectations, load_expectations
     from workload_map.checks.samples import run_samples
-    from workload_map.sources.recording import is_recording, recording_from_document, test_recording
+    from workload_map.errors import DocumentError, WorkloadMapError
+    from workload_map.sources.recording import is_recording, recording_from_document
 
     docs = read_documents(samples)
+    try:
+        expectations = [e for path in expect for e in load_expectations(path)]
+        expectations += [e for d in docs if is_expectations(d.data) for e in expectations_from_document(d)]
+    except DocumentError as exc:
+        raise WorkloadMapError("cannot read expectations", exc.location, detail=exc.message, hint=exc.hint) from None
     recordings = [recording_from_document(d) for d in docs if is_recording(d.data)]
-    results = run_samples(definition, [d for d in docs if not is_recording(d.data)])
-    for recording in recordings:
-        results += test_recording(definition, recording)
+    plain = [d for d in docs if not is_recording(d.data) and not is_expectations(d.data)]
+    results = run_samples(definition, plain, expectations)
+    results += _replay(definition, recordings, [e for e in expectations if e.after is not None])
     return results
+
+
+def _replay(
+    definition: LoadedDefinition, recordings: Sequence[Recording], checkpoints: Sequence[Expectation]
+) -> list[SampleResult]:
+    """Each recording replayed with its own checkpoints and those of the expectations naming its workload."""
+    from dataclasses import replace
+
+    from workload_map.checks.samples import SampleResult, names_workload, unused
+    from workload_map.sources.recording import Checkpoint, test_recording
+
+    used: set[int] = set()
+    results: list[SampleResult] = []
+    for recording in recordings:
+        ref = recording.workload
+        obj = {
+            "apiVersion": ref.api_version,
+            "kind": ref.kind,
+            "metadata": {"name": ref.name, "namespace": ref.namespace},
+        }
+        extra = []
+        for index, expectation in enumerate(checkpoints):
+            after = expectation.after
+            if after is None or not names_workload(definition, expectation, obj):
+                continue
+            used.add(index)
+            if after > len(recording.events):
+                out_of_range = SampleResult(expectation.workload, str(expectation.location), None, has_expectation=True)
+                out_of_range.problems.append(
+                    f"after {after} is out of range: the recording in {recording.location} has "
+                    f"{len(recording.events)} event(s)"
+                )
+                results.append(out_of_range)
+                continue
+            extra.append(Checkpoint(expectation.label or f"after {after}", after, expectation.expect))
+        results += test_recording(definition, replace(recording, checkpoints=[*recording.checkpoints, *extra]))
+    return results + unused(definition, [e for i, e in enumerate(checkpoints) if i not in used])
 
 
 # A library function, not a pytest test, whatever its name says.

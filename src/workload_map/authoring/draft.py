@@ -8,16 +8,22 @@ returned: a draft that does not load is a bug here, reported as such.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.authoring import samples as sample_facts, selectors as pod_selectors, status as vocabulary
+from workload_map.authoring import (
+    samples as sample_facts,
+    selectors as pod_selectors,
+    status as vocabulary,
+    transitions,
+)
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path, todo
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
-from workload_map.authoring.schema import READY_NAMES, Field, SchemaFacts, Site, read_crd
+from workload_map.authoring.schema import READY_NAMES, REPLICA_NAMES, Field, SchemaFacts, Site, read_crd
 from workload_map.base.objects import owner_references
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.definition.model import GroupVersionKind, slug
@@ -95,10 +101,10 @@ class _Builder:
         self.notes.setdefault(path, []).extend([f"[{confidence}] {lines[0]}", *lines[1:]])
         self.guesses.append((format_path(path), confidence))
 
-    def todo(self, path: Path, what: str) -> str:
+    def todo(self, path: Path, what: str, value: str = "empty") -> str:
         self.notes.setdefault(path, []).append(f"{TODO_MARK}: {what}")
         self.todos.append(f"{format_path(path)}: {what}")
-        return todo(what)
+        return todo(what, value)
 
     def covering(self, group: str, kind: str) -> str | None:
         for definition in self.catalog:
@@ -118,6 +124,66 @@ class _Builder:
             if value:
                 return value, definition.name
         return None
+
+
+GENERIC_KEYS = frozenset({"template", "podTemplate", "podSpec", "containers", "spec", "replicas"})
+_SPEC_KEY = re.compile(r"^\s*\.spec\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass
+class Embedding:
+    """A catalog kind whose whole spec the root carries at ``prefix`` (a RayCluster spec inside a job): the
+    operator creates that object from it, and it the pods."""
+
+    prefix: Segments
+    kind: dict[str, str]
+    definition: str
+    pod_kinds: dict[str, dict[str, str]]  # the catalog kind's spec key -> the kind of the pods' owner there
+
+
+def _signatures(catalog: Sequence[LoadedDefinition]) -> list[tuple[frozenset[str], Embedding]]:
+    """Per custom catalog kind, the keys under its .spec where its pod definitions start (``headGroupSpec``,
+    ``workerGroupSpecs``): a schema or sample with all of them below one object embeds that kind."""
+    out = []
+    for definition in catalog:
+        identity = definition.karta.identity
+        if identity is None or identity.group in ("", "apps", "batch"):
+            continue
+        keys: dict[str, dict[str, str]] = {}
+        for component in definition.karta.components:
+            spec = component.spec_definition
+            if spec is None:
+                continue
+            fragments = spec.fragmented_pod_spec_definition
+            paths = [spec.pod_template_spec_path, spec.pod_spec_path]
+            paths += [fragments.containers_path, fragments.container_path] if fragments else []
+            kind = component.kind or GroupVersionKind(version="v1", kind="Pod")
+            for path in paths:
+                match = _SPEC_KEY.match(path or "")
+                if match and match.group(1) not in GENERIC_KEYS:
+                    keys[match.group(1)] = {"group": kind.group, "version": kind.version, "kind": kind.kind}
+        if keys:
+            gvk = {"group": identity.group, "version": identity.version, "kind": identity.kind}
+            out.append((frozenset(keys), Embedding((), gvk, definition.name, keys)))
+    return out
+
+
+def _embeddings(builder: _Builder, sites: list[Site], own: tuple[str, str]) -> dict[int, Embedding]:
+    """Sites below an object that carries a whole catalog kind's spec, by site index."""
+    below: dict[Segments, set[str]] = {}
+    for site in sites:
+        for i in range(2, len(site.segments)):
+            below.setdefault(site.segments[:i], set()).add(site.segments[i])
+    out: dict[int, Embedding] = {}
+    for keys, embedding in _signatures(builder.catalog):
+        if (embedding.kind["group"], embedding.kind["kind"]) == own:
+            continue
+        for prefix, found in below.items():
+            if keys <= found:
+                for index, site in enumerate(sites):
+                    if site.segments[: len(prefix)] == prefix and site.segments[len(prefix)] in keys:
+                        out[index] = Embedding(prefix, embedding.kind, embedding.definition, embedding.pod_kinds)
+    return out
 
 
 def _scale(builder: _Builder, site: Site, path: Path, reuse_job: tuple[str, str] | None) -> dict[str, str]:
@@ -171,6 +237,15 @@ def _scale(builder: _Builder, site: Site, path: Path, reuse_job: tuple[str, str]
 
 def _spec_definition(builder: _Builder, site: Site, path: Path) -> dict[str, Any]:
     where = f"{site.path} ({site.source})"
+    if site.free_form is not None:
+        key = "podSpecPath" if site.form == "podspec" else "podTemplateSpecPath"
+        builder.note(
+            (*path, key),
+            MEDIUM if "description" in site.free_form else LOW,
+            f"{where} is open in the schema (no typed containers), taken for the pod's "
+            f"{'spec' if site.form == 'podspec' else 'template'}: {site.free_form}.",
+        )
+        return {key: jq(site.segments)}
     if site.form == "template":
         builder.note(
             (*path, "podTemplateSpecPath"), HIGH, f"a PodTemplateSpec (metadata + spec.containers) at {where}."
@@ -219,24 +294,46 @@ def _instance_ids(builder: _Builder, site: Site, path: Path, lower: bool) -> str
             f"one instance per item of {schema_path(item[:-1])}; the items have no name field, so by position.",
         )
         return f"{jq(item[:-1])} // [] | keys[] | tostring"
-    return builder.todo((*path, "instanceIdPath"), f"the instance ids of the nested lists on {site.path}")
+    # Nested lists: their items in order are the instances (the per-instance paths walk them the same way),
+    # so positions keep every count; what names them is left to the reviewer.
+    return builder.todo(
+        (*path, "instanceIdPath"),
+        f"the instance ids of the nested lists on {site.path} (until then: their positions 0, 1, ...)",
+        f"[{jq(item)}] | keys[] | tostring",
+    )
 
 
 def _status(
-    builder: _Builder, facts: SchemaFacts | None, found: sample_facts.SampleFacts, path: Path
+    builder: _Builder,
+    facts: SchemaFacts | None,
+    found: sample_facts.SampleFacts,
+    path: Path,
+    moments: Sequence[transitions.Moment] = (),
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     mappings: dict[str, list[dict[str, Any]]] = {}
     conditions = facts.conditions.segments if facts and facts.conditions else ("status", "conditions")
-    phase_fields: list[Segments] = [f.segments for f in facts.phases] if facts else []
+    # A phase the printer columns show comes first: kubectl get shows what the authors deem the status.
+    phase_fields: list[Segments] = [p for p, _ in facts.printer_phases] if facts else []
+    phase_fields += [f.segments for f in facts.phases if f.segments not in phase_fields] if facts else []
     phase_fields += [s for s in sample_facts.status_strings(found) if s not in phase_fields]
     sample_facts.read_status(found, conditions, phase_fields)
     types: dict[str, str] = {}
     for t in facts.condition_types if facts else []:
         types[t] = f"enumerated in the schema at {schema_path(conditions)}[].type"
+    for t, column in facts.printer_conditions if facts else []:
+        types.setdefault(t, f"the printer column {column!r} shows it")
     for (t, _status), _count in found.conditions.items():
         types.setdefault(t, f"seen in {found.condition_where[(t, _status)]}")
+    # Values seen in a recording are placed from the moments they held (transitions.py), with that evidence.
+    recorded_phase = transitions.busiest(moments, phase_fields)
+    observed = transitions.observe(moments, [recorded_phase] if recorded_phase else [])
+    placed = {json.dumps(p.matcher, sort_keys=True) for p in observed.placements}
+    for placement in observed.placements:
+        for condition in placement.matcher.get("byConditions", []):
+            types.setdefault(condition["type"], "seen in the recording")
     has_conditions = bool(types) or (facts is not None and facts.conditions is not None)
+    unmapped: list[str] = [f"{u.split(' seen ')[0]} ({u.split(' seen ', 1)[1]})" for u in observed.unplaced]
     if has_conditions:
         out["conditionsDefinition"] = {"path": jq(conditions)}
         source = "schema" if facts and facts.conditions else "samples"
@@ -250,9 +347,17 @@ def _status(
         builder.note((*path, "statusMappings", status, len(entries)), confidence, why)
         entries.append(matcher)
 
+    for placement in observed.placements:
+        add(placement.status, placement.matcher, placement.confidence, placement.evidence + ".")
+    observed_labels = {u.split(" seen ")[0] for u in observed.unplaced}
     for t, where in types.items():
+        if json.dumps({"byConditions": [{"type": t, "status": "True"}]}, sort_keys=True) in placed:
+            continue
+        if f"condition {t}=True" in observed_labels:
+            continue
         guess = vocabulary.classify(t)
         if guess is None:
+            unmapped.append(f"condition {t} ({where})")
             continue
         status, confidence = guess
         add(status, {"byConditions": [{"type": t, "status": "True"}]}, confidence, f"condition {t}=True ({where}).")
@@ -272,7 +377,10 @@ def _status(
                     LOW,
                     f"condition {t}=Unknown: not finished yet ({where}).",
                 )
-    phase = _choose_phase(facts, found, phase_fields)
+    phase = _choose_phase(facts, found, [recorded_phase] if recorded_phase else phase_fields)
+    if recorded_phase is not None and phase is None:
+        seen = found.phases.get(".".join(recorded_phase), {})
+        phase = (recorded_phase, {v: f"seen in {found.phase_where[('.'.join(recorded_phase), v)]}" for v in seen})
     if phase is not None:
         segments, values = phase
         out["phaseDefinition"] = {"path": f'{jq(segments)} // ""'}
@@ -282,17 +390,32 @@ def _status(
             f"{schema_path(segments)}: the phase ({len(values)} value(s) known).",
         )
         for value, where in values.items():
+            if json.dumps({"byPhase": value}, sort_keys=True) in placed or f"phase {value!r}" in observed_labels:
+                continue
             guess = vocabulary.classify(value)
             if guess is not None:
                 add(guess[0], {"byPhase": value}, guess[1], f"phase {value!r} ({where}).")
+            else:
+                unmapped.append(f"phase {value!r} ({where})")
     _ready_counts(facts, found, add)
     hint = "No condition or phase says it."
+    if moments:
+        hint = "No condition or phase says it (in the schema, the samples or the recording)."
     if phase is None and facts is not None and facts.phases:
         # The schema declares a phase but neither enumerates nor shows its values: read it, map it by hand.
         declared = facts.phases[0]
         out["phaseDefinition"] = {"path": f'{jq(declared.segments)} // ""'}
         builder.note((*path, "phaseDefinition"), MEDIUM, f"{declared.path}: declared in the schema, no value known.")
         hint = f"Map the values of {declared.path} (declared in the schema; none enumerated or seen) with byPhase."
+    if unmapped:
+        # A draft never invents a meaning: the values no word told apart are listed for the reviewer to place.
+        builder.note(
+            (*path, "statusMappings"),
+            LOW,
+            f"{len(unmapped)} value(s) the draft could not place; map each under the status it means:",
+            *(f"  {u}" for u in unmapped),
+        )
+        hint += " Values not placed yet: " + ", ".join(u.split(" (")[0] for u in unmapped) + "."
     for status in ("running", "completed", "failed"):
         if status not in mappings and not (
             status == "completed" and "running" in mappings and _long_running(types, phase)
@@ -309,7 +432,8 @@ def _ready_counts(
     facts: SchemaFacts | None, found: sample_facts.SampleFacts, add: Callable[[str, dict[str, Any], str, str], None]
 ) -> None:
     """A count of ready pods in the status says running too (samples often carry it without conditions)."""
-    fields = [(f.segments[-1], "the schema") for f in facts.ready_counts] if facts else []
+    fields = [(p[-1], f"the printer column {c!r}") for p, c in facts.printer_ready if len(p) == 2] if facts else []
+    fields += [(f.segments[-1], "the schema") for f in facts.ready_counts] if facts else []
     for sample in found.roots:
         status = sample.obj.get("status")
         for name in READY_NAMES:
@@ -332,6 +456,27 @@ def _ready_counts(
     )
 
 
+def _batch_evidence(facts: SchemaFacts | None, found: sample_facts.SampleFacts, sites: list[Site]) -> str | None:
+    """Why the kind runs to completion (a gang makes sense only then), or None: a service (autoscaling bounds,
+    a rollout strategy, only Ready/Available statuses) or nothing that finishes is never gang-scheduled."""
+    if not sites:
+        return None
+    if facts is not None and facts.serving_fields:
+        return None
+    if any(s.job is not None for s in sites):
+        return "its pods run in Jobs"
+    if facts is not None and facts.batch_fields:
+        return f"{facts.batch_fields[0]} is a run-to-completion field"
+    finishing = {"succeeded", "complete", "completed", "finished", "done"}
+    seen = list(facts.condition_types if facts else []) + [t for t, _ in found.conditions]
+    seen += [p for f in facts.phases for p in f.enum] if facts else []
+    seen += [v for values in found.phases.values() for v in values]
+    words = {w for value in seen for w in vocabulary.words(value)}
+    if words & finishing:
+        return "its status says when it has finished"
+    return None
+
+
 def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] | None) -> bool:
     """A service-like kind: it reports Ready/Available and nothing that finishes."""
     words = {w for t in types for w in vocabulary.words(t)} | {
@@ -343,6 +488,7 @@ def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] 
 def _choose_phase(
     facts: SchemaFacts | None, found: sample_facts.SampleFacts, phase_fields: list[Segments]
 ) -> tuple[Segments, dict[str, str]] | None:
+    """The phase-like field whose values name the most statuses by their words."""
     best: tuple[int, int, Segments, dict[str, str]] | None = None
     enums = {f.segments: f for f in facts.phases} if facts else {}
     for segments in phase_fields:
@@ -359,6 +505,60 @@ def _choose_phase(
         if best is None or score > (best[0], best[1]):
             best = (score[0], score[1], segments, values)
     return (best[2], best[3]) if best else None
+
+
+def _intermediate(  # noqa: PLR0917 - the builder's state it adds to, each by name at its one call
+    builder: _Builder,
+    embedding: Embedding,
+    children: list[dict[str, Any]],
+    taken: set[str],
+    root_name: str,
+    path: Path,
+) -> str:
+    """The catalog kind the operator creates from the embedded spec: one per object while that spec is set."""
+    name = re.sub(r"[^a-z0-9-]", "", embedding.kind["kind"].lower()) or "child"
+    while name in taken:
+        name += "x"
+    taken.add(name)
+    children.append({"name": name, "ownerRef": root_name, "kind": dict(embedding.kind)})
+    builder.note(
+        (*path, "kind"),
+        MEDIUM,
+        f"{schema_path(embedding.prefix)} holds the spec of a {embedding.kind['kind']} (the keys the catalog's",
+        f"{embedding.definition} reads its pods from): the operator creates one while it is set.",
+    )
+    return name
+
+
+def _sample_children(
+    builder: _Builder, found: sample_facts.SampleFacts, children: list[dict[str, Any]], taken: set[str], root: str
+) -> None:
+    """Objects of a kind the catalog defines that sample roots own directly, not yet a component: a child the
+    operator creates (a Deployment, a JobSet, a Workflow...), whose pods the catalog's definition reads."""
+    used = {(c["kind"]["group"], c["kind"]["kind"]) for c in children if "kind" in c}
+    for api_kind, where in found.children.items():
+        api, _, child_kind = api_kind.rpartition("/")
+        child_group, _, child_version = api.rpartition("/") if "/" in api else ("", "", api)
+        covered = builder.covering(child_group, child_kind)
+        if covered is None or (child_group, child_kind) in used or child_kind == "Pod":
+            continue
+        name = re.sub(r"[^a-z0-9-]", "", child_kind.lower()) or "child"
+        while name in taken:
+            name += "x"
+        taken.add(name)
+        path: Path = ("spec", "structureDefinition", "childComponents", len(children))
+        children.append(
+            {
+                "name": name,
+                "ownerRef": root,
+                "kind": {"group": child_group, "version": child_version, "kind": child_kind},
+            }
+        )
+        builder.note(
+            (*path, "kind"),
+            HIGH,
+            f"a {child_kind} owned by a sample object ({where}); the catalog's {covered} defines its pods.",
+        )
 
 
 def _chain_evidence(builder: _Builder, kind: str, selector: pod_selectors.Selector | None) -> list[str]:
@@ -453,8 +653,10 @@ def draft(
     version: str | None = None,
     catalog: Sequence[LoadedDefinition] = (),
     sources: Sequence[str] = (),
+    moments: Sequence[transitions.Moment] = (),
 ) -> Draft:
-    """Draft a definition from a CRD (may be None when samples say the kind), sample objects and pods."""
+    """Draft a definition from a CRD (may be None when samples say the kind), sample objects and pods, and
+    the ``moments`` of one object recorded as it went through its statuses (status mappings from them)."""
     facts = read_crd(crd, version) if crd is not None else None
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
@@ -500,22 +702,53 @@ def draft(
     taken = {root_name}
     additional: list[dict[str, str]] = []
     several = len(sites) > 1
+    embedded = _embeddings(builder, sites, (group, kind))
+    intermediates: dict[Segments, str] = {}
     for index, site in enumerate(sites):
         selector = selectors.get(index)
         owner = selector.owner_kinds.most_common(1)[0][0] if selector and selector.owner_kinds else ""
+        embedding = embedded.get(index)
         if on_root:
             component, path = root, root_path
         else:
+            parent = root_name
+            if embedding is not None:
+                parent = intermediates.get(embedding.prefix) or _intermediate(
+                    builder, embedding, children, taken, root_name, (*base, "childComponents", len(children))
+                )
+                intermediates[embedding.prefix] = parent
             path = (*base, "childComponents", len(children))
-            component = {"name": _role_name(site, taken), "ownerRef": root_name}
+            component = {"name": _role_name(site, taken), "ownerRef": parent}
             children.append(component)
-            if site.job is not None:
+            if embedding is not None and site.job is None and not owner:
+                key = site.segments[len(embedding.prefix)]
+                component["kind"] = dict(embedding.pod_kinds.get(key, POD))
+                builder.note(
+                    (*path, "kind"),
+                    MEDIUM,
+                    f"the pods of {schema_path((*embedding.prefix, key))} belong to the {embedding.kind['kind']}",
+                    f"(the catalog's {embedding.definition} has them owned by a {component['kind']['kind']}).",
+                )
+            elif site.job is not None:
                 component["kind"] = dict(JOB)
                 builder.note(
                     (*path, "kind"),
                     HIGH,
                     f"{schema_path(site.job)} is a JobTemplateSpec (spec.template + parallelism/completions):",
                     "one batch/v1 Job per instance.",
+                )
+            elif site.embeds is not None and not owner:
+                component["kind"] = {"group": "apps", "version": "v1", "kind": site.embeds}
+                builder.note(
+                    (*path, "kind"),
+                    MEDIUM,
+                    f"{schema_path(site.role)} is a {site.embeds}Spec (its fields, or its name): the operator creates",
+                    f"one {site.embeds} per instance, and it the pods"
+                    + (
+                        f" (the catalog's {builder.covering('apps', site.embeds)} reads it)."
+                        if builder.covering("apps", site.embeds)
+                        else "."
+                    ),
                 )
             elif owner:
                 api, _, owner_kind = owner.rpartition("/")
@@ -560,13 +793,25 @@ def draft(
             f"{shared.path} ({shared.source}) is taken as the base template the roles below it are merged onto",
             "(the same key under two or more roles, no count of its own): not a component.",
         )
-    if not sites:
+    _sample_children(builder, found, children, taken, root_name)
+    if not sites and not children:
         where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"
         root["specDefinition"] = {
             "podTemplateSpecPath": builder.todo(
                 (*root_path, "specDefinition", "podTemplateSpecPath"), f"where the pods come from: {where}"
             )
         }
+        if facts is not None and facts.count_at_root is not None:
+            count = facts.count_at_root
+            default = count.default if isinstance(count.default, int) else 1
+            root["scaleDefinition"] = {"replicasPath": f"{jq(count.segments)} // {default}"}
+            told_by = "name" if count.segments[-1] in REPLICA_NAMES else "description"
+            builder.note(
+                (*root_path, "scaleDefinition", "replicasPath"),
+                MEDIUM,
+                f"{count.path} counts the pods (its {told_by});",
+                f"unset reads {default}. Where their template is, is left to do.",
+            )
     if facts is not None and facts.replicas_at_root is not None and not on_root and sites:
         root["scaleDefinition"] = {"replicasPath": f"{jq(facts.replicas_at_root.segments)} // 1"}
         builder.note(
@@ -575,17 +820,23 @@ def draft(
             f"{facts.replicas_at_root.path}: copies of the whole set of roles",
             "(every role's count is multiplied by it).",
         )
-    root["statusDefinition"] = _status(builder, facts, found, (*root_path, "statusDefinition"))
+    root["statusDefinition"] = _status(builder, facts, found, (*root_path, "statusDefinition"), moments)
     if facts is not None and facts.suspend:
         suspend_field, on, off = facts.suspend[0]
         root["suspendDefinition"] = {
             "suspendActions": [{"path": jq(suspend_field.segments), "value": on}],
             "resumeActions": [{"path": jq(suspend_field.segments), "value": off}],
         }
+        how = (
+            "an inverse switch: false stops it"
+            if on == "false"
+            else ("an operating mode" if suspend_field.schema.get("type") == "string" else "a switch")
+        )
         builder.note(
             (*root_path, "suspendDefinition"),
             MEDIUM if suspend_field.schema.get("type") == "boolean" else LOW,
-            f"{suspend_field.path} ({suspend_field.schema.get('type')}) in the schema: {on} stops, {off} resumes.",
+            f"{suspend_field.path} ({suspend_field.schema.get('type')}, {how}) in the schema:",
+            f"{on} stops, {off} resumes.",
         )
     structure: dict[str, Any] = {"rootComponent": root}
     if children:
@@ -594,8 +845,8 @@ def draft(
         structure["additionalChildKinds"] = additional
         builder.note((*base, "additionalChildKinds"), HIGH, "owners between the root and its sample pods.")
     spec: dict[str, Any] = {"structureDefinition": structure}
-    pod_sites = len(sites)
-    if pod_sites > 1 or any(s.collections for s in sites):
+    batch = _batch_evidence(facts, found, sites)
+    if batch and (len(sites) > 1 or any(s.collections for s in sites)):
         spec["optimizationInstructions"] = {
             "gangScheduling": {
                 "podGroups": [{"name": root_name, "members": [{"componentName": root_name, "groupByKeyPaths": []}]}]
@@ -604,8 +855,8 @@ def draft(
         builder.note(
             ("spec", "optimizationInstructions"),
             MEDIUM,
-            "several roles (or a list/map of them) in one object: a multi-node instance whose pods start together,",
-            "one gang per object.",
+            "several roles (or a list/map of them) in one run-to-completion object: its pods start together,",
+            f"one gang per object ({batch}).",
         )
     karta = {
         "apiVersion": "run.ai/v1alpha1",

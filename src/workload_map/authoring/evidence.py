@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from workload_map.definition.validate import TODO_MARK
+from workload_map.definition.gaps import TODO_MARK
 
 __all__ = ["TODO_MARK"]
 
@@ -37,10 +37,15 @@ class Evidence:
         return [f"{self.confidence}: {self.source}", *self.notes]
 
 
-def todo(what: str) -> str:
-    """A jq string literal that carries the TODO marker: it parses, evaluates to a string and never matches."""
-    text = f"{TODO_MARK}: {what}".replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{text}"'
+def todo(what: str, value: str = "empty") -> str:
+    """A gap (docs/definition-format.md, "Gaps in a draft"): ``value``, then the TODO marker in a jq comment.
+
+    ``empty`` gives no output, which every field reads as "not there": a selector claims no pod, a status
+    matcher never matches, a template path addresses nothing (the operator's default pod, no update
+    target). Where "not there" would change a count (instance ids), ``value`` is the neutral expression."""
+    # One line: a newline would end the comment, and a trailing backslash continues it onto the next.
+    note = " ".join(what.split()).rstrip("\\")
+    return f"{value}  # {TODO_MARK}: {note}"
 
 
 def schema_path(segments: Sequence[str]) -> str:

@@ -35,6 +35,8 @@ class SampleFacts:
     condition_where: dict[tuple[str, str], str] = field(default_factory=dict)
     phases: dict[str, Counter[str]] = field(default_factory=dict)  # phase path -> values
     phase_where: dict[tuple[str, str], str] = field(default_factory=dict)
+    # Objects other than pods that a sample root owns directly: "apiVersion/kind" -> where one was seen.
+    children: dict[str, str] = field(default_factory=dict)
 
 
 def _is_container(value: Any) -> bool:
@@ -178,6 +180,11 @@ def collect(objects: list[Sample], group: str, kind: str) -> SampleFacts:
     root_index = {id(s.obj): i for i, s in enumerate(facts.roots)}
     for sample in objects:
         if sample.obj.get("kind") != "Pod":
+            for ref in owner_references(sample.obj)[:1]:
+                owner = by_uid.get(str(ref.get("uid"))) or by_name.get((str(ref.get("kind")), str(ref.get("name"))))
+                if owner is not None and id(owner) in root_index:
+                    key = f"{sample.obj.get('apiVersion')}/{sample.obj.get('kind')}"
+                    facts.children.setdefault(key, sample.location)
             continue
         chain: list[str] = []
         current: dict[str, Any] | None = sample.obj

@@ -8,6 +8,7 @@ schema hides (``x-kubernetes-preserve-unknown-fields``) is left to the samples (
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,20 @@ MAX_NAMES = ("maxReplicas", "maxSize", "maxWorkers")
 HOSTS_NAMES = ("numOfHosts", "hostsPerReplica", "numHosts")
 ID_NAMES = ("name", "groupName", "replicaName", "taskName", "roleName")
 SUSPEND_BOOLEANS = ("suspend", "suspended", "paused", "stopped", "stop")
+# Booleans right under .spec whose false stops the workload (a VM's running, a workspace's started).
+INVERSE_BOOLEANS = ("started", "running", "enabled", "active", "start", "run")
+# Words of an operating mode's values (runStrategy, operatingMode...): which stop it, which run it.
+STOP_VALUES = ("suspended", "suspend", "stopped", "stop", "paused", "halted", "off", "disabled", "inactive")
+RUN_VALUES = ("running", "run", "started", "active", "always", "on", "enabled", "rerunonfailure", "once")
+# A field description that says an integer counts pods: "replicas is the number of desired pods".
+COUNT_DESCRIPTION = re.compile(
+    r"\b(number|count) of (the )?(desired |requested )?(replicas|pods|instances|workers|nodes|copies|hosts)\b", re.I
+)
+# A description that says an object (typed or free-form) is a pod's template or spec.
+POD_DESCRIPTION = re.compile(
+    r"\b(pod ?template|template (for|of|describes|that describes) (the )?pods?|podspec|pod spec)\b", re.I
+)
+TEMPLATE_NAMES = ("template", "podTemplate", "podTemplateSpec", "podSpec")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
@@ -63,6 +78,8 @@ class Site:
     instance_id: Field | None = None  # per item of the innermost collection
     job: Segments | None = None  # a batch/v1 JobTemplateSpec on the way (JobSet-like): its segments
     metadata: bool = False  # a PodSpec with an ObjectMeta beside it (``metadata`` sibling of ``spec``)
+    free_form: str | None = None  # why an open object (no typed containers) is taken for a pod definition
+    embeds: str | None = None  # the built-in kind whose spec the role object is (Deployment, StatefulSet)
 
     @property
     def path(self) -> str:
@@ -88,6 +105,13 @@ class SchemaFacts:
     untyped: list[str] = field(default_factory=list)  # paths the schema leaves open
     ready_counts: list[Field] = field(default_factory=list)  # .status.readyReplicas and the like
     replicas_at_root: Field | None = None
+    count_at_root: Field | None = None
+    # What the printer columns (kubectl get) show: (condition type, column), (status field, column).
+    printer_conditions: list[tuple[str, str]] = field(default_factory=list)
+    printer_phases: list[tuple[Segments, str]] = field(default_factory=list)
+    printer_ready: list[tuple[Segments, str]] = field(default_factory=list)
+    batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
+    serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
 
 
 def _props(node: Any) -> dict[str, Any]:
@@ -141,6 +165,33 @@ def _first(node: dict[str, Any], segments: Segments, names: tuple[str, ...], typ
     return None
 
 
+def described_count(node: dict[str, Any], segments: Segments) -> Field | None:
+    """An integer whose description says it counts pods ("the number of desired replicas"), whatever its name;
+    min/max bounds are not counts."""
+    for name, child in _props(node).items():
+        if not isinstance(child, dict) or child.get("type") != "integer" or name in MIN_NAMES + MAX_NAMES:
+            continue
+        text = str(child.get("description") or "")
+        if COUNT_DESCRIPTION.search(text) and not re.search(r"\b(min|max)(imum)?\b", name + " " + text[:60], re.I):
+            return Field((*segments, name), child)
+    return None
+
+
+def free_form_pod(name: str, node: Any) -> str | None:
+    """Why an object without typed containers is a pod definition: its name (``template``) or its description
+    ("template describes the pods"), when the schema leaves it open; None when it is not one."""
+    if not isinstance(node, dict) or _props(node) or node.get("type") not in ("object", None):
+        return None
+    if not (node.get("x-kubernetes-preserve-unknown-fields") or node.get("type") == "object"):
+        return None
+    description = str(node.get("description") or "")
+    if POD_DESCRIPTION.search(description):
+        return f"its description says so ({description.strip()[:80]!r})"
+    if name in TEMPLATE_NAMES:
+        return f"an open object named {name!r}"
+    return None
+
+
 def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
     """Counts beside the pod definition: on the role object, else on the innermost collection item."""
     # A template object with fields of its own (Dask's worker: {replicas, spec}) holds its counts itself.
@@ -157,6 +208,10 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
         site.min_replicas = site.min_replicas or _first(node, segments, MIN_NAMES, ("integer",))
         site.max_replicas = site.max_replicas or _first(node, segments, MAX_NAMES, ("integer",))
         site.hosts = site.hosts or _first(node, segments, HOSTS_NAMES, ("integer",))
+    for segments in candidates:
+        site.replicas = site.replicas or described_count(_node_at(schema, segments), segments)
+    if site.role:
+        site.embeds = embedded_kind(site.role[-1], _node_at(schema, site.role))
     if last_collection >= 0 and site.segments[last_collection] == ARRAY:
         item = site.segments[: last_collection + 1]
         site.instance_id = _first(_node_at(schema, item), item, ID_NAMES, ("string",))
@@ -169,6 +224,27 @@ def _job_template(schema: dict[str, Any], segments: Segments) -> Segments | None
         if {"parallelism", "completions"} & set(_props(job_spec)):
             return segments[:-2]
     return None
+
+
+# The spec fields that tell the built-in controllers' specs apart when a CRD embeds one (a role object that is
+# a DeploymentSpec or StatefulSetSpec: the operator creates that object, which creates the pods).
+EMBEDDED_SPECS = (
+    ("StatefulSet", ("serviceName", "volumeClaimTemplates", "podManagementPolicy")),
+    ("Deployment", ("strategy", "progressDeadlineSeconds", "minReadySeconds", "revisionHistoryLimit")),
+)
+KIND_NAMES = {"deployment": "Deployment", "statefulset": "StatefulSet"}
+
+
+def embedded_kind(name: str, node: dict[str, Any]) -> str | None:
+    """The built-in kind a role object is the spec of: by its fields (a template plus a Deployment's
+    ``strategy`` or a StatefulSet's ``serviceName``), or by its name (``deployment``, ``statefulSetSpec``)."""
+    props = _props(node)
+    if "template" in props and "selector" in props:
+        for kind, marks in EMBEDDED_SPECS:
+            if any(m in props for m in marks):
+                return kind
+    key = re.sub(r"(spec|template)$", "", name.lower())
+    return KIND_NAMES.get(key)
 
 
 def find_sites(schema: dict[str, Any], start: Segments = ("spec",), source: str = "schema") -> list[Site]:
@@ -194,6 +270,11 @@ def find_sites(schema: dict[str, Any], start: Segments = ("spec",), source: str 
             found.append(Site(segments, "containers", source, role=segments[:-1]))
             return
         for child_segments, child, _required in _children(node, segments):
+            why = free_form_pod(child_segments[-1], child) if child_segments[-1] not in (ARRAY, MAP) else None
+            if why is not None and depth < 6:
+                form = "podspec" if child_segments[-1].lower() == "podspec" else "template"
+                found.append(Site(child_segments, form, source, role=segments, free_form=why))
+                continue
             walk(child, child_segments, depth + 1)
 
     walk(_node_at(schema, start), start, 0)
@@ -216,18 +297,98 @@ def _walk_fields(node: Any, segments: Segments, depth: int = 0) -> Iterator[Fiel
 
 
 def _suspend_fields(spec: dict[str, Any]) -> list[tuple[Field, str, str]]:
-    out: list[tuple[Field, str, str]] = []
+    """Switches that stop the workload: (field, value that suspends, value that resumes), best first.
+
+    A boolean named suspend/paused/stopped (true stops); a boolean right under .spec named started/running/
+    enabled (an inverse switch: false stops); a string enum, an operating mode (runStrategy, operatingMode...),
+    with a stopping value (Halted, Stopped...) and a running one (Always, Running...)."""
+    out: list[tuple[int, Field, str, str]] = []
     for found in _walk_fields(spec, ("spec",)):
         name = found.segments[-1]
         if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
-            out.append((found, "true", "false"))
+            out.append((0, found, "true", "false"))
+        elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
+            out.append((2, found, "false", "true"))
         elif found.schema.get("type") == "string" and found.enum:
-            stop = [v for v in found.enum if v.lower() in ("suspended", "suspend", "stopped", "paused")]
-            run = [v for v in found.enum if v.lower() in ("running", "run", "started", "active")]
+            stop = [v for v in found.enum if v.lower() in STOP_VALUES]
+            run = [v for v in found.enum if v.lower() in RUN_VALUES]
             if stop and run:
-                out.append((found, f'"{stop[0]}"', f'"{run[0]}"'))
-    # Shallowest first: `.spec.suspend` before `.spec.runPolicy.suspend`.
-    return sorted(out, key=lambda entry: len(entry[0].segments))
+                # The default running value, when the schema has one, is what a resumed object had.
+                default = found.default if found.default in run else run[0]
+                out.append((1, found, f'"{stop[0]}"', f'"{default}"'))
+    # Named switches before modes before inverse booleans; shallowest first (`.spec.suspend` before
+    # `.spec.runPolicy.suspend`).
+    out.sort(key=lambda entry: (len(entry[1].segments), entry[0]))
+    return [(f, on, off) for _, f, on, off in out]
+
+
+# A printer column's JSONPath: a condition's status (`.status.conditions[?(@.type=="Ready")].status`) or a field.
+_CONDITION_COLUMN = re.compile(r"^\.status\.conditions\[\?\(@\.type\s*==\s*['\"]([^'\"]+)['\"]\)\]")
+_FIELD_COLUMN = re.compile(r"^\.status((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$")
+
+
+def _printer_columns(facts: SchemaFacts, columns: Any) -> None:
+    """What ``kubectl get`` shows is what the operator's authors deem the status: condition types, phases,
+    ready counts."""
+    for column in columns if isinstance(columns, list) else []:
+        if not isinstance(column, dict):
+            continue
+        path, name = str(column.get("jsonPath") or ""), str(column.get("name") or "")
+        condition = _CONDITION_COLUMN.match(path)
+        plain = _FIELD_COLUMN.match(path)
+        if condition:
+            facts.printer_conditions.append((condition.group(1), name))
+        elif plain:
+            segments = ("status", *plain.group(1).strip(".").split("."))
+            if column.get("type") == "integer" and (
+                segments[-1] in READY_NAMES or name.lower() in ("ready", "available")
+            ):
+                facts.printer_ready.append((segments, name))
+            elif column.get("type") == "string" and (
+                segments[-1] in PHASE_NAMES
+                or segments[-1].endswith(("Phase", "State", "Status"))
+                or name.lower() in ("status", "phase", "state")
+            ):
+                facts.printer_phases.append((segments, name))
+
+
+BATCH_FIELDS = (
+    "completions",
+    "backoffLimit",
+    "ttlSecondsAfterFinished",
+    "activeDeadlineSeconds",
+    "runPolicy",
+    "minAvailable",
+    "minMember",
+    "successPolicy",
+    "failurePolicy",
+    "maxRestarts",
+    "cleanPodPolicy",
+)
+SERVING_FIELDS = (
+    "minReplicas",
+    "maxReplicas",
+    "autoscaling",
+    "scaleTarget",
+    "canaryTrafficPercent",
+    "traffic",
+    "predictors",
+    "endpoint",
+    "ports",
+    "strategy",
+    "rollingUpdate",
+    "revisionHistoryLimit",
+)
+
+
+def _kind_markers(facts: SchemaFacts, spec: dict[str, Any]) -> None:
+    """Fields under .spec that only run-to-completion kinds, or only long-running services, have."""
+    for found in _walk_fields(spec, ("spec",)):
+        name = found.segments[-1]
+        if name in BATCH_FIELDS:
+            facts.batch_fields.append(found.path)
+        elif name in SERVING_FIELDS:
+            facts.serving_fields.append(found.path)
 
 
 def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
@@ -297,7 +458,13 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
     root_spec = _props(schema).get("spec") or {}
     facts.suspend = _suspend_fields(root_spec)
     facts.replicas_at_root = _first(root_spec, ("spec",), ("replicas",), ("integer",))
+    # Where no pod definition is found, a count under .spec still says how many pods (a VM pool, a node set).
+    facts.count_at_root = _first(root_spec, ("spec",), REPLICA_NAMES, ("integer",)) or described_count(
+        root_spec, ("spec",)
+    )
     _status_fields(facts, _props(schema).get("status") or {})
+    _printer_columns(facts, entry.get("additionalPrinterColumns") or spec.get("additionalPrinterColumns"))
+    _kind_markers(facts, root_spec)
     for part in ("spec", "status"):
         node = _props(schema).get(part)
         if not isinstance(node, dict) or (node.get("x-kubernetes-preserve-unknown-fields") and not _props(node)):

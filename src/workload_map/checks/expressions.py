@@ -13,6 +13,7 @@ from typing import Any
 
 from workload_map.base.snapshot import group_of, is_pod, key_of, version_of
 from workload_map.definition.expressions import Target, iter_expressions
+from workload_map.definition.gaps import template_gap
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.errors import Finding, Location, Severity
 from workload_map.resolve.components import resolve_components
@@ -109,8 +110,9 @@ def _resolution_findings(definition: LoadedDefinition, obj: dict[str, Any], subj
                 if instance.template is None:
                     # An object may leave a pod to the operator's default (a RayJob without
                     # submitterPodTemplate, a Dynamo component without podTemplate): nothing to read or
-                    # write, which matters only when pods are expected.
-                    if instance.desired_pods > 0:
+                    # write, which matters only when pods are expected. A draft's gap there is already
+                    # one "left to do" warning of its own.
+                    if instance.desired_pods > 0 and not template_gap(component.definition):
                         findings.append(
                             Finding(
                                 where.child("specDefinition"),

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.base.snapshot import ObjectKey, Snapshot, group_of, key_of, name_of, namespace_of
+from workload_map.checks.expectations import Expectation
 from workload_map.definition.loader import LoadedDefinition
-from workload_map.definition.registry import DefinitionRegistry
+from workload_map.definition.registry import AmbiguousType, DefinitionRegistry
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.documents import Document
 from workload_map.tree.build import tree_of
@@ -142,6 +143,32 @@ def component_counts(tree: dict[str, Any], counted: str) -> dict[str, Any]:
     return {c["name"]: c["pods"][counted] for c in tree["components"] if c["producesPods"]}
 
 
+def role_counts(tree: dict[str, Any], counted: str) -> dict[str, Any]:
+    """One PodCounts field by every name an expectation may use: each pod-producing component (its
+    instances summed), each of its instances as ``component/id``, and each instance by its id alone, as
+    ``get``'s COMPONENTS shows it, when no component has that name and no other instance that id."""
+    out: dict[str, Any] = {}
+    bare: dict[str, list[Any]] = {}
+    for component in tree["components"]:
+        if not component["producesPods"]:
+            continue
+        instances = component["instances"]
+        if counted == "desired":
+            out[component["name"]] = sum(int(i["desiredPods"]) for i in instances)
+        else:
+            out[component["name"]] = component["pods"][counted]
+        for instance in instances:
+            if instance["id"] is None:
+                continue
+            value = instance["desiredPods"] if counted == "desired" else instance["pods"][counted]
+            out[f"{component['name']}/{instance['id']}"] = value
+            bare.setdefault(instance["id"], []).append(value)
+    for instance_id, values in bare.items():
+        if instance_id not in out and len(values) == 1:
+            out[instance_id] = values[0]
+    return out
+
+
 def _checks(expect: dict[str, Any], tree: dict[str, Any]) -> list[Check]:
     status = tree["status"]
     totals = tree["totals"]
@@ -157,14 +184,16 @@ def _checks(expect: dict[str, Any], tree: dict[str, Any]) -> list[Check]:
         if key not in expect:
             continue
         if key in _PER_COMPONENT:
-            per_component = pods_per_component(tree) if key == "pods" else component_counts(tree, _PER_COMPONENT[key])
+            counted = _PER_COMPONENT[key]
             wanted = expect[key] if isinstance(expect[key], dict) else {}
             if not isinstance(expect[key], dict):
-                checks.append(Check(key, expect[key], per_component))
-            # Per component, so a report names the role that differs; a component the definition lacks
+                whole = pods_per_component(tree) if key == "pods" else component_counts(tree, counted)
+                checks.append(Check(key, expect[key], whole))
+            # Per component or instance, so a report names the role that differs; a name the tree lacks
             # reads as None.
+            by_name = role_counts(tree, counted)
             for name, count in wanted.items():
-                checks.append(Check(f"{key}.{name}", count, per_component.get(name)))
+                checks.append(Check(f"{key}.{name}", count, by_name.get(str(name))))
         elif key == "matched":
             expected = sorted(expect["matched"]) if isinstance(expect["matched"], list) else expect["matched"]
             checks.append(Check(key, expected, sorted(actual["matched"])))
@@ -182,11 +211,17 @@ def _namespaced(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def run_samples(definition: LoadedDefinition, samples: Iterable[Document]) -> list[SampleResult]:
-    """Resolve every sample workload of the definition's root kind and check its expectation."""
+def run_samples(
+    definition: LoadedDefinition, samples: Iterable[Document], expectations: Sequence[Expectation] = ()
+) -> list[SampleResult]:
+    """Resolve every sample workload of the definition's root kind and check its expectations: the
+    annotation it carries and those of ``expectations`` (an Expectations file) that name it. An
+    expectation of the file that names no sample of the kind is itself a failure."""
     docs = [d for d in samples if isinstance(d.data, dict) and d.data.get("kind")]
     objects = [_namespaced(d.data) for d in docs]
     view = WorkloadIndex(Snapshot(objects), DefinitionRegistry([definition]))
+    plain = [e for e in expectations if e.after is None]
+    used: set[int] = set()
     results = []
     for doc, obj in zip(docs, objects, strict=True):
         if not _is_root(definition, obj):
@@ -197,8 +232,49 @@ def run_samples(definition: LoadedDefinition, samples: Iterable[Document]) -> li
         if problem:
             result.problems.append(problem)
         _resolve(view, obj, result, None if problem else expect)
+        for index, expectation in enumerate(plain):
+            if names_workload(definition, expectation, obj):
+                used.add(index)
+                result.has_expectation = True
+                if result.tree is not None:
+                    result.checks += _checks(expectation.expect, result.tree)
         results.append(result)
-    return results
+    return results + unused(definition, [e for i, e in enumerate(plain) if i not in used])
+
+
+def names_workload(definition: LoadedDefinition, expectation: Expectation, obj: dict[str, Any]) -> bool:
+    """Whether ``expectation`` (TYPE/NAME, namespace) names ``obj``, a workload of the definition's kind."""
+    return (
+        _names_kind(definition, expectation.type_name)
+        and name_of(obj) == expectation.name
+        and expectation.namespace in (None, namespace_of(obj))
+    )
+
+
+def _names_kind(definition: LoadedDefinition, type_name: str) -> bool:
+    try:
+        info = DefinitionRegistry([definition]).resolve_type(type_name)
+    except AmbiguousType:
+        return False
+    return info is not None
+
+
+def unused(definition: LoadedDefinition, expectations: Iterable[Expectation]) -> list[SampleResult]:
+    """A failure for each expectation that met no workload: a misspelt one never passes silently."""
+    gvk = definition.karta.identity
+    kind = _kind_text(gvk.group, gvk.kind) if gvk else "?"
+    out = []
+    for expectation in expectations:
+        result = SampleResult(expectation.workload, str(expectation.location), None, has_expectation=True)
+        what = "no recording" if expectation.after is not None else "no sample"
+        if not _names_kind(definition, expectation.type_name):
+            result.problems.append(
+                f"{expectation.type_name!r} does not name {kind}, the kind definition {definition.name} reads"
+            )
+        else:
+            result.problems.append(f"{what} of {kind} is named {expectation.workload}")
+        out.append(result)
+    return out
 
 
 def check_state(

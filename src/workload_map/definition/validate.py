@@ -6,15 +6,15 @@ from collections import Counter
 from collections.abc import Callable
 
 from workload_map.definition.expressions import iter_expressions
+from workload_map.definition.gaps import TODO_MARK
 from workload_map.definition.model import ComponentDefinition, Karta
 from workload_map.definition.writable import read_only_findings
 from workload_map.errors import Finding, Location, Severity
 from workload_map.jq import LIMITS, expression_errors
 
 WARNING = Severity.WARNING
-# What `wmap definitions new` writes where it could not infer a field (workload_map.authoring); any string
+# TODO_MARK: what `wmap definitions new` writes where it could not infer a field (definition.gaps); any string
 # of a definition that carries it is reported, so an unreviewed draft never passes silently.
-TODO_MARK = "TODO(wmap)"
 
 
 def validate(karta: Karta, location: Location | None = None) -> list[Finding]:

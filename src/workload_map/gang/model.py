@@ -11,16 +11,12 @@ from decimal import Decimal
 from typing import Any
 
 from workload_map.resolve.pods import PlacedPod
-from workload_map.resolve.resources import Requests, gpu_count, scale, sum_requests, to_json
+from workload_map.resolve.resources import Requests, gpu_count, json_number, scale, sum_requests, to_json
 
 GANG_API_VERSION = "workload-map/v1alpha1"
 
 FORM_POD_GROUPS = "podGroups"  # gangScheduling.podGroups: members, keys, filters (the reference catalog)
 FORM_POD_GROUP = "podGroup"  # gangScheduling.podGroup: one group, one sub-group per component
-
-
-def _number(value: Decimal) -> int | float:
-    return int(value) if value == value.to_integral_value() else float(value)
 
 
 @dataclass(frozen=True)
@@ -48,7 +44,7 @@ class Shape:
             "instance": self.instance,
             "count": self.count,
             "perPod": to_json(self.per_pod),
-            "gpusPerPod": _number(gpu_count(self.per_pod)),
+            "gpusPerPod": json_number(gpu_count(self.per_pod)),
             "gpuProduct": self.gpu_product,
             "total": to_json(self.total),
             "templateKnown": self.has_template,
@@ -184,7 +180,7 @@ class PodGroupPlan:
                 "terminating": sum(p.state.terminating for p in self.pods),
                 "missing": self.missing,
                 "missingForMin": self.missing_for_min,
-                "pods": [pod_json(p) for p in sorted(self.pods, key=lambda p: (p.replica or "", p.name))],
+                "pods": [p.to_json() for p in sorted(self.pods, key=lambda p: (p.replica or "", p.name))],
             },
             "pending": [
                 {"pod": p.name, "reason": p.state.pending_reason, "message": p.state.pending_message}
@@ -196,11 +192,11 @@ class PodGroupPlan:
             "queue": self.queue,
             "priorityClassName": self.priority_class_name,
             "minResources": to_json(self.min_resources),
-            "minGpus": _number(self.min_gpus),
+            "minGpus": json_number(self.min_gpus),
             "placement": {
                 "shapes": [s.to_json() for s in self.shapes],
                 "total": to_json(self.min_resources),
-                "gpus": _number(self.min_gpus),
+                "gpus": json_number(self.min_gpus),
                 "gpuProducts": self.gpu_products,
                 "nodes": sorted({p.state.node for p in self.active if p.state.node}),
             },
@@ -275,19 +271,3 @@ class GangPlan:
             "errors": [e.to_json() for e in self.errors],
             "warnings": list(self.warnings),
         }
-
-
-def pod_json(pod: PlacedPod) -> dict[str, Any]:
-    return {
-        "name": pod.name,
-        "component": pod.component,
-        "instance": pod.instance,
-        "replica": pod.replica,
-        "phase": pod.state.phase,
-        "ready": pod.state.ready,
-        "node": pod.state.node,
-        "terminating": pod.state.terminating,
-        "pendingReason": pod.state.pending_reason,
-        "pendingMessage": pod.state.pending_message,
-        "gpus": _number(pod.resources.gpus),
-    }

@@ -94,7 +94,9 @@ def _run(
         if prog is None:
             # tojson makes libjq print each result itself, so number literals
             # keep jq's spelling (1.0 stays 1.0) instead of the binding's conversion.
-            wrapped = f"path({expr}) | tojson" if mode == MODE_PATHS else f"({expr}) | tojson"
+            # The newline ends a comment the expression may end with (`.a  # note`), which would
+            # otherwise swallow the closing parenthesis.
+            wrapped = f"path({expr}\n) | tojson" if mode == MODE_PATHS else f"({expr}\n) | tojson"
             prog = jq.compile(wrapped)
             if len(cache) >= _CACHE_MAX:
                 cache.clear()

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.base.objects import meta, name_of, namespace_of
+from workload_map.definition.gaps import TODO_MARK, selector_gap
 from workload_map.definition.model import ComponentDefinition
 from workload_map.jq import to_text
 from workload_map.resolve.components import Component
 from workload_map.resolve.evaluate import Diagnostics, run
-from workload_map.resolve.resources import PodResources, pod_resources
+from workload_map.resolve.resources import PodResources, json_number, pod_resources, to_json
 
 
 @dataclass
@@ -107,6 +108,26 @@ class PlacedPod:
     def namespace(self) -> str:
         return namespace_of(self.obj)
 
+    def to_json(self) -> dict[str, Any]:
+        """The pod as every JSON output shows it (the tree, gang plans, the API): docs/tree-json.md."""
+        return {
+            "name": self.name,
+            "namespace": self.namespace,
+            "component": self.component,
+            "instance": self.instance,
+            "replica": self.replica,
+            "phase": self.state.phase,
+            "ready": self.state.ready,
+            "node": self.state.node,
+            "restarts": self.state.restarts,
+            "terminating": self.state.terminating,
+            "pendingReason": self.state.pending_reason,
+            "pendingMessage": self.state.pending_message,
+            "requests": to_json(self.resources.requests),
+            "gpus": json_number(self.resources.gpus),
+            "resourceClaims": self.resources.resource_claims,
+        }
+
 
 def _first_text(
     expression: str, pod: Any, diagnostics: Diagnostics, path: tuple[str | int, ...]
@@ -130,6 +151,9 @@ class PodPlacer:
             c for c in self.ordered if c.has_pods and not _has_direct_selector(c.definition) and c.error is None
         ]
         self.catch_all = catch_all[0] if len(catch_all) == 1 else None
+        # A draft's selector left to do claims no pod: the pods it would claim are unattributed, and say why.
+        gaps = [c.name for c in self.ordered if selector_gap(c.definition)]
+        self.gaps = f" (the podSelector of {', '.join(gaps)} is left to do: {TODO_MARK})" if gaps else ""
 
     def _matches(self, component: Component, pod: dict[str, Any]) -> tuple[bool, str | None]:
         """Whether the component's own selectors claim the pod, and the instance id they give."""
@@ -201,7 +225,7 @@ class PodPlacer:
         elif self.catch_all is not None:
             chosen = (self.catch_all, None)
         if chosen is None:
-            placed.unattributed_reason = "no component's podSelector matches this pod"
+            placed.unattributed_reason = "no component's podSelector matches this pod" + self.gaps
             return placed
         component, instance_id = chosen
         if instance_id is None and len(component.instances) == 1:

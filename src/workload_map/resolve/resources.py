@@ -26,11 +26,6 @@ def is_gpu_resource(name: str) -> bool:
     return name.endswith("/gpu")
 
 
-def is_accelerator_resource(name: str) -> bool:
-    """Whole GPUs plus partitions such as ``nvidia.com/mig-1g.5gb``."""
-    return is_gpu_resource(name) or "/mig-" in name
-
-
 @dataclass
 class PodResources:
     requests: Requests = field(default_factory=dict)
@@ -136,6 +131,11 @@ def sum_requests(items: Iterable[Mapping[str, Decimal]], times: int = 1) -> Requ
 
 def scale(requests: Mapping[str, Decimal], times: int) -> Requests:
     return {k: v * times for k, v in requests.items()}
+
+
+def json_number(value: Decimal) -> int | float:
+    """A quantity as a JSON number: an integer when it is whole (GPUs: 8, not 8.0)."""
+    return int(value) if value == value.to_integral_value() else float(value)
 
 
 def to_json(requests: Mapping[str, Decimal]) -> dict[str, str]:

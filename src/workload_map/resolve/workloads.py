@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from workload_map.base.coverage import Cause, Gap, group_gaps, summary
 from workload_map.base.gc_pause import bulk
@@ -234,7 +233,3 @@ def _which(gap: Gap) -> str:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def describe_object(obj: Any) -> str:
-    return str(key_of(obj)) if isinstance(obj, dict) else repr(obj)

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.definition.gaps import TODO_MARK, template_gap
 from workload_map.definition.model import ComponentDefinition, Karta, SuspendAction
 from workload_map.errors import WorkloadMapError
 from workload_map.jq import JqError, compile_expression, to_text
@@ -410,12 +411,22 @@ def update_pod_specs(
         if not targets:
             raise WriteError(f"no instance {instance!r}" + (f" in component {component!r}" if component else ""))
     present = [t for t in targets if not t.absent]
+    gaps = {c.name for c in components if template_gap(c)}
     skipped = [
-        f"{t.where}: the object holds no pod template for it (the operator's default pod)" for t in targets if t.absent
+        f"{t.where}: "
+        + (
+            f"where its pods come from is left to do in the definition ({TODO_MARK})"
+            if t.component in gaps
+            else "the object holds no pod template for it (the operator's default pod)"
+        )
+        for t in targets
+        if t.absent
     ]
     if not present:
         if targets and (component is not None or instance is not None):
             raise WriteError(skipped[0])
+        if gaps and skipped:
+            raise WriteError(f"nothing to update: {'; '.join(skipped)}")
         raise WriteError("the object holds no pod templates to update")
     writes: list[tuple[Path, Any]] = []
     wheres: list[str] = []

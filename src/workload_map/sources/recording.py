@@ -90,7 +90,7 @@ class RecordedEvent:
 @dataclass(frozen=True)
 class Checkpoint:
     """An expectation about the state after the first ``after`` events (0: the initial objects); ``expect``
-    takes the keys of an expectation annotation (sampletest.EXPECT_KEYS)."""
+    takes the keys of an expectation annotation (checks.samples.EXPECT_KEYS)."""
 
     name: str
     after: int

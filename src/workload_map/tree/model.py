@@ -15,14 +15,10 @@ from workload_map.base.objects import group_of, meta, name_of, namespace_of, ver
 from workload_map.definition.model import GroupVersionKind
 from workload_map.resolve.components import Component, Instance
 from workload_map.resolve.pods import PlacedPod
-from workload_map.resolve.resources import Requests, gpu_count, pod_resources, scale, sum_requests, to_json
+from workload_map.resolve.resources import Requests, gpu_count, json_number, pod_resources, scale, sum_requests, to_json
 from workload_map.resolve.status import StatusResult
 
 TREE_API_VERSION = "workload-map/v1alpha1"
-
-
-def _number(value: Decimal) -> int | float:
-    return int(value) if value == value.to_integral_value() else float(value)
 
 
 @dataclass
@@ -128,9 +124,9 @@ class InstanceNode:
                 "current": to_json(self.current_requests),
             },
             "gpus": {
-                "perPod": _number(gpu_count(self.per_pod_requests)),
-                "desired": _number(gpu_count(self.desired_requests)),
-                "current": _number(gpu_count(self.current_requests)),
+                "perPod": json_number(gpu_count(self.per_pod_requests)),
+                "desired": json_number(gpu_count(self.desired_requests)),
+                "current": json_number(gpu_count(self.current_requests)),
             },
             "pods": counts.to_json(),
             "pendingReasons": dict(sorted(pending.items())),
@@ -281,9 +277,9 @@ class WorkloadTree:
             "definition": self.definition.to_json(),
             "status": self.status.to_json(),
             "components": [c.to_json() for c in self.components],
-            "pods": [_pod_json(p) for p in sorted(self.pods, key=lambda p: (p.component or "", p.name))],
+            "pods": [p.to_json() for p in sorted(self.pods, key=lambda p: (p.component or "", p.name))],
             "unattributed": [
-                {**_pod_json(p), "reason": p.unattributed_reason}
+                {**p.to_json(), "reason": p.unattributed_reason}
                 for p in sorted(self.unattributed, key=lambda p: p.name)
             ],
             "children": [
@@ -291,8 +287,8 @@ class WorkloadTree:
             ],
             "totals": {
                 "pods": _pod_totals(counts, self.incomplete),
-                "gpus": _number(self.gpus),
-                "gpusCurrent": _number(gpu_count(self.current_requests)),
+                "gpus": json_number(self.gpus),
+                "gpusCurrent": json_number(gpu_count(self.current_requests)),
                 "requests": to_json(self.desired_requests),
                 "currentRequests": to_json(self.current_requests),
             },
@@ -308,23 +304,3 @@ def _pod_totals(counts: PodCounts, incomplete: list[str]) -> dict[str, int | Non
     if incomplete:
         totals.update({k: None for k in totals if k != "desired"})
     return totals
-
-
-def _pod_json(pod: PlacedPod) -> dict[str, Any]:
-    return {
-        "name": pod.name,
-        "namespace": pod.namespace,
-        "component": pod.component,
-        "instance": pod.instance,
-        "replica": pod.replica,
-        "phase": pod.state.phase,
-        "ready": pod.state.ready,
-        "node": pod.state.node,
-        "restarts": pod.state.restarts,
-        "terminating": pod.state.terminating,
-        "pendingReason": pod.state.pending_reason,
-        "pendingMessage": pod.state.pending_message,
-        "requests": to_json(pod.resources.requests),
-        "gpus": _number(pod.resources.gpus),
-        "resourceClaims": pod.resources.resource_claims,
-    }

@@ -106,3 +106,41 @@ def manager_config(ctx: OperatorContext, api_version: str, webhook_port: int) ->
     path = ctx.work_dir / "config.yaml"
     path.write_text(json.dumps(config, indent=2) + "\n")
     return path
+
+
+# A label no object carries: a webhook selecting it is never called.
+UNREACHABLE = {"lab.workload-map.run.ai/unreachable-webhook": "true"}
+
+
+def rotator_target(
+    configuration: str, port: int, *, path: str, group: str, version: str, resource: str
+) -> dict[str, Any]:
+    """The ValidatingWebhookConfiguration an operator's certificate rotator (open-policy-agent/cert-controller)
+    injects its CA into, and waits for before it reports ready; its one webhook matches no object.
+
+    Kubeflow's operators rotate their certificates themselves (it cannot be turned off) for their Service's
+    DNS name, not 127.0.0.1, so the apiserver could not call them by URL anyway: their objects go unvalidated
+    (the controllers default what they need themselves)."""
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": configuration},
+        "webhooks": [
+            {
+                "name": f"validate.{resource}.{group}",
+                "admissionReviewVersions": ["v1"],
+                "sideEffects": "None",
+                "failurePolicy": "Ignore",
+                "clientConfig": {"url": f"https://127.0.0.1:{port}{path}"},
+                "rules": [
+                    {
+                        "apiGroups": [group],
+                        "apiVersions": [version],
+                        "operations": ["CREATE", "UPDATE"],
+                        "resources": [resource],
+                    }
+                ],
+                "objectSelector": {"matchLabels": UNREACHABLE},
+            }
+        ],
+    }

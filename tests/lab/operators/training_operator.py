@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 from . import OperatorContext, OperatorLaunch
-from ._kubebuilder import module_dir
+from ._kubebuilder import module_dir, rotator_target
 
 NAME = "training-operator"
 VERSION = "v1.9.2"
@@ -29,33 +28,6 @@ NAMESPACE = "lab-training-operator"
 CERT_SECRET = "training-operator-webhook-cert"
 WEBHOOK_CONFIGURATION = "validator.training-operator.kubeflow.org"
 CERT_DIR = Path("/tmp/k8s-webhook-server/serving-certs")  # the rotator's CertDir, fixed in pkg/cert
-
-
-def rotator_webhook(port: int) -> dict[str, Any]:
-    """The configuration the rotator injects its CA into, with a webhook no object reaches."""
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingWebhookConfiguration",
-        "metadata": {"name": WEBHOOK_CONFIGURATION},
-        "webhooks": [
-            {
-                "name": "validate.pytorchjob.kubeflow.org",
-                "admissionReviewVersions": ["v1"],
-                "sideEffects": "None",
-                "failurePolicy": "Ignore",
-                "clientConfig": {"url": f"https://127.0.0.1:{port}/validate-kubeflow-org-v1-pytorchjob"},
-                "rules": [
-                    {
-                        "apiGroups": ["kubeflow.org"],
-                        "apiVersions": ["v1"],
-                        "operations": ["CREATE", "UPDATE"],
-                        "resources": ["pytorchjobs"],
-                    }
-                ],
-                "objectSelector": {"matchLabels": {"lab.workload-map.run.ai/unreachable-webhook": "true"}},
-            }
-        ],
-    }
 
 
 def launch(ctx: OperatorContext) -> OperatorLaunch:
@@ -80,7 +52,14 @@ def launch(ctx: OperatorContext) -> OperatorLaunch:
         before=[
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
             {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": CERT_SECRET, "namespace": NAMESPACE}},
-            rotator_webhook(port),
+            rotator_target(
+                WEBHOOK_CONFIGURATION,
+                port,
+                path="/validate-kubeflow-org-v1-pytorchjob",
+                group="kubeflow.org",
+                version="v1",
+                resource="pytorchjobs",
+            ),
         ],
         webhooks=[],
         ready_port=None,  # the webhook server starts only once the rotator is ready

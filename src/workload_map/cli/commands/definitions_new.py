@@ -29,6 +29,14 @@ if TYPE_CHECKING:
     help="Read the kind from the cluster: its CRD and, when instances exist, the pods they own (through "
     "any intermediate owner).",
 )
+@click.option(
+    "--from-recording",
+    "recordings",
+    multiple=True,
+    metavar="FILE",
+    help="A recording (wmap record) of one object: its statuses are mapped from what was seen, with the "
+    "evidence (repeatable).",
+)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Instances read with --kind.")
 @click.option("--crd-version", "version", metavar="VERSION", help="The CRD version to draft [default: storage].")
 @click.option("-o", "--output", "output_file", metavar="FILE", help="Write the draft to FILE, not stdout.")
@@ -38,6 +46,7 @@ if TYPE_CHECKING:
 def command(  # noqa: PLR0917 - click passes every option by name
     crd: str | None,
     samples: tuple[str, ...],
+    recordings: tuple[str, ...],
     kind: str | None,
     limit: int,
     version: str | None,
@@ -52,13 +61,16 @@ def command(  # noqa: PLR0917 - click passes every option by name
     where instances are looked for). Every guess is commented with its evidence (schema path, sample
     value) and a confidence (high|medium|low); what cannot be inferred is a TODO(wmap) that
     `wmap validate` reports. Sample pods (owned by a sample object, directly or through a Job,
-    StatefulSet...) give the pod labels that tell roles and instances apart.
+    StatefulSet...) give the pod labels that tell roles and instances apart. A recording (wmap record)
+    gives the statuses: each phase and condition the object went through is mapped from when it held
+    and what the pods were doing then.
 
     \b
     Examples:
       wmap definitions new --crd crd.yaml > my-karta.yaml
       wmap definitions new --crd crd.yaml --sample captured.yaml -o my-karta.yaml
       wmap definitions new --kind PyTorchJob.kubeflow.org -n team-a -o my-karta.yaml
+      wmap definitions new --crd crd.yaml --from-recording run.yaml -o my-karta.yaml
       wmap validate my-karta.yaml && wmap definitions test my-karta.yaml --samples captured.yaml
     """
     import workload_map as wm
@@ -66,9 +78,11 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
     if kind is not None and crd is not None:
         raise CliError("give --kind or --crd, not both", hint="see: wmap definitions new --help", exit_code=2)
-    if crd is None and not samples and kind is None:
+    if kind is not None and recordings:
+        raise CliError("give --kind or --from-recording, not both", hint="record first: wmap record", exit_code=2)
+    if crd is None and not samples and kind is None and not recordings:
         raise CliError(
-            "give --crd FILE, --kind KIND.GROUP and/or --sample FILE",
+            "give --crd FILE, --kind KIND.GROUP, --sample FILE and/or --from-recording FILE",
             hint="see: wmap definitions new --help",
             exit_code=2,
         )
@@ -88,7 +102,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
                 samples=samples,
             )
         else:
-            result = wm.draft_definition(crd, samples, version=version)
+            result = wm.draft_definition(crd, samples, version=version, recordings=recordings)
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
     _emit(result, output_file)

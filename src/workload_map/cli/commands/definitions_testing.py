@@ -93,19 +93,31 @@ def _echo_result(result: SampleResult) -> None:
     metavar="PATH",
     help="Sample objects: files or directories of YAML/JSON, workloads with their pods and owners (repeatable).",
 )
+@click.option(
+    "--expect",
+    "expect",
+    multiple=True,
+    metavar="FILE",
+    help="An Expectations file: expectations per workload (TYPE/NAME), kept beside unmodified samples and "
+    "recordings (repeatable).",
+)
 @output_option(("text", "json"), "text")
 @definitions_option
-def command(definition: str, samples: tuple[str, ...], output: str, definition_paths: tuple[str, ...]) -> None:
-    """Resolve every sample of DEF's kind; each expectation annotation is a pass/fail check.
+def command(
+    definition: str, samples: tuple[str, ...], expect: tuple[str, ...], output: str, definition_paths: tuple[str, ...]
+) -> None:
+    """Resolve every sample of DEF's kind; each expectation is a pass/fail check.
 
-    DEF is a Karta file or the name (or TYPE) of a definition in effect. A sample carries its expectation
-    in the annotation workload-map.run.ai/expect, a JSON object with any of the keys primary, matched,
-    pods (desired pods per component), desiredPods, gpus. Exit status: 0 every expectation holds, 1 a
-    mismatch, an unreadable expectation or no sample of the kind, 2 usage.
+    DEF is a Karta file or the name (or TYPE) of a definition in effect. Expectations come from an
+    Expectations file (--expect, docs/cli.md) or the sample's annotation workload-map.run.ai/expect: a
+    JSON object with any of the keys primary, matched, pods (desired pods per component or instance),
+    podsCurrent, podsReady, desiredPods, gpus, gpusCurrent. Exit status: 0 every expectation holds, 1 a
+    mismatch, an unreadable expectation, one that names no sample, or no sample of the kind, 2 usage.
 
     \b
     Examples:
       wmap definitions test my-karta.yaml --samples samples/
+      wmap definitions test my-karta.yaml --samples upstream/samples/ --expect expect.yaml
       wmap definitions test jobset --samples captured.yaml -o json
     """
     import workload_map as wm
@@ -114,7 +126,7 @@ def command(definition: str, samples: tuple[str, ...], output: str, definition_p
 
     chosen = _load(definition, definition_paths)
     try:
-        results = wm.test_samples(chosen, samples)
+        results = wm.test_samples(chosen, samples, expect)
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
     failed = [r for r in results if not r.passed]

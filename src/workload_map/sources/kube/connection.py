@@ -22,7 +22,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
 import orjson
 
@@ -708,10 +708,6 @@ def _load_kubeconfig(
         raise ClusterError(f"invalid kubeconfig ({source}): {exc}") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ClusterError(f"invalid kubeconfig ({source}): {type(exc).__name__}: {exc}") from None
-
-
-def host_of(url: str) -> str:
-    return urlsplit(url).netloc
 
 
 def kubeconfig_contexts(kubeconfig: str | None = None) -> list[str]:

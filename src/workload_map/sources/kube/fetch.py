@@ -87,20 +87,6 @@ class ListResult:
     field_selector: str | None = None
 
 
-@dataclass
-class FetchResult:
-    snapshot: Snapshot
-    definitions: list[LoadedDefinition]  # Karta objects of the cluster that loaded and validated
-    warnings: list[str]
-    lists: list[ListResult] = field(default_factory=list)  # what was listed (for watch / snapshot)
-    karta_objects: list[Obj] = field(default_factory=list)
-    discovery: Discovery | None = None
-
-    @property
-    def objects(self) -> list[Obj]:
-        return list(self.snapshot.objects)
-
-
 # --------------------------------------------------------------------------- listing
 
 

@@ -1,0 +1,213 @@
+"""What the CRD says beyond pod templates: printer columns, descriptions, open templates, counts without a
+template, catalog kinds the operator creates, inverse and mode suspend switches, gangs, unplaced values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from workload_map.authoring import Draft, Sample, draft
+from workload_map.catalog import builtin_definitions
+from workload_map.checks.samples import run_samples
+from workload_map.definition.loader import LoadedDefinition, definition_from_dict
+from workload_map.definition.validate import validate
+from workload_map.errors import Location, Severity
+from workload_map.sources.documents import Document
+
+from . import fixtures
+
+
+def _load(result: Draft) -> LoadedDefinition:
+    karta, findings = definition_from_dict(yaml.safe_load(result.text), Location("draft"))
+    assert karta is not None, [str(f) for f in findings]
+    assert [str(f) for f in validate(karta) if f.severity is Severity.ERROR] == []
+    return LoadedDefinition(karta, Location("draft"))
+
+
+def _root(result: Draft) -> dict[str, Any]:
+    root: dict[str, Any] = result.karta["spec"]["structureDefinition"]["rootComponent"]
+    return root
+
+
+def _children(result: Draft) -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in result.karta["spec"]["structureDefinition"].get("childComponents", [])}
+
+
+def _with_columns(crd: dict[str, Any], columns: list[dict[str, Any]]) -> dict[str, Any]:
+    crd["spec"]["versions"][1]["additionalPrinterColumns"] = columns
+    return crd
+
+
+def test_printer_columns_give_condition_types_phases_and_ready_counts() -> None:
+    crd = _with_columns(
+        fixtures.crd("example.com", "Box", {"podSpec": fixtures.POD_SPEC}, {}),
+        [
+            {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
+            {"name": "Up", "type": "integer", "jsonPath": ".status.readyReplicas"},
+        ],
+    )
+    result = draft(crd, [])
+    mappings = _root(result)["statusDefinition"]["statusMappings"]
+    assert {"byConditions": [{"type": "Ready", "status": "True"}]} in mappings["running"]
+    assert {"byExpression": {"expression": "(.status.readyReplicas // 0) > 0", "expectedResult": "true"}} in mappings[
+        "running"
+    ]
+    assert "condition Ready=True (the printer column 'Ready' shows it)" in result.text
+    _load(result)
+
+
+def test_an_open_template_and_a_count_named_only_by_its_description() -> None:
+    crd = fixtures.crd(
+        "example.com",
+        "Pool",
+        {
+            "template": {
+                "type": "object",
+                "x-kubernetes-preserve-unknown-fields": True,
+                "description": "Template describes the pods that will be created.",
+            },
+            "nodeCount": {"type": "integer", "description": "NodeCount is the number of pods the pool runs."},
+        },
+    )
+    obj = {
+        "apiVersion": "example.com/v1",
+        "kind": "Pool",
+        "metadata": {"name": "p", "namespace": "ml"},
+        "spec": {"nodeCount": 3, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {}}},
+    }
+    result = draft(crd, [Sample(obj, "pool.yaml#0")])
+    root = _root(result)
+    assert root["specDefinition"] == {"podTemplateSpecPath": ".spec.template"}
+    assert root["scaleDefinition"]["replicasPath"] == "(.spec.nodeCount // 1)"
+    assert "its description says so" in result.text
+    (sample,) = run_samples(_load(result), [Document(obj, Location("pool.yaml"))])
+    assert sample.tree is not None
+    assert [i["desiredPods"] for c in sample.tree["components"] for i in c["instances"]] == [3]
+
+
+def test_a_count_without_any_pod_definition_still_counts_the_pods() -> None:
+    crd = fixtures.crd("example.com", "Machine", {"replicas": {"type": "integer"}, "image": {"type": "string"}})
+    result = draft(crd, [])
+    root = _root(result)
+    assert root["scaleDefinition"] == {"replicasPath": ".spec.replicas // 1"}
+    assert result.todos[0].split(":")[0].endswith("specDefinition.podTemplateSpecPath")
+    _load(result)
+
+
+def test_an_embedded_deployment_spec_is_a_deployment_child() -> None:
+    server = {
+        "type": "object",
+        "properties": {
+            "selector": {"type": "object"},
+            "strategy": {"type": "object"},
+            "replicas": {"type": "integer"},
+            "template": fixtures.TEMPLATE,
+        },
+    }
+    result = draft(fixtures.crd("example.com", "Api", {"server": server}), [])
+    (child,) = _children(result).values()
+    assert child["kind"] == {"group": "apps", "version": "v1", "kind": "Deployment"}
+    assert child["specDefinition"] == {"podTemplateSpecPath": ".spec.server.template"}
+    assert child["scaleDefinition"]["replicasPath"] == "(.spec.server.replicas // 1)"
+    assert "optimizationInstructions" not in result.karta["spec"]  # a service: no gang
+    _load(result)
+
+
+def test_an_embedded_catalog_kind_spec_is_the_child_the_operator_creates() -> None:
+    group = {
+        "type": "object",
+        "properties": {"groupName": {"type": "string"}, "replicas": {"type": "integer"}, "template": fixtures.TEMPLATE},
+        "required": ["groupName"],
+    }
+    cluster = {
+        "type": "object",
+        "properties": {
+            "headGroupSpec": {"type": "object", "properties": {"template": fixtures.TEMPLATE}},
+            "workerGroupSpecs": {"type": "array", "items": group},
+        },
+    }
+    crd = fixtures.crd("example.com", "Tune", {"clusterSpec": cluster})
+    result = draft(crd, [], catalog=builtin_definitions())
+    children = _children(result)
+    assert children["raycluster"]["kind"]["kind"] == "RayCluster"
+    assert children["raycluster"]["ownerRef"] == "tune"
+    assert {c["ownerRef"] for n, c in children.items() if n != "raycluster"} == {"raycluster"}
+    assert {c["kind"]["kind"] for n, c in children.items() if n != "raycluster"} == {"Pod"}
+    _load(result)
+
+
+def test_a_catalog_kind_owned_by_a_sample_is_proposed_as_a_child() -> None:
+    crd = fixtures.crd("example.com", "Pipeline", {"image": {"type": "string"}})
+    root = {
+        "apiVersion": "example.com/v1",
+        "kind": "Pipeline",
+        "metadata": {"name": "p", "namespace": "ml", "uid": "uid-p"},
+        "spec": {"image": "x"},
+    }
+    owned = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {
+            "name": "p-run",
+            "namespace": "ml",
+            "ownerReferences": [{"apiVersion": "example.com/v1", "kind": "Pipeline", "name": "p", "uid": "uid-p"}],
+        },
+    }
+    result = draft(crd, [Sample(root, "a#0"), Sample(owned, "a#1")], catalog=builtin_definitions())
+    (child,) = _children(result).values()
+    assert child["kind"] == {"group": "jobset.x-k8s.io", "version": "v1alpha2", "kind": "JobSet"}
+    assert "specDefinition" not in _root(result)  # the JobSet makes the pods: no template gap on the root
+    _load(result)
+
+
+def test_inverse_booleans_and_operating_modes_suspend() -> None:
+    started = fixtures.crd(
+        "example.com",
+        "Workspace",
+        {
+            "started": {"type": "boolean"},
+            "autoscaling": {"type": "object", "properties": {"enabled": {"type": "boolean"}}},
+        },
+    )
+    suspend = _root(draft(started, []))["suspendDefinition"]
+    assert suspend == {
+        "suspendActions": [{"path": ".spec.started", "value": "false"}],
+        "resumeActions": [{"path": ".spec.started", "value": "true"}],
+    }
+    mode = fixtures.crd(
+        "example.com",
+        "Machine",
+        {
+            "runStrategy": {
+                "type": "string",
+                "enum": ["Always", "RerunOnFailure", "Halted", "Manual"],
+                "default": "Always",
+            }
+        },
+    )
+    result = draft(mode, [])
+    assert _root(result)["suspendDefinition"] == {
+        "suspendActions": [{"path": ".spec.runStrategy", "value": '"Halted"'}],
+        "resumeActions": [{"path": ".spec.runStrategy", "value": '"Always"'}],
+    }
+    assert "an operating mode" in result.text
+    nested = fixtures.crd(
+        "example.com", "Svc", {"autoscaling": {"type": "object", "properties": {"enabled": {"type": "boolean"}}}}
+    )
+    assert "suspendDefinition" not in _root(draft(nested, []))
+
+
+def test_no_gang_without_pods_and_values_no_word_places_are_listed() -> None:
+    crd = fixtures.crd(
+        "example.com",
+        "Thing",
+        {"completions": {"type": "integer"}},
+        {"phase": {"type": "string", "enum": ["Provisioned", "Running", "Succeeded", "Wobbly"]}},
+    )
+    result = draft(crd, [])
+    assert "optimizationInstructions" not in result.karta["spec"]
+    assert "2 value(s) the draft could not place" in result.text
+    assert "phase 'Provisioned' (enumerated in the schema at .status.phase)" in result.text
+    failed = [t for t in result.todos if ".failed" in t.split(":")[0]]
+    assert failed and "Values not placed yet: phase 'Provisioned', phase 'Wobbly'." in failed[0]
