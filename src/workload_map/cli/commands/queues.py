@@ -96,7 +96,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         wide = output == "wide"
         heads = (("CLUSTER",) if fleet_mode else ()) + HEADERS + (WIDE if wide else ())
         rows = []
-        for cluster, (report, queues, _) in selected:
+        for cluster, (_, queues, _) in selected:
             for prefix, queue in _walk(queues):
                 row = _row(queue, prefix, wide)
                 rows.append([cluster or "", *row] if fleet_mode else row)
