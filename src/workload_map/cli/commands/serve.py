@@ -12,7 +12,7 @@ from workload_map.cli.options import chunk_size_of, definitions_option, fleet_co
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from workload_map import LiveModel
+    from workload_map import LiveModel, QueueReport
     from workload_map.serve.fleet import Clusters
 
 TOKEN_ENV = "WMAP_SERVE_TOKEN"
@@ -69,6 +69,15 @@ TOKEN_ENV = "WMAP_SERVE_TOKEN"
     "/api/v1/fleet and wmap_cluster_gpus_free (0: never).",
 )
 @click.option(
+    "--queues-interval",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Read each cluster's scheduler queues (Kueue, KAI, Volcano) and their workloads this often, for "
+    "/api/v1/queues, the wmap_queue_* series and the Queues page (0: never).",
+)
+@click.option(
     "-n",
     "--namespace",
     metavar="NS",
@@ -88,6 +97,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     max_connections: int,
     idle_timeout: float,
     capacity_interval: float,
+    queues_interval: float,
     namespace: str | None,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
@@ -112,7 +122,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
     from workload_map.cli.output import emit_warnings
     from workload_map.cmdline.errors import EXIT_USAGE, CliError
-    from workload_map.serve.fleet import poll_capacity, rejoin
+    from workload_map.serve.fleet import poll_capacity, poll_queues, rejoin
     from workload_map.serve.server import Service
 
     token = _token(token_file)
@@ -178,6 +188,18 @@ def command(  # noqa: PLR0917 - click passes every option by name
                 target=poll_capacity,
                 args=(clusters, _capacity_reader(from_file, definition_paths, connection), capacity_interval, stopped),
                 name="wmap serve capacity",
+                daemon=True,
+            ).start()
+        if queues_interval:
+            threading.Thread(
+                target=poll_queues,
+                args=(
+                    clusters,
+                    _queues_reader(from_file, definition_paths, connection, namespace),
+                    queues_interval,
+                    stopped,
+                ),
+                name="wmap serve queues",
                 daemon=True,
             ).start()
         threading.Event().wait(serve_timeout)
@@ -306,6 +328,33 @@ def _capacity_reader(
             )
         with view:
             return float(view.capacity().gpus_free)
+
+    return read
+
+
+def _queues_reader(
+    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: dict[str, Any], namespace: str | None
+) -> Callable[[str], QueueReport]:
+    """One cluster's queue report, as ``wmap queues`` reads it (every namespace, or ``-n NS``'s workloads)."""
+    import workload_map as wm
+
+    def read(cluster: str) -> QueueReport:
+        if from_file:
+            view = wm.open_dump(*from_file, definitions=definition_paths, namespace=namespace)
+        else:
+            view = wm.open_cluster(
+                kubeconfig=connection.get("kubeconfig"),
+                context=cluster or None,
+                cluster=connection.get("cluster"),
+                user=connection.get("user"),
+                request_timeout=connection.get("request_timeout"),
+                definitions=definition_paths,
+                namespace=namespace,
+                all_namespaces=namespace is None,
+                queues=True,
+            )
+        with view:
+            return view.queues(namespace=namespace)
 
     return read
 
