@@ -78,3 +78,24 @@ def test_metrics_carry_the_queue_figures(server: str) -> None:
     # No limit is no series, never 0: team-b is in a cohort without a borrowing limit.
     team_b = {**team_a, "queue": "team-b", **gpu}
     assert not [s for s in families["wmap_queue_limit"].samples if s.labels == team_b]
+
+
+def test_queues_page_in_chromium(server: str) -> None:
+    """The Queues page draws the same tree and figures, and the waiting workloads with the scheduler's words."""
+    from tests.browser.support import browser_page, chromium, screenshot
+
+    chromium()
+    _queues(server)
+    with browser_page() as page:
+        page.goto(server + "/#/queues")
+        page.wait_for_selector("table.queues tr[data-queue='kueue/ClusterQueue/team-a']")
+        row = page.locator("tr[data-queue='kueue/ClusterQueue/team-a']")
+        cells = {
+            c: row.locator(f"td[data-col='{c}']").inner_text()
+            for c in ("quota", "limit", "used", "borrowed", "waiting")
+        }
+        assert cells == {"quota": "8", "limit": "12", "used": "12", "borrowed": "4", "waiting": "1"}
+        why = page.locator("tr[data-workload='team-a/a3'] td.why").inner_text()
+        assert why.startswith("Pending: couldn't assign flavors to pod set main")
+        assert page.locator("tr[data-workload='team-x/x2']").count() == 1
+        screenshot(page, "dashboard-queues")
