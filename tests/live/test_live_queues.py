@@ -245,3 +245,28 @@ def test_cli_queues_live_equals_library(cluster: TestCluster, report: wm.QueueRe
         check=False,
     )
     assert "└─ live-team" in table.stdout and "OverLimit: queue live-team" in table.stdout, table.stdout
+
+
+def test_snapshot_holds_the_queues(cluster: TestCluster, tmp_path: Path) -> None:
+    """`wmap snapshot` writes the served queue kinds: `wmap queues --from-file` answers as live."""
+    dump = tmp_path / "cluster.json"
+    kubeconfig = ["--kubeconfig", str(cluster.kubeconfig_path)]
+    wrote = subprocess.run(
+        [WMAP, "snapshot", "-A", "-o", str(dump), *kubeconfig], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert wrote.returncode == 0, wrote.stderr
+    live = subprocess.run(
+        [WMAP, "queues", "-o", "json", *kubeconfig], capture_output=True, text=True, timeout=120, check=False
+    )
+    offline = subprocess.run(
+        [WMAP, "queues", "-o", "json", "--from-file", str(dump)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert offline.returncode == 0, offline.stderr
+    mine = ("kai/Queue/live", "volcano/Queue/live")
+    assert [q for q in json.loads(offline.stdout)["queues"] if q["key"].startswith(mine)] == [
+        q for q in json.loads(live.stdout)["queues"] if q["key"].startswith(mine)
+    ]
