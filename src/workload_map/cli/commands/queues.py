@@ -12,8 +12,8 @@ from workload_map.cli.options import fleet_source_options, output_option
 if TYPE_CHECKING:
     from workload_map import Queue, QueuedWorkload, QueueReport
 
-HEADERS = ("SCHEDULER", "QUEUE", "KIND", "GPU QUOTA", "GPU LIMIT", "GPUS USED", "BORROWED", "ADMITTED", "WAITING")
-HEADERS += ("GPUS WAITING",)
+HEADERS: tuple[str, ...] = ("SCHEDULER", "QUEUE", "KIND", "GPU QUOTA", "GPU LIMIT", "GPUS USED", "BORROWED")
+HEADERS += ("ADMITTED", "WAITING", "GPUS WAITING")
 WIDE = ("GPUS IN USE", "RUNNING", "WEIGHT", "CPU QUOTA", "CPU USED", "MEMORY QUOTA", "MEMORY USED", "REPORTED GPUS")
 WORKLOAD_HEADERS = ("NAMESPACE", "WORKLOAD", "QUEUE", "STATE", "STATUS", "GPUS", "GPUS IN USE", "REASON")
 
