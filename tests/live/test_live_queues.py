@@ -270,3 +270,25 @@ def test_snapshot_holds_the_queues(cluster: TestCluster, tmp_path: Path) -> None
     assert [q for q in json.loads(offline.stdout)["queues"] if q["key"].startswith(mine)] == [
         q for q in json.loads(live.stdout)["queues"] if q["key"].startswith(mine)
     ]
+
+
+def test_fleet_queues(cluster: TestCluster, tmp_path: Path) -> None:
+    """Over a fleet (two contexts, here of one API server), each cluster's report with its name: the library's
+    Fleet.queues and `wmap queues --context ... --context ...` (a List, a CLUSTER column)."""
+    from tests.live.fleet_data import write_kubeconfig
+
+    kubeconfig = str(write_kubeconfig(tmp_path / "kubeconfig", {"one": cluster, "two": cluster}))
+    with wm.open_fleet(["one", "two"], kubeconfig=kubeconfig, all_namespaces=True, queues=True) as fleet:
+        reports = fleet.queues()
+    assert list(reports) == ["one", "two"]
+    assert reports["one"].to_json()["queues"] == reports["two"].to_json()["queues"]
+    argv = [WMAP, "queues", "--context", "one", "--context", "two", "--kubeconfig", kubeconfig]
+    listing = subprocess.run([*argv, "-o", "json"], capture_output=True, text=True, timeout=120, check=False)
+    assert listing.returncode == 0, listing.stderr
+    items = json.loads(listing.stdout)["items"]
+    assert [i["cluster"] for i in items] == ["one", "two"]
+    assert items[0]["queues"] == reports["one"].to_json()["queues"]
+    table = subprocess.run([*argv, "live-department"], capture_output=True, text=True, timeout=120, check=False)
+    lines = table.stdout.splitlines()
+    assert lines[0].split()[:2] == ["CLUSTER", "SCHEDULER"]
+    assert [line.split()[0] for line in lines[1:]] == ["one", "one", "two", "two"], table.stdout
