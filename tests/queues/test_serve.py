@@ -87,7 +87,8 @@ def test_queues_page_in_chromium(server: str) -> None:
     chromium()
     _queues(server)
     with browser_page() as page:
-        page.goto(server + "/#/queues")
+        page.goto(server + "/")
+        page.click("#nav-queues")
         page.wait_for_selector("table.queues tr[data-queue='kueue/ClusterQueue/team-a']")
         row = page.locator("tr[data-queue='kueue/ClusterQueue/team-a']")
         cells = {

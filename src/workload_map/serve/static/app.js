@@ -272,6 +272,7 @@ async function fleetPage() {
 // the scheduler's words (docs/queues.md). The figures are /api/v1/queues, as `wmap queues` prints them.
 async function queuesPage() {
   const [doc, status] = await Promise.all([api("/api/v1/queues"), api("/api/v1/status")]);
+  navigation();
   const gpu = (value) => (value === null || value === undefined ? "–" : number(value));
   const sections = [];
   for (const c of doc.clusters) {
@@ -320,6 +321,7 @@ async function queuesPage() {
 
 function navigation() {
   const header = document.querySelector("header");
+  if (!document.getElementById("nav-queues")) header.insertBefore(el("a", { id: "nav-queues", href: "#/queues", class: "nav" }, "Queues"), document.getElementById("live"));
   let link = document.getElementById("nav-fleet");
   if (!fleet()) { if (link) link.remove(); return; }
   if (!link) header.insertBefore(el("a", { id: "nav-fleet", href: "#/fleet", class: "nav" }, "Fleet"), document.getElementById("live"));
