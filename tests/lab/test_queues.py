@@ -40,6 +40,7 @@ STEPS = ("fill", "borrow", "wait", "preempt")
 class Observation:
     wmap: dict[str, Any]  # wmap queues -o json
     cluster_queues: dict[str, dict[str, Any]]  # name -> ClusterQueue, read right after wmap
+    local_queues: dict[str, dict[str, Any]]  # name -> LocalQueue
     workloads: dict[str, dict[str, Any]]  # owning Job's name -> Kueue Workload
 
 
@@ -125,8 +126,9 @@ def settle(lab: Lab, expected: dict[str, tuple[int, int]], what: str) -> None:
 def observe(lab: Lab) -> Observation:
     document = lab.wmap_json("queues")
     queues = {name: lab.kube.get(KUEUE, "ClusterQueue", name) for name in QUEUES}
+    local = {name: lab.kube.get(KUEUE, "LocalQueue", name, NAMESPACE) for name in QUEUES.values()}
     workloads = {owner_job(w): w for w in lab.kube.list(KUEUE, "Workload", NAMESPACE)}
-    return Observation(document, queues, workloads)
+    return Observation(document, queues, local, workloads)
 
 
 @pytest.fixture(scope="module")
@@ -227,6 +229,25 @@ def test_queue_usage_equals_kueue(story: dict[str, Observation], step: str, cq: 
         for k in [(r["flavor"], r["resource"])]
         if k in reserved
     } == reserved
+
+
+@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("lq", sorted(QUEUES.values()))
+def test_local_queue_usage_equals_kueue(story: dict[str, Observation], step: str, lq: str) -> None:
+    """A LocalQueue's reserved and admitted usage and its counters, as wmap computes them from its Workloads,
+    equal the LocalQueue's status."""
+    observation = _story(story, step)
+    kueue = observation.local_queues[lq]
+    ours = next(q for q in observation.wmap["queues"] if q["key"] == f"kueue/LocalQueue/{NAMESPACE}/{lq}")
+    for field, attribute in (("flavorsReservation", "used"), ("flavorsUsage", "admitted")):
+        reported = {k: v[0] for k, v in _kueue_usage(kueue, field).items()}
+        computed = {k: v[0] for k, v in _wmap_usage(ours, attribute).items()}
+        assert {k: computed.get(k, Decimal(0)) for k in reported} == reported, field
+    status = kueue.get("status") or {}
+    states = ours["workloads"]["byState"]
+    assert states.get("Pending", 0) == status.get("pendingWorkloads", 0)
+    assert states.get("Admitted", 0) == status.get("admittedWorkloads", 0)
+    assert states.get("Admitted", 0) + states.get("QuotaReserved", 0) == status.get("reservingWorkloads", 0)
 
 
 EXPECTED = {  # step -> ClusterQueue -> (GPUs used, borrowed, admitted workloads, pending workloads)
