@@ -292,3 +292,29 @@ def test_fleet_queues(cluster: TestCluster, tmp_path: Path) -> None:
     lines = table.stdout.splitlines()
     assert lines[0].split()[:2] == ["CLUSTER", "SCHEDULER"]
     assert [line.split()[0] for line in lines[1:]] == ["one", "one", "two", "two"], table.stdout
+
+
+def test_queues_under_the_role_wmap_auth_prints(cluster: TestCluster, tmp_path: Path) -> None:
+    """`wmap queues -n NS` under exactly the roles of `wmap auth -n NS --queues` reads everything it needs;
+    under the read-only roles alone each refused queue kind is one warning saying so, and it still answers."""
+    from tests.live.test_security_live import _cli_user
+
+    granted = _cli_user(cluster, NAMESPACE, "wmap-queues", tmp_path, "--queues")
+    plain = _cli_user(cluster, NAMESPACE, "wmap-plain", tmp_path)
+    argv = [WMAP, "queues", "-n", NAMESPACE, "--workloads"]
+    try:
+        ok = subprocess.run(
+            [*argv, "--kubeconfig", str(granted)], capture_output=True, text=True, timeout=120, check=False
+        )
+        assert ok.returncode == 0 and "forbidden" not in ok.stderr.lower(), ok.stderr
+        assert "OverLimit: queue live-team" in ok.stdout, ok.stdout
+        refused = subprocess.run(
+            [*argv, "--kubeconfig", str(plain)], capture_output=True, text=True, timeout=120, check=False
+        )
+        assert refused.returncode == 0, refused.stderr
+        said = [line for line in refused.stderr.splitlines() if "queues are shown without them" in line]
+        assert len(said) >= 2 and any("queues.scheduling.run.ai" in line for line in said), refused.stderr
+    finally:
+        for name in ("wmap-queues", "wmap-plain"):
+            cluster.kubectl("delete", "clusterrolebinding", f"{name}-{NAMESPACE}")
+            cluster.kubectl("delete", "clusterrole", f"{name}-definitions")

@@ -62,19 +62,21 @@ def command(  # noqa: PLR0917 - click passes every option by name
     scope: dict[str, Any] = {"namespace": namespace, "all_namespaces": namespace is None, "connection": connection}
     reports: list[tuple[str | None, QueueReport]] = []
     fleet = None
+    warnings: list[str] = []
     try:
         if is_fleet(connection):
             fleet = open_fleet(from_file, definition_paths, **scope, queues=True)
             fleet.close()
             require_some(fleet)
             reports = list(fleet.queues(namespace=namespace).items())
+            warnings = list(fleet.warnings)
         else:
             view = open_view(from_file, definition_paths, **scope, queues=True)
             view.close()
             reports = [(None, view.queues(namespace=namespace))]
+            warnings = list(view.warnings)  # what the read could not see: refused queue kinds among them
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
-    warnings = [] if fleet is None else list(fleet.warnings)
     selected = [(cluster, _selected(report, names, scheduler)) for cluster, report in reports]
     for cluster, (report, _, missing) in selected:
         prefix = f"cluster {cluster}: " if cluster is not None else ""
