@@ -314,6 +314,11 @@ def test_queues_under_the_role_wmap_auth_prints(cluster: TestCluster, tmp_path: 
         assert refused.returncode == 0, refused.stderr
         said = [line for line in refused.stderr.splitlines() if "queues are shown without them" in line]
         assert len(said) >= 2 and any("queues.scheduling.run.ai" in line for line in said), refused.stderr
+        assert len(said) == len(set(said)), refused.stderr  # each once
+        # The report says it too (what /api/v1/queues serves).
+        with wm.open_cluster(kubeconfig=str(plain), namespace=NAMESPACE, queues=True) as view:
+            report = view.queues()
+        assert any("queues.scheduling.run.ai" in line for line in report.warnings), report.warnings
     finally:
         for name in ("wmap-queues", "wmap-plain"):
             cluster.kubectl("delete", "clusterrolebinding", f"{name}-{NAMESPACE}")

@@ -343,6 +343,7 @@ class View:
         scope = self._scope(namespace)
         trees, problems = trees_of(self._index, self._index.workloads(None, scope, top_level=True))
         report = build_queues(self._index.snapshot, trees, self._index.registry.covers, scope)
+        report.warnings[:0] = source.queue_warnings if source is not None else []
         report.warnings.extend(problems)
         return report
 

@@ -74,7 +74,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
             view = open_view(from_file, definition_paths, **scope, queues=True)
             view.close()
             reports = [(None, view.queues(namespace=namespace))]
-            warnings = list(view.warnings)  # what the read could not see: refused queue kinds among them
+            warnings = list(view.warnings)  # as get says them; a refused queue kind is in the report's
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
     selected = [(cluster, _selected(report, names, scheduler)) for cluster, report in reports]
@@ -117,7 +117,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
             if lines:
                 click.echo("")
                 echo_table((("CLUSTER",) if fleet_mode else ()) + WORKLOAD_HEADERS, lines)
-    emit_warnings(warnings)
+    emit_warnings(warnings)  # a refused queue kind is the read's warning and the report's: said once
     if fleet is not None:
         fleet_exit(fleet)
     if any(missing for _, (_, _, missing) in selected):

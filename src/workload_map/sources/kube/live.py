@@ -62,6 +62,7 @@ class LiveSource:
     lists: list[ListResult] = field(default_factory=list)
     capacity: CapacityObjects | None = None  # read with LiveOptions.capacity
     queues: bool = False  # the snapshot holds the served queue kinds (LiveOptions.queues)
+    queue_warnings: list[str] = field(default_factory=list)  # queue kinds that could not be read
 
     def index(self) -> WorkloadIndex:
         from workload_map.resolve.workloads import WorkloadIndex
@@ -155,6 +156,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
                 per_namespace=options.per_namespace,
             )
     warnings.extend(more)
+    queue_warnings: list[str] = []
     if options.queues:
         snapshot, lists = _with_queues(
             snapshot,
@@ -163,8 +165,9 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
             discovery=discovery,
             namespace=namespace,
             chunk=chunk,
-            warnings=warnings,
+            warnings=queue_warnings,
         )
+        warnings.extend(queue_warnings)  # said by every command that reads them (describe), and by View.queues
     capacity = None
     if options.capacity:
         from workload_map.sources.kube.capacity import fetch_capacity
@@ -183,6 +186,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
         karta_objects=karta_objects,
         lists=lists,
         queues=options.queues,
+        queue_warnings=queue_warnings,
     )
 
 
