@@ -36,7 +36,7 @@ live: $(BIN)/.installed
 lab: $(BIN)/.installed
 	$(BIN)/python -m pytest -q -m lab tests/lab
 
-test: lint unit live
+test: lint unit live lab
 
 # The property and hostile-input tests for FUZZ_SECONDS (default 600) with random seeds; reports crashes.
 fuzz: $(BIN)/.installed

@@ -125,7 +125,7 @@ def child(argv: list[str]) -> int:
 
     rows: list[list[str]] = []
     if mode == "threads":
-        with wm.open_fleet(contexts, kubeconfig=kubeconfig, all_namespaces=True) as fleet:
+        with wm.open_fleet(contexts=contexts, kubeconfig=kubeconfig, all_namespaces=True) as fleet:
             for item in fleet.workloads():
                 rows.append([item.cluster, *row(item.tree, wide=False, with_namespace=True)])
     else:
@@ -166,7 +166,7 @@ def _fit_latency(kubeconfig: Path, contexts: list[str], repeats: int, log: Any) 
     import workload_map as wm
 
     began = time.perf_counter()
-    fleet = wm.open_fleet(contexts, kubeconfig=str(kubeconfig), all_namespaces=True, capacity=True)
+    fleet = wm.open_fleet(contexts=contexts, kubeconfig=str(kubeconfig), all_namespaces=True, capacity=True)
     opened = time.perf_counter() - began
     out: dict[str, Any] = {"open_s": opened}
     try:

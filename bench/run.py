@@ -5,6 +5,7 @@
     python bench/run.py --sizes 100,5000     # choose the dump sizes
     python bench/run.py --live               # also the live mode on the test kube-apiserver (needs the binaries)
     python bench/run.py --fleet              # also fleet get -A over three test kube-apiservers vs one
+    python bench/run.py --go                 # also wmap against the Go baseline (gojq) at --go-sizes
     python bench/run.py --profile            # pyinstrument profiles of get -A at 1,000 (pip install pyinstrument)
     python bench/run.py --skip dump,startup,jq   # only the fast-start figures (whole processes, small clusters)
 
@@ -82,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         default=int(os.environ.get("WMAP_BENCH_FLEET_WORKLOADS") or 100),
         help="workloads per fleet cluster (default $WMAP_BENCH_FLEET_WORKLOADS or 100; the issue's size: 1000)",
     )
+    ap.add_argument("--go", action="store_true", help="wmap against the Go baseline (bench/bench_gobaseline.py)")
+    ap.add_argument("--go-sizes", default="10,100,1000,5000", help="dump sizes of --go (default 10,100,1000,5000)")
     ap.add_argument("--profile", action="store_true", help="profile missed targets with pyinstrument")
     ap.add_argument("--jq-seconds", type=float, default=0.3, help="seconds per jq throughput case")
     ap.add_argument(
@@ -149,6 +152,11 @@ def main(argv: list[str] | None = None) -> int:
         import bench_fleet
 
         section("fleet", lambda: bench_fleet.run(workloads=args.fleet_workloads, repeats=args.repeats))
+    if args.go:
+        import bench_gobaseline
+
+        go_sizes = [int(s) for s in args.go_sizes.split(",") if s.strip()]
+        section("go", lambda: bench_gobaseline.run(go_sizes, repeats=max(5, args.repeats)))
     if args.profile:
         import bench_profile
 

@@ -17,8 +17,13 @@ every sample object of the kind (``WorkloadIndex`` over that object only). Per k
   Undefined.
 
 Without a shipped definition (outside the catalog) only the draft's own columns are filled: whether
-it resolves every sample, the TODOs and Undefined statuses. Usage:
+it resolves every sample, the TODOs and Undefined statuses.
+
+``--unseen --mirror DIR`` scores instead the kinds of bench/authoring_expectations (frameworks the
+drafting was not tuned to, their CRDs and samples read from local git snapshots of the upstream
+repositories) field by field against what their operators do (bench/authoring_unseen.py). Usage:
     .venv/bin/python bench/score_authoring.py [--json FILE]
+    .venv/bin/python bench/score_authoring.py --unseen --mirror DIR [--drafts DIR]
 """
 
 from __future__ import annotations
@@ -269,7 +274,15 @@ def table(scores: list[Score]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", metavar="FILE", help="also write every score as JSON")
+    parser.add_argument("--unseen", action="store_true", help="score the kinds of bench/authoring_expectations")
+    parser.add_argument("--mirror", metavar="DIR", help="git snapshots of the upstream repositories (--unseen)")
+    parser.add_argument("--drafts", metavar="DIR", help="also write each unseen kind's draft there (--unseen)")
+    parser.add_argument("--recorded", action="store_true", help="statuses drafted from the lab recordings")
     args = parser.parse_args(argv)
+    if args.recorded:
+        return _recorded()
+    if args.unseen:
+        return _unseen(args.mirror, args.drafts, args.json)
     if not CORPUS.is_dir():
         print(f"no corpus at {CORPUS}", file=sys.stderr)
         return 1
@@ -285,6 +298,60 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{s.kind}: {note}", file=sys.stderr)
     if args.json:
         Path(args.json).write_text(json.dumps([asdict(s) for s in scores], indent=2))
+    return 0
+
+
+def _recorded() -> int:
+    from authoring_recorded import score_recorded, table as recorded_table
+
+    shipped: dict[tuple[str, str], LoadedDefinition] = {}
+    crds = corpus_crds() if CORPUS.is_dir() else {}
+    for definition in builtin_definitions():
+        identity = definition.karta.identity
+        if identity is not None:
+            crd = crds.get((identity.group, identity.kind))
+            storage = crd and next((v["name"] for v in crd[1]["spec"]["versions"] if v.get("storage")), None)
+            key = (identity.group, identity.kind)
+            if key not in shipped or identity.version == storage:
+                shipped[key] = definition
+    rows = score_recorded(shipped, {k: v[1] for k, v in crds.items()}, _tree)
+    commit = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --recorded.\n")
+    print(recorded_table(rows))
+    return 0
+
+
+def _unseen(mirror: str | None, drafts: str | None, json_file: str | None) -> int:
+    from authoring_unseen import EXPECTATIONS, Mirror, score, table as unseen_table
+
+    if mirror is None or not Path(mirror).is_dir():
+        print("--unseen needs --mirror DIR: git snapshots <owner>+<name>/repo of the repositories", file=sys.stderr)
+        return 2
+    results = []
+    commit = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --unseen.")
+    for round_dir in sorted(p for p in EXPECTATIONS.iterdir() if p.is_dir()):
+        scored = []
+        for path in sorted(round_dir.glob("*.yaml")):
+            result, made = score(path, Mirror(Path(mirror)), _tree)
+            scored.append(result)
+            if drafts:
+                (Path(drafts) / round_dir.name).mkdir(parents=True, exist_ok=True)
+                (Path(drafts) / round_dir.name / path.name).write_text(made.text)
+        print(f"\n{round_dir.name}:\n")
+        print(unseen_table(scored))
+        results += scored
+    for r in results:
+        for note in r.notes:
+            print(f"{r.name}: {note}", file=sys.stderr)
+    if json_file:
+        Path(json_file).write_text(json.dumps([asdict(r) for r in results], indent=2))
     return 0
 
 

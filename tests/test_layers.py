@@ -50,6 +50,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "sources": ("workload_map.sources", "workload_map.live"),
     # The public library API: the package's own __init__ and the private modules it re-exports from.
     "api": ("workload_map", "workload_map.api"),
+    # The named ports: the doors the surfaces use besides the public API (SURFACE_PORTS below says which).
+    "ports": ("workload_map.ports",),
     # What every command line shares (docs/cli.md): the one-line error and exit-code conventions and
     # kubectl's connection flags, for the CLI and the operator alike. Nothing of either surface.
     "cli-conventions": ("workload_map.cmdline",),
@@ -63,7 +65,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
 
 CORE = ("foundation", "jq", "definition", "authoring", "resolve", "tree", "gang", "placement", "queues")
 _BELOW_VIEWS = (*CORE,)
-_BELOW_SURFACES = (*CORE, "views", "sources", "api")
+_BELOW_PORTS = (*CORE, "views", "sources", "api")
+_BELOW_SURFACES = (*_BELOW_PORTS, "ports")
 
 # layer -> the layers it may import (itself always).
 ALLOWED: dict[str, tuple[str, ...]] = {
@@ -79,7 +82,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "views": _BELOW_VIEWS,
     "sources": (*_BELOW_VIEWS, "views"),
     "api": (*_BELOW_VIEWS, "views", "sources"),
-    "cli-conventions": _BELOW_SURFACES,
+    "ports": _BELOW_PORTS,
+    "cli-conventions": _BELOW_PORTS,
     # The two surfaces are peers: neither reaches into the other (catalog install, which both need, is a
     # cluster operation: workload_map.api.catalog_install).
     "cli": (*_BELOW_SURFACES, "cli-conventions", "serve"),  # `wmap serve` starts the service
@@ -223,55 +227,100 @@ def test_the_checker_sees_lazy_relative_and_submodule_imports(tmp_path: Path) ->
     assert layer_of("workload_map.operator.main") not in ALLOWED["resolve"]
 
 
-# What the CLI may import of the package: the public API (``workload_map``), its own modules, the
-# foundation's accessors and errors, and the core's result types it renders (trees, statuses, quantities,
-# gang tables). Everything that reads or resolves workloads goes through ``workload_map``'s View.
-CLI_RENDERS = (
-    "workload_map._version",
-    "workload_map.base.json_codec",
-    "workload_map.errors",
-    "workload_map.base.objects",
-    "workload_map.tree.model",
-    "workload_map.resolve.status",
-    "workload_map.resolve.quantity",
-    "workload_map.resolve.resources",
-    "workload_map.resolve.pods",
-    "workload_map.gang.report",
-)
-# CLI modules that perform cluster operations which are not workload reads, and why.
-CLI_CLUSTER_OPERATIONS: dict[str, str] = {
-    # Shell completion lists names with one short request and a discovery; it must not read workloads.
-    "workload_map.cli.complete": (
-        "workload_map.sources.kube workload_map.definition.registry workload_map.base.snapshot workload_map.api"
-    ),
-    # `wmap snapshot` writes the raw objects a live read returns into a dump file.
-    "workload_map.cli.commands.snapshot": (
-        "workload_map.sources.kube workload_map.api.definitions workload_map.api.snapshot_export"
-    ),
-    # `wmap record` writes the raw objects a live watch of one workload returns into a recording file; it
-    # declares kubectl's connection flags without the whole-command --timeout (its --timeout ends the recording).
-    "workload_map.cli.commands.record": "workload_map.sources.kube",
-    # `wmap serve` starts the service surface over the public API's live model.
-    "workload_map.cli.commands.serve": "workload_map.serve",
-    # `wmap catalog install|diff` applies definitions to a cluster (a cluster operation, not a read).
-    "workload_map.cli.commands.catalog": (
-        "workload_map.sources.kube workload_map.catalog workload_map.api.catalog_install"
-    ),
-    # `wmap auth` prints the CLI's RBAC, derived by the code that derives the operator's (no cluster access).
-    "workload_map.cli.commands.auth": "workload_map.sources.kube.access",
+SURFACES = ("cli", "serve", "operator")
+
+# The named ports (src/workload_map/ports/__init__.py) and the surfaces each one serves. A surface imports
+# of the package only the public API (``workload_map``), the command-line conventions (``workload_map.cmdline``),
+# its own package and these ports; anything else is a listed exception.
+SURFACE_PORTS: dict[str, tuple[str, ...]] = {
+    "workload_map.ports.objects": ("cli", "operator"),
+    "workload_map.ports.present": ("cli", "serve"),
+    "workload_map.ports.live": ("serve",),
+    "workload_map.ports.kube": ("cli", "operator"),
+    "workload_map.ports.commands": ("cli", "operator"),
+    "workload_map.ports.definitions": ("cli", "operator"),
+    "workload_map.ports.gang": ("operator",),
+}
+
+# (surface module, what it imports beyond that rule) -> why. The list only shrinks: an exception that is no
+# longer needed fails test_every_surface_exception_is_still_needed.
+SURFACE_EXCEPTIONS: dict[tuple[str, str], str] = {
+    # `wmap serve` starts the service surface (its HTTP server and a fleet's clusters) over the live models
+    # the public API's watch_cluster starts: the one place a surface runs another.
+    ("workload_map.cli.commands.serve", "workload_map.serve"): "wmap serve runs the service surface",
 }
 
 
-def test_the_cli_reads_workloads_only_through_the_public_api() -> None:
-    violations = []
+def _surface_of(module: str) -> str | None:
+    layer = layer_of(module)
+    return layer if layer in SURFACES else None
+
+
+def _beyond_the_doors(module: str, surface: str, target: str) -> bool:
+    """``target`` is none of what every surface may import (see SURFACE_PORTS)."""
+    if not target.startswith(PACKAGE + ".") or target.startswith("workload_map.cmdline"):
+        return False  # the public API itself, a third-party library, the command-line conventions
+    if layer_of(target) == surface:
+        return False
+    return not any(target == port and surface in users for port, users in SURFACE_PORTS.items())
+
+
+def _surface_imports() -> list[tuple[str, str, str]]:
+    """(where, surface module, target) of every import of a surface beyond the public API and its ports."""
+    out = []
     for module, path in MODULES.items():
-        if not module.startswith("workload_map.cli"):
+        surface = _surface_of(module)
+        if surface is None:
             continue
-        extra = tuple(CLI_CLUSTER_OPERATIONS.get(module, "").split())
         for line, target in imports_of(module, path):
-            if not target.startswith(PACKAGE + ".") or target.startswith(("workload_map.cli", "workload_map.cmdline")):
-                continue  # the public API itself, third-party libraries, the CLI's own modules and conventions
-            if target in CLI_RENDERS or any(target == e or target.startswith(e + ".") for e in extra):
-                continue
-            violations.append(f"{path.relative_to(SRC)}:{line}: {module} imports {target}")
-    assert violations == [], "the CLI must use `workload_map` (docs/library.md):\n" + "\n".join(violations)
+            if _beyond_the_doors(module, surface, target):
+                out.append((f"{path.relative_to(SRC)}:{line}", module, target))
+    return out
+
+
+def _exception_for(module: str, target: str) -> tuple[str, str] | None:
+    for key in SURFACE_EXCEPTIONS:
+        listed_module, listed_target = key
+        if module == listed_module and (target == listed_target or target.startswith(listed_target + ".")):
+            return key
+    return None
+
+
+def test_surfaces_use_only_the_public_api_and_named_ports() -> None:
+    violations = [
+        f"{where}: {module} imports {target}"
+        for where, module, target in _surface_imports()
+        if _exception_for(module, target) is None
+    ]
+    assert violations == [], (
+        "a surface uses `workload_map` (docs/library.md) and the named ports (workload_map/ports/); give the "
+        "surface a port, or extend one, rather than an exception:\n" + "\n".join(violations)
+    )
+
+
+def test_every_surface_exception_is_still_needed() -> None:
+    used = {_exception_for(module, target) for _, module, target in _surface_imports()}
+    unused = [key for key in SURFACE_EXCEPTIONS if key not in used]
+    assert unused == [], f"no longer needed: delete them from SURFACE_EXCEPTIONS: {unused}"
+
+
+def test_every_port_is_listed_and_used() -> None:
+    ports = {m for m in MODULES if m.startswith("workload_map.ports.")}
+    assert ports == set(SURFACE_PORTS), "every port module is in SURFACE_PORTS, and nothing else"
+    used: dict[str, set[str]] = {port: set() for port in SURFACE_PORTS}
+    for module, path in MODULES.items():
+        surface = _surface_of(module)
+        for _, target in imports_of(module, path):
+            if surface is not None and target in used:
+                used[target].add(surface)
+    assert {port: set(users) for port, users in SURFACE_PORTS.items()} == used, "a port serves exactly its users"
+
+
+def test_the_surface_rule_catches_a_detour() -> None:
+    """The rule itself: a surface reaching the resolver, or a port not meant for it, is caught."""
+    assert _beyond_the_doors("workload_map.operator.gang", "operator", "workload_map.resolve.workloads")
+    assert _beyond_the_doors("workload_map.serve.api", "serve", "workload_map.ports.gang")
+    assert _beyond_the_doors("workload_map.cli.main", "cli", "workload_map.serve.server")
+    assert not _beyond_the_doors("workload_map.serve.api", "serve", "workload_map.ports.live")
+    assert not _beyond_the_doors("workload_map.cli.main", "cli", "workload_map")
+    assert not _beyond_the_doors("workload_map.operator.main", "operator", "workload_map.cmdline.errors")

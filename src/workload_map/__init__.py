@@ -16,6 +16,7 @@ imports under ``TYPE_CHECKING`` (for type checkers only) are held equal to it by
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
         draft_definition as draft_definition,
         draft_from_cluster as draft_from_cluster,
     )
+    from workload_map.api.clusters import ClusterOptions as ClusterOptions
     from workload_map.api.definitions import effective_definitions as effective_definitions
     from workload_map.api.fleet import (
         ClusterFailure as ClusterFailure,
@@ -114,6 +116,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "workload_map._version": ("__version__",),
     "workload_map.api.authoring": ("draft_definition", "draft_from_cluster"),
+    "workload_map.api.clusters": ("ClusterOptions",),
     "workload_map.api.definitions": ("effective_definitions",),
     "workload_map.api.fleet": (
         "ClusterFailure",
@@ -189,7 +192,6 @@ def __getattr__(name: str) -> object:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'workload_map' has no attribute {name!r}")
-    from importlib import import_module
 
     value = getattr(import_module(module), name)
     globals()[name] = value

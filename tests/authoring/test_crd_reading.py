@@ -211,3 +211,63 @@ def test_no_gang_without_pods_and_values_no_word_places_are_listed() -> None:
     assert "phase 'Provisioned' (enumerated in the schema at .status.phase)" in result.text
     failed = [t for t in result.todos if ".failed" in t.split(":")[0]]
     assert failed and "Values not placed yet: phase 'Provisioned', phase 'Wobbly'." in failed[0]
+
+
+def test_a_deployment_shaped_spec_rolls_out_through_replicasets_and_its_paused_is_no_suspend() -> None:
+    crd = fixtures.crd(
+        "example.com",
+        "Canary",
+        {
+            "replicas": {"type": "integer"},
+            "selector": {"type": "object"},
+            "strategy": {"type": "object", "properties": {"rollingUpdate": {"type": "object"}}},
+            "paused": {"type": "boolean"},
+            "template": fixtures.TEMPLATE,
+        },
+    )
+    result = draft(crd, [])
+    structure = result.karta["spec"]["structureDefinition"]
+    assert structure["additionalChildKinds"] == [{"group": "apps", "version": "v1", "kind": "ReplicaSet"}]
+    assert "suspendDefinition" not in structure["rootComponent"]
+    update = fixtures.crd(
+        "example.com",
+        "Set",
+        {
+            "updateStrategy": {"type": "object", "properties": {"paused": {"type": "boolean"}}},
+            "template": fixtures.TEMPLATE,
+        },
+    )
+    assert "suspendDefinition" not in _root(draft(update, []))
+    _load(result)
+
+
+def test_fields_at_the_top_an_open_pod_spec_and_image_objects() -> None:
+    open_spec = {"type": "object", "x-kubernetes-preserve-unknown-fields": True, "description": "PodSpec is a pod."}
+    component = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "image": {"type": "object", "properties": {"imageName": {"type": "string"}}},
+        },
+    }
+    crd = fixtures.crd("example.com", "Box", {})
+    crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"] = {
+        "type": "object",
+        "properties": {
+            "metadata": {"type": "object"},
+            "serving": {
+                "type": "object",
+                "properties": {
+                    "template": {"type": "object", "properties": {"metadata": {"type": "object"}, "spec": open_spec}},
+                    "components": {"type": "array", "items": component},
+                },
+            },
+        },
+    }
+    result = draft(crd, [])
+    root = _root(result)
+    # no .spec: the top-level object holds the template; the open spec makes its parent the template; an
+    # `image` that is an object is no container image (no container list at .serving.components)
+    assert root["specDefinition"] == {"podTemplateSpecPath": ".serving.template"}
+    assert "childComponents" not in result.karta["spec"]["structureDefinition"]
+    _load(result)

@@ -90,3 +90,37 @@ def test_the_cli_drafts_from_a_recording(tmp_path: Path) -> None:
     assert both.exit_code == 2
     missing = runner.invoke(cli, ["definitions", "new", "--from-recording", str(tmp_path / "none.yaml")])
     assert missing.exit_code != 0 and "Traceback" not in missing.output
+
+
+def test_roles_sharing_container_names_get_their_instance_label_from_the_recorded_pods(tmp_path: Path) -> None:
+    # Master and Worker both run a container named `pytorch`: each pod could be either role until a label
+    # names one of them on every pod; a label constant over a role's pods (the job name) groups nothing.
+    result = wm.draft_definition(recordings=[COMPLETION])
+    (role,) = result.karta["spec"]["structureDefinition"]["childComponents"]
+    assert role["podSelector"] == {
+        "componentInstanceSelector": {"idPath": '.metadata.labels["training.kubeflow.org/replica-type"]'}
+    }
+    draft_file = tmp_path / "draft.yaml"
+    draft_file.write_text(result.text)
+    tested = CliRunner().invoke(cli, ["definitions", "test", str(draft_file), "--samples", COMPLETION])
+    assert "pytorchReplica 3 (observed 3)" in tested.stdout, tested.output
+
+
+def test_a_status_count_that_tracks_the_ready_pods_maps_running_when_no_value_says_it() -> None:
+    def obj(ready: int, done: bool = False) -> dict[str, Any]:
+        status: dict[str, Any] = {"jobs": [{"ready": ready, "active": 1}, {"ready": 0, "active": 1}]}
+        if done:
+            status["conditions"] = [{"type": "Completed", "status": "True"}]
+        return {**_obj("x"), "status": status}
+
+    states = [(obj(0), [_pod(False)]), (obj(0), [_pod(True)]), (obj(1), [_pod(True)]), (obj(1), [_pod(True)])]
+    states += [(obj(0, done=True), [_pod(False, "Succeeded")])]
+    moments = [Moment(i, f"t{i}", o, tuple(p)) for i, (o, p) in enumerate(states)]
+    result = draft(None, [Sample(o, f"v#{i}") for i, (o, _) in enumerate(states)], moments=moments)
+    running = _mappings(result)["running"]
+    assert running == [
+        {"byExpression": {"expression": "([.status.jobs[]?.ready // 0] | add // 0) > 0", "expectedResult": "true"}}
+    ]
+    assert "in 4 of the 5 recorded states with pods (the rest: the status catching up)" in result.text
+    # `active` is above 0 throughout: it tells nothing, and is never taken
+    assert "active" not in str(running)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from workload_map.catalog import builtin_definitions
 from workload_map.cli.main import cli
 from workload_map.sources.kube.access import plural
-from workload_map.sources.kube.fetch import child_kinds
+from workload_map.sources.kube.reads import child_kinds
 
 
 def _docs(*args: str) -> list[dict[str, Any]]:

@@ -222,3 +222,42 @@ def test_serve_refuses_an_unknown_status(dump_file: Path, defs_file: Path) -> No
     assert sorted(running) == ["eval", "llm", "train"]
     with pytest.raises(ValueError, match="'runing' is not a status"):
         api.workloads(model, status="runing")
+
+
+def test_kinds_whose_names_differ_only_in_case_are_two_rows(tmp_path: Path) -> None:
+    """MiniJob and Minijob are two kinds (Kubernetes kinds are case-sensitive): an object of each with the
+    same namespace and name is two workloads, not a printer failure ('zip() argument 2 is longer')."""
+    source = []
+    for kind, name in (("MiniJob", "upper-j"), ("Minijob", "lower-j")):
+        definition = tmp_path / f"{kind}.yaml"
+        definition.write_text(
+            yaml.safe_dump(
+                {
+                    "apiVersion": "run.ai/v1alpha1",
+                    "kind": "Karta",
+                    "metadata": {"name": name},
+                    "spec": {
+                        "structureDefinition": {
+                            "rootComponent": {
+                                "name": "root",
+                                "kind": {"group": "test.wmap.io", "version": "v1", "kind": kind},
+                                "specDefinition": {"podTemplateSpecPath": ".spec.template"},
+                                "statusDefinition": {"statusMappings": {"running": [{"byPhase": "x"}]}},
+                            }
+                        }
+                    },
+                }
+            )
+        )
+        dump = tmp_path / f"{kind}-object.yaml"
+        dump.write_text(
+            yaml.safe_dump(
+                {"apiVersion": "test.wmap.io/v1", "kind": kind, "metadata": {"name": "same", "namespace": "ns"}}
+            )
+        )
+        source += ["--definitions", str(definition), "--from-file", str(dump)]
+    for output in ("table", "wide", "name", "json"):
+        result = invoke("get", "-A", "-o", output, *source)
+        assert result.exit_code == 0, result.output
+    rows = invoke("get", "-A", *source).stdout.splitlines()[1:]
+    assert sorted(row.split()[2] for row in rows) == ["MiniJob", "Minijob"]

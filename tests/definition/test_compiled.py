@@ -56,6 +56,7 @@ COMMAND = textwrap.dedent(
     from workload_map.definition.loader import load_paths
     from workload_map.definition.validate import validate
     from workload_map.resolve.workloads import WorkloadIndex
+    from workload_map.tree.build import trees_of
     from workload_map.base.snapshot import Snapshot
     loaded, findings = load_paths([sys.argv[1]])
     problems = [str(f) for d in loaded for f in validate(d.karta, d.location)] + [str(f) for f in findings]

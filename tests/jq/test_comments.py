@@ -36,3 +36,13 @@ def test_a_comment_on_a_value_expression_keeps_its_verdict() -> None:
     assert compile_expression(text).all(DOC) == ["a", "b"]
     assert path_problem("[.spec.a[]] | keys[] | tostring  # by position") is not None
     assert input_reads(".spec.text  # the text") == {("spec", "text")}
+
+
+def test_a_comment_continued_by_a_backslash_is_read_as_libjq_reads_it() -> None:
+    """jq (libjq and gojq) continue a comment onto the next line after a trailing backslash: the fast path,
+    whose lexer ends a comment at the newline, must not run that line as code."""
+    text = ".spec.a # first \\\n | .[0].name"
+    program = compile_expression(text)
+    assert not program.uses_fast_path
+    assert program.all(DOC) == [DOC["spec"]["a"]]
+    assert compile_expression(".spec.a # first\n | .[0].name").all(DOC) == ["x"]

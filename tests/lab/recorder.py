@@ -3,13 +3,21 @@
 One thread per recorded kind follows a watch of the scenario's namespace; events go into one list in the
 order received. ``settle()`` waits until every watch has delivered the cluster's current state, so a
 checkpoint taken after it names exactly the state ``wmap`` was shown.
+
+A saved recording is thinned (``thinned``): an event that changed nothing but the object's resourceVersion
+and the lab's own annotations (the test's instructions to KWOK, whose effect arrives as a later event) is
+dropped when a later event of the same object comes before the next checkpoint, so every state the
+replay passes through is still one the cluster was in, and the state at each checkpoint is exactly the
+one wmap read. ``python -m tests.lab.recorder FILE...`` thins recordings in place.
 """
 
 from __future__ import annotations
 
 import copy
+import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +29,14 @@ from workload_map.sources.recording import (
     Recording,
     WorkloadRef,
     dump_recording,
+    load_recording,
     rfc3339,
 )
 
 from .kube import Kube, Obj, Watch
 
 SETTLE_S = 60.0
+LAB_PREFIX = "lab.workload-map.run.ai/"  # the annotations and labels the lab puts on objects (kwok.py)
 
 
 def _now() -> str:
@@ -127,6 +137,68 @@ class Recorder:
             )
 
     def save(self, path: Path, server: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w") as f:
-            dump_recording(self.recording(server), f)
+        save(thinned(self.recording(server)), path)
+
+
+def save(recording: Recording, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as f:
+        dump_recording(recording, f)
+
+
+def _meaning(obj: Obj) -> Obj:
+    """The object less what no reader of it uses: resourceVersion and the lab's annotations."""
+    meta = dict(obj.get("metadata") or {})
+    meta.pop("resourceVersion", None)
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if not k.startswith(LAB_PREFIX)}
+    meta["annotations"] = annotations or None
+    return {**obj, "metadata": meta}
+
+
+def thinned(recording: Recording) -> Recording:
+    """The recording without its redundant events (the module's docstring), checkpoints renumbered."""
+    events = recording.events
+    bounds = sorted({c.after for c in recording.checkpoints} | {len(events)})
+
+    def window(index: int) -> int:  # the checkpoint at or after the state this event (0-based) makes
+        return next(b for b in bounds if index + 1 <= b)
+
+    later: dict[int, int] = {}  # event index -> index of the same object's next event
+    last_seen: dict[tuple[str, str, str], int] = {}
+    for index in range(len(events) - 1, -1, -1):
+        meta = events[index].object["metadata"]
+        key = (str(events[index].object.get("kind")), str(meta.get("namespace")), str(meta["name"]))
+        if key in last_seen:
+            later[index] = last_seen[key]
+        last_seen[key] = index
+    previous: dict[tuple[str, str, str], Obj] = {}
+    for obj in recording.objects:
+        previous[(str(obj.get("kind")), str(obj["metadata"].get("namespace")), str(obj["metadata"]["name"]))] = obj
+    dropped: list[int] = []
+    for index, event in enumerate(events):
+        meta = event.object["metadata"]
+        key = (str(event.object.get("kind")), str(meta.get("namespace")), str(meta["name"]))
+        before = previous.get(key)
+        previous[key] = event.object
+        if (
+            event.type == "MODIFIED"
+            and before is not None
+            and index in later
+            and window(later[index]) == window(index)
+            and _meaning(before) == _meaning(event.object)
+        ):
+            dropped.append(index)
+    gone = set(dropped)
+    return replace(
+        recording,
+        events=[e for i, e in enumerate(events) if i not in gone],
+        checkpoints=[replace(c, after=c.after - sum(1 for i in dropped if i < c.after)) for c in recording.checkpoints],
+    )
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        original = load_recording(name)
+        thin = thinned(original)
+        save(thin, Path(name))
+        print(f"{name}: {len(original.events)} -> {len(thin.events)} events")

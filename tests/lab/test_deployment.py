@@ -3,42 +3,30 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 
 from .kube import Obj
-from .lab import SECOND_SCHEDULER, Lab
-from .scenario import Scenario, Step, Story, live, phase_counts
+from .lab import Lab
+from .scenario import (
+    GPU,
+    Scenario,
+    Step,
+    Story,
+    assert_updated,
+    condition,
+    container,
+    live,
+    phase_counts,
+    pod_set,
+    update_flags,
+)
 
 NS = "lab-deployment"
 NAME = "web"
-GPU = "nvidia.com/gpu"
 
 
 def deployment(replicas: int) -> Obj:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": NAME, "namespace": NS},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": NAME}},
-            "template": {
-                "metadata": {"labels": {"app": NAME}},
-                "spec": {
-                    "containers": [
-                        {
-                            "name": "server",
-                            "image": "registry.local/web:1",
-                            "resources": {"requests": {"cpu": "1", GPU: "1"}, "limits": {GPU: "1"}},
-                        }
-                    ]
-                },
-            },
-        },
-    }
+    return pod_set("Deployment", NS, NAME, replicas, container("server", "registry.local/web:1", "1", 1))
 
 
 def _per(n: int) -> dict[str, int]:
@@ -136,19 +124,6 @@ SCENARIO = Scenario(
     ],
 )
 
-TOLERATIONS = [{"key": "lab.workload-map.run.ai/dedicated", "operator": "Exists", "effect": "NoSchedule"}]
-NODE_AFFINITY = {
-    "requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [
-            {"matchExpressions": [{"key": "lab.workload-map.run.ai/pool", "operator": "In", "values": ["h100"]}]}
-        ]
-    }
-}
-
-
-def _condition(obj: Obj, kind: str) -> dict[str, Any]:
-    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == kind), {})
-
 
 def _status(d: Obj, **wanted: int) -> bool:
     status = d.get("status") or {}
@@ -160,7 +135,7 @@ def story(s: Story) -> None:
     lab.kube.create(deployment(2))
     s.wait_pods(lambda pods: phase_counts(pods) == {"Pending": 2}, "2 pods bound and starting")
     s.wait_workload(
-        lambda d: _status(d, replicas=2, unavailableReplicas=2) and _condition(d, "Available").get("status") == "False",
+        lambda d: _status(d, replicas=2, unavailableReplicas=2) and condition(d, "Available").get("status") == "False",
         "2 replicas, none available",
     )
     s.observe("first rollout, pods starting")
@@ -169,7 +144,7 @@ def story(s: Story) -> None:
     s.wait_workload(
         lambda d: (
             _status(d, availableReplicas=2, readyReplicas=2)
-            and _condition(d, "Progressing").get("reason") == "NewReplicaSetAvailable"
+            and condition(d, "Progressing").get("reason") == "NewReplicaSetAvailable"
         ),
         "available, rollout complete",
     )
@@ -186,22 +161,7 @@ def story(s: Story) -> None:
     s.wait_workload(lambda d: _status(d, replicas=4, availableReplicas=4, readyReplicas=4), "4 available")
     s.observe("scaled up")
 
-    lab.wmap(
-        "update",
-        f"deployments/{NAME}",
-        "-n",
-        NS,
-        "--label",
-        "tier=gold",
-        "--scheduler-name",
-        SECOND_SCHEDULER,
-        "--requests",
-        "cpu=2",
-        "--tolerations",
-        json.dumps(TOLERATIONS),
-        "--node-affinity",
-        json.dumps(NODE_AFFINITY),
-    )
+    lab.wmap("update", f"deployments/{NAME}", "-n", NS, *update_flags("h100"), "--requests", "cpu=2")
     s.wait_pods(
         lambda pods: (
             phase_counts(pods) == {"Ready": 3, "Pending": 2}
@@ -217,7 +177,7 @@ def story(s: Story) -> None:
         s.wait_workload(
             lambda d: (
                 _status(d, replicas=4, updatedReplicas=4, availableReplicas=4)
-                and _condition(d, "Progressing").get("reason") == "NewReplicaSetAvailable"
+                and condition(d, "Progressing").get("reason") == "NewReplicaSetAvailable"
             ),
             "rolled out: 4 updated pods available",
         )
@@ -245,14 +205,7 @@ def test_update_reaches_pods(scenario: Scenario, when: str) -> None:
 
 
 def assert_carries_update(pod: Obj) -> None:
-    spec = pod["spec"]
-    name = pod["metadata"]["name"]
-    assert pod["metadata"]["labels"].get("tier") == "gold", name
-    assert spec["schedulerName"] == SECOND_SCHEDULER, name
-    assert spec["containers"][0]["resources"]["requests"] == {"cpu": "2", GPU: "1"}, name
-    assert [t for t in spec.get("tolerations", []) if t["key"].startswith("lab.")] == TOLERATIONS, name
-    assert spec["affinity"]["nodeAffinity"] == NODE_AFFINITY, name
-    assert spec.get("nodeName", "").startswith("gpu-h100-"), f"{name} placed on {spec.get('nodeName')}"
+    assert_updated(pod, "h100", resources={"requests": {"cpu": "2", GPU: "1"}, "limits": {GPU: "1"}})
 
 
 @pytest.fixture(scope="module")

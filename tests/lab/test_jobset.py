@@ -4,16 +4,25 @@ while suspended (the only time JobSet's webhook allows them). docs/semantics.md 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from .kube import Obj
 from .lab import SECOND_SCHEDULER, Lab
-from .scenario import Scenario, Step, Story, live, phase_counts
+from .scenario import (
+    UPDATE_LABEL,
+    Scenario,
+    Step,
+    Story,
+    assert_updated,
+    condition,
+    container,
+    live,
+    phase_counts,
+    update_flags,
+)
 
-GPU = "nvidia.com/gpu"
 API = "jobset.x-k8s.io/v1alpha2"
 RESTART_LABEL = "jobset.sigs.k8s.io/restart-attempt"
 
@@ -37,13 +46,7 @@ def jobset(namespace: str, name: str, *, jobs: int, per_job: int, max_restarts: 
                             "template": {
                                 "spec": {
                                     "restartPolicy": "Never",
-                                    "containers": [
-                                        {
-                                            "name": "trainer",
-                                            "image": "registry.local/trainer:1",
-                                            "resources": {"requests": {"cpu": "2", GPU: "2"}, "limits": {GPU: "2"}},
-                                        }
-                                    ],
+                                    "containers": [container("trainer", "registry.local/trainer:1", "2", 2)],
                                 }
                             },
                         }
@@ -65,10 +68,6 @@ def _expect(
         "gpus": 2 * desired if gpus is None else gpus,
         "gpusCurrent": gpus_current,
     }
-
-
-def _condition(obj: Obj, kind: str) -> dict[str, Any]:
-    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == kind), {})
 
 
 def _jobs_status(obj: Obj) -> dict[str, int]:
@@ -129,9 +128,7 @@ def completion_story(s: Story) -> None:
 
     lab.set_phase(s.namespace, "Succeeded")
     s.wait_workload(
-        lambda o: (
-            _condition(o, "Completed").get("status") == "True" and o["status"].get("terminalState") == "Completed"
-        ),
+        lambda o: condition(o, "Completed").get("status") == "True" and o["status"].get("terminalState") == "Completed",
         "Completed",
     )
     s.observe("completed")
@@ -199,7 +196,7 @@ def failure_story(s: Story) -> None:
     s.observe("ready again after the restart")
 
     lab.set_phase(s.namespace, "Failed", [s.pods()[0]["metadata"]["name"]])
-    s.wait_workload(lambda o: _condition(o, "Failed").get("status") == "True", "Failed")
+    s.wait_workload(lambda o: condition(o, "Failed").get("status") == "True", "Failed")
     s.wait_pods(lambda pods: phase_counts(pods) == {"Failed": 1}, "only the failed pod left")
     s.observe("failed again, no restart left")
 
@@ -215,8 +212,6 @@ def test_failure(failure: Scenario, step: str) -> None:
 
 
 # ----------------------------------------------------------------- suspend, update, resume
-
-TOLERATIONS = [{"key": "lab.workload-map.run.ai/dedicated", "operator": "Exists", "effect": "NoSchedule"}]
 
 SUSPEND = _scenario(
     "suspend-update-resume",
@@ -252,13 +247,13 @@ def suspend_story(s: Story) -> None:
     s.observe("every job ready")
 
     s.scenario.captured["update while running"] = lab.wmap(
-        "update", "jobsets/train", "-n", s.namespace, "--label", "tier=gold", check=False
+        "update", "jobsets/train", "-n", s.namespace, "--label", "=".join(UPDATE_LABEL), check=False
     )
     lab.hold_deletion(s.namespace, [p["metadata"]["name"] for p in s.pods()])  # the kubelet takes its time
     lab.wmap("update", "jobsets/train", "-n", s.namespace, "--suspend")
     s.wait_pods(lambda pods: phase_counts(pods) == {"Terminating": 4}, "every pod terminating")
     s.wait_workload(
-        lambda o: _condition(o, "Suspended").get("status") == "True" and not _jobs_status(o).get("active"),
+        lambda o: condition(o, "Suspended").get("status") == "True" and not _jobs_status(o).get("active"),
         "Suspended=True, no Job active",
     )
     lab.quiet(s.namespace)
@@ -274,12 +269,9 @@ def suspend_story(s: Story) -> None:
         "jobsets/train",
         "-n",
         s.namespace,
-        "--label",
-        "tier=gold",
+        *update_flags("a100", scheduler=False, affinity=False),
         "--node-selector",
         "lab.workload-map.run.ai/pool=a100",
-        "--tolerations",
-        json.dumps(TOLERATIONS),
     )
     s.scenario.captured["scheduler name while suspended"] = lab.wmap(
         "update", "jobsets/train", "-n", s.namespace, "--scheduler-name", SECOND_SCHEDULER, check=False
@@ -287,7 +279,7 @@ def suspend_story(s: Story) -> None:
     lab.wmap("update", "jobsets/train", "-n", s.namespace, "--resume")
     s.wait_pods(lambda pods: phase_counts(pods) == {"Pending": 4}, "4 pods bound again, starting")
     s.wait_workload(
-        lambda o: _condition(o, "Suspended").get("status") == "False" and _jobs_status(o).get("active") == 2,
+        lambda o: condition(o, "Suspended").get("status") == "False" and _jobs_status(o).get("active") == 2,
         "resumed: Suspended=False, 2 Jobs active",
     )
     s.observe("resumed, pods starting")
@@ -313,9 +305,8 @@ def test_update_reaches_pods_after_resume(suspend: Scenario) -> None:
     assert len(pods) == 4
     for pod in pods:
         name = pod["metadata"]["name"]
-        assert pod["metadata"]["labels"].get("tier") == "gold", name
+        assert_updated(pod, "a100", scheduler=False, affinity=False)
         assert pod["spec"]["nodeSelector"] == {"lab.workload-map.run.ai/pool": "a100"}, name
-        assert [t for t in pod["spec"]["tolerations"] if t["key"].startswith("lab.")] == TOLERATIONS, name
         assert pod["spec"]["nodeName"].startswith("gpu-a100-"), name
 
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from .kube import Obj
 from .lab import Lab
 from .replayed import primaries, recording_path
-from .scenario import Scenario, Step, Story, live, phase_counts
+from .scenario import GPU, Scenario, Step, Story, condition as scenario_condition, expect, live, on, phase_counts
 
 NAMESPACE = "lab-kueue"
 GPU_QUOTA = 8
@@ -25,7 +26,6 @@ KUEUE = "kueue.x-k8s.io/v1beta2"
 # Kueue names a batch Job's one PodSet "main"; every other kind's PodSets are named as wmap's instances
 # (JobSet replicated jobs, Ray's "head" and worker group names).
 JOB_PODSET = "main"
-GPU = "nvidia.com/gpu"
 # (Kueue's PodSets, wmap's) per scenario and step, taken by the stories.
 PEERS: dict[tuple[str, str], tuple[dict[str, Any], dict[str, Any]]] = {}
 # wmap's gang (minMember, minGpus) per scenario and step, beside Kueue's PodSets of the same moment.
@@ -124,9 +124,9 @@ def kueue_workload(lab: Lab, owner_uid: str) -> dict[str, Any] | None:
     return None
 
 
-def condition(obj: Mapping[str, Any] | None, kind: str) -> str | None:
-    found = [c for c in ((obj or {}).get("status") or {}).get("conditions") or [] if c.get("type") == kind]
-    return found[-1].get("status") if found else None
+def condition(obj: Obj | None, kind: str) -> str | None:
+    """The status of the object's condition of that type."""
+    return scenario_condition(obj or {}, kind).get("status")
 
 
 def template_gpus(template: Mapping[str, Any]) -> int:
@@ -240,18 +240,6 @@ def admission_story(story: Story, queued: Queued) -> None:
     lab.kube.delete(api_version, kind, name, ns, propagationPolicy="Background")
 
 
-def facts(primary: str, gpus: int, gpus_current: int, **components: tuple[int, int, int]) -> dict[str, Any]:
-    """A step's expectation; each component as (desired, present, ready) pods."""
-    return {
-        "primary": primary,
-        "pods": {name: c[0] for name, c in components.items()},
-        "podsCurrent": {name: c[1] for name, c in components.items()},
-        "podsReady": {name: c[2] for name, c in components.items()},
-        "gpus": gpus,
-        "gpusCurrent": gpus_current,
-    }
-
-
 # --- batch Job -----------------------------------------------------------------------------------------------
 
 JOB = Scenario(
@@ -263,11 +251,11 @@ JOB = Scenario(
     operator="kueue",
     steps=[
         # Its LocalQueue does not exist yet: Kueue keeps it suspended (inadmissible).
-        Step("queued", facts("Suspended", 8, 0, job=(2, 0, 0))),
-        Step("admitted, pods starting", facts("Resuming", 8, 8, job=(2, 2, 0))),
-        Step("running", facts("Running", 8, 8, job=(2, 2, 2))),
+        Step("queued", expect("Suspended", 8, 0, job=(2, 0, 0))),
+        Step("admitted, pods starting", expect("Resuming", 8, 8, job=(2, 2, 0))),
+        Step("running", expect("Running", 8, 8, job=(2, 2, 2))),
         # Finished, it requests nothing any more (docs/semantics.md "Pod counts of finished pods").
-        Step("completed", facts("Completed", 0, 0, job=(2, 2, 0))),
+        Step("completed", expect("Completed", 0, 0, job=(2, 2, 0))),
     ],
 )
 
@@ -298,12 +286,6 @@ def test_kueue_job(job_run: Scenario, step: str) -> None:
     job_run.check(step)
 
 
-@pytest.mark.parametrize("step", ["queued", "running"])
-def test_kueue_job_podsets_agree(job_run: Scenario, step: str) -> None:
-    kueue, ours = PEERS[(job_run.name, step)]
-    assert kueue == ours
-
-
 # --- RayCluster over quota -----------------------------------------------------------------------------------
 
 RAY_QUOTA = Scenario(
@@ -315,14 +297,14 @@ RAY_QUOTA = Scenario(
     operator="kueue",
     steps=[
         # 8 GPUs of quota held by "first": Kueue keeps "second" suspended; it asks for its full size, holds nothing.
-        Step("queued behind quota", facts("Suspended", 4, 0, head=(1, 0, 0), worker=(1, 0, 0))),
+        Step("queued behind quota", expect("Suspended", 4, 0, head=(1, 0, 0), worker=(1, 0, 0))),
         Step(
             "admitted, pods starting",
-            facts("Resuming", 4, 4, head=(1, 1, 0), worker=(1, 1, 0)),
+            expect("Resuming", 4, 4, head=(1, 1, 0), worker=(1, 1, 0)),
         ),
         Step(
             "running",
-            facts("Running", 4, 4, head=(1, 1, 1), worker=(1, 1, 1)),
+            expect("Running", 4, 4, head=(1, 1, 1), worker=(1, 1, 1)),
         ),
     ],
 )
@@ -373,28 +355,21 @@ def ray_quota_story(story: Story) -> None:
 
 
 @pytest.fixture(scope="module")
-def ray_quota_run(lab: Lab) -> tuple[Scenario, Lab]:
+def ray_quota_run(lab: Lab) -> Scenario:
     setup_queues(lab)
-    return RAY_QUOTA.run(lab, ray_quota_story), lab
+    return RAY_QUOTA.run(lab, ray_quota_story)
 
 
 @pytest.mark.parametrize("step", RAY_QUOTA.params())
-def test_kueue_raycluster_over_quota(ray_quota_run: tuple[Scenario, Lab], step: str) -> None:
-    ray_quota_run[0].check(step)
+def test_kueue_raycluster_over_quota(ray_quota_run: Scenario, step: str) -> None:
+    ray_quota_run.check(step)
 
 
-@pytest.mark.parametrize("step", ["first admitted", "queued behind quota", "running"])
-def test_kueue_raycluster_podsets_agree(ray_quota_run: tuple[Scenario, Lab], step: str) -> None:
-    kueue, ours = PEERS[(ray_quota_run[0].name, step)]
-    assert kueue == ours
-
-
-def test_kueue_queued_raycluster_never_undefined(ray_quota_run: tuple[Scenario, Lab]) -> None:
+def test_kueue_queued_raycluster_never_undefined(ray_quota_run: Scenario, lab: Lab) -> None:
     """Created without spec.suspend, the cluster is suspended by Kueue's webhook at admission to the API, so
     every state wmap reads before Kueue admits it is Suspended (docs/semantics.md "RayCluster")."""
-    scenario, lab = ray_quota_run
-    changes = primaries(recording_path(scenario, lab.work_dir), "raycluster", NAMESPACE, "second")
-    queued = scenario.observations["queued behind quota"].after
+    changes = primaries(recording_path(ray_quota_run, lab.work_dir), "raycluster", NAMESPACE, "second")
+    queued = ray_quota_run.observations["queued behind quota"].after
     before = [p for index, p in changes if index <= queued and p is not None]
     assert before and set(before) == {"Suspended"}, changes
 
@@ -409,8 +384,8 @@ JOBSET = Scenario(
     record_kinds=[("jobset.x-k8s.io/v1alpha2", "JobSet"), ("batch/v1", "Job"), ("v1", "Pod"), (KUEUE, "Workload")],
     operator="kueue",
     steps=[
-        Step("queued", facts("Suspended", 8, 0, replicatedJob=(3, 0, 0))),
-        Step("running", facts("Running", 8, 8, replicatedJob=(3, 3, 3))),
+        Step("queued", expect("Suspended", 8, 0, replicatedJob=(3, 0, 0))),
+        Step("running", expect("Running", 8, 8, replicatedJob=(3, 3, 3))),
     ],
 )
 
@@ -440,12 +415,6 @@ def jobset_run(lab: Lab) -> Scenario:
 @pytest.mark.parametrize("step", JOBSET.params())
 def test_kueue_jobset(jobset_run: Scenario, step: str) -> None:
     jobset_run.check(step)
-
-
-@pytest.mark.parametrize("step", ["queued", "running"])
-def test_kueue_jobset_podsets_agree(jobset_run: Scenario, step: str) -> None:
-    kueue, ours = PEERS[(jobset_run.name, step)]
-    assert kueue == ours
 
 
 @pytest.mark.xfail(
@@ -508,10 +477,6 @@ def queued_mpijob(name: str, queue: str, workers: int, gpus: int, creation: str 
     }
 
 
-def kubeflow_on(obj: Mapping[str, Any], kind: str) -> bool:
-    return condition(obj, kind) == "True"
-
-
 PYTORCHJOB = Scenario(
     framework="kueue",
     name="pytorchjob-admitted",
@@ -521,12 +486,12 @@ PYTORCHJOB = Scenario(
     operator="kueue",
     steps=[
         # Suspended=True (PyTorchJobSuspended) written for a job created suspended; it asks for its full size.
-        Step("queued", facts("Suspended", 6, 0, master=(1, 0, 0), worker=(2, 0, 0))),
+        Step("queued", expect("Suspended", 6, 0, master=(1, 0, 0), worker=(2, 0, 0))),
         # Kueue unsuspended it: Suspended=False PyTorchJobResumed, no Running yet.
-        Step("admitted, pods starting", facts("Resuming", 6, 6, master=(1, 1, 0), worker=(2, 2, 0))),
-        Step("running", facts("Running", 6, 6, master=(1, 1, 1), worker=(2, 2, 2))),
+        Step("admitted, pods starting", expect("Resuming", 6, 6, master=(1, 1, 0), worker=(2, 2, 0))),
+        Step("running", expect("Running", 6, 6, master=(1, 1, 1), worker=(2, 2, 2))),
         # Finished pods stay (cleanPodPolicy None), request nothing any more.
-        Step("completed", facts("Completed", 0, 0, master=(1, 1, 0), worker=(2, 2, 0))),
+        Step("completed", expect("Completed", 0, 0, master=(1, 1, 0), worker=(2, 2, 0))),
     ],
 )
 
@@ -539,9 +504,9 @@ def pytorchjob_story(story: Story) -> None:
             "pytorchjob",
             3,
             f"{JOB_NAME_LABEL}=finetune",
-            suspended=lambda job: kubeflow_on(job, "Suspended"),
-            ready=lambda job: kubeflow_on(job, "Running"),
-            done=lambda job: kubeflow_on(job, "Succeeded"),
+            suspended=lambda job: on(job, "Suspended"),
+            ready=lambda job: on(job, "Running"),
+            done=lambda job: on(job, "Succeeded"),
         ),
     )
 
@@ -555,12 +520,6 @@ def pytorchjob_run(lab: Lab) -> Scenario:
 @pytest.mark.parametrize("step", PYTORCHJOB.params())
 def test_kueue_pytorchjob(pytorchjob_run: Scenario, step: str) -> None:
     pytorchjob_run.check(step)
-
-
-@pytest.mark.parametrize("step", ["queued", "running"])
-def test_kueue_pytorchjob_podsets_agree(pytorchjob_run: Scenario, step: str) -> None:
-    kueue, ours = PEERS[(pytorchjob_run.name, step)]
-    assert kueue == ours
 
 
 @pytest.mark.parametrize("step", ["queued", "running"])
@@ -580,10 +539,10 @@ MPIJOB = Scenario(
     record_kinds=[(MPI_V2, "MPIJob"), ("batch/v1", "Job"), ("v1", "Pod"), (KUEUE, "Workload")],
     operator="kueue",
     steps=[
-        Step("queued", facts("Suspended", 4, 0, launcher=(1, 0, 0), worker=(2, 0, 0))),
+        Step("queued", expect("Suspended", 4, 0, launcher=(1, 0, 0), worker=(2, 0, 0))),
         # Suspended=False MPIJobResumed: the launcher Job resumed and the workers created, starting.
-        Step("admitted, pods starting", facts("Resuming", 4, 4, launcher=(1, 1, 0), worker=(2, 2, 0))),
-        Step("running", facts("Running", 4, 4, launcher=(1, 1, 1), worker=(2, 2, 2))),
+        Step("admitted, pods starting", expect("Resuming", 4, 4, launcher=(1, 1, 0), worker=(2, 2, 0))),
+        Step("running", expect("Running", 4, 4, launcher=(1, 1, 1), worker=(2, 2, 2))),
     ],
 )
 DELAYED = "delayed-launcher"
@@ -597,8 +556,8 @@ def mpijob_story(story: Story) -> None:
             "mpijob",
             3,
             f"{JOB_NAME_LABEL}=allreduce",
-            suspended=lambda job: kubeflow_on(job, "Suspended"),
-            ready=lambda job: kubeflow_on(job, "Running"),
+            suspended=lambda job: on(job, "Suspended"),
+            ready=lambda job: on(job, "Running"),
         ),
     )
     # A launcher made only once the workers are Ready: the Workload Kueue creates for it, queued on a
@@ -610,7 +569,7 @@ def mpijob_story(story: Story) -> None:
         MPI_V2,
         "MPIJob",
         NAMESPACE,
-        lambda jobs: any(j["metadata"]["name"] == "delayed" and kubeflow_on(j, "Suspended") for j in jobs),
+        lambda jobs: any(j["metadata"]["name"] == "delayed" and on(j, "Suspended") for j in jobs),
         what="MPIJob/delayed suspended",
     )
     take_peers(story, DELAYED, "mpijob", "delayed", uid)
@@ -626,12 +585,6 @@ def mpijob_run(lab: Lab) -> Scenario:
 @pytest.mark.parametrize("step", MPIJOB.params())
 def test_kueue_mpijob(mpijob_run: Scenario, step: str) -> None:
     mpijob_run.check(step)
-
-
-@pytest.mark.parametrize("step", ["queued", "running", DELAYED])
-def test_kueue_mpijob_podsets_agree(mpijob_run: Scenario, step: str) -> None:
-    kueue, ours = PEERS[(mpijob_run.name, step)]
-    assert kueue == ours
 
 
 @pytest.mark.parametrize("step", ["queued", "running"])
@@ -661,3 +614,29 @@ def test_kueue_reserves_the_delayed_launcher_the_gang_leaves_out(mpijob_run: Sce
 def test_kueue_delayed_launcher_gang_gpus_are_the_workers(mpijob_run: Scenario) -> None:
     kueue, _ours = PEERS[(mpijob_run.name, DELAYED)]
     assert GANGS[(mpijob_run.name, DELAYED)][1] == kueue["worker"][2]
+
+
+# --- the peer agreement, every kind at once ---------------------------------------------------------------------
+
+PEER_STEPS = [
+    ("job_run", "queued"),
+    ("job_run", "running"),
+    ("ray_quota_run", "first admitted"),
+    ("ray_quota_run", "queued behind quota"),
+    ("ray_quota_run", "running"),
+    ("jobset_run", "queued"),
+    ("jobset_run", "running"),
+    ("pytorchjob_run", "queued"),
+    ("pytorchjob_run", "running"),
+    ("mpijob_run", "queued"),
+    ("mpijob_run", "running"),
+    ("mpijob_run", DELAYED),
+]
+
+
+@pytest.mark.parametrize(("run", "step"), PEER_STEPS, ids=[f"{run[:-4]}: {step}" for run, step in PEER_STEPS])
+def test_kueue_podsets_agree(request: pytest.FixtureRequest, run: str, step: str) -> None:
+    """Kueue's PodSets of the Workload it made equal wmap's pod-producing instances (docs/gang.md section 11)."""
+    scenario: Scenario = request.getfixturevalue(run)
+    kueue, ours = PEERS[(scenario.name, step)]
+    assert kueue == ours

@@ -59,12 +59,22 @@ def _expect(primary: str, groups: int, current: int, ready: int) -> dict[str, An
     }
 
 
-def counted(pods: list[Obj]) -> dict[str, Any]:
-    """Pods present and ready per component, GPUs of the present active pods (docs/tree-json.md)."""
+def counted(pods: list[Obj], owners: set[str]) -> dict[str, Any]:
+    """Pods present and ready per component, GPUs of the present active pods (docs/tree-json.md).
+
+    Only pods whose controller (the LeaderWorkerSet's StatefulSet, or a group's worker StatefulSet) still
+    exists, by uid: ``owners``. A pod belongs to a workload through its owner chain (docs/semantics.md
+    "Pods"); when the lost node also held a worker of another group, LWS recreated that group, its worker
+    StatefulSet was deleted and a new one made, and the old worker, Terminating on the lost node, no longer
+    belongs to the set (a whole-lab run placed a group's worker there, and this count said 6 workers where
+    wmap rightly read 5)."""
     current = {"leader": 0, "worker": 0}
     ready = {"leader": 0, "worker": 0}
     gpus = 0
     for pod in pods:
+        controller = next((r for r in pod["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
+        if controller is None or controller["uid"] not in owners:
+            continue
         role = "leader" if pod["metadata"]["labels"].get(WORKER_INDEX) == "0" else "worker"
         current[role] += 1
         ready[role] += pod_state(pod) == "Ready"
@@ -127,6 +137,9 @@ def story(s: Story) -> None:
 
     with lab.auto_phase(NS, "Ready"):
         s.wait_workload(lambda o: _condition(o, "Available") == "True" and _ready_replicas(o) == 2, "Available")
+        # LWS counts a group ready by its leader: a whole-lab run saw readyReplicas 3 and Available=True
+        # while a worker of the new group was still starting, and wmap rightly read one worker fewer ready.
+        s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 2 * SIZE}, "every pod Ready")
     s.observe("available")
 
     lab.kube.patch(API, "LeaderWorkerSet", NAME, {"spec": {"replicas": 3}}, namespace=NS)
@@ -136,6 +149,7 @@ def story(s: Story) -> None:
 
     with lab.auto_phase(NS, "Ready"):
         s.wait_workload(lambda o: _condition(o, "Available") == "True" and _ready_replicas(o) == 3, "Available")
+        s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 3 * SIZE}, "every pod Ready")
     s.observe("scaled up")
 
     lab.wmap(
@@ -177,8 +191,11 @@ def story(s: Story) -> None:
             "rolled out",
         )
         s.wait_pods(
-            lambda pods: len(pods) == 3 * SIZE and all(p["metadata"]["labels"].get("tier") == "gold" for p in pods),
-            "every pod from the new template",
+            lambda pods: (
+                phase_counts(pods) == {"Ready": 3 * SIZE}
+                and all(p["metadata"]["labels"].get("tier") == "gold" for p in pods)
+            ),
+            "every pod from the new template, Ready",
         )
     s.observe("rolled out")
     s.scenario.captured["pods after the rollout"] = s.pods()
@@ -200,7 +217,11 @@ def story(s: Story) -> None:
     )
     s.wait_workload(lambda o: _condition(o, "Available") == "False", "not Available")
     lab.quiet(NS)  # LWS recreating the group as far as it can while the lost node's pods stay Terminating
-    s.observe("node lost under a group", counted)
+
+    def counted_now(pods: list[Obj]) -> dict[str, Any]:
+        return counted(pods, {o["metadata"]["uid"] for o in lab.kube.list("apps/v1", "StatefulSet", NS)})
+
+    s.observe("node lost under a group", counted_now)
 
     with lab.auto_phase(NS, "Ready"):
         lab.take_out_of_service(node)

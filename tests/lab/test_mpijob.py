@@ -6,28 +6,33 @@ suspend and resume through ``wmap update`` with pod template changes made while 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from .kube import Obj
-from .lab import SECOND_SCHEDULER, Lab
-from .scenario import Scenario, Step, Story, live, phase_counts
+from .lab import Lab
+from .scenario import (
+    GPU,
+    Scenario,
+    Step,
+    Story,
+    assert_updated,
+    container,
+    expect,
+    on,
+    phase_counts,
+    suspend_update_resume,
+    update_flags,
+)
 
-GPU = "nvidia.com/gpu"
 API = "kubeflow.org/v2beta1"
 ROLE = "training.kubeflow.org/job-role"
 
 
 def mpijob(namespace: str, name: str, *, creation: str = "AtStartup", backoff_limit: int = 6) -> Obj:
     def template(gpus: int) -> Obj:
-        requests = {"cpu": "1", **({GPU: str(gpus)} if gpus else {})}
-        limits = {GPU: str(gpus)} if gpus else {}
-        container = {"name": "mpi", "image": "registry.local/mpi:1", "resources": {"requests": requests}}
-        if limits:
-            container["resources"]["limits"] = limits
-        return {"spec": {"containers": [container]}}
+        return {"spec": {"containers": [container("mpi", "registry.local/mpi:1", "1", gpus)]}}
 
     return {
         "apiVersion": API,
@@ -49,22 +54,7 @@ def mpijob(namespace: str, name: str, *, creation: str = "AtStartup", backoff_li
 def _expect(
     primary: str, current: tuple[int, int], ready: tuple[int, int], gpus: int, gpus_current: int
 ) -> dict[str, Any]:
-    return {
-        "primary": primary,
-        "pods": {"launcher": 1, "worker": 2},
-        "podsCurrent": {"launcher": current[0], "worker": current[1]},
-        "podsReady": {"launcher": ready[0], "worker": ready[1]},
-        "gpus": gpus,
-        "gpusCurrent": gpus_current,
-    }
-
-
-def _condition(obj: Obj, kind: str) -> dict[str, Any]:
-    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == kind), {})
-
-
-def _on(obj: Obj, kind: str) -> bool:
-    return _condition(obj, kind).get("status") == "True"
+    return expect(primary, gpus, gpus_current, launcher=(1, current[0], ready[0]), worker=(2, current[1], ready[1]))
 
 
 def _replicas(obj: Obj, kind: str) -> dict[str, int]:
@@ -115,7 +105,7 @@ def completion_story(s: Story) -> None:
     lab = s.lab
     lab.kube.create(mpijob(s.namespace, "pi", creation="WaitForWorkersReady"))
     s.wait_pods(lambda pods: _roles(pods) == {"launcher": {}, "worker": {"Pending": 2}}, "2 workers starting")
-    s.wait_workload(lambda o: _on(o, "Created"), "Created")
+    s.wait_workload(lambda o: on(o, "Created"), "Created")
     s.observe("workers starting, no launcher")
 
     lab.set_phase(s.namespace, "Running")
@@ -131,12 +121,12 @@ def completion_story(s: Story) -> None:
     s.observe("workers ready, launcher starting")
 
     lab.set_phase(s.namespace, "Ready", label_selector=f"{ROLE}=launcher")
-    s.wait_workload(lambda o: _on(o, "Running"), "Running")
+    s.wait_workload(lambda o: on(o, "Running"), "Running")
     s.wait_pods(lambda pods: _roles(pods) == {"launcher": {"Ready": 1}, "worker": {"Ready": 2}}, "every pod Ready")
     s.observe("launcher running")
 
     lab.set_phase(s.namespace, "Succeeded", label_selector=f"{ROLE}=launcher")
-    s.wait_workload(lambda o: _on(o, "Succeeded"), "Succeeded")
+    s.wait_workload(lambda o: on(o, "Succeeded"), "Succeeded")
     s.wait_pods(lambda pods: _roles(pods) == {"launcher": {"Succeeded": 1}, "worker": {}}, "workers cleaned up")
     s.observe("completed")
 
@@ -172,7 +162,7 @@ def failure_story(s: Story) -> None:
     lab = s.lab
     lab.kube.create(mpijob(s.namespace, "pi", backoff_limit=1))
     with lab.auto_phase(s.namespace, "Ready"):
-        s.wait_workload(lambda o: _on(o, "Running"), "Running")
+        s.wait_workload(lambda o: on(o, "Running"), "Running")
         s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 3}, "every pod Ready")
     s.observe("every pod ready")
 
@@ -186,7 +176,7 @@ def failure_story(s: Story) -> None:
 
     pending = [p["metadata"]["name"] for p in s.pods(f"{ROLE}=launcher") if p["status"].get("phase") == "Pending"]
     lab.set_phase(s.namespace, "Failed", pending)
-    s.wait_workload(lambda o: _on(o, "Failed"), "Failed")
+    s.wait_workload(lambda o: on(o, "Failed"), "Failed")
     s.wait_pods(lambda pods: _roles(pods) == {"launcher": {"Failed": 2}, "worker": {}}, "workers cleaned up")
     s.observe("launcher failed past the backoff limit")
 
@@ -203,25 +193,7 @@ def test_failure(failure: Scenario, step: str) -> None:
 
 # ----------------------------------------------------------------- suspend, update, resume
 
-TOLERATIONS = [{"key": "lab.workload-map.run.ai/dedicated", "operator": "Exists", "effect": "NoSchedule"}]
-NODE_AFFINITY = {
-    "requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [
-            {"matchExpressions": [{"key": "lab.workload-map.run.ai/pool", "operator": "In", "values": ["a100"]}]}
-        ]
-    }
-}
-UPDATE_ARGS = [
-    "--scheduler-name",
-    SECOND_SCHEDULER,
-    "--label",
-    "tier=gold",
-    "--tolerations",
-    json.dumps(TOLERATIONS),
-    "--node-affinity",
-    json.dumps(NODE_AFFINITY),
-]
-WORKER_RESOURCES = ["--component", "worker", "--requests", f"{GPU}=1", "--limits", f"{GPU}=1"]
+UPDATE = [update_flags("a100"), ["--component", "worker", "--requests", f"{GPU}=1", "--limits", f"{GPU}=1"]]
 
 SUSPEND = _scenario(
     "suspend-update-resume",
@@ -240,35 +212,14 @@ SUSPEND = _scenario(
 
 
 def suspend_story(s: Story) -> None:
-    lab = s.lab
-    lab.kube.create(mpijob(s.namespace, "pi"))
-    with lab.auto_phase(s.namespace, "Ready"):
-        s.wait_workload(lambda o: _on(o, "Running"), "Running")
-        s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 3}, "every pod Ready")
-    s.observe("every pod ready")
-
-    lab.wmap("update", "mpijobs/pi", "-n", s.namespace, "--suspend")
-    s.wait_pods(lambda pods: not pods, "every pod gone")
-    s.wait_workload(
-        lambda o: _on(o, "Suspended") and not any(_replicas(o, k).get("active") for k in ("Launcher", "Worker")),
-        "Suspended=True, nothing active",
+    suspend_update_resume(
+        s,
+        mpijob(s.namespace, "pi"),
+        3,
+        UPDATE,
+        idle=lambda o: not any(_replicas(o, k).get("active") for k in ("Launcher", "Worker")),
+        resumed="MPIJobResumed",
     )
-    s.observe("suspended")
-
-    lab.wmap("update", "mpijobs/pi", "-n", s.namespace, *UPDATE_ARGS)
-    lab.wmap("update", "mpijobs/pi", "-n", s.namespace, *WORKER_RESOURCES)
-    s.observe("updated while suspended")
-
-    lab.wmap("update", "mpijobs/pi", "-n", s.namespace, "--resume")
-    s.wait_workload(lambda o: _condition(o, "Suspended").get("reason") == "MPIJobResumed", "Resumed")
-    s.wait_pods(lambda pods: phase_counts(pods) == {"Pending": 3}, "3 pods bound again, starting")
-    s.observe("resumed, pods starting")
-    s.scenario.captured["pods after resume"] = live(s.pods())
-
-    lab.set_phase(s.namespace, "Ready")
-    s.wait_workload(lambda o: _on(o, "Running"), "Running again")
-    s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 3}, "every pod Ready")
-    s.observe("ready again")
 
 
 @pytest.fixture(scope="module")
@@ -291,14 +242,7 @@ def test_update_reaches_worker_pods_after_resume(suspend: Scenario) -> None:
     workers = _by_role(suspend.captured["pods after resume"], "worker")
     assert len(workers) == 2
     for pod in workers:
-        name = pod["metadata"]["name"]
-        spec = pod["spec"]
-        assert pod["metadata"]["labels"].get("tier") == "gold", name
-        assert spec["schedulerName"] == SECOND_SCHEDULER, name
-        assert spec["containers"][0]["resources"] == {"requests": {"cpu": "1", GPU: "1"}, "limits": {GPU: "1"}}
-        assert [t for t in spec["tolerations"] if t["key"].startswith("lab.")] == TOLERATIONS, name
-        assert spec["affinity"]["nodeAffinity"] == NODE_AFFINITY, name
-        assert spec["nodeName"].startswith("gpu-a100-"), name
+        assert_updated(pod, "a100", resources={"requests": {"cpu": "1", GPU: "1"}, "limits": {GPU: "1"}})
 
 
 def test_resumed_launcher_keeps_the_launcher_jobs_template(suspend: Scenario) -> None:

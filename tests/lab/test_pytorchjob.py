@@ -17,10 +17,21 @@ import pytest
 from workload_map.sources.recording import Checkpoint, dump_recording, load_recording
 
 from .kube import Obj
-from .lab import SECOND_SCHEDULER, Lab
-from .scenario import Scenario, Step, Story, live, phase_counts
+from .lab import Lab
+from .scenario import (
+    GPU,
+    Scenario,
+    Step,
+    Story,
+    assert_updated,
+    container,
+    expect,
+    on,
+    phase_counts,
+    suspend_update_resume,
+    update_flags,
+)
 
-GPU = "nvidia.com/gpu"
 API = "kubeflow.org/v1"
 TYPE_LABEL = "training.kubeflow.org/replica-type"
 
@@ -29,17 +40,8 @@ def replica(replicas: int, restart_policy: str, gpus: int) -> Obj:
     return {
         "replicas": replicas,
         "restartPolicy": restart_policy,
-        "template": {
-            "spec": {
-                "containers": [
-                    {
-                        "name": "pytorch",  # the container whose exit code the operator reads
-                        "image": "registry.local/trainer:1",
-                        "resources": {"requests": {"cpu": "2", GPU: str(gpus)}, "limits": {GPU: str(gpus)}},
-                    }
-                ]
-            }
-        },
+        # "pytorch": the container whose exit code the operator reads
+        "template": {"spec": {"containers": [container("pytorch", "registry.local/trainer:1", "2", gpus)]}},
     }
 
 
@@ -58,22 +60,7 @@ def pytorchjob(namespace: str, name: str, *, master_policy: str = "OnFailure", w
 def _expect(
     primary: str, current: tuple[int, int], ready: tuple[int, int], gpus: int, gpus_current: int
 ) -> dict[str, Any]:
-    return {
-        "primary": primary,
-        "pods": {"master": 1, "worker": 2},
-        "podsCurrent": {"master": current[0], "worker": current[1]},
-        "podsReady": {"master": ready[0], "worker": ready[1]},
-        "gpus": gpus,
-        "gpusCurrent": gpus_current,
-    }
-
-
-def _condition(obj: Obj, kind: str) -> dict[str, Any]:
-    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == kind), {})
-
-
-def _on(obj: Obj, kind: str) -> bool:
-    return _condition(obj, kind).get("status") == "True"
+    return expect(primary, gpus, gpus_current, master=(1, current[0], ready[0]), worker=(2, current[1], ready[1]))
 
 
 def _active(obj: Obj) -> dict[str, int]:
@@ -115,12 +102,12 @@ def completion_story(s: Story) -> None:
     lab = s.lab
     lab.kube.create(pytorchjob(s.namespace, "train"))
     s.wait_pods(lambda pods: phase_counts(pods) == {"Pending": 3}, "3 pods bound, starting")
-    s.wait_workload(lambda o: _on(o, "Created"), "Created")
+    s.wait_workload(lambda o: on(o, "Created"), "Created")
     s.observe("created, pods starting")
 
     lab.set_phase(s.namespace, "Running")
     s.wait_pods(lambda pods: phase_counts(pods) == {"Running": 3}, "3 pods Running, not Ready")
-    s.wait_workload(lambda o: _on(o, "Running") and _active(o) == {"master": 1, "worker": 2}, "Running, 3 active")
+    s.wait_workload(lambda o: on(o, "Running") and _active(o) == {"master": 1, "worker": 2}, "Running, 3 active")
     s.observe("containers running, not ready")
 
     lab.set_phase(s.namespace, "Ready")
@@ -129,7 +116,7 @@ def completion_story(s: Story) -> None:
 
     lab.set_phase(s.namespace, "Succeeded")
     s.wait_pods(lambda pods: phase_counts(pods) == {"Succeeded": 3}, "3 pods Succeeded")
-    s.wait_workload(lambda o: _on(o, "Succeeded"), "Succeeded")
+    s.wait_workload(lambda o: on(o, "Succeeded"), "Succeeded")
     s.observe("completed")
 
 
@@ -166,12 +153,12 @@ def failure_story(s: Story) -> None:
     lab.kube.create(pytorchjob(s.namespace, "train", master_policy="OnFailure", worker_policy="ExitCode"))
     with lab.auto_phase(s.namespace, "Ready"):
         s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 3}, "3 pods Ready")
-        s.wait_workload(lambda o: _on(o, "Running"), "Running")
+        s.wait_workload(lambda o: on(o, "Running"), "Running")
     s.observe("every pod ready")
 
     master = s.pods(f"{TYPE_LABEL}=master")[0]
     lab.set_phase(s.namespace, "Failed", [master["metadata"]["name"]])
-    s.wait_workload(lambda o: _on(o, "Restarting"), "Restarting")
+    s.wait_workload(lambda o: on(o, "Restarting"), "Restarting")
     s.wait_pods(
         lambda pods: (
             phase_counts(pods) == {"Pending": 1, "Ready": 2}
@@ -182,13 +169,13 @@ def failure_story(s: Story) -> None:
     s.observe("master failed, restarting")
 
     lab.set_phase(s.namespace, "Ready", label_selector=f"{TYPE_LABEL}=master")
-    s.wait_workload(lambda o: _on(o, "Running"), "Running again")
+    s.wait_workload(lambda o: on(o, "Running"), "Running again")
     s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 3}, "3 pods Ready")
     s.observe("ready again after the restart")
 
     worker = sorted(p["metadata"]["name"] for p in s.pods(f"{TYPE_LABEL}=worker"))[0]
     lab.set_phase(s.namespace, "Failed", [worker])
-    s.wait_workload(lambda o: _on(o, "Failed"), "Failed")
+    s.wait_workload(lambda o: on(o, "Failed"), "Failed")
     s.wait_pods(lambda pods: phase_counts(pods) == {"Failed": 1, "Ready": 2}, "one worker Failed, the rest left")
     s.observe("worker failed for good")
 
@@ -205,15 +192,6 @@ def test_failure(failure: Scenario, step: str) -> None:
 
 # ----------------------------------------------------------------- suspend, update, resume
 
-TOLERATIONS = [{"key": "lab.workload-map.run.ai/dedicated", "operator": "Exists", "effect": "NoSchedule"}]
-NODE_AFFINITY = {
-    "requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [
-            {"matchExpressions": [{"key": "lab.workload-map.run.ai/pool", "operator": "In", "values": ["a100"]}]}
-        ]
-    }
-}
-
 SUSPEND = _scenario(
     "suspend-update-resume",
     [
@@ -229,48 +207,18 @@ SUSPEND = _scenario(
     "lab-pytorchjob-suspend",
 )
 
-UPDATE_ARGS = [
-    "--scheduler-name",
-    SECOND_SCHEDULER,
-    "--label",
-    "tier=gold",
-    "--requests",
-    f"{GPU}=1",
-    "--limits",
-    f"{GPU}=1",
-    "--tolerations",
-    json.dumps(TOLERATIONS),
-    "--node-affinity",
-    json.dumps(NODE_AFFINITY),
-]
+UPDATE = [[*update_flags("a100"), "--requests", f"{GPU}=1", "--limits", f"{GPU}=1"]]
 
 
 def suspend_story(s: Story) -> None:
-    lab = s.lab
-    lab.kube.create(pytorchjob(s.namespace, "train"))
-    with lab.auto_phase(s.namespace, "Ready"):
-        s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 3}, "3 pods Ready")
-        s.wait_workload(lambda o: _on(o, "Running"), "Running")
-    s.observe("every pod ready")
-
-    lab.wmap("update", "pytorchjobs/train", "-n", s.namespace, "--suspend")
-    s.wait_workload(lambda o: _on(o, "Suspended") and not any(_active(o).values()), "Suspended=True, none active")
-    s.wait_pods(lambda pods: not pods, "every pod gone")
-    s.observe("suspended")
-
-    lab.wmap("update", "pytorchjobs/train", "-n", s.namespace, *UPDATE_ARGS)
-    s.observe("updated while suspended")
-
-    lab.wmap("update", "pytorchjobs/train", "-n", s.namespace, "--resume")
-    s.wait_workload(lambda o: _condition(o, "Suspended").get("reason") == "PyTorchJobResumed", "Resumed")
-    s.wait_pods(lambda pods: phase_counts(pods) == {"Pending": 3}, "3 pods bound again, starting")
-    s.observe("resumed, pods starting")
-    s.scenario.captured["pods after resume"] = live(s.pods())
-
-    lab.set_phase(s.namespace, "Ready")
-    s.wait_workload(lambda o: _on(o, "Running"), "Running again")
-    s.wait_pods(lambda pods: phase_counts(pods) == {"Ready": 3}, "3 pods Ready")
-    s.observe("ready again")
+    suspend_update_resume(
+        s,
+        pytorchjob(s.namespace, "train"),
+        3,
+        UPDATE,
+        idle=lambda o: not any(_active(o).values()),
+        resumed="PyTorchJobResumed",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -290,15 +238,9 @@ def test_update_reaches_pods_after_resume(suspend: Scenario) -> None:
     pods = suspend.captured["pods after resume"]
     assert sorted(p["metadata"]["labels"][TYPE_LABEL] for p in pods) == ["master", "worker", "worker"]
     for pod in pods:
-        name = pod["metadata"]["name"]
-        spec = pod["spec"]
-        assert pod["metadata"]["labels"].get("tier") == "gold", name
-        assert spec["schedulerName"] == SECOND_SCHEDULER, name
-        container = next(c for c in spec["containers"] if c["name"] == "pytorch")
-        assert container["resources"] == {"requests": {"cpu": "2", GPU: "1"}, "limits": {GPU: "1"}}, name
-        assert [t for t in spec["tolerations"] if t["key"].startswith("lab.")] == TOLERATIONS, name
-        assert spec["affinity"]["nodeAffinity"] == NODE_AFFINITY, name
-        assert spec["nodeName"].startswith("gpu-a100-"), name
+        assert_updated(
+            pod, "a100", resources={"requests": {"cpu": "2", GPU: "1"}, "limits": {GPU: "1"}}, container_name="pytorch"
+        )
 
 
 # ----------------------------------------------------------------- wmap record against the real operator

@@ -7,36 +7,15 @@ import pytest
 
 from .kube import Obj
 from .lab import Lab
-from .scenario import Scenario, Step, Story, phase_counts
+from .scenario import Scenario, Step, Story, container, phase_counts, pod_set
 
 NS = "lab-statefulset"
 NAME = "db"
-GPU = "nvidia.com/gpu"
 
 
 def statefulset(replicas: int) -> Obj:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
-        "metadata": {"name": NAME, "namespace": NS},
-        "spec": {
-            "replicas": replicas,
-            "serviceName": NAME,
-            "selector": {"matchLabels": {"app": NAME}},
-            "template": {
-                "metadata": {"labels": {"app": NAME}},
-                "spec": {
-                    "containers": [
-                        {
-                            "name": "shard",
-                            "image": "registry.local/db:1",
-                            "resources": {"requests": {"cpu": "2", GPU: "2"}, "limits": {GPU: "2"}},
-                        }
-                    ]
-                },
-            },
-        },
-    }
+    main = container("shard", "registry.local/db:1", "2", 2)
+    return pod_set("StatefulSet", NS, NAME, replicas, main, serviceName=NAME)
 
 
 def _expect(primary: str, desired: int, current: int, ready: int) -> dict[str, object]:

@@ -160,3 +160,71 @@ def _karta_for_widgets() -> dict[str, Any]:
     identity = karta["spec"]["structureDefinition"]["rootComponent"]["kind"]
     identity.update(group="example.com", version="v1", kind="Widget")
     return dict(karta)
+
+
+def _compact() -> Any:
+    from workload_map.api.open import _Compact
+    from workload_map.catalog import builtin_definitions
+
+    return _Compact(builtin_definitions())
+
+
+def test_objects_decoded_in_one_step_are_what_the_transform_keeps(generated: list[dict[str, Any]]) -> None:
+    compact = _compact()
+    decoded = 0
+    for item in generated:
+        text = orjson.dumps(item)
+        found = compact.decode(memoryview(text))
+        if found is not None:
+            decoded += 1
+            assert found == compact(orjson.loads(text))
+        elif item["kind"] == "Pod":
+            assert not item["metadata"].get("ownerReferences")  # a bare pod is kept whole
+    assert decoded > len(generated) // 2
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda pod: pod["status"]["conditions"].append("Ready"),  # not an object: parsed whole
+        lambda pod: pod["spec"].update(containers={"name": "x"}),
+        lambda pod: pod["status"]["containerStatuses"].append({"name": "c", "state": None}),
+        lambda pod: pod["metadata"].pop("ownerReferences"),  # a bare pod: kept whole
+        lambda pod: pod.update(metadata=[]),
+    ],
+)
+def test_a_pod_the_decoder_cannot_take_is_left_to_the_transform(generated: list[dict[str, Any]], change: Any) -> None:
+    pod = json.loads(json.dumps(next(o for o in generated if o["kind"] == "Pod" and o["status"].get("conditions"))))
+    pod["status"].setdefault("containerStatuses", [])
+    change(pod)
+    assert _compact().decode(memoryview(orjson.dumps(pod))) is None
+
+
+def test_a_pod_decoded_with_extra_paths_keeps_them() -> None:
+    from workload_map.live.projection import Projection, pod_decoder, project_pod
+
+    extra = frozenset({("spec", "hostname"), ("spec", "containers"), ("status",), ("foo", "bar", "baz")})
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "ownerReferences": [{"kind": "Job", "name": "j"}], "managedFields": [{}]},
+        "spec": {"hostname": "h", "containers": [{"name": "c", "image": "i", "env": []}], "volumes": [{}]},
+        "status": {"phase": "Running", "hostIP": "10.0.0.1"},
+        "foo": {"bar": {"baz": 1}, "qux": 2},
+    }
+    decode = pod_decoder(Projection(extra=extra))
+    assert decode is not None
+    assert decode(orjson.dumps(pod)) == project_pod(pod, extra)
+    assert pod_decoder(Projection(whole_pods=True)) is None
+
+
+def test_a_large_dump_keeps_a_long_integer_exact(generated: list[dict[str, Any]], tmp_path: Path) -> None:
+    items = json.loads(json.dumps(generated))
+    workload = next(o for o in items if o["kind"] == "Deployment")
+    workload["spec"]["progressDeadlineSeconds"] = 2**64 + 1
+    dump = tmp_path / "dump.json"
+    dump.write_bytes(json.dumps(_list(items)).encode())
+    assert dump.stat().st_size >= documents._DECODE_FROM  # read through the one-step decoder
+    view = wm.open_dump(str(dump), namespace=None, compact=True)
+    read = next(o for o in view.objects if o["metadata"]["uid"] == workload["metadata"]["uid"])
+    assert read["spec"]["progressDeadlineSeconds"] == 2**64 + 1

@@ -31,7 +31,7 @@ from workload_map.cli.commands import describe as describe_cmd, get as get_cmd
 from workload_map.cli.complete import complete_namespace, complete_target
 from workload_map.cli.main import cli
 from workload_map.sources.kube import LiveOptions, live_source
-from workload_map.sources.kube.fetch import child_kinds
+from workload_map.sources.kube.reads import child_kinds
 
 pytestmark = pytest.mark.live
 

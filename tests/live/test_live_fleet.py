@@ -178,7 +178,7 @@ def test_usage_errors_of_fleet_flags(fleet: dict[str, Any]) -> None:
 
 def test_library_open_fleet_workloads_carry_their_cluster(fleet: dict[str, Any]) -> None:
     ns = fleet["ns"]
-    with wm.open_fleet(["west", "north"], kubeconfig=fleet["kubeconfig"], namespace=ns) as opened:
+    with wm.open_fleet(contexts=["west", "north"], kubeconfig=fleet["kubeconfig"], namespace=ns) as opened:
         assert opened.clusters == ["west", "north"] and not opened.failures and not opened.partial
         listing = opened.workloads()
         assert sorted((w.cluster, w.tree.name, float(w.tree.gpus)) for w in listing) == [
@@ -217,7 +217,7 @@ def test_a_frozen_cluster_is_one_warning_and_the_reads_overlap(fleet: dict[str, 
     north = fleet["clusters"].clusters["north"]
     with north.frozen_apiserver():
         opened = wm.open_fleet(
-            ["east", "west", "north"], kubeconfig=fleet["kubeconfig"], namespace=ns, request_timeout="3s"
+            contexts=["east", "west", "north"], kubeconfig=fleet["kubeconfig"], namespace=ns, request_timeout="3s"
         )
     with opened:
         assert [f.cluster for f in opened.failures] == ["north"] and opened.partial

@@ -273,7 +273,7 @@ def test_get_watch_over_a_fleet_json_name_and_a_cluster_not_read(fleet: dict[str
 
 def test_library_fleet_watch_yields_each_clusters_changes_and_closes_its_watches(fleet: dict[str, Any]) -> None:
     ns, late = fleet["ns"], fleet["late"]
-    with wm.open_fleet(["east", "late"], kubeconfig=fleet["kubeconfig"], namespace=ns) as opened:
+    with wm.open_fleet(contexts=["east", "late"], kubeconfig=fleet["kubeconfig"], namespace=ns) as opened:
         gpu_job(late, ns, "library", pods=1, gpus=1, running=0)  # after the lists: the watches bring it
         seen = None
         for change in opened.watch(timeout=60):
@@ -318,7 +318,7 @@ def test_components_over_a_fleet_one_entry_per_cluster(fleet: dict[str, Any]) ->
     assert one.exit_code == 0, one.output
     alone = json.loads(one.stdout)
     assert "cluster" not in alone and alone["components"][0]["replicas"] == 4  # one cluster: its document, as before
-    with wm.open_fleet(["east", "late"], kubeconfig=kubeconfig, namespace=ns) as opened:
+    with wm.open_fleet(contexts=["east", "late"], kubeconfig=kubeconfig, namespace=ns) as opened:
         by_cluster = opened.components("job/train")
     assert {c: [r.replicas for r in req.components] for c, req in by_cluster.items()} == {"east": [2], "late": [4]}
     assert by_cluster["late"].to_json() == alone  # the library's answer is the command's

@@ -23,7 +23,8 @@ from workload_map.base.snapshot import Snapshot, key_of
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.kube import LiveOptions, connect, index_from_kubeconfig, live_source
 from workload_map.sources.kube.connection import Connection, ConnectionOptions
-from workload_map.sources.kube.fetch import child_kinds, pod_label_selector
+from workload_map.sources.kube.fetch import pod_label_selector
+from workload_map.sources.kube.reads import child_kinds
 from workload_map.tree.build import tree_of, trees_of
 
 pytestmark = pytest.mark.live

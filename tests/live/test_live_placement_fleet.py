@@ -98,7 +98,9 @@ def test_capacity_over_the_fleet_has_a_cluster_column(fleet: dict[str, Any]) -> 
 def test_the_library_fleet_gives_the_same_ranking(fleet: dict[str, Any]) -> None:
     manifest = yaml.safe_load(Path(fleet["manifest"]).read_text())
     manifest["metadata"]["namespace"] = fleet["ns"]
-    with wm.open_fleet(["small", "big"], kubeconfig=fleet["kubeconfig"], namespace=fleet["ns"], capacity=True) as f:
+    with wm.open_fleet(
+        contexts=["small", "big"], kubeconfig=fleet["kubeconfig"], namespace=fleet["ns"], capacity=True
+    ) as f:
         ranked = f.fit(manifest)
         assert [(r.cluster, r.copies) for r in ranked] == [("big", 2), ("small", 0)]
         assert sorted(f.capacity()) == ["big", "small"]

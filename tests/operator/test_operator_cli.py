@@ -10,12 +10,14 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from workload_map.cmdline.cluster_options import cluster_options_of
 from workload_map.operator.main import OperatorConfig, _config, command
 
 
 def _parsed(*args: str) -> OperatorConfig:
+    """The config the command builds: its connection flags reach it as one ClusterOptions."""
     ctx = command.make_context("wmap-operator", list(args))
-    return _config(ctx, dict(ctx.params))
+    return _config(ctx, {**ctx.params, "connection": cluster_options_of(ctx.params)})
 
 
 def test_every_option_has_help_text() -> None:
@@ -34,6 +36,7 @@ def test_outside_a_pod_the_webhooks_are_off_and_the_namespace_is_the_contexts(
     for name in ("KUBERNETES_SERVICE_HOST", "POD_NAMESPACE", "POD_NAME"):
         monkeypatch.delenv(name, raising=False)
     config = _parsed("--kubeconfig", "k")
+    assert (config.connection.kubeconfig, config.connection.context) == ("k", None)
     assert config.webhooks is False
     assert config.namespace is None  # the connection's: the kubeconfig context's namespace
     assert _parsed("--webhooks").webhooks is True

@@ -13,7 +13,7 @@ from tests.operator.support import REPO_ROOT, helm_template
 from workload_map.catalog import builtin_definitions
 from workload_map.operator import rbac
 from workload_map.sources.kube import access
-from workload_map.sources.kube.fetch import child_kinds
+from workload_map.sources.kube.reads import child_kinds, operator_read_kinds
 
 SECURITY_DOC = REPO_ROOT / "docs" / "security.md"
 # (api group, resource, verb, limited to named objects)
@@ -120,14 +120,12 @@ def test_clusterrole_has_no_secret_configmap_or_service_and_reads_no_named_only_
     }
     own = {(r["apiGroups"][0], res) for r in rbac.OWN_RULES for res in r["resources"]}
     leaked = (
-        (named_only & resources)
-        - own
-        - {(g, access.plural(k)) for g, k in access.operator_read_kinds(builtin_definitions())}
+        (named_only & resources) - own - {(g, access.plural(k)) for g, k in operator_read_kinds(builtin_definitions())}
     )
     assert not leaked
     assert ("", "secrets") in named_only  # the case the rule is about (MPIJob's SSH Secret) is still named
     # nothing on workloads or pods but reads
-    reads = {(g, access.plural(k)) for g, k in access.operator_read_kinds(builtin_definitions())}
+    reads = {(g, access.plural(k)) for g, k in operator_read_kinds(builtin_definitions())}
     for group, resource, verb, _ in _grants(rules):
         if (group, resource) in reads and (group, resource) not in own:
             assert verb in access.READ, (group, resource, verb)

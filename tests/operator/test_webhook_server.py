@@ -124,6 +124,7 @@ def test_connections_beyond_the_bound_are_closed(webhook: tuple[server.WebhookSe
 def test_operator_jq_budgets_come_from_its_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     import click
 
+    from workload_map.cmdline.cluster_options import cluster_options_of
     from workload_map.jq import LIMITS, JqLimitError
     from workload_map.jq._isolated import MODE_ALL, run_isolated, shutdown
     from workload_map.operator import main
@@ -132,7 +133,7 @@ def test_operator_jq_budgets_come_from_its_flags(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(LIMITS, "worker_memory_bytes", LIMITS.worker_memory_bytes)
     ctx = main.command.make_context("wmap-operator", ["--jq-timeout-seconds=0.2", "--jq-memory-mb=128"])
     with ctx:
-        config = main._config(ctx, ctx.params)
+        config = main._config(ctx, {**ctx.params, "connection": cluster_options_of(ctx.params)})
     assert isinstance(ctx, click.Context)
     main.apply_jq_limits(config)
     assert LIMITS.timeout_seconds == 0.2 and LIMITS.worker_memory_bytes == 128 * 1024 * 1024

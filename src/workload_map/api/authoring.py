@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from workload_map.errors import Location, WorkloadMapError
 
 if TYPE_CHECKING:
+    from workload_map.api.clusters import ClusterFields, ClusterOptions
     from workload_map.authoring import Draft, Sample
     from workload_map.authoring.transitions import Moment
+    from workload_map.sources.kube import Connection
 
 
 def _crd_from(path: str, sample_kinds: set[tuple[str, str]]) -> dict[str, Any]:
@@ -130,39 +132,27 @@ def draft_definition(
 
 def draft_from_cluster(
     kind: str,
+    options: ClusterOptions | None = None,
+    /,
     *,
-    kubeconfig: str | None = None,
-    context: str | None = None,
-    cluster: str | None = None,
-    user: str | None = None,
-    namespace: str | None = None,
-    all_namespaces: bool = False,
-    request_timeout: str | None = None,
-    timeout: str | None = None,
     limit: int = 20,
     samples: Sequence[str] = (),
-    connection: Any = None,
+    connection: Connection | None = None,
+    **shortcuts: Unpack[ClusterFields],
 ) -> Draft:
-    """A draft Karta for ``kind`` (``Kind.group``) read from a live cluster: its CRD and, when instances
-    exist (up to ``limit``, in ``namespace`` or the context's, or ``all_namespaces``), the pods whose
-    ownerReferences lead up to them and the owners on the way; ``samples`` files add to them."""
+    """A draft Karta for ``kind`` (``Kind.group``) read from the live cluster ``options`` (or the keyword
+    shortcuts, as :func:`open_cluster`) reach: its CRD and, when instances exist (up to ``limit``, in the
+    options' namespace or the context's, or all namespaces), the pods whose ownerReferences lead up to them
+    and the owners on the way; ``samples`` files add to them. ``connection`` reuses an open connection."""
     from workload_map.api.cluster_drafts import read_kind
+    from workload_map.api.clusters import connect, with_shortcuts
     from workload_map.authoring import Sample, draft
     from workload_map.catalog import builtin_definitions
-    from workload_map.sources.kube.connection import ConnectionOptions, connect
 
+    options = with_shortcuts(options, shortcuts)
     if connection is None:
-        connection = connect(
-            ConnectionOptions(
-                kubeconfig=kubeconfig,
-                context=context,
-                cluster=cluster,
-                user=user,
-                namespace=namespace,
-                request_timeout=request_timeout,
-                timeout=timeout,
-            )
-        )
+        connection = connect(options)
+    namespace, all_namespaces = options.namespace, options.all_namespaces
     scope = None if all_namespaces else (namespace or connection.namespace)
     crd, objects = read_kind(connection, kind, namespace=scope, limit=limit)
     where = f"the cluster {connection.server}" + ("" if scope is None else f" (namespace {scope})")

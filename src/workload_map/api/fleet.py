@@ -10,20 +10,21 @@ cluster: the context name.
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from workload_map.api.view import _SCOPE, View
 from workload_map.base.objects import Obj
 from workload_map.errors import WorkloadMapError
 
 if TYPE_CHECKING:
-    from workload_map.api.open import DefinitionsArg
+    from workload_map.api.clusters import ClusterFields, ClusterOptions
     from workload_map.placement import Capacity, FitResult, WorkloadRequirements
     from workload_map.queues import QueueReport
     from workload_map.tree.model import WorkloadTree
@@ -286,52 +287,40 @@ def kubeconfig_contexts(kubeconfig: str | None = None) -> list[str]:
 
 
 def open_fleet(
-    contexts: Sequence[str] | None = None,
+    options: ClusterOptions | None = None,
+    /,
     *,
-    kubeconfig: str | None = None,
-    namespace: str | None = None,
-    all_namespaces: bool = False,
-    definitions: DefinitionsArg = (),
     types: Sequence[str] | None = None,
     workload: str | Sequence[str] | None = None,
-    request_timeout: str | None = None,
-    timeout: str | None = None,
-    chunk_size: int = 500,
     capacity: bool | Literal["only"] = False,
     queues: bool = False,
+    **shortcuts: Unpack[ClusterFields],
 ) -> Fleet:
-    """A :class:`Fleet` of the kubeconfig's ``contexts`` (None: every context of the kubeconfig), read
-    concurrently with :func:`open_cluster`'s arguments, which apply to each cluster.
+    """A :class:`Fleet` of the contexts ``options`` name (``contexts``; else ``context``; else every context
+    of the kubeconfig), read concurrently with :func:`open_cluster`'s arguments, which apply to each cluster
+    (``open_fleet(contexts=["east", "west"], namespace="ml")``).
 
     A cluster that cannot be read is in ``Fleet.failures`` (one line each); the call raises only for a
     kubeconfig that cannot be read or names no context. ``capacity`` reads each cluster's nodes and quotas
     too, for :meth:`Fleet.capacity` and :meth:`Fleet.fit` (docs/placement.md); ``queues`` the schedulers'
     queue objects, for :meth:`Fleet.queues` (docs/queues.md).
     """
+    from workload_map.api.clusters import with_shortcuts
     from workload_map.api.definitions import as_definitions
     from workload_map.api.open import open_cluster
 
-    names = list(dict.fromkeys(contexts)) if contexts else kubeconfig_contexts(kubeconfig)
+    options = with_shortcuts(options, shortcuts)
+    names = options.fleet_contexts()
     if not names:
         raise WorkloadMapError("no context to read", hint="the kubeconfig has no contexts: add one, or pass --context")
-    loaded = as_definitions(definitions)  # read the files once, not once per cluster
+    # the files are read once, not once per cluster
+    options = dataclasses.replace(options, definitions=as_definitions(options.definitions))
 
     def read(context: str) -> tuple[View | ClusterFailure, tuple[float, float]]:
         began = time.monotonic()
         try:
             view = open_cluster(
-                kubeconfig=kubeconfig,
-                context=context,
-                namespace=namespace,
-                all_namespaces=all_namespaces,
-                definitions=loaded,
-                types=types,
-                workload=workload,
-                request_timeout=request_timeout,
-                timeout=timeout,
-                chunk_size=chunk_size,
-                capacity=capacity,
-                queues=queues,
+                options.for_context(context), types=types, workload=workload, capacity=capacity, queues=queues
             )
         except Exception as exc:
             return _failure(context, exc), (began, time.monotonic())

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
-from workload_map.api.definitions import as_definitions, builtin_with_warnings, read_documents, split_dump
+from workload_map.api.definitions import (
+    KARTA_API_VERSION,
+    as_definitions,
+    builtin_with_warnings,
+    read_documents,
+    split_dump,
+)
 from workload_map.api.view import View, one_target
-from workload_map.base.coverage import take_coverage
+from workload_map.base.coverage import COVERAGE_API_VERSION, take_coverage
 from workload_map.errors import Location, WorkloadMapError
 
 if TYPE_CHECKING:
+    from workload_map.api.clusters import ClusterFields, ClusterOptions
     from workload_map.definition.loader import LoadedDefinition
     from workload_map.live.model import LiveModel
     from workload_map.sources.kube import Connection
@@ -125,6 +134,7 @@ class _Compact:
     def __init__(
         self, definitions: Sequence[LoadedDefinition], *, whole: frozenset[tuple[str, str]] = frozenset()
     ) -> None:
+        from workload_map.base.objects import group_of
         from workload_map.definition.registry import DefinitionRegistry
         from workload_map.live.projection import projection_for
 
@@ -133,18 +143,17 @@ class _Compact:
         self.covered = frozenset((k.group, k.kind) for k in registry.kinds())
         self.keeps = (self.pods, self.covered)
         self.whole = whole  # (namespace, name) of pods kept whole
+        self._whole_api_versions = (KARTA_API_VERSION, COVERAGE_API_VERSION)
+        self._group_of = group_of
+        self._decoders: tuple[Any, Any] | None = None
 
     def __call__(self, data: Any) -> Any:
-        from workload_map.api.definitions import KARTA_API_VERSION
-        from workload_map.base.coverage import COVERAGE_API_VERSION
-        from workload_map.base.objects import group_of
-
         if not isinstance(data, dict):
             return data
         kind, api_version = data.get("kind"), data.get("apiVersion")
-        if not isinstance(kind, str) or api_version in (KARTA_API_VERSION, COVERAGE_API_VERSION):
+        if not isinstance(kind, str) or api_version in self._whole_api_versions:
             return data  # definitions and the gaps of a partial read, read whole
-        group = group_of(str(api_version or ""))
+        group = self._group_of(str(api_version or ""))
         if (group, kind) == ("", "Pod") and self.whole and _pod_key(data) in self.whole:
             return self.pods.whole(data)
         if (group, kind) in self.covered or (group, kind) == ("", "Pod"):
@@ -158,97 +167,120 @@ class _Compact:
             "metadata": {key: metadata[key] for key in _IDENTITY if key in metadata},
         }
 
+    def decode(self, text: memoryview) -> Any:
+        """What ``self`` gives for the object in ``text``, read in one step for owned pods and objects of
+        kinds no definition covers (most of a dump: neither is ever built whole); None for anything else,
+        which is then parsed and given to ``self`` (sources/lists.py)."""
+        head = _HEAD.match(text)
+        if head is None:
+            return None
+        api_version, kind = head.group(1).decode(), head.group(2).decode()
+        if api_version in self._whole_api_versions or kind.endswith("List"):
+            return None
+        if self._decoders is None:
+            self._decoders = _decoders(self.pods)
+        pod, identity = self._decoders
+        if kind == "Pod" and api_version == "v1":
+            return pod(text) if pod is not None and not self.whole else None
+        if (self._group_of(api_version), kind) in self.covered or kind == "Pod":
+            return None
+        return identity(text)
+
+
+# kubectl writes every object with apiVersion and kind first: what decode reads before choosing.
+_HEAD = re.compile(rb'\{\s*"apiVersion"\s*:\s*"([^"\\]*)"\s*,\s*"kind"\s*:\s*"([^"\\]*)"')
+
+
+def _decoders(projection: Any) -> tuple[Any, Any]:
+    """The owned-pod decoder (None when pods are kept whole) and one for an object's identity and owners."""
+    import msgspec  # only when a large JSON dump is read (see live.projection.pod_decoder)
+
+    from workload_map.live.projection import pod_decoder, typed_dict
+
+    metadata = typed_dict("Identity", dict.fromkeys(_IDENTITY, Any))
+    decoder = msgspec.json.Decoder(typed_dict("Owned", {"apiVersion": Any, "kind": Any, "metadata": metadata}))
+    error = msgspec.MsgspecError
+
+    def identity(text: memoryview) -> Any:
+        try:
+            found = decoder.decode(text)
+        except error:
+            return None
+        return found if "metadata" in found else None  # without metadata an object is kept whole
+
+    return pod_decoder(projection), identity
+
 
 def open_cluster(
+    options: ClusterOptions | None = None,
+    /,
     *,
-    kubeconfig: str | None = None,
-    context: str | None = None,
-    cluster: str | None = None,
-    user: str | None = None,
-    namespace: str | None = None,
-    all_namespaces: bool = False,
-    definitions: DefinitionsArg = (),
     types: Sequence[str] | None = None,
     workload: str | Sequence[str] | None = None,
-    request_timeout: str | None = None,
-    timeout: str | None = None,
-    chunk_size: int = 500,
-    connection: Connection | None = None,
     capacity: bool | Literal["only"] = False,
     queues: bool = False,
+    connection: Connection | None = None,
+    **shortcuts: Unpack[ClusterFields],
 ) -> View:
     """A View of a live cluster, read with a kubeconfig (kubectl's rules: $KUBECONFIG, ~/.kube/config,
     in-cluster), as one LIST per covered kind plus pods and the cluster's Karta definitions.
 
-    ``namespace`` (default: the context's) or ``all_namespaces`` sets what is read and the listing scope.
+    ``options`` (:class:`ClusterOptions`) says how to reach the cluster and what scope to read; its fields
+    may be given as keywords instead (``open_cluster(context="x", namespace="ml")``), on top of ``options``.
     ``types`` narrows the read to some TYPEs (what ``wmap get TYPE`` reads); ``workload`` (``"TYPE/NAME"``)
-    reads only what one workload needs (``wmap describe``). ``definitions`` override the cluster's Kartas.
-    ``request_timeout`` bounds each request (default 30s, "0" none), ``timeout`` the whole read, retries of
-    a throttled server included. What could not be read (forbidden, not served) is in ``View.coverage``.
-    ``capacity`` also reads Nodes, ResourceQuotas and the pods holding node resources, for
-    :meth:`View.capacity` and :meth:`View.fit` (docs/placement.md); ``"only"`` reads them and no workload.
-    ``queues`` also reads the schedulers' queue objects the cluster serves (Kueue, KAI, Volcano), for
-    :meth:`View.queues` (docs/queues.md).
+    reads only what one workload needs (``wmap describe``). What could not be read (forbidden, not served)
+    is in ``View.coverage``. ``capacity`` also reads Nodes, ResourceQuotas and the pods holding node
+    resources, for :meth:`View.capacity` and :meth:`View.fit` (docs/placement.md); ``"only"`` reads them and
+    no workload. ``queues`` also reads the schedulers' queue objects the cluster serves (Kueue, KAI,
+    Volcano), for :meth:`View.queues` (docs/queues.md). ``connection`` reuses an open connection (tests
+    count its requests).
     """
+    from workload_map.api.clusters import live_options, with_shortcuts
     from workload_map.resolve.workloads import WorkloadIndex
-    from workload_map.sources.kube import LiveOptions, live_source
+    from workload_map.sources.kube import live_source
 
-    options = LiveOptions(
-        kubeconfig=kubeconfig,
-        context=context,
-        cluster=cluster,
-        user=user,
-        request_timeout=request_timeout,
-        timeout=timeout,
-        chunk_size=chunk_size,
-        namespace=namespace,
-        all_namespaces=all_namespaces,
-        kinds=list(types) if types else None,
-        describe=one_target(workload) if workload is not None else None,
-        definitions=as_definitions(definitions),
-        connection=connection,
-        capacity=bool(capacity),
-        workloads=capacity != "only",
-        queues=queues,
+    options = with_shortcuts(options, shortcuts)
+    if options.is_fleet:
+        raise WorkloadMapError("open_cluster reads one cluster", hint="open several contexts with open_fleet")
+    source = live_source(
+        live_options(
+            options,
+            kinds=list(types) if types else None,
+            describe=one_target(workload) if workload is not None else None,
+            connection=connection,
+            capacity=bool(capacity),
+            workloads=capacity != "only",
+            queues=queues,
+        )
     )
-    source = live_source(options)
     view = WorkloadIndex(source.snapshot, source.registry)
     view.warnings[:0] = source.warnings
-    return View(view, None if all_namespaces else source.connection.namespace, source)
+    return View(view, None if options.all_namespaces else source.connection.namespace, source)
 
 
 def watch_cluster(
+    options: ClusterOptions | None = None,
+    /,
     *,
-    kubeconfig: str | None = None,
-    context: str | None = None,
-    cluster: str | None = None,
-    user: str | None = None,
-    definitions: DefinitionsArg = (),
-    request_timeout: str | None = None,
-    chunk_size: int = 500,
-    namespace: str | None = None,
     on_notice: Callable[[str], None] | None = None,
+    **shortcuts: Unpack[ClusterFields],
 ) -> LiveModel:
-    """A started LiveModel of the whole cluster (or of one ``namespace``: what a Role there may read):
-    every covered workload resolved and kept current by watches (``model.workloads()`` is the current
-    answer; ``model.stop()`` ends it). ``wmap serve`` runs one. ``on_notice`` gets one line per watch failure
-    cause and per recovery (``model.problems()``: what is stale now)."""
+    """A started LiveModel of the whole cluster (or of one ``namespace`` of the options: what a Role there
+    may read): every covered workload resolved and kept current by watches (``model.workloads()`` is the
+    current answer; ``model.stop()`` ends it). ``wmap serve`` runs one. ``options`` and the keyword
+    shortcuts are :func:`open_cluster`'s, except that no ``namespace`` means every namespace here and
+    ``timeout`` (a one-shot read's deadline) does not apply: the model runs until stopped.
+    ``on_notice`` gets one line per watch failure cause and per recovery (``model.problems()``: what is
+    stale now)."""
+    from workload_map.api.clusters import live_options, with_shortcuts
     from workload_map.live.model import LiveModel
-    from workload_map.sources.kube import LiveOptions
 
-    model = LiveModel(
-        LiveOptions(
-            kubeconfig=kubeconfig,
-            context=context,
-            cluster=cluster,
-            user=user,
-            request_timeout=request_timeout,
-            chunk_size=chunk_size,
-            namespace=namespace,
-            all_namespaces=namespace is None,
-            definitions=as_definitions(definitions),
-        ),
-        on_notice=on_notice,
+    options = with_shortcuts(options, shortcuts)
+    if options.is_fleet:
+        raise WorkloadMapError("watch_cluster watches one cluster", hint="start one model per context")
+    options = dataclasses.replace(
+        options, timeout=None, all_namespaces=options.all_namespaces or options.namespace is None
     )
+    model = LiveModel(live_options(options), on_notice=on_notice)
     model.start()
     return model

@@ -1,9 +1,10 @@
 """Assembling a draft Karta from what the schema, the samples and the sample pods say.
 
 Every field written carries a comment with its evidence and a confidence (``evidence.py``); what
-could not be inferred is written as a ``TODO(wmap)`` jq string, which parses, never matches and is
-reported by ``wmap validate``. The draft is checked by the loader and the validator before it is
-returned: a draft that does not load is a bug here, reported as such.
+could not be inferred is a gap: an expression ending in a ``# TODO(wmap): ...`` jq comment that changes
+no count and blocks no command (``evidence.todo``), reported by ``wmap validate``. The draft is checked by
+the loader and the validator before it is returned: a draft that does not load is a bug here, reported as
+such.
 """
 
 from __future__ import annotations
@@ -162,7 +163,9 @@ def _signatures(catalog: Sequence[LoadedDefinition]) -> list[tuple[frozenset[str
                 match = _SPEC_KEY.match(path or "")
                 if match and match.group(1) not in GENERIC_KEYS:
                     keys[match.group(1)] = {"group": kind.group, "version": kind.version, "kind": kind.kind}
-        if keys:
+        # One plain word (``tasks``, ``worker``, ``templates``) is too common to tell a kind's spec: a single key
+        # must be a compound name (``replicatedJobs``, ``leaderWorkerTemplate``).
+        if len(keys) >= 2 or any(any(ch.isupper() for ch in key) for key in keys):
             gvk = {"group": identity.group, "version": identity.version, "kind": identity.kind}
             out.append((frozenset(keys), Embedding((), gvk, definition.name, keys)))
     return out
@@ -179,7 +182,8 @@ def _embeddings(builder: _Builder, sites: list[Site], own: tuple[str, str]) -> d
         if (embedding.kind["group"], embedding.kind["kind"]) == own:
             continue
         for prefix, found in below.items():
-            if keys <= found:
+            # An embedded spec is one object, not an item of a list or map (those are the roles themselves).
+            if keys <= found and not {ARRAY, MAP} & set(prefix):
                 for index, site in enumerate(sites):
                     if site.segments[: len(prefix)] == prefix and site.segments[len(prefix)] in keys:
                         out[index] = Embedding(prefix, embedding.kind, embedding.definition, embedding.pod_kinds)
@@ -379,7 +383,7 @@ def _status(
                 )
     phase = _choose_phase(facts, found, [recorded_phase] if recorded_phase else phase_fields)
     if recorded_phase is not None and phase is None:
-        seen = found.phases.get(".".join(recorded_phase), {})
+        seen: dict[str, int] = found.phases.get(".".join(recorded_phase), {})
         phase = (recorded_phase, {v: f"seen in {found.phase_where[('.'.join(recorded_phase), v)]}" for v in seen})
     if phase is not None:
         segments, values = phase
@@ -398,6 +402,9 @@ def _status(
             else:
                 unmapped.append(f"phase {value!r} ({where})")
     _ready_counts(facts, found, add)
+    if observed.ready_count is not None and "running" not in mappings:
+        expression, why = observed.ready_count
+        add("running", {"byExpression": {"expression": expression, "expectedResult": "true"}}, MEDIUM, why + ".")
     hint = "No condition or phase says it."
     if moments:
         hint = "No condition or phase says it (in the schema, the samples or the recording)."
@@ -696,7 +703,7 @@ def draft(
         len(sites) == 1
         and not sites[0].collections
         and sites[0].job is None
-        and sites[0].segments[0] == "spec"
+        and len(sites[0].segments) >= 2
         and set(sites[0].segments[1:]) <= {"template", "podTemplate", "spec", "podSpec"}
     )
     taken = {root_name}
@@ -838,12 +845,21 @@ def draft(
             f"{suspend_field.path} ({suspend_field.schema.get('type')}, {how}) in the schema:",
             f"{on} stops, {off} resumes.",
         )
+    if on_root and not additional and facts is not None and facts.through_replicasets:
+        additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})
+        builder.note(
+            (*base, "additionalChildKinds"),
+            MEDIUM,
+            ".spec is shaped like a DeploymentSpec (template, selector, strategy): its controller rolls the pods",
+            "out through ReplicaSets it owns, as a Deployment's does.",
+        )
     structure: dict[str, Any] = {"rootComponent": root}
     if children:
         structure["childComponents"] = children
     if additional:
         structure["additionalChildKinds"] = additional
-        builder.note((*base, "additionalChildKinds"), HIGH, "owners between the root and its sample pods.")
+        if (*base, "additionalChildKinds") not in builder.notes:
+            builder.note((*base, "additionalChildKinds"), HIGH, "owners between the root and its sample pods.")
     spec: dict[str, Any] = {"structureDefinition": structure}
     batch = _batch_evidence(facts, found, sites)
     if batch and (len(sites) > 1 or any(s.collections for s in sites)):

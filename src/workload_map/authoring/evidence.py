@@ -8,7 +8,6 @@ Confidence is a word, not a number: ``high`` (the schema or a sample says exactl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from workload_map.definition.gaps import TODO_MARK
 
@@ -23,18 +22,6 @@ ARRAY = "[]"  # a path segment: every item of a list
 MAP = "{}"  # a path segment: every value of a map
 
 Segments = tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One guess: what it was read from (``source``: schema path, sample file and value) and the confidence."""
-
-    source: str
-    confidence: str = MEDIUM
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def lines(self) -> list[str]:
-        return [f"{self.confidence}: {self.source}", *self.notes]
 
 
 def todo(what: str, value: str = "empty") -> str:

@@ -106,6 +106,7 @@ class SchemaFacts:
     ready_counts: list[Field] = field(default_factory=list)  # .status.readyReplicas and the like
     replicas_at_root: Field | None = None
     count_at_root: Field | None = None
+    through_replicasets: bool = False  # a DeploymentSpec-shaped .spec: pods are owned through ReplicaSets
     # What the printer columns (kubectl get) show: (condition type, column), (status field, column).
     printer_conditions: list[tuple[str, str]] = field(default_factory=list)
     printer_phases: list[tuple[Segments, str]] = field(default_factory=list)
@@ -123,7 +124,11 @@ def _props(node: Any) -> dict[str, Any]:
 
 def is_container(node: Any) -> bool:
     props = _props(node)
-    return "image" in props and ("name" in props or "command" in props or "args" in props)
+    image = props.get("image")
+    # An image that is an object (a devfile's image-build component) is not a container's image reference.
+    if not isinstance(image, dict) or image.get("type") not in ("string", None) or _props(image):
+        return False
+    return "name" in props or "command" in props or "args" in props
 
 
 def is_pod_spec(node: Any) -> bool:
@@ -235,6 +240,16 @@ EMBEDDED_SPECS = (
 KIND_NAMES = {"deployment": "Deployment", "statefulset": "StatefulSet"}
 
 
+def _rollout_spec(props: dict[str, Any]) -> bool:
+    """A DeploymentSpec-like object: a pod template, a selector and a rollout strategy."""
+    return "template" in props and "selector" in props and "strategy" in props
+
+
+def rolls_out_through_replicasets(schema: dict[str, Any]) -> bool:
+    """The root's .spec is a DeploymentSpec's shape: its controller rolls pods out through ReplicaSets."""
+    return _rollout_spec(_props(_props(schema).get("spec")))
+
+
 def embedded_kind(name: str, node: dict[str, Any]) -> str | None:
     """The built-in kind a role object is the spec of: by its fields (a template plus a Deployment's
     ``strategy`` or a StatefulSet's ``serviceName``), or by its name (``deployment``, ``statefulSetSpec``)."""
@@ -269,6 +284,13 @@ def find_sites(schema: dict[str, Any], start: Segments = ("spec",), source: str 
         if node.get("type") == "array" and is_container(node.get("items")):
             found.append(Site(segments, "containers", source, role=segments[:-1]))
             return
+        if "metadata" in props and "spec" in props and segments[-1] != "spec":
+            # A PodTemplateSpec whose spec the schema leaves open (metadata + an open spec the description
+            # calls a PodSpec): the object is the template, not its spec.
+            why = free_form_pod("podSpec", props["spec"])
+            if why is not None and "description" in why:
+                found.append(Site(segments, "template", source, role=segments[:-1], free_form=why))
+                return
         for child_segments, child, _required in _children(node, segments):
             why = free_form_pod(child_segments[-1], child) if child_segments[-1] not in (ARRAY, MAP) else None
             if why is not None and depth < 6:
@@ -296,15 +318,32 @@ def _walk_fields(node: Any, segments: Segments, depth: int = 0) -> Iterator[Fiel
             yield from _walk_fields(child, (*segments, key), depth + 1)
 
 
-def _suspend_fields(spec: dict[str, Any]) -> list[tuple[Field, str, str]]:
+def spec_roots(schema: dict[str, Any]) -> list[str]:
+    """Where the desired state is: ``spec``, or, for a kind without one (fields at the top, as some operators
+    declare them), every top-level object but metadata and status."""
+    props = _props(schema)
+    if "spec" in props or not props:
+        return ["spec"]
+    return [k for k, v in props.items() if k not in ("metadata", "status") and isinstance(v, dict) and _props(v)]
+
+
+def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Field, str, str]]:
     """Switches that stop the workload: (field, value that suspends, value that resumes), best first.
 
     A boolean named suspend/paused/stopped (true stops); a boolean right under .spec named started/running/
     enabled (an inverse switch: false stops); a string enum, an operating mode (runStrategy, operatingMode...),
     with a stopping value (Halted, Stopped...) and a running one (Always, Running...)."""
     out: list[tuple[int, Field, str, str]] = []
-    for found in _walk_fields(spec, ("spec",)):
+    for found in _walk_fields(spec, (root,)):
         name = found.segments[-1]
+        parents = [
+            _props(_node_at({"properties": {root: spec}}, found.segments[:i])) for i in range(1, len(found.segments))
+        ]
+        if any(_rollout_spec(p) for p in parents) or any(
+            s.lower().endswith(("strategy", "rollingupdate")) for s in found.segments[:-1]
+        ):
+            # A Deployment-like spec's `paused` (or one under an update strategy) halts a rollout, not the pods.
+            continue
         if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
             out.append((0, found, "true", "false"))
         elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
@@ -454,9 +493,11 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
         plural=str(names.get("plural") or ""),
         namespaced=spec.get("scope", "Namespaced") == "Namespaced",
     )
-    facts.sites = find_sites(schema)
+    roots = spec_roots(schema)
+    facts.sites = [site for root in roots for site in find_sites(schema, (root,))]
     root_spec = _props(schema).get("spec") or {}
-    facts.suspend = _suspend_fields(root_spec)
+    facts.suspend = [entry for root in roots for entry in _suspend_fields(_props(schema).get(root) or {}, root)]
+    facts.through_replicasets = rolls_out_through_replicasets(schema)
     facts.replicas_at_root = _first(root_spec, ("spec",), ("replicas",), ("integer",))
     # Where no pod definition is found, a count under .spec still says how many pods (a VM pool, a node set).
     facts.count_at_root = _first(root_spec, ("spec",), REPLICA_NAMES, ("integer",)) or described_count(

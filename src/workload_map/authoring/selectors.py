@@ -47,6 +47,8 @@ class Selector:
     """What the pods of one site tell."""
 
     pods: list[tuple[Sample, str | None]] = field(default_factory=list)  # pod, its instance id if known
+    # per pod, the ids of the instances whose containers it carries (several when roles share container names)
+    candidates: list[frozenset[str]] = field(default_factory=list)
     # The root's own child on the way to the pods (apiVersion/kind), and the whole chain root-side first.
     owner_kinds: Counter[str] = field(default_factory=Counter)
     chains: Counter[tuple[str, ...]] = field(default_factory=Counter)
@@ -123,6 +125,7 @@ def infer(sites: list[Site], facts: SampleFacts) -> dict[int, Selector]:
             for match in matches:
                 selector.template_labels |= match.labels
             ids = {m.instance for m in matches}
+            selector.candidates.append(frozenset(i for i in ids if i is not None))
             selector.pods.append((pod, ids.pop() if len(ids) == 1 else None))
             selector.owner_kinds[chain[-1] if chain else ""] += 1
             selector.chains[tuple(reversed(chain))] += 1
@@ -144,11 +147,20 @@ def _labels(index: int, selector: Selector, everyone: dict[int, Selector], site:
     keys = sorted(common - CONTROLLER_LABELS, key=lambda k: (k in selector.template_labels, k))
     for key in keys:
         values = {_labels_of(p)[key] for p, _ in pods}
-        if site.collections and all(i is not None for _, i in pods):
-            exact = all(_labels_of(p)[key] == i for p, i in pods)
-            lowered = all(_labels_of(p)[key] == str(i).lower() for p, i in pods)
-            if (exact or lowered) and selector.instance_key is None and len(values) >= 1:
+        candidates = selector.candidates
+        if site.collections and all(candidates):
+            # Roles that share container names (a Master and Workers all running `pytorch`) leave each pod
+            # several candidate instances: the label must name one of them on every pod.
+            exact = all(_labels_of(p)[key] in c for (p, _), c in zip(pods, candidates, strict=True))
+            lowered = all(
+                _labels_of(p)[key] in {i.lower() for i in c} for (p, _), c in zip(pods, candidates, strict=True)
+            )
+            told = len({_labels_of(p)[key] for p, _ in pods}) > 1 or all(len(c) == 1 for c in candidates)
+            if (exact or lowered) and told and selector.instance_key is None and len(values) >= 1:
                 selector.instance_key, selector.lower = key, not exact
+                by_label = {(i.lower() if not exact else i): i for c in candidates for i in c}
+                selector.pods = [(p, by_label.get(_labels_of(p)[key], i)) for p, i in pods]
+                pods = selector.pods
                 example = pods[0][0]
                 selector.evidence.append(
                     f"pod {example.name} ({example.location}): label {key}={_labels_of(example)[key]!r} "
@@ -176,7 +188,10 @@ def _replica_groups(selector: Selector, keys: list[str]) -> None:
         sizes: dict[str | None, set[int]] = {}
         for (instance, _value), size in groups.items():
             sizes.setdefault(instance, set()).add(size)
-        if len(groups) > 1 and all(len(v) == 1 for v in sizes.values()) and max(groups.values()) > 1:
+        splits = Counter(instance for instance, _value in groups)
+        # The label must split some instance into several groups: one constant over an instance's pods (the
+        # object's name) groups nothing.
+        if max(splits.values()) > 1 and all(len(v) == 1 for v in sizes.values()) and max(groups.values()) > 1:
             selector.replica_key = key
             per = ", ".join(sorted({f"{next(iter(v))}" for v in sizes.values()}))
             selector.evidence.append(f"label {key} groups each instance's pods by {per}: one multi-pod replica each")

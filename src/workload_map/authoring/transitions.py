@@ -72,6 +72,8 @@ class Observed:
     order: list[str] = field(default_factory=list)  # values in the order they first appeared
     placements: list[Placement] = field(default_factory=list)
     unplaced: list[str] = field(default_factory=list)
+    # A status count that was above 0 exactly while pods were ready: (jq expression > 0, evidence).
+    ready_count: tuple[str, str] | None = None
 
 
 def _pod_ready(pod: dict[str, Any]) -> bool:
@@ -162,6 +164,58 @@ def _by_order(held: list[Moment], running_from: dict[int, int]) -> tuple[str, st
     return None
 
 
+READY_AGREEMENT = 0.6  # the share of recorded states a ready count must agree with the pods on (it lags them)
+
+
+def _counts(value: Any, path: str, out: dict[str, int]) -> None:
+    """Integer leaves under a status, lists summed per field (``.status.jobs[].ready``)."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if isinstance(key, str) and key.isidentifier():
+                _counts(child, f"{path}.{key}", out)
+    elif isinstance(value, list):
+        for item in value:
+            here: dict[str, int] = {}
+            _counts(item, f"{path}[]", here)
+            for key, count in here.items():
+                out[key] = out.get(key, 0) + count
+    elif isinstance(value, int) and not isinstance(value, bool):
+        out[path] = value
+
+
+def ready_count(moments: Sequence[Moment]) -> tuple[str, str] | None:
+    """The status count the operator keeps of ready pods: above 0 in exactly the recorded states where some
+    pod was ready (equal to their number first), changing over the run. None when no count tracks them."""
+    seen = [m for m in moments if m.pods and isinstance(m.root, dict) and isinstance(m.root.get("status"), dict)]
+    if not any(m.pods_ready for m in seen):
+        return None
+    per_moment = []
+    for moment in seen:
+        counts: dict[str, int] = {}
+        _counts(moment.root.get("status") if moment.root else None, ".status", counts)
+        per_moment.append((moment, counts))
+    paths = set.intersection(*(set(c) for _, c in per_moment)) if per_moment else set()
+    best: tuple[tuple[float, bool], str, int] | None = None
+    for path in sorted(paths):
+        values = [(m.pods_ready, c[path]) for m, c in per_moment]
+        if len({v for _, v in values}) < 2:
+            continue
+        # The operator writes its status a few events after the pods change: most states, not all, agree.
+        agree = sum(1 for ready, v in values if (ready > 0) == (v > 0))
+        rank = (agree / len(values), "ready" in path.lower())
+        if rank[0] >= READY_AGREEMENT and (best is None or rank > best[0]):
+            best = (rank, path, agree)
+    if best is None:
+        return None
+    _, path, agree = best
+    read = f"([{path.replace('[]', '[]?')} // 0] | add // 0)" if "[]" in path else f"({path} // 0)"
+    return (
+        f"{read} > 0",
+        f"{path} was above 0 while pods were ready, and 0 while none was, in {agree} of the {len(per_moment)} "
+        "recorded states with pods (the rest: the status catching up)",
+    )
+
+
 def busiest(moments: Sequence[Moment], phase_paths: Sequence[Sequence[str]]) -> tuple[str, ...] | None:
     """The phase-like field that took the most values over the moments (the one the operator moves along)."""
     best: tuple[int, tuple[str, ...]] | None = None
@@ -185,6 +239,7 @@ def observe(moments: Sequence[Moment], phase_paths: Sequence[Sequence[str]]) -> 
             matchers[label] = matcher
     if not moments:
         return result
+    result.ready_count = ready_count(moments)
     lasts = {m.run: m for m in moments}  # the final moment of each run
     ever_ready = any(m.pods and m.pods_ready == len(m.pods) for m in moments)
     order = _first_running(moments, phase_paths)

@@ -123,7 +123,7 @@ def store(key: bytes, value: Any) -> bool:
         return False
     blob = _MAGIC + key + hashlib.sha256(payload).digest() + payload
     try:
-        import tempfile  # only writers pay for it
+        import tempfile  # noqa: PLC0415 (only writers pay for it)
 
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=_SUFFIX)

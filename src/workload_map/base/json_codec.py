@@ -22,16 +22,42 @@ _LOWEST, _HIGHEST = -(2**63), 2**64 - 1
 
 
 def has_long_number(data: bytes | bytearray | memoryview | str) -> bool:
-    """Whether ``data`` holds 19 digits in a row (a number orjson may not read exactly); a quick scan of
-    the bytes, 8 MB at a time so a large dump is not copied whole."""
+    """Whether ``data`` holds an integer of 19 digits or more (one orjson may not read exactly); a quick
+    scan of the bytes, 8 MB at a time so a large dump is not copied whole. Runs of digits inside strings
+    are common (containerd ids are 64 hex digits: a generated 1,000-workload dump has ~300 runs of 19)
+    and would send every item through the slow exact reader, so a run counts only where a number can
+    start: at the start of the text or after ``:``, ``[`` or ``,`` (whitespace and a ``-`` between). A run
+    inside a string after one of those still counts: that costs time, never a wrong value."""
     if isinstance(data, str):
         data = data.encode()
     view = memoryview(data).cast("B")
     for start in range(0, len(view), _CHUNK):
-        chunk = bytes(view[start : start + _CHUNK + len(_RUN) - 1])
-        if _RUN in chunk.translate(_DIGITS_ONLY):
-            return True
+        digits = bytes(view[start : start + _CHUNK + len(_RUN) - 1]).translate(_DIGITS_ONLY)
+        found = digits.find(_RUN)
+        while found >= 0:
+            if _starts_number(view, start + found):
+                return True
+            after = digits.find(b" ", found)
+            if after < 0:
+                break
+            found = digits.find(_RUN, after)
     return False
+
+
+_NUMBER_AFTER = frozenset(b":[,")
+_SPACE = frozenset(b" \t\r\n")
+
+
+def _starts_number(view: memoryview, index: int) -> bool:
+    """Whether the run of digits around ``index`` stands where a JSON number may begin."""
+    while index > 0 and 48 <= view[index - 1] <= 57:
+        index -= 1
+    index -= 1
+    if index >= 0 and view[index] == 45:  # "-"
+        index -= 1
+    while index >= 0 and view[index] in _SPACE:
+        index -= 1
+    return index < 0 or view[index] in _NUMBER_AFTER
 
 
 def _no_constant(name: str) -> Any:

@@ -67,7 +67,7 @@ def builtin_definitions(*, strict: bool = True) -> list[LoadedDefinition]:
 
 @functools.cache
 def _validation_errors() -> tuple[Finding, ...]:
-    from workload_map.definition.validate import validate
+    from workload_map.definition.validate import validate  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
 
     loaded, _ = load_builtin()
     out: list[Finding] = []

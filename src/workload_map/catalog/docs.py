@@ -82,7 +82,7 @@ def render(definitions: list[LoadedDefinition]) -> str:
 
 
 def main() -> None:
-    from workload_map.catalog import builtin_definitions
+    from workload_map.catalog import builtin_definitions  # noqa: PLC0415 (the catalog loads only when definitions are needed)
 
     print(render(builtin_definitions()), end="")
 

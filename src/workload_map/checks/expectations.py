@@ -63,7 +63,7 @@ _HINT = f"apiVersion: {EXPECTATIONS_API_VERSION}, kind: {EXPECTATIONS_KIND}, exp
 
 
 def expectations_from_document(doc: Document) -> list[Expectation]:
-    from workload_map.checks.samples import expectation_problem
+    from workload_map.checks.samples import expectation_problem  # noqa: PLC0415 (resolving samples only for checks)
 
     where = doc.location
     data = doc.data

@@ -16,6 +16,7 @@ from workload_map.definition.expressions import Target, iter_expressions
 from workload_map.definition.gaps import template_gap
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.errors import Finding, Location, Severity
+from workload_map.jq import JqError, compile_expression
 from workload_map.resolve.components import resolve_components
 from workload_map.resolve.evaluate import Diagnostics, run
 from workload_map.resolve.status import evaluate_status
@@ -82,8 +83,6 @@ def check_against(definition: LoadedDefinition, samples: Iterable[Document]) -> 
 
 
 def _check_writable(expression: str, obj: Any, location: Location, subject: str, findings: list[Finding]) -> None:
-    from workload_map.jq import JqError, compile_expression
-
     try:
         compile_expression(expression).paths(obj)
     except JqError as exc:

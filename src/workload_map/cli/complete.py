@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
     from workload_map import LoadedDefinition
-    from workload_map.definition.registry import DefinitionRegistry
-    from workload_map.sources.kube import Connection
+    from workload_map.ports.definitions import DefinitionRegistry
+    from workload_map.ports.kube import Connection
 
 COMPLETION_TIMEOUT = "3s"
 LIST_LIMIT = 500
@@ -67,8 +67,8 @@ def _target_words(ctx: click.Context, incomplete: str) -> list[str]:
 
 
 def _registry(params: Mapping[str, Any], connection: Connection | None) -> DefinitionRegistry:
-    from workload_map.api.definitions import builtin_with_warnings, definition_files, read_documents, split_dump
-    from workload_map.definition.registry import DefinitionRegistry
+    from workload_map.ports.commands import builtin_with_warnings, definition_files, read_documents, split_dump
+    from workload_map.ports.definitions import DefinitionRegistry
 
     builtin, _ = builtin_with_warnings()
     cluster: list[LoadedDefinition] = []
@@ -77,7 +77,7 @@ def _registry(params: Mapping[str, Any], connection: Connection | None) -> Defin
     definitions = [*builtin, *cluster, *definition_files(params.get("definition_paths") or ())]
     if connection is None:
         return DefinitionRegistry(definitions)
-    from workload_map.sources.kube.discovery import LiveRegistry, discover
+    from workload_map.ports.kube import LiveRegistry, discover
 
     return LiveRegistry(definitions, discover(connection, ()))
 
@@ -87,13 +87,18 @@ def _connect(params: Mapping[str, Any]) -> Connection | None:
     if params.get("from_file"):
         return None
     try:
-        from workload_map.cmdline.cluster_options import live_options
-        from workload_map.sources.kube import connect
+        import dataclasses
 
-        flags = dict(params)
-        flags["request_timeout"] = flags.get("request_timeout") or COMPLETION_TIMEOUT
+        from workload_map.cmdline.cluster_options import cluster_options_of
+        from workload_map.ports.kube import connect
+
+        options = cluster_options_of(params)
         return connect(
-            live_options(flags, namespace=params.get("namespace"), all_namespaces=bool(params.get("all_namespaces")))
+            dataclasses.replace(
+                options,
+                namespace=params.get("namespace"),
+                request_timeout=options.request_timeout or COMPLETION_TIMEOUT,
+            )
         )
     except Exception:
         return None
@@ -123,7 +128,7 @@ def types(params: Mapping[str, Any]) -> list[str]:
 
 def names(params: Mapping[str, Any], type_name: str) -> list[str]:
     """Names of the workloads of ``type_name`` in the namespace in scope (every namespace with -A)."""
-    from workload_map.base.snapshot import group_of, name_of, namespace_of
+    from workload_map.ports.objects import group_of, name_of, namespace_of
 
     connection = _connect(params)
     try:
@@ -133,7 +138,7 @@ def names(params: Mapping[str, Any], type_name: str) -> list[str]:
             return []
         all_namespaces = bool(params.get("all_namespaces"))
         if connection is None:
-            from workload_map.api.definitions import read_documents, split_dump
+            from workload_map.ports.commands import read_documents, split_dump
 
             objects, _, _ = split_dump(read_documents(params.get("from_file") or ()))
             ns = params.get("namespace") or "default"
@@ -144,8 +149,7 @@ def names(params: Mapping[str, Any], type_name: str) -> list[str]:
                 and (all_namespaces or namespace_of(o) == ns)
                 and name_of(o)
             ]
-        from workload_map.sources.kube.discovery import LiveRegistry
-        from workload_map.sources.kube.fetch import list_all
+        from workload_map.ports.kube import LiveRegistry, list_all
 
         assert isinstance(registry, LiveRegistry)
         resource = registry.discovery.resource(info.group, info.kind, info.versions)
@@ -165,8 +169,8 @@ def namespaces(params: Mapping[str, Any]) -> list[str]:
     if connection is None:
         if not params.get("from_file"):
             return []
-        from workload_map.api.definitions import read_documents, split_dump
-        from workload_map.base.snapshot import namespace_of
+        from workload_map.ports.commands import read_documents, split_dump
+        from workload_map.ports.objects import namespace_of
 
         objects, _, _ = split_dump(read_documents(params["from_file"]))
         return sorted({namespace_of(o) for o in objects})

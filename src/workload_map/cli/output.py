@@ -97,9 +97,9 @@ def number(value: Any) -> str:
 def to_json_text(data: Any) -> str:
     import orjson
 
-    from workload_map.base import json_codec as _json
+    from workload_map.ports.objects import dumps
 
-    return _json.dumps(data, option=orjson.OPT_INDENT_2, default=str).decode() + "\n"
+    return dumps(data, option=orjson.OPT_INDENT_2, default=str).decode() + "\n"
 
 
 def to_yaml_text(data: Any) -> str:

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from workload_map.resolve.quantity import format_quantity
-from workload_map.resolve.resources import gpu_count
+from workload_map.ports.present import format_quantity, gpu_count
 
 if TYPE_CHECKING:
     from workload_map import Capacity, FitResult, NodeCapacity, PoolSummary

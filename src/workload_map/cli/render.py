@@ -12,9 +12,8 @@ if TYPE_CHECKING:
     from rich.text import Text
     from rich.tree import Tree
 
-    from workload_map.resolve.pods import PlacedPod
-    from workload_map.resolve.status import Check, StatusResult
-    from workload_map.tree.model import ComponentNode, InstanceNode, PodCounts, WorkloadTree
+    from workload_map import ComponentNode, InstanceNode, PodCounts, StatusResult, WorkloadTree
+    from workload_map.ports.present import Check, PlacedPod
 
 STATUS_STYLES = {
     "Running": "green",
@@ -186,7 +185,7 @@ class _TreeBuilder:
         return out
 
     def subtree_counts(self, view: ComponentNode) -> PodCounts:
-        from workload_map.tree.model import PodCounts
+        from workload_map import PodCounts
 
         total = PodCounts()
         for member in [view, *self.descendants(view.name)]:
@@ -286,7 +285,7 @@ class _TreeBuilder:
                 pod_node = branch.add(_pod_label(pod, None))
                 pod_node.add(f"reason: {pod.unattributed_reason or 'unknown'}")
         if tree.children:
-            from workload_map.base.objects import name_of
+            from workload_map.ports.objects import name_of
 
             branch = root.add("owned workloads")
             for child in tree.children:
@@ -320,7 +319,7 @@ def conditions_table(status: StatusResult, indent: str) -> list[str]:
 
 def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[str]:
     """The status explanation. ``full`` (explain) lists every check of every matcher."""
-    from workload_map.resolve.status import PRECEDENCE
+    from workload_map.ports.present import PRECEDENCE
 
     lines: list[str] = []
     matched = ", ".join(s.value for s in status.matched) or NONE
@@ -354,8 +353,7 @@ def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[st
 
 
 def resources_lines(tree: WorkloadTree) -> list[str]:
-    from workload_map.resolve.quantity import format_quantity
-    from workload_map.resolve.resources import gpu_count
+    from workload_map.ports.present import format_quantity, gpu_count
 
     def quantity(requests: dict[str, Any], name: str) -> str:
         value = requests.get(name)

@@ -7,16 +7,15 @@ With ``WMAP_DEBUG_REQUESTS=1`` the API requests a live view made are printed on 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import click
 
-from workload_map.cli.options import chunk_size_of
 from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
-    from workload_map import Fleet, LoadedDefinition, RequestCounter, View
+    from workload_map import ClusterOptions, Fleet, LoadedDefinition, RequestCounter, View
 
 REQUESTS_ENV = "WMAP_DEBUG_REQUESTS"
 
@@ -27,7 +26,7 @@ def open_view(
     *,
     namespace: str | None = None,
     all_namespaces: bool = False,
-    connection: Mapping[str, Any] | None = None,
+    connection: ClusterOptions | None = None,
     kinds: Sequence[str] | None = None,
     describe: tuple[str, str] | None = None,
     capacity: bool | Literal["only"] = False,
@@ -35,7 +34,7 @@ def open_view(
     queues: bool = False,
 ) -> View:
     """The View a command reads: dumps (``--from-file``), else the live cluster with kubectl's flags
-    (``connection``, see ``options.connection_options``); library errors become one-line CLI errors.
+    (``connection``, from ``options.connection_options``); library errors become one-line CLI errors.
     ``compact``: a command that only resolves workloads reads dumps compact (``open_dump``)."""
     import workload_map as wm
 
@@ -47,19 +46,8 @@ def open_view(
                 namespace=None if all_namespaces else (namespace or "default"),
                 compact=compact,
             )
-        params = dict(connection or {})
-        contexts = _contexts(params)
         view = wm.open_cluster(
-            kubeconfig=params.get("kubeconfig"),
-            context=contexts[0] if contexts else None,
-            cluster=params.get("cluster"),
-            user=params.get("user"),
-            request_timeout=params.get("request_timeout"),
-            timeout=params.get("command_timeout"),
-            chunk_size=chunk_size_of(params),
-            namespace=namespace,
-            all_namespaces=all_namespaces,
-            definitions=definition_paths,
+            _scoped(connection, namespace, all_namespaces, definition_paths),
             types=kinds,
             workload=f"{describe[0]}/{describe[1]}" if describe else None,
             capacity=capacity,
@@ -71,17 +59,26 @@ def open_view(
     return view
 
 
-def _contexts(connection: Mapping[str, Any] | None) -> list[str]:
-    value = (connection or {}).get("context")
-    if value is None:
-        return []
-    return [str(value)] if isinstance(value, str) else [str(c) for c in value]
+def _scoped(
+    connection: ClusterOptions | None, namespace: str | None, all_namespaces: bool, definition_paths: Sequence[str]
+) -> ClusterOptions:
+    """The command's connection flags with the scope and the definitions it reads."""
+    import dataclasses
+
+    import workload_map as wm
+
+    return dataclasses.replace(
+        connection or wm.ClusterOptions(),
+        namespace=namespace,
+        all_namespaces=all_namespaces,
+        definitions=tuple(definition_paths),
+    )
 
 
-def is_fleet(connection: Mapping[str, Any] | None) -> bool:
+def is_fleet(connection: ClusterOptions | None) -> bool:
     """The flags ask for a fleet: ``--context`` given more than once, or ``--all-contexts``
     (``options.fleet_connection_options``). One ``--context`` is one cluster, as before."""
-    return bool((connection or {}).get("all_contexts")) or len(_contexts(connection)) > 1
+    return connection is not None and connection.is_fleet
 
 
 def open_fleet(
@@ -90,7 +87,7 @@ def open_fleet(
     *,
     namespace: str | None = None,
     all_namespaces: bool = False,
-    connection: Mapping[str, Any] | None = None,
+    connection: ClusterOptions | None = None,
     kinds: Sequence[str] | None = None,
     describe: tuple[str, str] | None = None,
     capacity: bool | Literal["only"] = False,
@@ -100,26 +97,18 @@ def open_fleet(
     ``Fleet.failures``, the caller warns and exits 5. Usage and kubeconfig errors are CLI errors."""
     import workload_map as wm
 
-    params = dict(connection or {})
+    options = connection or wm.ClusterOptions()
     if from_files:
         raise click.UsageError("--context (repeated) and --all-contexts read clusters: they cannot read --from-file")
-    if params.get("cluster") or params.get("user"):
+    if options.cluster or options.user:
         raise click.UsageError("--cluster and --user name one cluster's parts: give them with one --context only")
-    contexts = _contexts(params)
-    if params.get("all_contexts") and contexts:
+    if options.all_contexts and (options.contexts or options.context):
         raise click.UsageError("give either --all-contexts or --context, not both")
     try:
         fleet = wm.open_fleet(
-            contexts or None,
-            kubeconfig=params.get("kubeconfig"),
-            namespace=namespace,
-            all_namespaces=all_namespaces,
-            definitions=definition_paths,
+            _scoped(options, namespace, all_namespaces, definition_paths),
             types=kinds,
             workload=f"{describe[0]}/{describe[1]}" if describe else None,
-            request_timeout=params.get("request_timeout"),
-            timeout=params.get("command_timeout"),
-            chunk_size=chunk_size_of(params),
             capacity=capacity,
             queues=queues,
         )
@@ -145,7 +134,7 @@ def open_target(
     target: Sequence[str],
     *,
     namespace: str | None,
-    connection: Mapping[str, Any] | None,
+    connection: ClusterOptions | None,
 ) -> FoundTarget:
     """The one workload a command such as ``gang`` or ``components`` works on, from one cluster (or dumps)
     or from every cluster of the fleet the flags name; everything is read before it returns."""

@@ -58,7 +58,7 @@ def exit_if_partial(view: View) -> None:
 
 def kind_name(workload: dict[str, Any]) -> str:
     """``-o name`` form: ``<kind>.<group>/<name>``, ``pod/<name>`` for the core group."""
-    from workload_map.base.objects import group_of, name_of
+    from workload_map.ports.objects import group_of, name_of
 
     kind = str(workload.get("kind") or "").lower()
     group = group_of(str(workload.get("apiVersion") or ""))

@@ -1,29 +1,49 @@
-"""Glue for the CLI: kubectl's connection flags (``cli/options.py``) and LiveOptions from click params.
+"""kubectl's connection flags for every command line (``wmap``, ``wmap-operator``), given to the command as
+one :class:`workload_map.ClusterOptions`.
 
-Only click is imported at module load; the live layer is imported inside the functions.
+Only click and the ClusterOptions class are imported at module load.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
-if TYPE_CHECKING:
-    from workload_map.base.snapshot import Snapshot
-    from workload_map.definition.loader import LoadedDefinition
-    from workload_map.sources.kube import LiveOptions
+from workload_map.api.clusters import DEFAULT_CHUNK_SIZE, ClusterOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
-DEFAULT_CHUNK_SIZE = 500  # kubectl's --chunk-size default
+
+# The click params the connection flags declare; the command gets them as one ``connection`` argument.
+CONNECTION_PARAMS = (
+    "kubeconfig",
+    "context",
+    "all_contexts",
+    "cluster",
+    "user",
+    "request_timeout",
+    "chunk_size",
+    "command_timeout",
+)
 
 
 def connection_options(func: F, *, fleet: bool = False) -> F:
-    """``--kubeconfig --context --cluster --user --request-timeout --chunk-size`` (kubectl's names).
+    """``--kubeconfig --context --cluster --user --request-timeout --chunk-size`` (kubectl's names), given
+    to the command as ``connection``, a :class:`ClusterOptions` (:func:`cluster_options_of` its params).
 
-    ``fleet``: ``--context`` may be repeated (the command gets a tuple) and ``--all-contexts`` is added.
+    ``fleet``: ``--context`` may be repeated and ``--all-contexts`` is added. ``--timeout``
+    (:func:`command_timeout_option`), when a command declares it on top, goes into the same value.
     """
+
+    @functools.wraps(func)
+    def command(*args: Any, **params: Any) -> Any:
+        connection = cluster_options_of(params)
+        for name in CONNECTION_PARAMS:
+            params.pop(name, None)
+        return func(*args, connection=connection, **params)
+
     if fleet:
         context = click.option(
             "--context",
@@ -63,9 +83,10 @@ def connection_options(func: F, *, fleet: bool = False) -> F:
             help="Objects per list page (0: no paging).",
         ),
     ]
+    decorated: Any = command
     for decorate in reversed(decorators):
-        func = decorate(func)
-    return func
+        decorated = decorate(decorated)
+    return decorated  # type: ignore[no-any-return]
 
 
 def command_timeout_option(func: F) -> F:
@@ -79,21 +100,24 @@ def command_timeout_option(func: F) -> F:
     )(func)
 
 
-def live_options(params: dict[str, Any], *, namespace: str | None, all_namespaces: bool, **extra: Any) -> LiveOptions:
-    """LiveOptions from a command's click params (the names ``connection_options`` declares)."""
-    from workload_map.sources.kube import LiveOptions
-
-    return LiveOptions(
+def cluster_options_of(params: Mapping[str, Any]) -> ClusterOptions:
+    """The ClusterOptions of a command's connection flags: the one place they become one (commands get it
+    from :func:`connection_options`; shell completion, which sees the raw params, calls this). The scope
+    (``-n``, ``-A``) and ``--definitions`` are the command's own flags: it adds them to the value, as a
+    command reading a dump uses them too."""
+    value = params.get("context")
+    # a fleet command's repeatable --context: once is one cluster; more often, a fleet
+    given = [str(c) for c in value] if isinstance(value, (tuple, list)) else [] if value is None else [str(value)]
+    return ClusterOptions(
         kubeconfig=params.get("kubeconfig"),
-        context=single_context(params.get("context")),
+        context=given[0] if len(given) == 1 else None,
+        contexts=tuple(given) if len(given) > 1 else (),
+        all_contexts=bool(params.get("all_contexts")),
         cluster=params.get("cluster"),
         user=params.get("user"),
         request_timeout=params.get("request_timeout"),
         timeout=params.get("command_timeout"),
         chunk_size=chunk_size_of(params),
-        namespace=namespace,
-        all_namespaces=all_namespaces,
-        **extra,
     )
 
 
@@ -102,29 +126,3 @@ def chunk_size_of(params: Mapping[str, Any]) -> int:
     (a command reading files, or a library caller passing partial params)."""
     value = params.get("chunk_size")
     return DEFAULT_CHUNK_SIZE if value is None else int(value)
-
-
-def single_context(value: Any) -> str | None:
-    """The one context of ``--context``: a fleet command's repeatable flag holds a tuple (empty: none)."""
-    if isinstance(value, (tuple, list)):
-        return str(value[0]) if value else None
-    return None if value is None else str(value)
-
-
-def live_snapshot(options: LiveOptions | None = None) -> tuple[Snapshot, list[LoadedDefinition], list[str]]:
-    """Objects, cluster Karta definitions and warnings of the live cluster (the CLI itself uses
-    ``cli/sources.py:open_view``, which keeps the LiveSource).
-
-    Reads the click context's params when ``options`` is None (namespace, -A, connection flags).
-    """
-    from workload_map.sources.kube import live_source
-
-    if options is None:
-        ctx = click.get_current_context(silent=True)
-        params = dict(ctx.params) if ctx is not None else {}
-        options = live_options(
-            params, namespace=params.get("namespace"), all_namespaces=bool(params.get("all_namespaces"))
-        )
-    source = live_source(options)
-    source.connection.close()
-    return source.snapshot, source.cluster_definitions, source.warnings

@@ -40,11 +40,12 @@ FORMAT = "definitions-1"
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The modules whose code decides what a stored entry holds.
 _SOURCES = (
-    "cache.py",
+    "base/cache.py",
     "catalog/__init__.py",
     "errors.py",
     "definition/compiled.py",
     "definition/expressions.py",
+    "definition/gaps.py",
     "definition/loader.py",
     "definition/model.py",
     "definition/validate.py",

@@ -17,8 +17,9 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
+from workload_map.definition import compiled
 from workload_map.definition.model import API_VERSION, KIND, Karta
-from workload_map.errors import DocumentError, Finding, Location
+from workload_map.errors import DocumentError, Finding, Location, Severity
 from workload_map.sources.documents import (
     STDIN,
     Document,
@@ -108,7 +109,6 @@ def definition_from_dict(data: Any, location: Location) -> tuple[Karta | None, l
     A Karta loaded before (the same content, by this code version) comes from the on-disk cache, with
     its jq expressions already compiled (``workload_map.definition.compiled``).
     """
-    from workload_map.definition import compiled
 
     return compiled.definition(data, functools.partial(_parse, data, location))
 
@@ -152,7 +152,7 @@ def _semantic_findings(data: dict[str, Any], errors: list[Any], location: Locati
     findings point into the document as written); when that cannot give a loadable definition (a
     required field is missing or a list item itself is refused) only the schema findings stand.
     """
-    from workload_map.definition.validate import validate
+    from workload_map.definition.validate import validate  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
 
     pruned = copy.deepcopy(data)
     for error in errors:
@@ -180,14 +180,12 @@ def checked_definition(data: Any, location: Location) -> tuple[Karta | None, lis
     reports an error for (a jq expression that does not compile, a construct the sandbox refuses, ...) is
     not to be used, so a caller uses the Karta only when there are no findings (it may come with them).
     Remembered like :func:`definition_from_dict`: a warm process neither loads nor validates it again."""
-    from workload_map.definition import compiled
 
     return compiled.definition(data, functools.partial(_checked, data, location), tag=b"checked-karta")
 
 
 def _checked(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
-    from workload_map.definition.validate import validate
-    from workload_map.errors import Severity
+    from workload_map.definition.validate import validate  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
 
     karta, problems = _parse(data, location)
     if karta is None or problems:
@@ -281,8 +279,6 @@ def load_paths(
 
 
 def _load_file(path: str, origin: str, *, checked: bool) -> tuple[list[LoadedDefinition], list[Finding]]:
-    from workload_map.definition import compiled
-
     file = Path(path)
     try:
         content = file_content(file)

@@ -55,9 +55,15 @@ def todo_findings(karta: Karta, location: Location) -> list[Finding]:
                 walk(child, (*path, index))
         elif isinstance(value, str) and TODO_MARK in value:
             what = value[value.index(TODO_MARK) + len(TODO_MARK) :].strip(' :"')
-            findings.append(
-                Finding(location.child(*path), f"left to do (drafted by wmap definitions new): {what}", WARNING)
-            )
+            message = f"left to do (drafted by wmap definitions new): {what}"
+            if value.lstrip().startswith(f'"{TODO_MARK}'):
+                # Drafts written before gaps were comments: the literal is a value, so a selector claims every
+                # pod with it and an instance id names an instance.
+                message += (
+                    f"; this gap is a string literal, which every reader takes as a value: write it as "
+                    f"'empty  # {TODO_MARK}: ...' (docs/definition-format.md, Gaps in a draft)"
+                )
+            findings.append(Finding(location.child(*path), message, WARNING))
 
     walk(karta.to_dict(), ())
     return findings

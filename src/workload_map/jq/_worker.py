@@ -43,7 +43,7 @@ def _end_with(parent: int) -> None:
     if not parent:
         return
     if sys.platform.startswith("linux"):
-        import ctypes
+        import ctypes  # noqa: PLC0415 (only the worker arms its death signal)
 
         pr_set_pdeathsig = 1
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)

@@ -82,6 +82,13 @@ class FastProgram:
         return self._path is not None
 
     def all(self, value: Any) -> list[Any]:
+        keys = self.single
+        if keys is not None:
+            # A plain path (most pod selectors: `.metadata.labels["..."]`) is walked without a budget or
+            # generator: it runs for every pod, and path_gen spends nothing either.
+            for key in keys:
+                value = _index(value, key)
+            return [value]
         self._budget = _Budget()
         return list(self._gen(value, NO_ENV))
 
@@ -654,8 +661,12 @@ def fast_ast(expression: str) -> Any:
     The AST is plain tuples, lists and scalars: it can be stored, and :func:`from_ast` turns it into a
     program again without parsing.
     """
+    if "#" in expression and "\\" in expression:
+        # jq continues a comment onto the next line after a trailing backslash; purejq's lexer ends it at the
+        # newline, so it would run as code what libjq reads as comment. Such text is left to libjq.
+        return None
     try:
-        from ._purejq import parse
+        from ._purejq import parse  # noqa: PLC0415 (the jq parser loads only when an expression is first parsed)
 
         ast = parse(expression)
         FastProgram(ast)

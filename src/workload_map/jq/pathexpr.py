@@ -35,6 +35,7 @@ passes), which no definition can rely on for writes. The few texts purejq's pars
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -261,8 +262,6 @@ def render(node: Any) -> str:
     if tag == "alt":
         return f"{_operand(node[1])} // {_operand(node[2])}"
     if tag == "const":
-        import json
-
         return json.dumps(node[1])
     if tag == "emptyarray":
         return "[]"
@@ -283,8 +282,6 @@ def render(node: Any) -> str:
     if tag == "call":
         return str(node[1]) + (f"({'; '.join(render(a) for a in node[2])})" if node[2] else "")
     if tag == "str":
-        import json
-
         parts = "".join(p if isinstance(p, str) else f"\\({render(p)})" for p in node[2])
         text = json.dumps(parts).replace("\\\\(", "\\(")
         return f"@{node[1]} {text}" if node[1] else text

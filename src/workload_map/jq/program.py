@@ -18,7 +18,7 @@ _LINE_COL = re.compile(r"line (\d+), column (\d+)")
 
 def _libjq(expression: str, value: Any, mode: str) -> list[Any]:
     # The worker's module (subprocess, select, threads) loads only when an expression needs libjq.
-    from . import _isolated
+    from . import _isolated  # noqa: PLC0415 (the libjq worker's machinery loads only when libjq is needed)
 
     modes = {"all": _isolated.MODE_ALL, "first": _isolated.MODE_FIRST, "paths": _isolated.MODE_PATHS}
     return _isolated.run_isolated(expression, value, modes[mode])
@@ -267,7 +267,7 @@ def _syntax_error(expression: str) -> JqSyntaxError | JqLimitError | None:
     """libjq's verdict on the text. libjq computes constant parts of an expression while compiling it
     (``"aaaa" * 250000000`` is a gigabyte before anything runs), so it compiles user text only in the
     bounded worker; a warm process has every verdict primed and starts none."""
-    from . import _isolated
+    from . import _isolated  # noqa: PLC0415 (the libjq worker's machinery loads only when libjq is needed)
 
     try:
         raw = _isolated.compile_isolated(expression)

@@ -148,7 +148,7 @@ def _children(node: Any) -> list[Any]:
 @functools.lru_cache(maxsize=4096)
 def input_reads(expression: str, depth: int = 2) -> Paths | None:
     """The input paths ``expression`` may read (``()`` = the whole input), None if it cannot be parsed."""
-    from workload_map.jq._purejq import parse
+    from workload_map.jq._purejq import parse  # noqa: PLC0415 (the jq parser loads only when an expression is first parsed)
 
     try:
         tree = parse(expression)

@@ -198,7 +198,7 @@ def check_recursion(expr: str, tokens: list[Token]) -> list[JqSandboxError]:
     if not any(t.kind == "kw" and t.text == "def" for t in tokens):
         return []
     try:
-        from ._purejq import parse
+        from ._purejq import parse  # noqa: PLC0415 (the jq parser loads only when an expression is first parsed)
 
         ast = parse(expr)
     except Exception:

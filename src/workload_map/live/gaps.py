@@ -1,15 +1,16 @@
 """What the live model cannot see, and getting it back: gaps that are retried, and a frozen API server.
 
-The model tracks gaps with the CLI's own code (``workload_map.base.coverage``, ``cluster.fetch.gap_of``,
-``resolver.gap_warnings``): a kind that is forbidden or no longer served is a Gap, pods whose owner
+The model tracks gaps with the CLI's own code (``workload_map.base.coverage``, ``sources.kube.fetch.gap_of``,
+``resolve.workloads.gap_warnings``): a kind that is forbidden or no longer served is a Gap, pods whose owner
 chain enters it are not workloads of their own, workloads made of it have unknown counts. Unlike one
-command, the model lives on: a ``GapWatcher`` keeps listing a kind that could not be read (capped
-exponential backoff with jitter, as every watcher), so a permission granted later, or a CRD installed
-again, is picked up without a restart; a ``KindPoller`` asks discovery now and then for the covered kinds the
-server did not serve at start (their CRDs not installed yet), so an operator installed while the model runs
-is watched from then on. An ``ApiserverProbe`` asks the API server for ``/version`` at a
-fixed interval with a short timeout: a frozen server (its port still accepts, nothing answers) never
-ends a watch by itself, so only a request that must answer tells it apart from a quiet cluster.
+command, the model lives on: an informer that lists first (``Informer(..., list_first=True)``) keeps
+listing a kind that could not be read (capped exponential backoff with jitter, as every informer), so a
+permission granted later, or a CRD installed again, is picked up without a restart; a ``KindPoller`` asks
+discovery now and then for the covered kinds the server did not serve at start (their CRDs not installed
+yet), so an operator installed while the model runs is watched from then on. An ``ApiserverProbe`` asks the
+API server for ``/version`` at a fixed interval with a short timeout: a frozen server (its port still
+accepts, nothing answers) never ends a watch by itself, so only a request that must answer tells it apart
+from a quiet cluster.
 """
 
 from __future__ import annotations
@@ -22,11 +23,9 @@ from typing import TYPE_CHECKING, Any
 from workload_map.base.coverage import Cause, Gap
 from workload_map.sources.kube.connection import ClusterError
 from workload_map.sources.kube.fetch import ListResult, gap_of
-from workload_map.sources.kube.watch import Watcher
 
 if TYPE_CHECKING:
     from workload_map.sources.kube.connection import Connection
-    from workload_map.sources.kube.discovery import ServedResource
 
 PROBE_SECONDS = 5.0  # how often the API server is asked
 PROBE_TIMEOUT = 5.0  # seconds it has to answer
@@ -42,25 +41,6 @@ def gap_of_failure(listed: ListResult, error: Exception) -> Gap | None:
     if status == 404 and resource.group:
         return gap_of(resource, listed.namespace, Cause.NOT_SERVED)
     return None
-
-
-def unread(resource: ServedResource, namespace: str | None) -> ListResult:
-    """An empty list of a resource that could not be read: what a GapWatcher starts from."""
-    return ListResult(resource, namespace, [], "", 0)
-
-
-class GapWatcher(Watcher):
-    """A watcher of a resource that could not be read at start: it lists (FAILED on every refusal, with
-    backoff between tries) until the list works (RELISTED, which closes the gap), then watches it as any
-    other watcher does."""
-
-    def run(self) -> None:
-        while not self.stop_event.is_set():
-            if self._relist(reason="readable again: listed"):
-                super().run()
-                return
-            if not self.back_off():
-                return
 
 
 KIND_POLL_SECONDS = 30.0  # how often discovery is asked for kinds not served at start
@@ -156,4 +136,4 @@ class ApiserverProbe(threading.Thread):
                 self.out.put(("CONTACT", error, None))
 
 
-__all__ = ["ApiserverProbe", "GapWatcher", "KindPoller", "gap_of_failure", "unread"]
+__all__ = ["ApiserverProbe", "KindPoller", "gap_of_failure"]

@@ -1,7 +1,7 @@
 """``LiveModel``: every covered workload of a cluster, resolved and kept current by watches.
 
 The first read is the one-shot live read (``cluster.live_source`` over all namespaces: one LIST per
-covered kind, child kind and pods). Then one retrying ``cluster.watch.Watcher`` per list feeds a queue;
+covered kind, child kind and pods). Then one retrying ``sources.kube.informer.Informer`` per list feeds a queue;
 an applier thread takes events in batches, updates the projected object store and re-resolves only the
 workloads the batch touched.
 
@@ -39,7 +39,6 @@ from workload_map.tree.build import trees_of
 
 if TYPE_CHECKING:
     from workload_map.base.snapshot import Snapshot
-    from workload_map.definition.loader import LoadedDefinition
     from workload_map.definition.registry import DefinitionRegistry
     from workload_map.gang.model import GangPlan
     from workload_map.live.gaps import ApiserverProbe, KindPoller
@@ -47,7 +46,7 @@ if TYPE_CHECKING:
     from workload_map.sources.kube import LiveOptions, LiveSource
     from workload_map.sources.kube.discovery import ServedResource
     from workload_map.sources.kube.fetch import ListResult
-    from workload_map.sources.kube.watch import Watcher
+    from workload_map.sources.kube.informer import Informer
     from workload_map.tree.model import WorkloadTree
 
 SETTLE_SECONDS = 0.05  # a burst of events (a rollout) is applied as one batch
@@ -178,7 +177,7 @@ class LiveModel:
         self._stop = threading.Event()
         self._sync_stop = threading.Event()  # the current read's watchers (a reload replaces them)
         self.reloads = 0  # whole reads again since start (the cluster's Karta definitions changed)
-        self._watchers: list[Watcher] = []
+        self._watchers: list[Informer] = []
         self._applier: threading.Thread | None = None
         self._registry: DefinitionRegistry | None = None  # a static model's; live ones use the source's
         self._project = Projection()  # what the store keeps of an object; set from the definitions in effect
@@ -218,10 +217,11 @@ class LiveModel:
         from dataclasses import replace
 
         from workload_map.base.snapshot import Snapshot
-        from workload_map.live.gaps import ApiserverProbe, GapWatcher, KindPoller, unread
+        from workload_map.live.gaps import ApiserverProbe, KindPoller
         from workload_map.live.kartas import DefinitionChanges
         from workload_map.sources.kube.fetch import KARTA_GROUP, KARTA_KIND, KARTA_VERSION
-        from workload_map.sources.kube.watch import Watcher
+        from workload_map.sources.kube.informer import Informer, unlisted
+        from workload_map.sources.kube.reads import defined_versions
 
         self._objects, self._children, self._root = {}, defaultdict(set), {}
         self._rank, self._ranks = {}, {}
@@ -239,9 +239,9 @@ class LiveModel:
         for gap in coverage:
             served = source.discovery.resource(gap.group, gap.kind)
             if served is None:  # never installed: the KindPoller watches for its CRD
-                missing[(gap.group, gap.kind)] = _defined_versions(source.registry.definitions, gap.group, gap.kind)
+                missing[(gap.group, gap.kind)] = defined_versions(source.registry.definitions, gap.group, gap.kind)
                 continue
-            listed = unread(served, gap.namespace)
+            listed = unlisted(served, gap.namespace)
             gap_lists.append(listed)
             name = resource_name(listed)
             self.resources[name] = ResourceState(name, readable=False, error=gap.why, gap=gap)
@@ -263,17 +263,20 @@ class LiveModel:
         connection = self.source.connection
         connection.restart_grace = 0.0
         self._watchers = [
-            Watcher(connection, listed, out, stop, self.watch_seconds, retry=True) for listed in self.source.lists
+            Informer(connection, listed, out, stop, self.watch_seconds, retry=True) for listed in self.source.lists
         ]
         self._watchers += [
-            GapWatcher(connection, listed, out, stop, self.watch_seconds, retry=True) for listed in gap_lists
+            Informer(connection, listed, out, stop, self.watch_seconds, retry=True, list_first=True)
+            for listed in gap_lists
         ]
         self._listed = [*self.source.lists, *gap_lists]
         kartas = source.discovery.resource(KARTA_GROUP, KARTA_KIND, [KARTA_VERSION])
         if kartas is not None and kartas.can("watch"):
             changes = DefinitionChanges(source.karta_objects, out)
             self._watchers.append(
-                GapWatcher(connection, unread(kartas, None), changes, stop, self.watch_seconds, retry=True)
+                Informer(
+                    connection, unlisted(kartas, None), changes, stop, self.watch_seconds, retry=True, list_first=True
+                )
             )
         for watcher in self._watchers:
             watcher.start()
@@ -745,17 +748,19 @@ class LiveModel:
     def _newly_served(self, resource: ServedResource, notes: list[tuple[str, str]]) -> None:
         """A covered kind the server did not serve at start is served now: watch it as a gap being closed
         (its first list closes the gap and resolves every workload again, since pods may belong to it)."""
-        from workload_map.live.gaps import GapWatcher, unread
+        from workload_map.sources.kube.informer import Informer, unlisted
 
         assert self.source is not None
         self.source.discovery.add(resource)  # the kind's names (plural, short names) for the registry
-        listed = unread(resource, None)
+        listed = unlisted(resource, None)
         name = resource_name(listed)
         gap = next(
             (g for g in self.coverage if (g.group, g.kind, g.namespace) == (resource.group, resource.kind, None)), None
         )
         self.resources[name] = ResourceState(name, readable=False, error=gap.why if gap else None, gap=gap)
-        watcher = GapWatcher(self.source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True)
+        watcher = Informer(
+            self.source.connection, listed, self._queue, self._stop, self.watch_seconds, retry=True, list_first=True
+        )
         self._watchers.append(watcher)
         self._listed.append(listed)
         watcher.start()
@@ -767,14 +772,6 @@ class LiveModel:
         with self._lock:
             self.coverage = Coverage(gaps)
         self._coverage_changed = True
-
-
-def _defined_versions(definitions: Iterable[LoadedDefinition], group: str, kind: str) -> list[str]:
-    return [
-        d.karta.identity.version
-        for d in definitions
-        if d.karta.identity is not None and (d.karta.identity.group, d.karta.identity.kind) == (group, kind)
-    ]
 
 
 def _version(obj: Obj) -> str | None:

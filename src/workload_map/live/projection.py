@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import pathlib
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from types import GenericAlias
+from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
     from workload_map.definition.loader import LoadedDefinition
@@ -181,6 +182,136 @@ class Projection:
     def whole(self, obj: Obj) -> Obj:
         """The object without its managed fields and last-applied annotation, a pod too."""
         return _trimmed(obj)
+
+
+def pod_decoder(projection: Projection) -> Callable[[bytes | memoryview], Obj | None] | None:
+    """``projection`` of an owned pod straight from its JSON text: the text parsed by msgspec into only
+    the fields the projection keeps (a TypedDict per level; every other field is skipped, never built),
+    then projected as ``project_pod`` does. None when pods are kept whole; the function gives None for a
+    pod it cannot take (a bare pod, a field of an unexpected type, text that is not one JSON object): the
+    caller then parses the text whole and projects it as before.
+
+    Measured on the generated 1,000-workload dump (18,881 pods, 58 MB of the 91 MB): orjson + project_pod
+    1.01-1.11 s CPU, msgspec into these types 0.31-0.35 s, + project_pod 0.66 s; orjson has no way to skip
+    fields. msgspec reads numbers and strings as orjson does (big integers exact); a dump with a long
+    integer is read by the exact path, never through here."""
+    if projection.whole_pods:
+        return None
+    import msgspec  # only when a large JSON dump is read: ~10 ms of imports (typing_extensions, decimal)
+
+    decoder = msgspec.json.Decoder(_pod_type(projection.extra))
+    extra = projection.extra
+    error = msgspec.MsgspecError
+
+    def decode(text: bytes | memoryview) -> Obj | None:
+        try:
+            pod = decoder.decode(text)
+        except error:
+            return None
+        if not _owned_pod(pod):
+            return None
+        return project_pod(pod, extra) if extra else _project_decoded(pod)
+
+    return decode
+
+
+def typed_dict(name: str, fields: dict[str, Any]) -> Any:
+    """A TypedDict class made at run time (msgspec then parses only these keys); every key optional."""
+    make: Any = TypedDict  # mypy checks only literal TypedDict calls; these fields are computed
+    return make(name, fields, total=False)
+
+
+def _project_decoded(pod: Obj) -> Obj:
+    """``project_pod(pod)`` (no extra paths) of a pod parsed into ``_pod_type``: its dicts hold only the
+    kept keys already, so it is done in place (about half of project_pod's time, which builds every dict
+    anew): short texts interned, conditions other than those the pod state reads dropped, kubectl's
+    last-applied annotation dropped."""
+    metadata = pod.setdefault("metadata", {})
+    for key, value in metadata.items():
+        if key not in _UNIQUE:
+            metadata[key] = _interned_in_place(value)
+    annotations = metadata.get("annotations")
+    if isinstance(annotations, dict):
+        annotations.pop(LAST_APPLIED, None)
+    spec = pod.setdefault("spec", {})
+    for key, value in spec.items():
+        if key in ("containers", "initContainers"):
+            for container in value:
+                _intern_values(container)
+        else:
+            spec[key] = _interned_in_place(value)
+    status = pod.setdefault("status", {})
+    for key, value in status.items():
+        if key == "conditions":
+            status[key] = [_intern_values(c) for c in value if c.get("type") in _CONDITION_TYPES]
+        elif key == "containerStatuses":
+            for container_status in value:
+                _intern_values(container_status)
+        else:
+            status[key] = _interned_in_place(value)
+    pod.setdefault("apiVersion", "v1")
+    pod.setdefault("kind", "Pod")
+    return pod
+
+
+def _intern_values(item: Obj) -> Obj:
+    """_pick's interning, in place, of a dict that holds only kept keys."""
+    for key, value in item.items():
+        if key not in _UNIQUE:
+            item[key] = _interned_in_place(value)
+    return item
+
+
+def _interned_in_place(value: Any) -> Any:
+    """``_interned`` without copying: for values parsed just now, that nothing else holds."""
+    kind = type(value)
+    if kind is str:
+        return sys.intern(value) if len(value) <= 64 else value
+    if kind is dict:
+        for key, child in value.items():
+            value[key] = _interned_in_place(child)
+    elif kind is list:
+        for index, child in enumerate(value):
+            value[index] = _interned_in_place(child)
+    return value
+
+
+class _ContainerState(TypedDict, total=False):
+    waiting: Any  # the only state read (_container_status)
+
+
+def _pod_type(extra: frozenset[Path]) -> Any:
+    """The TypedDict of what project_pod reads of a pod, with the ``extra`` paths whole."""
+    whole: dict[str, Any] = {}
+
+    def typed(name: str, keys: Iterable[str], nested: dict[str, Any] | None = None) -> Any:
+        fields = {key: (nested or {}).get(key, Any) for key in keys}
+        for path in extra:
+            if path[0] == name and len(path) >= 2:
+                fields[path[1]] = Any  # read whole by a pod expression
+        return typed_dict(f"Pod_{name}", fields)
+
+    container = typed_dict("Container", dict.fromkeys(_CONTAINER, Any))
+    condition = typed_dict("Condition", dict.fromkeys(_CONDITION, Any))
+    container_status = typed_dict("ContainerStatus", dict.fromkeys(_CONTAINER_STATUS, Any) | {"state": _ContainerState})
+    sections = {
+        "metadata": typed("metadata", _METADATA),
+        "spec": typed(
+            "spec",
+            (*_POD_SPEC, "containers", "initContainers"),
+            {"containers": GenericAlias(list, container), "initContainers": GenericAlias(list, container)},
+        ),
+        "status": typed(
+            "status",
+            (*_POD_STATUS, "conditions", "containerStatuses"),
+            {"conditions": GenericAlias(list, condition), "containerStatuses": GenericAlias(list, container_status)},
+        ),
+    }
+    for path in extra:
+        if len(path) == 1 or path[0] not in sections:
+            whole[path[0]] = Any  # project_pod picks its part
+    fields = {"apiVersion": Any, "kind": Any, **sections, **whole}
+    return typed_dict("Pod", fields)
 
 
 def pod_expressions(definitions: Iterable[LoadedDefinition]) -> list[str]:

@@ -7,12 +7,13 @@ the root kind. Mutating: stamps the index labels (JSON patch).
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from workload_map.crd.labels import INDEX_LABELS, index_labels, root_gvk_of
-from workload_map.errors import Severity
 from workload_map.operator.reconcile import validation_findings
+from workload_map.ports.definitions import INDEX_LABELS, Severity, index_labels, root_gvk_of
 
 MAX_LISTED = 20
 
@@ -29,9 +30,6 @@ def response(  # noqa: PLR0917 - the AdmissionResponse fields, in order
     if not allowed:
         body["status"] = {"code": code, "reason": "Invalid" if code == 422 else "Forbidden", "message": message}
     if patch:
-        import base64
-        import json
-
         body["patchType"] = "JSONPatch"
         body["patch"] = base64.b64encode(json.dumps(patch).encode()).decode()
     if warnings:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workload_map.sources.kube.connection import ClusterError, Connection
+from workload_map.ports.kube import ClusterError, Connection
 
 log = logging.getLogger("workload_map.operator.certs")
 
@@ -42,7 +42,7 @@ def _now() -> dt.datetime:
 
 
 def _key_pem(key: Any) -> bytes:
-    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415 (cryptography only when certificates are made)
 
     return bytes(
         key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
@@ -52,10 +52,10 @@ def _key_pem(key: Any) -> bytes:
 def generate_ca(
     common_name: str = "workload-map webhook CA", validity: dt.timedelta = CA_VALIDITY
 ) -> tuple[bytes, bytes]:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
+    from cryptography import x509  # noqa: PLC0415 (cryptography only when certificates are made)
+    from cryptography.hazmat.primitives import hashes, serialization  # noqa: PLC0415 (cryptography only when certificates are made)
+    from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415 (cryptography only when certificates are made)
+    from cryptography.x509.oid import NameOID  # noqa: PLC0415 (cryptography only when certificates are made)
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
@@ -93,10 +93,10 @@ def issue_serving(
     ca_pem: bytes, ca_key_pem: bytes, hosts: Sequence[str], validity: dt.timedelta = SERVING_VALIDITY
 ) -> tuple[bytes, bytes]:
     """A serving certificate for ``hosts`` (DNS names and IP addresses) signed by the CA."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+    from cryptography import x509  # noqa: PLC0415 (cryptography only when certificates are made)
+    from cryptography.hazmat.primitives import hashes, serialization  # noqa: PLC0415 (cryptography only when certificates are made)
+    from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415 (cryptography only when certificates are made)
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID  # noqa: PLC0415 (cryptography only when certificates are made)
 
     ca = x509.load_pem_x509_certificate(ca_pem)
     ca_key = serialization.load_pem_private_key(ca_key_pem, password=None)
@@ -126,13 +126,13 @@ def issue_serving(
 
 
 def not_after(pem: bytes) -> dt.datetime:
-    from cryptography import x509
+    from cryptography import x509  # noqa: PLC0415 (cryptography only when certificates are made)
 
     return x509.load_pem_x509_certificate(pem).not_valid_after_utc
 
 
 def hosts_of(pem: bytes) -> set[str]:
-    from cryptography import x509
+    from cryptography import x509  # noqa: PLC0415 (cryptography only when certificates are made)
 
     cert = x509.load_pem_x509_certificate(pem)
     try:

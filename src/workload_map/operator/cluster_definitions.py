@@ -7,13 +7,11 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from workload_map.base.snapshot import version_of
-from workload_map.definition.loader import LoadedDefinition
-from workload_map.definition.registry import DefinitionRegistry
-from workload_map.operator.controller import KARTAS
-from workload_map.operator.kube import list_watch
-from workload_map.sources.kube.connection import Connection
-from workload_map.sources.kube.fetch import KARTA_VERSION, cluster_definition, layered_definitions
+from workload_map import LoadedDefinition
+from workload_map.operator.kube import KARTAS, list_watch
+from workload_map.ports.definitions import DefinitionRegistry
+from workload_map.ports.kube import KARTA_VERSION, Connection, cluster_definition, layered_definitions, unlisted
+from workload_map.ports.objects import version_of
 
 # The gang controller's logger: these parts were one module and log consumers filter on its name.
 log = logging.getLogger("workload_map.operator.gang")
@@ -82,7 +80,8 @@ class ClusterDefinitions:
                 self._listeners.remove(listener)
 
     def run(self, stop: threading.Event) -> None:
-        list_watch(self.conn, KARTAS, self._sync, self._event, stop, "kartas (gang definitions)", self.watch_seconds)
+        listed = unlisted(KARTAS, None)
+        list_watch(self.conn, listed, self._sync, self._event, stop, "kartas (gang definitions)", self.watch_seconds)
 
     def _sync(self, items: list[dict[str, Any]]) -> None:
         with self._lock:

@@ -17,9 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.crd import GROUP, PLURAL, VERSION
-from workload_map.crd.labels import INDEX_LABELS, index_labels, root_gvk_of
-from workload_map.operator.kube import list_watch
+from workload_map.operator.kube import CRDS, KARTAS as KARTA_RESOURCE, list_watch
 from workload_map.operator.reconcile import (
     desired_conditions,
     due_events,
@@ -27,12 +25,12 @@ from workload_map.operator.reconcile import (
     now_rfc3339,
     status_changed,
 )
-from workload_map.sources.kube.connection import ClusterError, Connection
+from workload_map.ports.definitions import GROUP, INDEX_LABELS, PLURAL, VERSION, index_labels, root_gvk_of
+from workload_map.ports.kube import ClusterError, Connection, unlisted
 
 log = logging.getLogger("workload_map.operator.controller")
 
 KARTAS = f"/apis/{GROUP}/{VERSION}/{PLURAL}"
-CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 COMPONENT = "workload-map-operator"
 
 
@@ -243,7 +241,7 @@ class KartaController:
                 target=list_watch,
                 name="watch-crds",
                 daemon=True,
-                args=(self.conn, CRDS, self._sync_crds, self._crd_event, stop, "crds"),
+                args=(self.conn, unlisted(CRDS, None), self._sync_crds, self._crd_event, stop, "crds"),
             ),
         ]
         threads[0].start()
@@ -253,7 +251,7 @@ class KartaController:
                 target=list_watch,
                 name="watch-kartas",
                 daemon=True,
-                args=(self.conn, KARTAS, self._sync_kartas, self._karta_event, stop, "kartas"),
+                args=(self.conn, unlisted(KARTA_RESOURCE, None), self._sync_kartas, self._karta_event, stop, "kartas"),
             )
         )
         threads[-1].start()

@@ -11,8 +11,8 @@ garbage collector runs), a group renamed by a changed key, a namespace that opte
 
 Watches (list + watch, per opted-in namespace): the covered workload kinds, the kinds between them and their
 pods, the pods, and the PodGroups it manages. Events are debounced per workload (one reconcile per workload
-per ``debounce`` seconds at most); a reconcile builds a :class:`WorkloadIndex` over the namespace's cached
-objects, so it costs no API read.
+per ``debounce`` seconds at most); a reconcile plans over the namespace's cached objects
+(``ports.gang.WorkloadGangs``), so it costs no API read.
 The pod webhook that attaches new pods to these groups is :mod:`workload_map.operator.pod_attach`.
 """
 
@@ -27,19 +27,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.base.snapshot import Snapshot, group_of
-from workload_map.crd.labels import FIELD_MANAGER
-from workload_map.definition.loader import LoadedDefinition
-from workload_map.definition.registry import DefinitionRegistry
-from workload_map.gang.compute import gang_definitions, plan_in_view
-from workload_map.gang.emit import COSCHEDULING, VOLCANO, emit
+from workload_map import LoadedDefinition, emit_pod_groups
 from workload_map.operator.cluster_definitions import ClusterDefinitions, GroupKind
 from workload_map.operator.controller import WorkQueue
-from workload_map.operator.kube import list_watch
-from workload_map.resolve.workloads import WorkloadIndex
-from workload_map.sources.kube.connection import ClusterError, Connection, resource_path
-from workload_map.sources.kube.discovery import ServedResource, discover
-from workload_map.sources.kube.fetch import plan_lists
+from workload_map.operator.kube import NAMESPACES, list_watch
+from workload_map.ports.definitions import FIELD_MANAGER, DefinitionRegistry
+from workload_map.ports.gang import COSCHEDULING, VOLCANO, WorkloadGangs, gang_definitions
+from workload_map.ports.kube import (
+    ClusterError,
+    Connection,
+    ServedResource,
+    discover,
+    gang_root_kinds,
+    plan_lists,
+    resource_path,
+    unlisted,
+)
+from workload_map.ports.objects import group_of
 
 log = logging.getLogger("workload_map.operator.gang")
 
@@ -92,15 +96,15 @@ def plan_groups(
     registry: DefinitionRegistry, objects: list[dict[str, Any]], uid: str, scheduler: str
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The PodGroups a workload (by uid) of ``objects`` needs; none unless it is a top-level gang workload."""
-    view = WorkloadIndex(Snapshot(objects), registry)
-    workload = next((o for o in view.snapshot if _meta(o).get("uid") == uid), None)
-    if workload is None or _meta(workload).get("deletionTimestamp") or view.owner_workload(workload) is not None:
+    gangs = WorkloadGangs(registry, objects)
+    workload = gangs.find(uid)
+    if workload is None or _meta(workload).get("deletionTimestamp") or not gangs.is_top_level(workload):
         return [], []
     definition, _ = registry.for_object(workload)
     if definition is None or not gang_definitions([definition]):
         return [], []
-    plan = plan_in_view(view, workload)
-    emission = emit(plan, scheduler)
+    plan = gangs.plan(workload)
+    emission = emit_pod_groups(plan, scheduler)
     notes = [*plan.warnings, *emission.warnings, *(f"{e.pod}: {e.message}" for e in plan.errors)]
     return desired_objects(emission.objects, uid), notes
 
@@ -236,12 +240,7 @@ class GangController:
         discovery = discover(self.conn)
         with self._lock:
             definitions, registry = self.definitions, self.registry
-        kinds = {
-            (d.karta.identity.group, d.karta.identity.kind)
-            for d in gang_definitions(definitions)
-            if d.karta.identity is not None
-        }
-        plan = plan_lists(registry, discovery, kinds=kinds)
+        plan = plan_lists(registry, discovery, kinds=gang_root_kinds(definitions))
         resources = [*plan.workloads, *plan.children, *([plan.pods] if plan.pods else [])]
         for scheduler in SCHEDULERS:
             group, version = POD_GROUP_APIS[scheduler]
@@ -338,8 +337,7 @@ class GangController:
             state.watched.add(res.display)
             with state.lock:
                 state.pending.add(res.display)
-            query = {"labelSelector": f"{MANAGED_BY_LABEL}={MANAGED_BY}"} if self._is_group_resource(res) else None
-            path = resource_path(res.group, res.version, res.plural, state.name)
+            selector = f"{MANAGED_BY_LABEL}={MANAGED_BY}" if self._is_group_resource(res) else None
             stop = _Either(state.stop, self._stop)
             threading.Thread(
                 target=list_watch,
@@ -347,13 +345,13 @@ class GangController:
                 daemon=True,
                 args=(
                     self.conn,
-                    path,
+                    unlisted(res, state.name, label_selector=selector),
                     lambda items, res=res: self._synced(state, res, items),
                     lambda event, obj, res=res: self._event(state, res, event, obj),
                     stop,
                     f"{state.name}/{res.display}",
+                    self.watch_seconds,
                 ),
-                kwargs={"watch_seconds": self.watch_seconds, "query": query},
             ).start()
 
     # -- the namespace cache
@@ -539,8 +537,14 @@ class GangController:
             target=list_watch,
             name="gang-watch-namespaces",
             daemon=True,
-            args=(self.conn, "/api/v1/namespaces", self._sync_namespaces, self._namespace_event, stop, "namespaces"),
-            kwargs={"query": {"labelSelector": NAMESPACE_LABEL}},
+            args=(
+                self.conn,
+                unlisted(NAMESPACES, None, label_selector=NAMESPACE_LABEL),
+                self._sync_namespaces,
+                self._namespace_event,
+                stop,
+                "namespaces",
+            ),
         ).start()
         workers = [
             threading.Thread(target=self._worker, args=(stop,), name=f"gang-{i}", daemon=True)
@@ -588,7 +592,7 @@ class GangController:
 
 
 class _Either(threading.Event):
-    """Set when either of two events is (what list_watch polls with ``is_set``/``wait``)."""
+    """Set when either of two events is (what an informer polls with ``is_set``/``wait``)."""
 
     def __init__(self, a: threading.Event, b: threading.Event) -> None:
         super().__init__()

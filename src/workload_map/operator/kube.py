@@ -1,21 +1,23 @@
-"""Small helpers over :class:`workload_map.sources.kube.connection.Connection` for a long-running process."""
+"""The operator's connection and watches: a connection for a long-running process, and the sources'
+informer with a controller's callbacks."""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import orjson
-
-from workload_map.sources.kube.connection import (
-    ClusterError,
+from workload_map import ClusterOptions, RequestCounter
+from workload_map.ports.definitions import GROUP, PLURAL, VERSION
+from workload_map.ports.kube import (
+    GONE_RELISTED,
+    WATCH_SECONDS,
     Connection,
-    ConnectionOptions,
-    GoneError,
-    RequestCounter,
+    Informer,
+    ListResult,
+    ServedResource,
     connect,
 )
 
@@ -33,11 +35,11 @@ DEFAULT_REQUEST_TIMEOUT = 30.0  # a long-running process must not hang on one re
 
 
 def operator_connection(
-    kubeconfig: str | None = None, context: str | None = None, *, options: ConnectionOptions | None = None
+    kubeconfig: str | None = None, context: str | None = None, *, options: ClusterOptions | None = None
 ) -> Connection:
     """A connection for the operator: kubectl's connection flags (``options``), a 30 s default request timeout."""
     if options is None:
-        options = ConnectionOptions(kubeconfig=kubeconfig, context=context)
+        options = ClusterOptions(kubeconfig=kubeconfig, context=context)
     if options.request_timeout is None:
         options = dataclasses.replace(options, request_timeout=DEFAULT_REQUEST_TIMEOUT)
     conn = connect(options)
@@ -46,70 +48,49 @@ def operator_connection(
     return conn
 
 
-def list_all(conn: Connection, path: str, query: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], str]:
-    """Every item of a collection (paged) and the list's resourceVersion."""
-    items: list[dict[str, Any]] = []
-    token = None
-    while True:
-        page = conn.request("GET", path, {**(query or {}), "limit": conn.chunk_size or None, "continue": token})
-        items += page.get("items") or []
-        token = (page.get("metadata") or {}).get("continue")
-        if not token:
-            return items, str((page.get("metadata") or {}).get("resourceVersion") or "")
+# The collections the operator watches besides the kinds discovery finds.
+KARTAS = ServedResource(GROUP, VERSION, "Karta", PLURAL, False)
+CRDS = ServedResource("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False)
+NAMESPACES = ServedResource("", "v1", "Namespace", "namespaces", False)
+
+
+class _Callbacks:
+    """An informer's sink for a controller: every list to ``on_sync``, every change to ``on_event``; failures
+    (retried by the informer with its backoff) and relists after 410 Gone to the log."""
+
+    def __init__(
+        self,
+        on_sync: Callable[[list[dict[str, Any]]], None],
+        on_event: Callable[[str, dict[str, Any]], None],
+        what: str,
+    ) -> None:
+        self.on_sync, self.on_event, self.what = on_sync, on_event, what
+
+    def put(self, item: tuple[str, Any, Any]) -> None:
+        kind, payload, extra = item
+        try:
+            if kind == "FAILED":
+                log.warning("watch failed, retrying", extra={"watch": self.what, "error": str(extra)})
+            elif kind == "RELISTED":
+                if extra == GONE_RELISTED:
+                    log.info("watch expired, relisting", extra={"watch": self.what})
+                self.on_sync(payload.items)
+            else:
+                self.on_event(kind, payload)
+        except Exception as exc:  # a controller's failure must not end its watch: the next event tries again
+            log.exception("watch handler failed", extra={"watch": self.what, "error": str(exc)})
 
 
 def list_watch(  # noqa: PLR0917 - used as a Thread target with positional args
     conn: Connection,
-    path: str,
+    listed: ListResult,
     on_sync: Callable[[list[dict[str, Any]]], None],
     on_event: Callable[[str, dict[str, Any]], None],
     stop: threading.Event,
     what: str,
-    watch_seconds: int = 300,
-    *,
-    query: dict[str, Any] | None = None,
+    watch_seconds: int = WATCH_SECONDS,
 ) -> None:
-    """List then watch ``path`` (``query``: e.g. a labelSelector) until ``stop``; relist after 410 Gone or
-    errors (with backoff)."""
-    backoff = 0.5
-    while not stop.is_set():
-        try:
-            items, rv = list_all(conn, path, query)
-            on_sync(items)
-            backoff = 0.5
-            while not stop.is_set():
-                watch_query = {
-                    **(query or {}),
-                    "watch": "true",
-                    "resourceVersion": rv,
-                    "allowWatchBookmarks": "true",
-                    "timeoutSeconds": watch_seconds,
-                }
-                for line in conn.stream_lines(path, watch_query, timeout=watch_seconds + 30):
-                    if stop.is_set():
-                        return
-                    event = orjson.loads(line)
-                    etype, obj = event.get("type"), event.get("object") or {}
-                    if etype == "ERROR":
-                        if obj.get("code") == 410:
-                            raise GoneError("watch expired", status=410)
-                        raise ClusterError(
-                            f"watch error on {path}: {obj.get('message')}", status=int(obj.get("code") or 0)
-                        )
-                    rv = str((obj.get("metadata") or {}).get("resourceVersion") or rv)
-                    if etype == "BOOKMARK":
-                        continue
-                    on_event(str(etype), obj)
-        except GoneError:
-            log.info("watch expired, relisting", extra={"watch": what})
-        except Exception as exc:
-            if stop.is_set():
-                return
-            log.warning("watch failed, retrying", extra={"watch": what, "error": str(exc), "retry_in": backoff})
-            stop.wait(backoff)
-            backoff = min(backoff * 2, 30.0)
-
-
-def iter_chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
+    """List then watch what ``listed`` names (``unlisted(resource, namespace, label_selector=...)``) until
+    ``stop``, in the calling thread: the sources' informer, listing again after 410 Gone and after errors
+    (with its backoff). ``on_sync`` gets every list, ``on_event`` every change."""
+    Informer(conn, listed, _Callbacks(on_sync, on_event, what), stop, watch_seconds, retry=True, list_first=True).run()

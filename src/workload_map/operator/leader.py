@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from workload_map.sources.kube.connection import ClusterError, Connection
+from workload_map.ports.kube import ClusterError, Connection
 
 log = logging.getLogger("workload_map.operator.leader")
 

@@ -27,20 +27,19 @@ from typing import Any, TypeVar
 
 import click
 
-from workload_map.catalog import builtin_definitions
+from workload_map import ClusterOptions
 from workload_map.cmdline.cluster_options import connection_options
 from workload_map.cmdline.errors import CliError, one_line_errors
-from workload_map.crd import GROUP, PLURAL, VERSION
-from workload_map.jq import LIMITS
 from workload_map.operator import admission, certs, logs
 from workload_map.operator.cluster_definitions import ClusterDefinitions
 from workload_map.operator.controller import KartaController
 from workload_map.operator.gang import GangController
-from workload_map.operator.kube import list_all, operator_connection
+from workload_map.operator.kube import KARTAS, operator_connection
 from workload_map.operator.leader import LeaseElector
 from workload_map.operator.pod_attach import PodAttacher
 from workload_map.operator.server import Handler, HealthServer, WebhookServer
-from workload_map.sources.kube.connection import ClusterError, Connection, ConnectionOptions
+from workload_map.ports.definitions import LIMITS, builtin_definitions
+from workload_map.ports.kube import ClusterError, Connection, list_all
 
 log = logging.getLogger("workload_map.operator")
 
@@ -52,7 +51,7 @@ CERT_RETRY_MAX_SECONDS = 60.0
 class OperatorConfig:
     namespace: str | None = None  # None: the connection's namespace (kubeconfig context's; in a pod, its own)
     namespace_origin: str = "--namespace"  # where ``namespace`` came from, for error messages
-    connection: ConnectionOptions = field(default_factory=ConnectionOptions)
+    connection: ClusterOptions = field(default_factory=ClusterOptions)
     identity: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
     lease_name: str = "workload-map-operator"
     lease_seconds: int = 15
@@ -177,8 +176,7 @@ class Operator:
 
     # -- webhooks
     def _list_kartas(self) -> list[dict[str, Any]]:
-        items, _ = list_all(self.conn, f"/apis/{GROUP}/{VERSION}/{PLURAL}")
-        return items
+        return list_all(self.conn, KARTAS, None).items
 
     def _validate(self, body: dict[str, Any]) -> dict[str, Any]:
         request = body.get("request") or {}
@@ -605,14 +603,7 @@ def _config(ctx: click.Context, p: dict[str, Any]) -> OperatorConfig:
     config = OperatorConfig(
         namespace=p["namespace"] or None,
         namespace_origin="$POD_NAMESPACE" if from_env else "--namespace",
-        connection=ConnectionOptions(
-            kubeconfig=p["kubeconfig"],
-            context=p["context"],
-            cluster=p["cluster"],
-            user=p["user"],
-            request_timeout=p["request_timeout"],
-            chunk_size=p["chunk_size"],
-        ),
+        connection=p["connection"],
         lease_name=p["lease_name"],
         lease_seconds=p["lease_seconds"],
         events_namespace=p["events_namespace"],

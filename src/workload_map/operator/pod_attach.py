@@ -16,17 +16,22 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from workload_map.base.snapshot import Snapshot, group_of
-from workload_map.definition.loader import LoadedDefinition
-from workload_map.definition.registry import DefinitionRegistry
-from workload_map.gang.compute import gang_definitions, plan_in_view
-from workload_map.gang.emit import VOLCANO, emit
+from workload_map import LoadedDefinition, emit_pod_groups
 from workload_map.operator.admission import response
 from workload_map.operator.cluster_definitions import GroupKind
 from workload_map.operator.gang import DEFAULT_SCHEDULER, MAX_OWNER_DEPTH, _controller_ref, _meta, scheduler_for
-from workload_map.resolve.workloads import WorkloadIndex
-from workload_map.sources.kube.connection import ClusterError, Connection, resource_path
-from workload_map.sources.kube.discovery import Discovery, ServedResource, discover
+from workload_map.ports.definitions import DefinitionRegistry
+from workload_map.ports.gang import VOLCANO, WorkloadGangs
+from workload_map.ports.kube import (
+    ClusterError,
+    Connection,
+    Discovery,
+    ServedResource,
+    discover,
+    gang_root_kinds,
+    resource_path,
+)
+from workload_map.ports.objects import group_of
 
 # The gang controller's logger: these parts were one module and log consumers filter on its name.
 log = logging.getLogger("workload_map.operator.gang")
@@ -58,12 +63,8 @@ class PodAttacher:
     def set_definitions(self, definitions: list[LoadedDefinition], changed: set[GroupKind] | None = None) -> None:
         """Use new effective definitions (built-in + cluster Kartas; a :class:`ClusterDefinitions` listener)."""
         registry = DefinitionRegistry(definitions)
-        gang_kinds = {
-            (d.karta.identity.group, d.karta.identity.kind)
-            for d in gang_definitions(registry.definitions)
-            if d.karta.identity is not None
-        }
-        self._definitions = (registry, gang_kinds)  # one assignment: requests in flight see one or the other
+        # one assignment: requests in flight see one or the other
+        self._definitions = (registry, gang_root_kinds(registry.definitions))
 
     @property
     def registry(self) -> DefinitionRegistry:
@@ -159,11 +160,13 @@ class PodAttacher:
         if not covered:
             return None
         workload = covered[-1]
-        view = WorkloadIndex(Snapshot([*chain, pod]), registry)
-        workload = next(o for o in view.snapshot if _meta(o).get("uid") == _meta(workload).get("uid"))
-        plan = plan_in_view(view, workload)
+        gangs = WorkloadGangs(registry, [*chain, pod])
+        found = gangs.find(_meta(workload).get("uid"))
+        if found is None:
+            return None
+        plan = gangs.plan(found)
         name = _meta(pod)["name"]
-        emission = emit(plan, scheduler)
+        emission = emit_pod_groups(plan, scheduler)
         attachment = next((a for a in emission.attachments if name in a.pods), None)
         if attachment is None:
             reasons = [e.message for e in plan.errors] or emission.warnings or plan.warnings

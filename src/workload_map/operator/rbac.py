@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from workload_map.definition.loader import LoadedDefinition
-from workload_map.sources.kube.access import READ, operator_read_kinds, operator_read_rules, plural
+from workload_map import LoadedDefinition
+from workload_map.ports.commands import READ, operator_read_kinds, operator_read_rules, plural
 
 GANG_WRITE = ["get", "list", "watch", "create", "update", "patch", "delete"]
 
@@ -42,7 +42,7 @@ def catalog_kinds(definitions: Iterable[LoadedDefinition]) -> dict[str, set[str]
 def cluster_rules(definitions: Iterable[LoadedDefinition] | None = None) -> list[dict[str, Any]]:
     """The ClusterRole rules: the operator's own writes, then read-only per catalog API group (sorted)."""
     if definitions is None:
-        from workload_map.catalog import builtin_definitions
+        from workload_map.ports.definitions import builtin_definitions
 
         definitions = builtin_definitions()
     own = {(r["apiGroups"][0], res) for r in OWN_RULES for res in r["resources"]}
@@ -73,7 +73,7 @@ def namespaced_rules(
 
 
 def render_clusterrole_template() -> str:
-    import yaml
+    import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
 
     rules = yaml.safe_dump(cluster_rules(), sort_keys=False, width=120)
     return (
@@ -101,10 +101,10 @@ def render_serve_rbac_template() -> str:
     """``wmap serve``'s own identity: a ServiceAccount bound to the CLI's read-only rules (what ``wmap auth``
     prints), rendered only with ``serve.enabled``. Never the operator's account: serve is a network-facing
     reader and needs none of the operator's writes or its certificate Secret."""
-    import yaml
+    import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
 
-    from workload_map.catalog import builtin_definitions
-    from workload_map.sources.kube.access import cli_rules
+    from workload_map.ports.commands import cli_rules
+    from workload_map.ports.definitions import builtin_definitions
 
     rules = yaml.safe_dump(cli_rules(builtin_definitions()), sort_keys=False, width=120)
     name = '{{ include "workload-map.fullname" . }}-serve'

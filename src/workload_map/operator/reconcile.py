@@ -15,9 +15,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from workload_map.definition.loader import definition_from_dict
-from workload_map.definition.validate import validate
-from workload_map.errors import Location, Severity
+from workload_map import Location, definition_from_dict
+from workload_map.ports.definitions import Severity, validate
 
 VALIDATED = "Validated"
 CRD_EXISTS = "CRDExists"

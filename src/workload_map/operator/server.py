@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import ssl
+import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -50,7 +51,6 @@ class _Server(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A failed TLS handshake or a reset peer: one JSON log line, not a traceback on stderr.
-        import sys
 
         exc = sys.exc_info()[1]
         log.info("connection failed", extra={"peer": str(client_address[0]), "error": repr(exc)})

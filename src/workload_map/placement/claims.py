@@ -8,6 +8,7 @@ matches nothing); a NoSchedule or NoExecute taint blocks the pod unless a tolera
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -139,7 +140,6 @@ class NodeClaim:
 
     def key(self) -> str:
         """Equal claims share one eligibility computation."""
-        import json
 
         return json.dumps(self.to_json(), sort_keys=True)
 

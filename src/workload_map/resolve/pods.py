@@ -154,38 +154,25 @@ class PodPlacer:
         # A draft's selector left to do claims no pod: the pods it would claim are unattributed, and say why.
         gaps = [c.name for c in self.ordered if selector_gap(c.definition)]
         self.gaps = f" (the podSelector of {', '.join(gaps)} is left to do: {TODO_MARK})" if gaps else ""
+        # The selectors of the components that can claim a pod, read once per workload, not once per pod.
+        self._selectors = [_Selector(c) for c in self.ordered if c.error is None and _has_direct_selector(c.definition)]
 
-    def _matches(self, component: Component, pod: dict[str, Any]) -> tuple[bool, str | None]:
+    def _matches(self, selector: _Selector, pod: dict[str, Any]) -> tuple[bool, str | None]:
         """Whether the component's own selectors claim the pod, and the instance id they give."""
-        selector = component.definition.pod_selector
-        if selector is None or not _has_direct_selector(component.definition):
-            return False, None
-        sel_path = (*component.path, "podSelector")
-        type_selector = selector.component_type_selector
-        if type_selector is not None:
-            if type_selector.match_labels:
-                labels = meta(pod).get("labels")
-                if not isinstance(labels, dict) or any(
-                    labels.get(k) != v for k, v in type_selector.match_labels.items()
-                ):
-                    return False, None
-            if type_selector.key_path is not None:
-                ok, text = _first_text(
-                    type_selector.key_path, pod, self.diagnostics, (*sel_path, "componentTypeSelector", "keyPath")
-                )
-                if not ok or text is None:
-                    return False, None
-                if type_selector.value is not None and text != type_selector.value:
-                    return False, None
+        if selector.labels:
+            labels = meta(pod).get("labels")
+            if not isinstance(labels, dict) or any(labels.get(k) != v for k, v in selector.labels):
+                return False, None
+        if selector.key_path is not None:
+            ok, text = _first_text(selector.key_path, pod, self.diagnostics, selector.key_path_at)
+            if not ok or text is None:
+                return False, None
+            if selector.value is not None and text != selector.value:
+                return False, None
         instance_id = None
-        if selector.component_instance_selector is not None:
-            ok, instance_id = _first_text(
-                selector.component_instance_selector.id_path,
-                pod,
-                self.diagnostics,
-                (*sel_path, "componentInstanceSelector", "idPath"),
-            )
-            if not ok or instance_id is None or instance_id not in component.instance_ids:
+        if selector.id_path is not None:
+            ok, instance_id = _first_text(selector.id_path, pod, self.diagnostics, selector.id_path_at)
+            if not ok or instance_id is None or instance_id not in selector.instance_ids:
                 return False, None
         return True, instance_id
 
@@ -208,12 +195,10 @@ class PodPlacer:
         spec = pod.get("spec")
         placed = PlacedPod(pod, pod_state(pod), pod_resources(spec if isinstance(spec, dict) else None))
         candidates: list[tuple[Component, str | None]] = []
-        for component in self.ordered:
-            if component.error is not None:
-                continue
-            ok, instance_id = self._matches(component, pod)
+        for selector in self._selectors:
+            ok, instance_id = self._matches(selector, pod)
             if ok:
-                candidates.append((component, instance_id))
+                candidates.append((selector.component, instance_id))
         chosen: tuple[Component, str | None] | None = None
         if candidates:
             deepest = max(c.depth for c, _ in candidates)
@@ -239,6 +224,25 @@ class PodPlacer:
         placed.component, placed.instance = component.name, instance_id
         placed.replica = self._replica(component, pod)
         return placed
+
+
+class _Selector:
+    """What a component's podSelector tests of a pod (a component with a type or instance selector)."""
+
+    def __init__(self, component: Component) -> None:
+        selector = component.definition.pod_selector
+        assert selector is not None
+        self.component = component
+        at = (*component.path, "podSelector")
+        type_selector = selector.component_type_selector
+        self.labels = tuple((type_selector.match_labels or {}).items()) if type_selector else ()
+        self.key_path = type_selector.key_path if type_selector else None
+        self.key_path_at = (*at, "componentTypeSelector", "keyPath")
+        self.value = type_selector.value if type_selector else None
+        instance_selector = selector.component_instance_selector
+        self.id_path = instance_selector.id_path if instance_selector else None
+        self.id_path_at = (*at, "componentInstanceSelector", "idPath")
+        self.instance_ids = frozenset(component.instance_ids)
 
 
 def _has_direct_selector(definition: ComponentDefinition) -> bool:

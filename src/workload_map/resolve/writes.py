@@ -32,6 +32,7 @@ from workload_map.jq import JqError, compile_expression, to_text
 from workload_map.jq.pathexpr import path_problem
 from workload_map.resolve.components import hierarchy_order
 from workload_map.resolve.evaluate import run
+from workload_map.resolve.kube_values import change_problems
 
 Path = tuple[str | int, ...]
 
@@ -82,7 +83,6 @@ class PodSpecChange:
         """``(field, value, why)`` for each value Kubernetes would refuse (a label key or value, an
         annotation key, a resource name or quantity, a scheduler or priority class name, an image with
         spaces around it); ``field`` is the attribute, ``requests`` or ``limits`` for ``resources``."""
-        from workload_map.resolve.kube_values import change_problems
 
         return change_problems(self)
 

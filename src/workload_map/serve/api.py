@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from workload_map.live.model import LiveModel, Resolved
+    from workload_map.ports.live import LiveReader, Resolved
 
 API_VERSION = "workload-map/v1alpha1"
 
@@ -20,8 +20,8 @@ def type_path(kind: str, group: str) -> str:
 
 def row(item: Resolved) -> dict[str, Any]:
     """One workload as the table shows it (the columns of ``wmap get -o wide``)."""
-    from workload_map.definition.registry import display_type
-    from workload_map.resolve.resources import gpu_count
+    from workload_map import display_type
+    from workload_map.ports.present import gpu_count
 
     tree = item.tree
     counts = tree.counts
@@ -64,7 +64,7 @@ def _timestamp(value: Any) -> str | None:
 
 
 def workloads(
-    model: LiveModel,
+    model: LiveReader,
     *,
     namespace: str | None = None,
     type_name: str | None = None,
@@ -72,7 +72,8 @@ def workloads(
     selector: str | None = None,
 ) -> dict[str, Any]:
     """``GET /api/v1/workloads``: rows filtered as ``wmap get`` filters (ValueError for a bad filter)."""
-    from workload_map.api.selectors import check_status, matches, parse_selector
+    from workload_map import parse_selector
+    from workload_map.ports.live import check_status, matches
 
     requirements = parse_selector(selector) if selector else []
     if status:
@@ -105,7 +106,7 @@ def workloads(
     }
 
 
-def coverage(model: LiveModel) -> dict[str, Any]:
+def coverage(model: LiveReader) -> dict[str, Any]:
     """What the model cannot see now: one entry per gap, with the objects read that lie in it."""
     objects = model.gap_objects()
     gaps = [
@@ -122,7 +123,7 @@ def coverage(model: LiveModel) -> dict[str, Any]:
     return {"complete": not gaps, "gaps": gaps, "warnings": model.gap_warnings()}
 
 
-def status(model: LiveModel) -> dict[str, Any]:
+def status(model: LiveReader) -> dict[str, Any]:
     """``GET /api/v1/status``: readiness, the API server's last answer, gaps and each watched resource."""
     ready, reason = model.readiness()
     age = model.last_contact_age()
@@ -146,7 +147,7 @@ def status(model: LiveModel) -> dict[str, Any]:
     }
 
 
-def workload(model: LiveModel, namespace: str, type_name: str, name: str) -> dict[str, Any] | None:
+def workload(model: LiveReader, namespace: str, type_name: str, name: str) -> dict[str, Any] | None:
     """``GET /api/v1/workloads/{namespace}/{type}/{name}``: the tree document, gang plan and table row."""
     kind = model.registry.resolve_type(type_name)
     if kind is None:
@@ -164,7 +165,7 @@ def workload(model: LiveModel, namespace: str, type_name: str, name: str) -> dic
     return None
 
 
-def definitions(model: LiveModel) -> dict[str, Any]:
+def definitions(model: LiveReader) -> dict[str, Any]:
     """``GET /api/v1/definitions``: the definitions in effect."""
     items = []
     for definition in sorted(model.registry.definitions, key=lambda d: d.name):

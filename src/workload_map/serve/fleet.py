@@ -15,12 +15,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from workload_map.ports.live import RetryPolicy
 from workload_map.serve import api
-from workload_map.sources.kube.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from workload_map import QueueReport
-    from workload_map.live.model import LiveModel
+    from workload_map.ports.live import LiveReader
 
 POLL_SECONDS = 0.2  # how often a fleet's event stream looks for a change of any model
 
@@ -63,10 +63,10 @@ REJOIN = RetryPolicy(base=0.5, cap=30.0)  # a cluster not read at start: as a fa
 def rejoin(
     clusters: Clusters,
     name: str,
-    start: Callable[[str], LiveModel],
+    start: Callable[[str], LiveReader],
     stop: threading.Event,
     *,
-    notice: Callable[[str, LiveModel | None], None],
+    notice: Callable[[str, LiveReader | None], None],
     reason: Callable[[Exception], str] = str,
 ) -> None:
     """Start cluster ``name``'s model again and again (capped exponential backoff with jitter) until it is
@@ -104,13 +104,13 @@ class Clusters:
 
     def __init__(
         self,
-        models: Mapping[str, LiveModel],
+        models: Mapping[str, LiveReader],
         failed: Mapping[str, str] | None = None,
         free_gpus: Mapping[str, float] | None = None,
         order: list[str] | None = None,
     ) -> None:
         self.order = list(order) if order is not None else [*models, *(failed or {})]
-        self.served: tuple[dict[str, LiveModel], dict[str, str]] = (dict(models), dict(failed or {}))
+        self.served: tuple[dict[str, LiveReader], dict[str, str]] = (dict(models), dict(failed or {}))
         self._lock = threading.Lock()
         # Kept current by whoever reads capacity (``wmap serve --capacity-interval``): the same dict objects.
         self.free_gpus = dict(free_gpus or {})
@@ -123,7 +123,7 @@ class Clusters:
         self.retrying: set[str] = set()  # clusters not read whose start is being tried again (rejoin)
 
     @property
-    def models(self) -> dict[str, LiveModel]:
+    def models(self) -> dict[str, LiveReader]:
         return self.served[0]
 
     @property
@@ -134,7 +134,7 @@ class Clusters:
     def names(self) -> list[str]:
         return list(self.order)
 
-    def join(self, name: str, model: LiveModel) -> None:
+    def join(self, name: str, model: LiveReader) -> None:
         """A cluster not read at start is served from now on (in its place in the order asked)."""
         with self._lock:
             models, failed = self.served
@@ -154,7 +154,7 @@ class Clusters:
         return f"not read: {why}" + (" (retrying)" if name in self.retrying else "")
 
     @property
-    def single(self) -> LiveModel | None:
+    def single(self) -> LiveReader | None:
         """The model when exactly one cluster is served and none failed (the answers are its own)."""
         models, failed = self.served
         return next(iter(models.values())) if len(models) == 1 and not failed else None
@@ -290,7 +290,7 @@ class Clusters:
         """``GET /api/v1/fleet``: per cluster (in the order asked), workloads by status, GPUs requested and
         in use, free GPUs (null unless the capacity was read), and why a cluster is not served (``retrying``:
         its start is tried again, and it joins once it is read)."""
-        from workload_map.resolve.resources import gpu_count
+        from workload_map.ports.present import gpu_count
 
         models, failed = self.served
         rows = []

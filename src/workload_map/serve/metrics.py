@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from workload_map.definition.model import ResourceStatus
+from workload_map import ResourceStatus
 from workload_map.serve.queue_metrics import queue_families
 
 if TYPE_CHECKING:
-    from workload_map.live.model import LiveModel, Resolved
+    from workload_map import WorkloadTree
+    from workload_map.ports.live import LiveReader, Resolved
     from workload_map.serve.fleet import Clusters
-    from workload_map.tree.model import WorkloadTree
 
 METRICS_VERSION = "2"  # 2: every series but wmap_build_info carries `cluster`
 STATUSES = tuple(status.value for status in ResourceStatus)
@@ -49,7 +49,7 @@ class FleetCollector(Collector):
         self.clusters = clusters  # read at every scrape: a cluster that joins later is exported from then on
 
     def collect(self) -> Iterator[Metric]:
-        from workload_map._version import __version__
+        from workload_map import __version__
 
         build = InfoMetricFamily("wmap_build", "The exporter's version and the metrics interface version.")
         build.add_metric([], {"version": __version__, "metrics_version": METRICS_VERSION})
@@ -88,7 +88,7 @@ class ModelCollector(Collector):
     """Series for every workload of one model, per pod attribution, and the model's own health
     (without ``cluster``: :class:`FleetCollector` adds it)."""
 
-    def __init__(self, model: LiveModel) -> None:
+    def __init__(self, model: LiveReader) -> None:
         self.model = model
 
     def collect(self) -> Iterator[Metric]:
@@ -135,8 +135,8 @@ class ModelCollector(Collector):
             "Minimum members of each gang-scheduling pod group of the workload (docs/gang.md).",
             labels=[*WORKLOAD, "group"],
         )
-        from workload_map.resolve.resources import gpu_count
-        from workload_map.tree.model import PodCounts
+        from workload_map import PodCounts
+        from workload_map.ports.present import gpu_count
 
         resource_of = {gap.why: gap.resource for gap in self.model.coverage}
         for item in resolved:

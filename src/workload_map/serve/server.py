@@ -37,7 +37,7 @@ from workload_map.serve.fleet import Clusters
 from workload_map.serve.metrics import FleetCollector
 
 if TYPE_CHECKING:
-    from workload_map.live.model import LiveModel
+    from workload_map.ports.live import LiveReader
 
 MAX_CONNECTIONS = 256  # a scraper, probes and a few dashboard users (each: one event stream, a few fetches)
 IDLE_TIMEOUT = 15.0  # seconds a connection may take to send a request, from its start or its last answer
@@ -59,7 +59,7 @@ class Service:
 
     def __init__(
         self,
-        model: LiveModel | Clusters,
+        model: LiveReader | Clusters,
         *,
         address: str = "127.0.0.1",
         port: int = 9400,

@@ -18,7 +18,7 @@ before, with the same answers and the same errors.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -31,10 +31,18 @@ _END = re.compile(rb"\}\s*\]\s*")
 MAX_ENVELOPE = 64 * 1024  # apiVersion, kind and metadata of a List come before its items
 
 
-def split_items(content: bytes) -> tuple[dict[str, Any], Iterator[Any]] | None:
-    """The List without its items, and its items parsed one at a time; None when ``content`` is not a
-    JSON List laid out as kubectl writes it (see the module docstring). The iterator yields None once,
-    last, if the items turn out not to split (the caller then parses the whole document)."""
+# Reads one item's text into what the caller keeps of it, in one step; None: not this item (it is then
+# parsed whole with orjson, and the caller keeps what it keeps of that).
+Decode = Callable[[memoryview], Any]
+
+
+def split_items(
+    content: bytes, decode: Decode | None = None
+) -> tuple[dict[str, Any], Iterator[tuple[Any, bool]]] | None:
+    """The List without its items, and its items parsed one at a time, each with whether ``decode`` gave
+    it; None when ``content`` is not a JSON List laid out as kubectl writes it (see the module docstring).
+    The iterator yields (None, False) once, last, if the items turn out not to split (the caller then
+    parses the whole document)."""
     found = _ITEMS.search(content, 0, MAX_ENVELOPE)
     if found is None or content[:64].lstrip()[:1] != b"{":
         return None
@@ -53,11 +61,30 @@ def split_items(content: bytes) -> tuple[dict[str, Any], Iterator[Any]] | None:
         return envelope, iter(())
     if not content.startswith(b"{", start):
         return None
-    return envelope, _items(memoryview(content), start, close, exact=_json.has_long_number(content))
+    parse: Callable[[memoryview], Any]
+    errors: tuple[type[Exception], ...]
+    if decode is not None:
+        # A caller that decodes (a large dump: msgspec is loaded already) has the other items parsed by
+        # msgspec too, which keeps integers of any size exact: no scan of the dump for long numbers.
+        import msgspec
+
+        parse, errors = msgspec.json.Decoder().decode, (orjson.JSONDecodeError, msgspec.MsgspecError)
+    else:
+        parse = _json.loads if _json.has_long_number(content) else orjson.loads
+        errors = (orjson.JSONDecodeError,)
+    return envelope, _items(memoryview(content), (start, close), parse, errors, decode)
 
 
-def _items(view: memoryview, start: int, close: int, *, exact: bool) -> Iterator[Any]:
-    """The items; ``exact``: the dump holds a long number, so items are read keeping big integers exact."""
+def _items(
+    view: memoryview,
+    span: tuple[int, int],
+    parse: Callable[[memoryview], Any],
+    errors: tuple[type[Exception], ...],
+    decode: Decode | None,
+) -> Iterator[tuple[Any, bool]]:
+    """The items: each given by ``decode`` or else by ``parse`` (``errors``: what it raises for text that
+    is not JSON); ``span``: from the first item's ``{`` to the List's closing ``]``."""
+    start, close = span
     raw = view.obj
     assert isinstance(raw, bytes)
     search_from = start
@@ -65,20 +92,24 @@ def _items(view: memoryview, start: int, close: int, *, exact: bool) -> Iterator
         boundary = _BOUNDARY.search(raw, search_from, close)
         end = boundary.start() + 1 if boundary is not None else _last_brace(raw, start, close)
         if end is None:
-            yield None
+            yield None, False
             return
-        try:
-            item = _json.loads(view[start:end]) if exact else orjson.loads(view[start:end])
-        except orjson.JSONDecodeError:
-            if boundary is None:  # the last item does not parse: not a List this reader can split
-                yield None
+        # A slice that is not one whole object (a boundary inside an item) is no object for decode either.
+        item = decode(view[start:end]) if decode is not None else None
+        decoded = item is not None
+        if not decoded:
+            try:
+                item = parse(view[start:end])
+            except errors:
+                if boundary is None:  # the last item does not parse: not a List this reader can split
+                    yield None, False
+                    return
+                search_from = boundary.end()  # a boundary inside the item (a list of objects): look further
+                continue
+            if not isinstance(item, dict):
+                yield None, False
                 return
-            search_from = boundary.end()  # a boundary inside the item (a list of objects): look further
-            continue
-        if not isinstance(item, dict):
-            yield None
-            return
-        yield item
+        yield item, decoded
         if boundary is None:
             return
         start = raw.index(b"{", boundary.start() + 1)

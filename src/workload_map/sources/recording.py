@@ -294,7 +294,7 @@ def _event(value: Any, where: Location) -> RecordedEvent:
 
 
 def _checkpoint(value: Any, where: Location, events: int) -> Checkpoint:
-    from workload_map.checks.samples import expectation_problem
+    from workload_map.checks.samples import expectation_problem  # noqa: PLC0415 (resolving samples only for checks)
 
     if not isinstance(value, dict):
         raise DocumentError(f"a checkpoint must be a mapping, not {_type(value)}", where)
@@ -321,7 +321,7 @@ def _checkpoint(value: Any, where: Location, events: int) -> Checkpoint:
 def test_recording(definition: LoadedDefinition, recording: Recording) -> list[SampleResult]:
     """Each checkpoint checked on the state it names; without checkpoints, the state after each event
     where the workload's status (primary or matched) changed, shown (``wmap definitions test``)."""
-    from workload_map.checks.samples import SampleResult, check_state
+    from workload_map.checks.samples import SampleResult, check_state  # noqa: PLC0415 (resolving samples only for checks)
 
     key = recording.workload.key
 
@@ -404,7 +404,7 @@ def _event_json(event: RecordedEvent) -> dict[str, Any]:
 
 
 def _yaml(data: Any) -> str:
-    import yaml
+    import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
 
     dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     text: str = yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=1 << 20)

@@ -60,7 +60,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     """
     from workload_map.cli.output import echo_document, emit_warnings, to_yaml_text
     from workload_map.cli.sources import definitions_only
-    from workload_map.sources.kube.access import cli_manifests
+    from workload_map.ports.commands import cli_manifests
 
     definitions, warnings = definitions_only(definition_paths)
     role = name or ("wmap-updater" if update else "wmap-reader")

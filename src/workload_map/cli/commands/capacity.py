@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from workload_map.cli.options import all_namespaces_option, fleet_source_options, namespace_option, output_option
+
+if TYPE_CHECKING:
+    from workload_map import ClusterOptions
 
 
 @click.command("capacity")
@@ -29,7 +32,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     show_nodes: bool,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Show what the cluster has free: nodes (allocatable, taints, cordoned, Ready), minus the effective
     requests of the non-terminal pods bound to them, per pool and in total, and namespace ResourceQuotas

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from workload_map.cli.options import connection_options as connection_flags
 
 if TYPE_CHECKING:
-    from workload_map.sources.kube import Connection
+    from workload_map import ClusterOptions
+    from workload_map.ports.kube import Connection
 
 T = TypeVar("T")
 
@@ -28,23 +29,22 @@ def command() -> None:
     """
 
 
-def _connect(params: dict[str, Any]) -> Connection:
-    from workload_map.cmdline.cluster_options import live_options
+def _connect(options: ClusterOptions) -> Connection:
+    from workload_map import WorkloadMapError
     from workload_map.cmdline.errors import CliError
-    from workload_map.errors import WorkloadMapError
-    from workload_map.sources.kube import connect
+    from workload_map.ports.kube import connect
 
     try:
-        return connect(live_options(params, namespace=None, all_namespaces=True))
+        return connect(options)
     except WorkloadMapError as exc:
         raise CliError(exc.message, where=str(exc.location), hint=exc.hint) from None
 
 
 def _run(what: str, work: Callable[[], T]) -> T:
     """Run one catalog operation with a spinner on a terminal; API errors become one-line CLI errors."""
+    from workload_map import WorkloadMapError
     from workload_map.cli.output import stderr_is_tty
     from workload_map.cmdline.errors import CliError
-    from workload_map.errors import WorkloadMapError
 
     try:
         if not stderr_is_tty():
@@ -63,10 +63,10 @@ def _run(what: str, work: Callable[[], T]) -> T:
 
 def _check_kinds(kinds: Sequence[str]) -> None:
     """An unknown KIND is exit 4 (no definition covers the type), before any request is made."""
-    from workload_map.api.catalog_install import select
-    from workload_map.catalog import builtin_definitions
+    from workload_map import WorkloadMapError
     from workload_map.cmdline.errors import CliError
-    from workload_map.errors import WorkloadMapError
+    from workload_map.ports.commands import select
+    from workload_map.ports.definitions import builtin_definitions
 
     try:
         select(builtin_definitions(), kinds)
@@ -78,12 +78,12 @@ def _check_kinds(kinds: Sequence[str]) -> None:
 @click.argument("kinds", nargs=-1, metavar="[KIND...]")
 @click.option("--dry-run", is_flag=True, help="Server-side dry run: the API server validates, nothing is stored.")
 @connection_flags
-def install(kinds: tuple[str, ...], dry_run: bool, **connection: Any) -> None:
+def install(kinds: tuple[str, ...], dry_run: bool, connection: ClusterOptions) -> None:
     """Server-side apply the built-in definitions (all, or the given kinds) with their index labels."""
-    from workload_map.api.catalog_install import install as apply_catalog
+    from workload_map.ports.commands import install as apply_catalog
 
     _check_kinds(kinds)
-    conn = _connect(dict(connection))
+    conn = _connect(connection)
     try:
         results = _run("applying the catalog", lambda: apply_catalog(conn, kinds, dry_run=dry_run))
     finally:
@@ -96,12 +96,12 @@ def install(kinds: tuple[str, ...], dry_run: bool, **connection: Any) -> None:
 @command.command("diff")
 @click.argument("kinds", nargs=-1, metavar="[KIND...]")
 @connection_flags
-def diff(kinds: tuple[str, ...], **connection: Any) -> None:
+def diff(kinds: tuple[str, ...], connection: ClusterOptions) -> None:
     """Show how the cluster's Kartas differ from the built-in catalog (exit 1 when they differ, as kubectl diff)."""
-    from workload_map.api.catalog_install import diff as diff_catalog
+    from workload_map.ports.commands import diff as diff_catalog
 
     _check_kinds(kinds)
-    conn = _connect(dict(connection))
+    conn = _connect(connection)
     try:
         entries = _run("comparing the catalog", lambda: diff_catalog(conn, kinds))
     finally:

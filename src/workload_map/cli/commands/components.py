@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
 
 if TYPE_CHECKING:
-    from workload_map import WorkloadRequirements
+    from workload_map import ClusterOptions, WorkloadRequirements
 
 
 @click.command("components")
@@ -23,7 +23,8 @@ def command(
     output: str,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """List a workload's pod-producing components as multi-cluster schedulers take them: name, replicas,
     per-pod resource requests, node claim (nodeSelector, tolerations, required node affinity) and gang
@@ -72,7 +73,7 @@ def command(
 def _tables(answers: list[tuple[str | None, WorkloadRequirements]]) -> None:
     """The components table, then the gang groups'; over a fleet (a cluster named) CLUSTER comes first."""
     from workload_map.cli.output import echo_table
-    from workload_map.resolve.resources import to_json
+    from workload_map.ports.present import to_json
 
     fleet = answers[0][0] is not None
     first = ["CLUSTER"] if fleet else []

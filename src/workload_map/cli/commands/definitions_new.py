@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,7 +10,7 @@ from workload_map.cli.options import all_namespaces_option, connection_options, 
 from workload_map.cmdline.errors import CliError
 
 if TYPE_CHECKING:
-    from workload_map import Draft
+    from workload_map import ClusterOptions, Draft
 
 
 @click.command("new")
@@ -53,7 +53,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     output_file: str | None,
     namespace: str | None,
     all_namespaces: bool,
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Draft a workload definition (Karta YAML) from a CRD and sample objects.
 
@@ -73,6 +74,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap definitions new --crd crd.yaml --from-recording run.yaml -o my-karta.yaml
       wmap validate my-karta.yaml && wmap definitions test my-karta.yaml --samples captured.yaml
     """
+    import dataclasses
+
     import workload_map as wm
     from workload_map.cmdline.errors import from_library
 
@@ -90,14 +93,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         if kind is not None:
             result = wm.draft_from_cluster(
                 kind,
-                kubeconfig=connection.get("kubeconfig"),
-                context=connection.get("context"),
-                cluster=connection.get("cluster"),
-                user=connection.get("user"),
-                request_timeout=connection.get("request_timeout"),
-                timeout=connection.get("command_timeout"),
-                namespace=namespace,
-                all_namespaces=all_namespaces,
+                dataclasses.replace(connection, namespace=namespace, all_namespaces=all_namespaces),
                 limit=limit,
                 samples=samples,
             )

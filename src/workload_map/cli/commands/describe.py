@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
 
 if TYPE_CHECKING:
-    from workload_map import QueuedWorkload, WorkloadTree
+    from workload_map import ClusterOptions, QueuedWorkload, WorkloadTree
 
 
 @click.command("describe")
@@ -23,7 +23,8 @@ def command(
     output: str,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Show one workload: its components, instances, replicas and pods, why it has its status, and
     what it requests.
@@ -87,7 +88,7 @@ def _fleet(  # noqa: PLR0917 - the command's options, passed on
     namespace: str | None,
     output: str,
     definition_paths: tuple[str, ...],
-    connection: dict[str, Any],
+    connection: ClusterOptions,
     from_file: tuple[str, ...],
 ) -> None:
     """The workload in every cluster of the fleet that has it, one after the other (a List for -o json|yaml)."""

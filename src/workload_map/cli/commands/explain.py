@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from workload_map.cli.options import namespace_option, object_source_options, output_option, target_argument
+
+if TYPE_CHECKING:
+    from workload_map import ClusterOptions
 
 
 @click.command("explain")
@@ -20,7 +23,8 @@ def command(
     output: str,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Explain a workload's status: the phase, the conditions, and every mapped status with each
     matcher's checks (expected and actual).

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
+
+if TYPE_CHECKING:
+    from workload_map import ClusterOptions
 
 
 @click.command("fit")
@@ -33,7 +36,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     max_copies: int,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Say whether a workload fits on the cluster now and how many complete copies would: every gang group
     placed whole or not at all, per-pod requests, nodeSelector, required node affinity, taints and

@@ -9,7 +9,7 @@ import click
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
 
 if TYPE_CHECKING:
-    from workload_map import Emission, GangPlan
+    from workload_map import ClusterOptions, Emission, GangPlan
 
 SCHEDULER_CHOICES = ("kai", "volcano", "coscheduling", "workload-api")
 
@@ -45,7 +45,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     workload_api_version: str,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Show the gang groups of a workload as KAI Scheduler's Karta grouper computes them: names, members,
     minimum sizes, which members are missing or pending and why, and the minimum resources.
@@ -121,9 +122,9 @@ def _attachments(emission: Emission, prefix: str, incomplete: bool) -> None:
 
 
 def _text(workload: dict[str, Any], plan: GangPlan, cluster: str | None, incomplete: list[str]) -> None:
-    from workload_map.base.objects import key_of
     from workload_map.cli.output import echo_table
-    from workload_map.gang.report import HEADERS, detail_lines, table_rows
+    from workload_map.ports.objects import key_of
+    from workload_map.ports.present import HEADERS, detail_lines, table_rows
 
     form = plan.form or "none"
     source = "from its pods" if plan.mode == "pods" else "from the spec (no pods yet)"

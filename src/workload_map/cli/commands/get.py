@@ -20,7 +20,7 @@ from workload_map.cli.options import (
 from workload_map.cli.workloads import kind_name
 
 if TYPE_CHECKING:
-    from workload_map import Fleet, View, WorkloadTree
+    from workload_map import ClusterOptions, Fleet, View, WorkloadTree
 
 HEADERS = ("NAME", "TYPE", "STATUS", "COMPONENTS", "PODS", "GPUS", "AGE")
 WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION", "QUEUE")
@@ -147,7 +147,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     verbose: bool,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """List workloads: one row per top-level workload, or every workload of TYPE.
 
@@ -257,7 +258,7 @@ class _Query:
         all_namespaces: bool,
         verbose: bool,
         definition_paths: tuple[str, ...],
-        connection: dict[str, Any],
+        connection: ClusterOptions,
         from_file: tuple[str, ...],
         *,
         watch: bool = False,
@@ -364,7 +365,7 @@ class _Printer:
             echo_table(self.headers(), rows)
             table = [self.headers(), *rows]
             self.widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-            self.shown = {key: self.comparable(r) for key, r in zip(self.last, rows, strict=True)}
+            self.shown = {self.key(c, t): self.comparable(r) for (c, t), r in zip(entries, rows, strict=True)}
             return
         if self.output == "name":
             for cluster, tree in entries:
@@ -424,9 +425,11 @@ class _Printer:
 
 
 def _key(tree: WorkloadTree) -> str:
-    from workload_map.base.objects import key_of
+    from workload_map.ports.objects import key_of
 
-    return str(key_of(tree.workload))
+    # Exact, not str(ObjectKey) (which lower-cases the kind): MiniJob and Minijob are two kinds.
+    key = key_of(tree.workload)
+    return "\0".join((key.group, key.kind, key.namespace, key.name))
 
 
 def _env_timeout() -> float | None:
@@ -439,8 +442,8 @@ def _env_timeout() -> float | None:
 
 def _watch(view: View, query: _Query, printer: _Printer, timeout: float | None) -> None:
     """Keep the view current with watches and print what changed."""
+    from workload_map import WorkloadMapError
     from workload_map.cli.output import emit_warnings
-    from workload_map.errors import WorkloadMapError
 
     sys.stdout.flush()
     try:

@@ -10,7 +10,7 @@ import click
 from workload_map.cli.options import fleet_source_options, output_option
 
 if TYPE_CHECKING:
-    from workload_map import Queue, QueuedWorkload, QueueReport
+    from workload_map import ClusterOptions, Queue, QueuedWorkload, QueueReport
 
 HEADERS: tuple[str, ...] = ("SCHEDULER", "QUEUE", "KIND", "GPU QUOTA", "GPU LIMIT", "GPUS USED", "BORROWED")
 HEADERS += ("ADMITTED", "WAITING", "GPUS WAITING")
@@ -35,7 +35,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     output: str,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Show the queues of the schedulers installed (Kueue ClusterQueues, Cohorts and LocalQueues, KAI
     Queues, Volcano Queues) as a tree: quota and limit, GPUs their admitted workloads hold, GPUs borrowed

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 import click
 
@@ -11,7 +11,8 @@ from workload_map.cli.options import STATUSES, definitions_option, namespace_opt
 from workload_map.cmdline.cluster_options import connection_options as kubectl_connection_options
 
 if TYPE_CHECKING:
-    from workload_map.sources.kube.record import RecordEnd, StatusChange
+    from workload_map import ClusterOptions
+    from workload_map.ports.commands import RecordEnd, StatusChange
 
 _ENDS = {
     "until": "reached {status}",
@@ -58,7 +59,8 @@ def command(  # noqa: PLR0917 - the command's options
     until: str | None,
     max_events: int | None,
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (cmdline.cluster_options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (cmdline.cluster_options.connection_options)
 ) -> None:
     """Record one workload's transitions: watch it, its children and its pods, and write the Recording.
 
@@ -80,8 +82,8 @@ def command(  # noqa: PLR0917 - the command's options
     from workload_map.cli.sources import open_view
     from workload_map.cli.workloads import find_one, kind_name, one_target
     from workload_map.cmdline.errors import CliError, from_library
-    from workload_map.sources.kube.connection import parse_timeout
-    from workload_map.sources.kube.record import RecordEnd, Recorder
+    from workload_map.ports.commands import RecordEnd, Recorder
+    from workload_map.ports.kube import parse_timeout
 
     try:
         timeout = parse_timeout(record_timeout, "--timeout")

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from workload_map.cli.complete import complete_namespace
-from workload_map.cli.options import chunk_size_of, definitions_option, fleet_connection_options, from_file_option
+from workload_map.cli.options import definitions_option, fleet_connection_options, from_file_option
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from workload_map import LiveModel, QueueReport
+    from workload_map import ClusterOptions, LiveModel, QueueReport
     from workload_map.serve.fleet import Clusters
 
 TOKEN_ENV = "WMAP_SERVE_TOKEN"
@@ -101,7 +101,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     namespace: str | None,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Watch the cluster and serve its workloads: a dashboard, a JSON API and Prometheus metrics.
 
@@ -240,51 +241,44 @@ def _why(exc: Exception) -> str:
 
 
 def _models(
-    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: dict[str, Any], namespace: str | None
+    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: ClusterOptions, namespace: str | None
 ) -> tuple[Clusters, Callable[[str], LiveModel]]:
     """One started model per cluster, the clusters started at the same time, and how to start one again
     (a cluster of a fleet that cannot be read at start is left out and said, then retried; none at all
     is an error). A lone cluster is named by its context."""
+    import dataclasses
     from concurrent.futures import ThreadPoolExecutor
 
     import workload_map as wm
     from workload_map.cli.output import emit_warnings
-    from workload_map.cli.sources import is_fleet
     from workload_map.cmdline.errors import CliError, from_library
     from workload_map.serve.fleet import Clusters
 
     def watch(context: str | None) -> LiveModel:
-        prefix = f"cluster {context}: " if is_fleet(connection) else ""
+        prefix = f"cluster {context}: " if connection.is_fleet else ""
         return wm.watch_cluster(
-            kubeconfig=connection.get("kubeconfig"),
-            context=context,
-            cluster=connection.get("cluster"),
-            user=connection.get("user"),
-            request_timeout=connection.get("request_timeout"),
-            chunk_size=chunk_size_of(connection),
-            definitions=definition_paths,
-            namespace=namespace,
+            dataclasses.replace(connection.for_context(context), namespace=namespace, definitions=definition_paths),
             on_notice=lambda line: emit_warnings([prefix + line]),  # a watch failing or back: one line per cause
         )
 
-    contexts = [str(c) for c in connection.get("context") or ()]
+    contexts = list(connection.contexts) or ([connection.context] if connection.context else [])
     try:
         if from_file:
-            if is_fleet(connection):
+            if connection.is_fleet:
                 raise click.UsageError("--context (repeated) and --all-contexts serve clusters, not --from-file")
             return Clusters(
                 {"": wm.open_dump(*from_file, definitions=definition_paths, namespace=namespace).to_model()}
             ), watch
-        if not is_fleet(connection):
-            model = watch(contexts[0] if contexts else None)
+        if not connection.is_fleet:
+            model = watch(connection.one_context())
             name = model.source.connection.context if model.source is not None else None
             return Clusters({name or "": model}), watch
-        if connection.get("cluster") or connection.get("user"):
+        if connection.cluster or connection.user:
             raise click.UsageError("--cluster and --user name one cluster's parts: give them with one --context only")
-        if connection.get("all_contexts"):
+        if connection.all_contexts:
             if contexts:
                 raise click.UsageError("give either --all-contexts or --context, not both")
-            contexts = wm.kubeconfig_contexts(connection.get("kubeconfig"))
+            contexts = connection.fleet_contexts()
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
     models: dict[str, LiveModel] = {}
@@ -308,24 +302,20 @@ def _models(
 
 
 def _capacity_reader(
-    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: dict[str, Any]
+    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: ClusterOptions
 ) -> Callable[[str], float]:
     """Free GPUs of one cluster, from the capacity model of ``wmap capacity`` (nodes, the pods bound to them)."""
+    import dataclasses
+
     import workload_map as wm
 
     def read(cluster: str) -> float:
         if from_file:
             view = wm.open_dump(*from_file, definitions=definition_paths, namespace=None)
         else:
-            view = wm.open_cluster(
-                kubeconfig=connection.get("kubeconfig"),
-                context=cluster or None,
-                cluster=connection.get("cluster"),
-                user=connection.get("user"),
-                request_timeout=connection.get("request_timeout"),
-                all_namespaces=True,
-                capacity="only",
-            )
+            # every namespace's pods hold node resources; the command's --timeout bounds no capacity read
+            whole = dataclasses.replace(connection.for_context(cluster or None), all_namespaces=True, timeout=None)
+            view = wm.open_cluster(whole, capacity="only")
         with view:
             return float(view.capacity().gpus_free)
 
@@ -333,26 +323,25 @@ def _capacity_reader(
 
 
 def _queues_reader(
-    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: dict[str, Any], namespace: str | None
+    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: ClusterOptions, namespace: str | None
 ) -> Callable[[str], QueueReport]:
     """One cluster's queue report, as ``wmap queues`` reads it (every namespace, or ``-n NS``'s workloads)."""
+    import dataclasses
+
     import workload_map as wm
 
     def read(cluster: str) -> QueueReport:
         if from_file:
             view = wm.open_dump(*from_file, definitions=definition_paths, namespace=namespace)
         else:
-            view = wm.open_cluster(
-                kubeconfig=connection.get("kubeconfig"),
-                context=cluster or None,
-                cluster=connection.get("cluster"),
-                user=connection.get("user"),
-                request_timeout=connection.get("request_timeout"),
-                definitions=definition_paths,
+            scope = dataclasses.replace(
+                connection.for_context(cluster or None),
                 namespace=namespace,
                 all_namespaces=namespace is None,
-                queues=True,
+                definitions=definition_paths,
+                timeout=None,  # the command's --timeout bounds no periodic read
             )
+            view = wm.open_cluster(scope, queues=True)
         with view:
             return view.queues(namespace=namespace)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -16,8 +17,8 @@ from workload_map.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from workload_map.sources.kube import Connection, LiveSource
-    from workload_map.sources.kube.live import LiveOptions
+    from workload_map import ClusterOptions
+    from workload_map.ports.kube import Connection, LiveOptions, LiveSource
 
 
 @click.command("snapshot")
@@ -38,7 +39,8 @@ def command(
     all_namespaces: bool,
     path: str,
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Save the cluster's workloads, the objects between them and their pods, the pods and the
     cluster's Karta definitions into one List file, so that every command can later read it with
@@ -50,25 +52,21 @@ def command(
       wmap snapshot -n team-a -o team-a.json --context prod
       wmap get -A --from-file cluster.yaml
     """
-    from workload_map.api.snapshot_export import snapshot_document, with_capacity, write_snapshot
+    from workload_map import WorkloadMapError
     from workload_map.cli.output import emit_warnings, stderr_is_tty
     from workload_map.cli.sources import REQUESTS_ENV, print_requests
-    from workload_map.cmdline.cluster_options import live_options
     from workload_map.cmdline.errors import CliError
-    from workload_map.errors import WorkloadMapError
-    from workload_map.sources.kube import connect
+    from workload_map.ports.commands import snapshot_document, with_capacity, write_snapshot
+    from workload_map.ports.kube import connect, live_options
 
-    options = live_options(
-        dict(connection),
-        namespace=namespace,
-        all_namespaces=all_namespaces,
-        definitions=_definitions(definition_paths),
+    cluster = dataclasses.replace(
+        connection, namespace=namespace, all_namespaces=all_namespaces, definitions=_definitions(definition_paths)
     )
     try:
-        conn = connect(options)
+        conn = connect(cluster)
     except WorkloadMapError as exc:
         raise CliError(exc.message, where=str(exc.location), hint=exc.hint) from None
-    options.connection = conn
+    options = live_options(cluster, connection=conn)
     options.queues = True  # the schedulers' queue objects served, for `wmap queues --from-file`
     try:
         source = _list(options, conn) if stderr_is_tty() else _live(options)
@@ -100,9 +98,9 @@ def command(
 
 
 def _live(options: LiveOptions) -> LiveSource:
+    from workload_map import WorkloadMapError
     from workload_map.cmdline.errors import CliError
-    from workload_map.errors import WorkloadMapError
-    from workload_map.sources.kube import live_source
+    from workload_map.ports.kube import live_source
 
     try:
         return live_source(options)
@@ -135,8 +133,8 @@ def _list(options: LiveOptions, conn: Connection) -> LiveSource:
 
 def _definitions(paths: tuple[str, ...]) -> list[Any]:
     import workload_map as wm
-    from workload_map.api.definitions import definition_files
     from workload_map.cmdline.errors import from_library
+    from workload_map.ports.commands import definition_files
 
     try:
         return definition_files(paths)

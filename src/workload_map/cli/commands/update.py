@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from workload_map.cli.options import namespace_option, object_source_options, target_argument
+
+if TYPE_CHECKING:
+    from workload_map import ClusterOptions
 
 DRY_RUN_CHOICES = ("none", "client", "server")
 
@@ -137,7 +140,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     output: str | None,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
-    **connection: Any,  # kubectl's connection flags (options.connection_options)
+    *,
+    connection: ClusterOptions,  # kubectl's connection flags (options.connection_options)
 ) -> None:
     """Update the pod templates of a workload (scheduler, labels, annotations, priority class,
     resources, image, node selector, tolerations, affinity, resource claims) at the places its

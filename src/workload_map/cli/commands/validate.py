@@ -10,7 +10,7 @@ from workload_map.cli.options import output_option
 from workload_map.cmdline.errors import EXIT_ERROR
 
 if TYPE_CHECKING:
-    from workload_map.errors import Finding, Location
+    from workload_map import Finding, Location
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Permissions follow what the code *reads*, not what a definition *names*: ``additionalChildKinds`` lists
 every kind a workload's operator creates (MPIJob names its SSH Secret, most name ConfigMaps and Services),
-but only kinds that can sit on a pod's owner chain are ever listed (:func:`~workload_map.sources.kube.fetch.
+but only kinds that can sit on a pod's owner chain are ever listed (:func:`~workload_map.sources.kube.reads.
 child_kinds`); the rest are never requested, so no rule is granted for them. No identity reads a Secret,
 a ConfigMap or a Service of a workload.
 
@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from workload_map.definition.loader import LoadedDefinition
-from workload_map.gang.compute import gang_definitions
-from workload_map.sources.kube.fetch import KARTA_GROUP, child_kinds
+from workload_map.sources.kube.fetch import KARTA_GROUP
+from workload_map.sources.kube.reads import GroupKind, cli_read_kinds, operator_read_kinds, root_kinds
 
 READ = ["get", "list", "watch"]
 # wmap update sends one JSON merge patch of the workload object (workload_map.api.cluster_update); it never
@@ -49,13 +49,6 @@ def plural(kind: str) -> str:
     return low + "s"
 
 
-GroupKind = tuple[str, str]
-
-
-def _roots(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
-    return {(d.karta.identity.group, d.karta.identity.kind) for d in definitions if d.karta.identity is not None}
-
-
 def _by_group(kinds: Iterable[GroupKind]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = defaultdict(set)
     for group, kind in kinds:
@@ -71,23 +64,8 @@ def _rules(kinds: Iterable[GroupKind], verbs: list[str]) -> list[Rule]:
     ]
 
 
-def operator_read_kinds(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
-    """Kinds the operator lists, watches or GETs: gang workload roots, owner-chain kinds, pods."""
-    defs = list(definitions)
-    kinds = _roots(gang_definitions(defs)) | child_kinds(defs) | {("", "Pod")}
-    return {k for k in kinds if k[0] != KARTA_GROUP}
-
-
 def operator_read_rules(definitions: Iterable[LoadedDefinition]) -> list[Rule]:
     return _rules(operator_read_kinds(definitions), READ)
-
-
-def cli_read_kinds(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
-    """Kinds the read-only commands list (get, describe, explain, snapshot, gang): every covered workload
-    kind, the owner-chain kinds, pods."""
-    defs = list(definitions)
-    kinds = _roots(defs) | child_kinds(defs) | {("", "Pod")}
-    return {k for k in kinds if k[0] != KARTA_GROUP}
 
 
 KARTA_READ_RULE: Rule = {"apiGroups": [KARTA_GROUP], "resources": ["kartas"], "verbs": ["get", "list", "watch"]}
@@ -122,7 +100,7 @@ def cli_rules(definitions: Iterable[LoadedDefinition], *, update: bool = False) 
     defs = list(definitions)
     rules = [dict(KARTA_READ_RULE), *_rules(cli_read_kinds(defs), READ)]
     if update:
-        roots = {k for k in _roots(defs) if k[0] != KARTA_GROUP}
+        roots = {k for k in root_kinds(defs) if k[0] != KARTA_GROUP}
         rules += _rules(roots, UPDATE)
     return rules
 
@@ -187,9 +165,7 @@ __all__ = [
     "UPDATE",
     "capacity_rules",
     "cli_manifests",
-    "cli_read_kinds",
     "cli_rules",
-    "operator_read_kinds",
     "operator_read_rules",
     "plural",
     "queue_rules",

@@ -13,7 +13,7 @@ import queue
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from workload_map.base.coverage import Cause, Coverage, Gap
@@ -23,42 +23,11 @@ from workload_map.definition.loader import LoadedDefinition
 from workload_map.definition.registry import DefinitionRegistry
 from workload_map.sources.kube.connection import CancelledError, ClusterError, Connection, GoneError, resource_path
 from workload_map.sources.kube.discovery import Discovery, ServedResource
+from workload_map.sources.kube.reads import child_kinds, defined_versions, plan_lists
 
 MAX_WORKERS = 4
 KARTA_GROUP, KARTA_VERSION, KARTA_KIND = "run.ai", "v1alpha1", "Karta"
 KARTA_RESOURCE = "kartas.run.ai"
-
-# Kinds that never own a pod (directly or through another object): an additionalChildKinds entry of
-# one of these groups/kinds is not needed to walk owner chains, so it is never listed.
-_NON_OWNER_GROUPS = {
-    "rbac.authorization.k8s.io",
-    "networking.k8s.io",
-    "gateway.networking.k8s.io",
-    "policy",
-    "autoscaling",
-    "keda.sh",
-    "monitoring.coreos.com",
-    "networking.istio.io",
-    "route.openshift.io",
-    "scheduling.volcano.sh",
-    "scheduling.x-k8s.io",
-    "scheduler.grove.io",
-    "networking.internal.knative.dev",
-    "autoscaling.internal.knative.dev",
-    "inference.networking.k8s.io",
-    "resource.nvidia.com",
-    "resource.k8s.io",
-    "discovery.k8s.io",
-    "storage.k8s.io",
-    "coordination.k8s.io",
-}
-_NON_OWNER_KINDS = {("serving.knative.dev", "Route")}
-# Built-in groups: only these kinds own pods or pod owners.
-_BUILTIN_OWNERS = {
-    "": set(),
-    "apps": {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"},
-    "batch": {"Job", "CronJob"},
-}
 
 # Labels operators put on every pod of a workload, whose value is the workload's name. Used only to
 # narrow the pod list of ``describe``; resolution never depends on them.
@@ -149,80 +118,6 @@ def list_all(
             continue
         return ListResult(resource, namespace, items, resource_version, pages, label_selector, field_selector)
     raise AssertionError("unreachable")  # pragma: no cover
-
-
-# --------------------------------------------------------------------------- planning
-
-
-def owner_kind_needed(group: str, kind: str) -> bool:
-    """Whether objects of this kind can sit on a pod's owner chain."""
-    if group in _BUILTIN_OWNERS:
-        return kind in _BUILTIN_OWNERS[group]
-    if group in _NON_OWNER_GROUPS or (group, kind) in _NON_OWNER_KINDS:
-        return False
-    return group != KARTA_GROUP
-
-
-def child_kinds(definitions: Iterable[LoadedDefinition]) -> set[tuple[str, str]]:
-    """Kinds between pods and workloads: component kinds and additionalChildKinds that can own pods."""
-    out: set[tuple[str, str]] = set()
-    for definition in definitions:
-        karta = definition.karta
-        candidates = [c.kind for c in karta.components[1:] if c.kind is not None]
-        candidates += list(karta.spec.structure_definition.additional_child_kinds)
-        for gvk in candidates:
-            if (gvk.group, gvk.kind) != ("", "Pod") and owner_kind_needed(gvk.group, gvk.kind):
-                out.add((gvk.group, gvk.kind))
-    return out
-
-
-@dataclass
-class Plan:
-    workloads: list[ServedResource]
-    children: list[ServedResource]
-    pods: ServedResource | None
-    unserved: list[tuple[str, str]] = field(default_factory=list)  # needed kinds the server does not serve
-
-
-def _defined_versions(registry: DefinitionRegistry, group: str, kind: str) -> list[str]:
-    return [
-        d.karta.identity.version
-        for d in registry.definitions
-        if d.karta.identity is not None and (d.karta.identity.group, d.karta.identity.kind) == (group, kind)
-    ]
-
-
-def plan_lists(
-    registry: DefinitionRegistry,
-    discovery: Discovery,
-    *,
-    definitions: Iterable[LoadedDefinition] | None = None,
-    kinds: Iterable[tuple[str, str]] | None = None,
-) -> Plan:
-    """What to list: covered kinds served (or only ``kinds``), their intermediate kinds, pods."""
-    covered = {(d.karta.identity.group, d.karta.identity.kind) for d in registry.definitions if d.karta.identity}
-    wanted = set(kinds) if kinds is not None else covered
-    workload_resources: list[ServedResource] = []
-    unserved: list[tuple[str, str]] = []
-    for group, kind in sorted(wanted - {("", "Pod")}):
-        res = discovery.resource(group, kind, _defined_versions(registry, group, kind))
-        if res is None:
-            unserved.append((group, kind))
-        elif res.can("list"):
-            workload_resources.append(res)
-    defs = list(definitions) if definitions is not None else registry.definitions
-    children: list[ServedResource] = []
-    listed = {(r.group, r.kind) for r in workload_resources}
-    for group, kind in sorted(child_kinds(defs) - listed - {("", "Pod")}):
-        res = discovery.resource(group, kind, _defined_versions(registry, group, kind))
-        if res is None:
-            unserved.append((group, kind))
-        elif res.can("list"):
-            children.append(res)
-    pods = discovery.resource("", "Pod")
-    if pods is None:  # every real server serves pods; keep going with the well-known resource
-        pods = ServedResource("", "v1", "Pod", "pods", True, ("po",), ("list", "watch"), True)
-    return Plan(workload_resources, children, pods, unserved)
 
 
 # --------------------------------------------------------------------------- Karta objects
@@ -598,7 +493,7 @@ def fetch_for_describe(
         for d in registry.definitions
         if d.karta.identity and (d.karta.identity.group, d.karta.identity.kind) == (group, kind)
     ]
-    res = discovery.resource(group, kind, _defined_versions(registry, group, kind))
+    res = discovery.resource(group, kind, defined_versions(registry.definitions, group, kind))
     if res is None or not matching:
         return Snapshot([]), warnings, []
     options: dict[str, Any] = {"chunk_size": chunk_size}
@@ -614,7 +509,7 @@ def fetch_for_describe(
     closure = _definition_closure(registry, definition)
     jobs: list[ListJob] = [(res, namespace, {**options, "field_selector": f"metadata.name={name}"})]
     for group_kind in sorted(child_kinds(closure) - {(group, kind), ("", "Pod")}):
-        child = discovery.resource(*group_kind, _defined_versions(registry, *group_kind))
+        child = discovery.resource(*group_kind, defined_versions(registry.definitions, *group_kind))
         if child is not None and child.can("list"):
             jobs.append((child, namespace, options))
     selector = pod_label_selector(definition, name)

@@ -5,7 +5,7 @@ Re-exported by ``workload_map.sources.kube`` (see its docstring).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -93,6 +93,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
         layered_definitions,
         load_cluster_definitions,
     )
+    from workload_map.sources.kube.reads import discovery_groups
 
     options = options or LiveOptions()
     warnings: list[str] = []
@@ -100,12 +101,11 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
     connection = options.connection or connect(options)
     if options.namespace and options.connection is not None:
         connection.namespace = options.namespace
-    groups = {d.karta.identity.group for d in [*builtin, *options.definitions] if d.karta.identity}
-    groups |= {"run.ai", "apps", "batch"} | _child_groups([*builtin, *options.definitions])
+    groups = discovery_groups([*builtin, *options.definitions])
     if options.queues:
         from workload_map.queues import QUEUE_GROUPS
 
-        groups |= QUEUE_GROUPS
+        groups = {*groups, *QUEUE_GROUPS}
     discovery = discover(connection, groups)
     cluster_definitions, karta_objects = load_cluster_definitions(connection, discovery, warnings)
     # Precedence for one root group/version/kind: built-in < cluster Karta < --definitions files.
@@ -240,12 +240,6 @@ def _empty() -> tuple[Snapshot, list[str], list[ListResult]]:
     from workload_map.base.snapshot import Snapshot
 
     return Snapshot([]), [], []
-
-
-def _child_groups(definitions: Iterable[LoadedDefinition]) -> set[str]:
-    from workload_map.sources.kube.fetch import child_kinds
-
-    return {group for group, _ in child_kinds(definitions)}
 
 
 def index_from_kubeconfig(options: LiveOptions | None = None) -> tuple[WorkloadIndex, list[str]]:

@@ -1,32 +1,27 @@
 """``get --watch``: keep a Snapshot current with watches started at the lists' resourceVersions.
 
-One watch per list that was made (same resource, namespace and selectors), with
-``allowWatchBookmarks=true`` so the resourceVersion stays fresh; a watch that ends is reopened at
-the last resourceVersion seen; ``410 Gone`` (the version was compacted away) relists that resource
-and continues. An error that may pass (the server unreachable or restarting, 429, 5xx) is retried with
-a capped backoff and reported once per resource and cause, not once per try; any other (401, 403, the
-command's ``--timeout``) ends the watch. The generator yields a new Snapshot after every batch of events
-(with the batch's changes in the order received, for ``wmap record``) and is bounded by ``max_events`` /
-``timeout`` so tests and scripts can stop it.
+One :class:`~workload_map.sources.kube.informer.Informer` per list that was made (same resource, namespace
+and selectors): bookmarks, reopening, a relist after ``410 Gone`` and the backoff are the informer's. An
+error that may pass (the server unreachable or restarting, 429, 5xx) is retried and reported once per
+resource and cause, not once per try; any other (401, 403, the command's ``--timeout``) ends the watch.
+The generator yields a new Snapshot after every batch of events (with the batch's changes in the order
+received, for ``wmap record``) and is bounded by ``max_events`` / ``timeout`` so tests and scripts can
+stop it.
 """
 
 from __future__ import annotations
 
 import queue
-import random
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from workload_map.base.snapshot import Obj, Snapshot
-from workload_map.sources.kube.connection import ClusterError, Connection, DeadlineError, GoneError, resource_path
-from workload_map.sources.kube.fetch import ListResult, list_all
-
-WATCH_SECONDS = 300  # server-side timeout of one watch request; it is reopened after
+from workload_map.sources.kube.connection import ClusterError, Connection, DeadlineError
+from workload_map.sources.kube.fetch import ListResult
+from workload_map.sources.kube.informer import GONE_RELISTED, WATCH_SECONDS, Informer
 
 
 @dataclass(frozen=True)
@@ -83,136 +78,6 @@ def _key(obj: Obj) -> tuple[str, str, str, str]:
     )
 
 
-GONE_RELISTED = "expired (410 Gone): listed again"  # why a watcher listed again after a routine 410
-
-
-class Watcher(threading.Thread):
-    """One watch of one list's resource, namespace and selectors, putting ``(type, payload, extra)`` on ``out``:
-    ADDED/MODIFIED/DELETED with the object and the time it was received, RELISTED with a fresh ListResult and
-    why (after 410 Gone, or after an error when retrying) and FAILED with the ClusterError.
-
-    ``retry=False`` (``get --watch``): FAILED ends the watch. ``retry=True`` (the long-running live model):
-    FAILED is reported, then the watcher waits a capped exponential backoff with jitter (30 s at most) and
-    lists again, so a throttled, restarted or briefly forbidden resource recovers by itself.
-    """
-
-    MAX_BACKOFF = 30.0
-
-    def __init__(
-        self,
-        connection: Connection,
-        listed: ListResult,
-        out: queue.Queue[Any],
-        stop: threading.Event,
-        watch_seconds: int = WATCH_SECONDS,
-        *,
-        retry: bool = False,
-    ) -> None:
-        super().__init__(daemon=True, name=f"watch {listed.resource.display}")
-        self.connection = connection
-        self.listed = listed
-        self.out = out
-        self.stop_event = stop
-        self.watch_seconds = watch_seconds
-        self.retry = retry
-        self.resource_version = listed.resource_version
-        self.opened: list[Any] = []
-        self.failures = 0
-
-    def close(self) -> None:
-        for response in self.opened:
-            try:
-                response.shutdown() if hasattr(response, "shutdown") else None
-                response.close()
-            except Exception:
-                pass
-
-    def run(self) -> None:
-        while not self.stop_event.is_set():
-            self._watch()
-            if not self.retry or self.stop_event.is_set():
-                return
-            if not self.back_off():
-                return
-            self._relist(reason="listed again after an error")
-
-    def back_off(self) -> bool:
-        """Wait the next capped exponential delay with jitter after a failure; False when stopped meanwhile."""
-        self.failures += 1
-        delay = min(self.MAX_BACKOFF, 0.5 * 2 ** min(self.failures, 8)) * random.uniform(0.5, 1.0)
-        return not self.stop_event.wait(delay)
-
-    def _relist(self, reason: str) -> bool:
-        res = self.listed.resource
-        try:
-            fresh = list_all(
-                self.connection,
-                res,
-                self.listed.namespace,
-                label_selector=self.listed.label_selector,
-                field_selector=self.listed.field_selector,
-            )
-        except ClusterError as exc:
-            self.out.put(("FAILED", self.listed, exc))
-            return False
-        self.resource_version = fresh.resource_version
-        self.failures = 0
-        self.out.put(("RELISTED", fresh, reason))
-        return True
-
-    def _watch(self) -> None:
-        res = self.listed.resource
-        path = resource_path(res.group, res.version, res.plural, self.listed.namespace if res.namespaced else None)
-        while not self.stop_event.is_set():
-            try:
-                window = self.connection.watch_window(self.watch_seconds, f"the watch of {res.display}")
-                query = {
-                    "watch": "true",
-                    "allowWatchBookmarks": "true",
-                    "resourceVersion": self.resource_version,
-                    "timeoutSeconds": window,
-                    "labelSelector": self.listed.label_selector,
-                    "fieldSelector": self.listed.field_selector,
-                }
-                # a server that freezes is given 30 s past its own timeout, unless --timeout ends it sooner
-                grace = 30 if window == self.watch_seconds else 2
-                gone = False
-                for line in self.connection.stream_lines(path, query, timeout=window + grace, opened=self.opened):
-                    if self.stop_event.is_set():
-                        return
-                    event = orjson.loads(line)
-                    kind, obj = event.get("type"), event.get("object") or {}
-                    if kind == "ERROR":
-                        if obj.get("code") == 410:
-                            gone = True
-                            break
-                        raise ClusterError(
-                            f"watch {res.display}: {obj.get('message') or obj}", status=int(obj.get("code") or 0)
-                        )
-                    rv = (obj.get("metadata") or {}).get("resourceVersion")
-                    if rv:
-                        self.resource_version = str(rv)
-                    if kind == "BOOKMARK":
-                        continue
-                    obj.setdefault("apiVersion", res.api_version)
-                    obj.setdefault("kind", res.kind)
-                    self.out.put((kind, obj, time.time()))
-                if gone:
-                    raise GoneError(f"Gone ({res.display}): the watch resource version is too old", status=410)
-            except GoneError:
-                if self.stop_event.is_set():
-                    return
-                if not self._relist(reason=GONE_RELISTED):
-                    return
-            except ClusterError as exc:
-                if not self.stop_event.is_set():
-                    self.out.put(("FAILED", self.listed, exc))
-                return
-            except Exception as exc:  # pragma: no cover - never let a thread die silently
-                self.out.put(("FAILED", self.listed, ClusterError(f"watch {res.display}: {type(exc).__name__}: {exc}")))
-                return
-
-
 def watch_snapshots(
     connection: Connection,
     lists: list[ListResult],
@@ -231,7 +96,7 @@ def watch_snapshots(
             store[_key(obj)] = obj
     events: queue.Queue[Any] = queue.Queue()
     stop = threading.Event()
-    watchers = [Watcher(connection, listed, events, stop, watch_seconds, retry=True) for listed in lists]
+    watchers = [Informer(connection, listed, events, stop, watch_seconds, retry=True) for listed in lists]
     for w in watchers:
         w.start()
     deadline = time.monotonic() + timeout if timeout else None

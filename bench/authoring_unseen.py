@@ -1,0 +1,307 @@
+"""Drafts of kinds the drafting was not tuned to, scored field by field against what the operator does.
+
+Each ``bench/authoring_expectations/*.yaml`` (ours, written from the operator's source) names an upstream
+repository, a commit, the CRD and the published samples; they are read in place from a local git snapshot
+(``--mirror DIR`` holding ``<owner>+<name>/repo``), never copied. The draft comes from the CRD and the
+samples alone, with the built-in catalog as it ships (children of catalog kinds). Every expected fact is
+one field, scored right, wrong or missing (the draft left a gap, or has nothing there):
+
+- components: an expected pod-producing part matched (by template path, else by pod owner kind) to a draft
+  component whose pods have the expected owner; a draft component matching nothing is one wrong field;
+- templates: the matched component's pod definition path (``null`` expected: built by the operator, where
+  a gap is missing and a path invented is wrong);
+- replicas: per sample object, the matched component's desired pods against the expectation's jq;
+- statuses: per phase value, condition type or ready count, the status the draft maps it to;
+- suspend: the field the draft suspends with (none expected: a switch invented is wrong).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from workload_map.authoring import Draft, Sample, draft
+from workload_map.authoring.evidence import TODO_MARK
+from workload_map.catalog import builtin_definitions
+from workload_map.definition.loader import LoadedDefinition, definition_from_dict
+from workload_map.errors import Location
+from workload_map.jq import compile_expression
+
+EXPECTATIONS = Path(__file__).resolve().parent / "authoring_expectations"
+FIELDS = ("components", "templates", "replicas", "statuses", "suspend")
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass
+class Tally:
+    right: int = 0
+    wrong: int = 0
+    missing: int = 0
+    unscored: int = 0  # replicas the object does not say (the operator decides from the cluster)
+
+    def add(self, verdict: str) -> None:
+        setattr(self, verdict, getattr(self, verdict) + 1)
+
+    @property
+    def total(self) -> int:
+        return self.right + self.wrong + self.missing
+
+
+@dataclass
+class Result:
+    name: str
+    kind: str
+    samples: int
+    todos: int
+    tallies: dict[str, Tally] = field(default_factory=lambda: {f: Tally() for f in FIELDS})
+    notes: list[str] = field(default_factory=list)
+
+
+class Mirror:
+    """Files of upstream repositories at a commit, read with git from local snapshots."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _git(self, repo: str, *args: str) -> str:
+        where = self.root / repo.replace("/", "+") / "repo"
+        if not where.is_dir():
+            raise FileNotFoundError(f"no snapshot of {repo} at {where}")
+        done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True, check=True)
+        return done.stdout
+
+    def files(self, repo: str, commit: str, patterns: list[str]) -> list[str]:
+        listed = self._git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
+        return sorted({f for f in listed for p in patterns if fnmatch.fnmatchcase(f, p)})
+
+    def read(self, repo: str, commit: str, path: str) -> str:
+        return self._git(repo, "show", f"{commit}:{path}")
+
+
+def _norm(path: str | None) -> str | None:
+    return None if path is None else path.replace("?", "").replace(" ", "")
+
+
+def _gap(value: Any) -> bool:
+    return TODO_MARK in str(value)
+
+
+def _template(component: dict[str, Any]) -> str | None:
+    spec = component.get("specDefinition") or {}
+    fragments = spec.get("fragmentedPodSpecDefinition") or {}
+    for value in (
+        spec.get("podTemplateSpecPath"),
+        spec.get("podSpecPath"),
+        fragments.get("containersPath"),
+        fragments.get("containerPath"),
+        fragments.get("imagePath"),
+    ):
+        if value is not None:
+            return str(value)
+    return None
+
+
+def _owner(component: dict[str, Any], through: str | None) -> str:
+    """The kind owning the component's pods: Pod when the root (or a Pod child) owns them directly, the
+    intermediate kind (``additionalChildKinds``) when the root's pods come through one."""
+    if through is not None:
+        return through
+    return str((component.get("kind") or {}).get("kind", "Pod"))
+
+
+def _pod_components(karta: dict[str, Any]) -> list[tuple[dict[str, Any], str | None]]:
+    structure = karta["spec"]["structureDefinition"]
+    between = [k["kind"] for k in structure.get("additionalChildKinds", [])]
+    everyone = [(structure["rootComponent"], between[0] if between else "Pod")]
+    everyone += [(c, None) for c in structure.get("childComponents", [])]
+    return [(c, through) for c, through in everyone if c.get("specDefinition")]
+
+
+def _match(
+    expected: list[dict[str, Any]], drafted: list[tuple[dict[str, Any], str | None]]
+) -> list[tuple[dict[str, Any], str | None] | None]:
+    taken: set[int] = set()
+    out: list[tuple[dict[str, Any], str | None] | None] = []
+    for want in expected:
+        found = None
+        for index, (component, _) in enumerate(drafted):
+            template = _template(component)
+            if index not in taken and want["template"] and _norm(template) == _norm(want["template"]):
+                found = index
+                break
+        if found is None:
+            owners = set(want["owner"])
+            found = next((i for i, (c, t) in enumerate(drafted) if i not in taken and _owner(c, t) in owners), None)
+        if found is not None:
+            taken.add(found)
+        out.append(drafted[found] if found is not None else None)
+    return out
+
+
+def _status_of(karta: dict[str, Any], entry: dict[str, Any], phase_path: str | None) -> set[str]:
+    status = karta["spec"]["structureDefinition"]["rootComponent"].get("statusDefinition") or {}
+    phase_definition = _norm((status.get("phaseDefinition") or {}).get("path")) or ""
+    out = set()
+    for name, matchers in (status.get("statusMappings") or {}).items():
+        for matcher in matchers:
+            if (
+                "phase" in entry
+                and matcher.get("byPhase") == entry["phase"]
+                and (phase_path is None or phase_definition.startswith(_norm(phase_path) or ""))
+            ):
+                out.add(name)
+            if "condition" in entry:
+                for condition in matcher.get("byConditions") or []:
+                    if condition.get("type") == entry["condition"] and condition.get("status", "True") == "True":
+                        out.add(name)
+            expression = str((matcher.get("byExpression") or {}).get("expression") or "")
+            if "readyCount" in entry and f".status.{entry['readyCount']}" in expression and "> 0" in expression:
+                out.add(name)
+    return out
+
+
+def _desired(definition: LoadedDefinition, obj: dict[str, Any], name: str, tree: Callable[..., Any]) -> int | None:
+    result = tree(definition, obj)
+    if result is None:
+        return None
+    return sum(int(i["desiredPods"]) for c in result["components"] if c["name"] == name for i in c.get("instances", []))
+
+
+def _replicas(  # noqa: PLR0917 - one component's facts, each by name at its one call
+    want: dict[str, Any],
+    match: tuple[dict[str, Any], str | None] | None,
+    roots: list[dict[str, Any]],
+    definition: LoadedDefinition,
+    tree: Callable[..., Any],
+    notes: list[str],
+) -> str:
+    """One field per component: right when the draft's desired pods are the operator's on every sample that
+    says them, wrong on the first that differs, missing when the draft has no count for it; unscored when no
+    sample says the count (the operator decides it from the cluster)."""
+    truths = [(obj, compile_expression(want["replicas"]).first(obj)) for obj in roots] if want["replicas"] else []
+    truths = [(obj, truth) for obj, truth in truths if truth is not None]
+    if not truths:
+        return "unscored"
+    if match is None or _gap((match[0].get("scaleDefinition") or {}).get("replicasPath")):
+        return "missing"
+    for obj, truth in truths:
+        got = _desired(definition, obj, match[0]["name"], tree)
+        if got != truth:
+            notes.append(f"{(obj.get('metadata') or {}).get('name')}: {got} pods, expected {truth}")
+            return "wrong"
+    return "right"
+
+
+def score(path: Path, mirror: Mirror, tree: Callable[..., Any]) -> tuple[Result, Draft]:
+    """Draft the kind of one expectations file and score every field; ``tree`` resolves one object."""
+    spec = yaml.safe_load(path.read_text())
+    crd = yaml.load(mirror.read(spec["repo"], spec["commit"], spec["crd"]), Loader=LOADER)
+    repo = spec.get("samples_repo", spec["repo"])
+    commit = spec.get("samples_commit", spec["commit"])
+    samples: list[Sample] = []
+    skipped = []
+    for name in mirror.files(repo, commit, spec["samples"]):
+        try:
+            docs = list(yaml.load_all(mirror.read(repo, commit, name), Loader=LOADER))
+        except yaml.YAMLError:
+            skipped.append(name)  # a template (Helm, Kustomize placeholders), not YAML
+            continue
+        samples += [Sample(d, f"{name}#{i}") for i, d in enumerate(docs) if isinstance(d, dict) and "kind" in d]
+    group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
+    made = draft(crd, samples, catalog=builtin_definitions(), sources=[spec["crd"]])
+    roots = [s.obj for s in samples if s.obj.get("kind") == kind and str(s.obj.get("apiVersion")).startswith(group)]
+    result = Result(spec["name"], f"{kind}.{group}", len(roots), len(made.todos))
+    result.notes += [f"{name} is not YAML (a template): not a sample" for name in skipped]
+    karta = yaml.safe_load(made.text)
+    loaded, findings = definition_from_dict(karta, Location(path.name))
+    if loaded is None:
+        result.notes.append(f"the draft does not load: {findings[0]}")
+        return result, made
+    definition = LoadedDefinition(loaded, Location(path.name))
+    drafted = _pod_components(karta)
+    matches = _match(spec["components"], drafted)
+    tallies = result.tallies
+    for want, match in zip(spec["components"], matches, strict=True):
+        if match is None:
+            tallies["components"].add("missing")
+            tallies["templates"].add("missing")
+            result.notes.append(f"no draft component for the {'/'.join(want['owner'])}-owned pods")
+        else:
+            component, through = match
+            owner = _owner(component, through)
+            tallies["components"].add("right" if owner in want["owner"] else "wrong")
+            template = _template(component)
+            if _gap(template):
+                tallies["templates"].add("missing")
+            elif want["template"] is not None and _norm(template) == _norm(want["template"]):
+                tallies["templates"].add("right")
+            else:
+                tallies["templates"].add("wrong")
+                result.notes.append(f"template {template!r}, expected {want['template']!r}")
+            if owner not in want["owner"]:
+                result.notes.append(f"component {component['name']!r}: pods owned by {owner}, expected {want['owner']}")
+        tallies["replicas"].add(_replicas(want, match, roots, definition, tree, result.notes))
+    for extra in [c for c in drafted if c not in [m for m in matches if m is not None]]:
+        tallies["components"].add("wrong")
+        result.notes.append(f"component {extra[0]['name']!r} ({_template(extra[0])}) matches nothing the operator runs")
+    for entry in spec.get("statuses") or []:
+        mapped = _status_of(karta, entry, spec.get("phasePath"))
+        label = next(f"{k} {entry[k]}" for k in ("phase", "condition", "readyCount") if k in entry)
+        if not mapped:
+            tallies["statuses"].add("missing")
+        elif mapped <= set(entry["status"]):
+            tallies["statuses"].add("right")
+        else:
+            tallies["statuses"].add("wrong")
+            result.notes.append(f"{label} mapped to {sorted(mapped)}, expected {entry['status']}")
+    suspend = karta["spec"]["structureDefinition"]["rootComponent"].get("suspendDefinition")
+    path_drafted = _norm(suspend["suspendActions"][0]["path"]) if suspend else None
+    if spec.get("suspend") is None:
+        tallies["suspend"].add("right" if path_drafted is None else "wrong")
+    elif path_drafted is None:
+        tallies["suspend"].add("missing")
+    else:
+        tallies["suspend"].add("right" if path_drafted == _norm(spec["suspend"]) else "wrong")
+    if path_drafted is not None and path_drafted != _norm(spec.get("suspend")):
+        result.notes.append(f"suspends with {path_drafted}, expected {spec.get('suspend')}")
+    return result, made
+
+
+def table(results: list[Result]) -> str:
+    def cell(tally: Tally) -> str:
+        if not tally.total:
+            return "—"
+        return f"{tally.right}/{tally.total}" + (f" ({tally.missing} gap)" if tally.missing else "")
+
+    lines = [
+        "| kind | samples | TODOs | components | templates | replicas | statuses | suspend | right |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    totals = {f: Tally() for f in FIELDS}
+    for r in results:
+        right = sum(t.right for t in r.tallies.values())
+        total = sum(t.total for t in r.tallies.values())
+        cells = " | ".join(cell(r.tallies[f]) for f in FIELDS)
+        lines.append(f"| {r.name} ({r.kind}) | {r.samples} | {r.todos} | {cells} | {right}/{total} |")
+        for f in FIELDS:
+            for verdict in ("right", "wrong", "missing", "unscored"):
+                setattr(totals[f], verdict, getattr(totals[f], verdict) + getattr(r.tallies[f], verdict))
+    right = sum(t.right for t in totals.values())
+    wrong = sum(t.wrong for t in totals.values())
+    missing = sum(t.missing for t in totals.values())
+    total = right + wrong + missing
+    cells = " | ".join(cell(totals[f]) for f in FIELDS)
+    lines.append(f"| **all {len(results)}** | | | {cells} | **{right}/{total}** |")
+    lines.append("")
+    lines.append(
+        f"Right {right} of {total} fields ({100 * right / max(total, 1):.0f}%), wrong {wrong}, "
+        f"missing (a gap, or nothing drafted) {missing}; components whose pod count no sample says "
+        f"(decided by the operator from the cluster), unscored: {totals['replicas'].unscored}."
+    )
+    return "\n".join(lines)

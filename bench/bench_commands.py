@@ -1,0 +1,158 @@
+"""Start-up of every common command (issue 32), whole processes, against `wmap --help` and
+`kubectl version --client` in the same run.
+
+    python bench/bench_commands.py                # 7 rounds
+    python bench/bench_commands.py --rounds 11
+
+Each command reads the built-in example (``src/workload_map/examples/ai-cluster.yaml``, 13 workloads)
+with a warm definitions cache and compiled bytecode, as every call after the first one after install.
+A round runs every command once, in a rotated order, so load that drifts during the run reaches every
+command alike; a command's ratio is the median over rounds of its CPU over the baseline's in the same
+round. CPU is ``wait4``'s (the process and what it waited for: the libjq worker included). kubectl comes
+from ``tools/testcluster/build.sh`` (built once and cached; the figure is left out if Go is missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_common import REPO_ROOT, RESULTS_DIR, VENV_BIN, Figure, machine
+from bench_faststart import EXAMPLE, Sample, once
+
+WORKLOAD = ("leaderworkerset/vllm-llama-405b", "-n", "ml-serving")
+HELP = "wmap --help"
+KUBECTL = "kubectl version --client"
+GET_TARGET = 2.0  # example get -A, x wmap --help CPU
+HELP_TARGET = 1.0  # wmap --help, x kubectl version --client CPU
+
+
+def commands(wmap: str, kubectl: str | None) -> dict[str, list[str]]:
+    dump = ("--from-file", str(EXAMPLE))
+    out = {
+        HELP: [wmap, "--help"],
+        "get -A": [wmap, "get", "-A", *dump],
+        "get -A -o json": [wmap, "get", "-A", "-o", "json", *dump],
+        "describe": [wmap, "describe", *WORKLOAD, *dump],
+        "explain": [wmap, "explain", *WORKLOAD, *dump],
+        "gang": [wmap, "gang", *WORKLOAD, *dump],
+        "update --dry-run": [wmap, "update", *WORKLOAD, "--scheduler-name", "kai-scheduler", "--dry-run", *dump],
+        "capacity": [wmap, "capacity", *dump],
+        "fit": [wmap, "fit", *WORKLOAD, *dump],
+        "completion bash": [wmap, "completion", "bash"],
+        "version": [wmap, "version"],
+    }
+    if kubectl is not None:
+        out[KUBECTL] = [kubectl, "version", "--client"]
+    return out
+
+
+def kubectl_binary() -> str | None:
+    build = REPO_ROOT / "tools" / "testcluster" / "build.sh"
+    proc = subprocess.run(["nice", "-n", "10", "bash", str(build)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        print(f"no kubectl: {build} exited {proc.returncode}", file=sys.stderr)
+        return None
+    return str(Path(proc.stdout.strip().splitlines()[-1]) / "kubectl")
+
+
+def rounds(argvs: dict[str, list[str]], n: int, env: dict[str, str]) -> list[dict[str, Sample]]:
+    names = list(argvs)
+    for name in names:  # warm-up: page cache, the definitions cache, bytecode
+        once(argvs[name], env)
+    out = []
+    for index in range(n):
+        shift = index % len(names)
+        order = names[shift:] + names[:shift]
+        out.append({name: once(argvs[name], env) for name in order})
+    return out
+
+
+def figures(samples: list[dict[str, Sample]]) -> list[Figure]:
+    out: list[Figure] = []
+
+    def ratio(name: str, base: str) -> float:
+        return statistics.median(r[name].cpu / r[base].cpu for r in samples)
+
+    for name in samples[0]:
+        cpu = statistics.median(r[name].cpu for r in samples) * 1e3
+        help_cpu = statistics.median(r[HELP].cpu for r in samples) * 1e3
+        label = name if name in (HELP, KUBECTL) else f"wmap {name}"
+        fig = Figure("start-up", label, cpu, "ms CPU", help_cpu, HELP)
+        fig.extra = {
+            "ratio_to_help": ratio(name, HELP),
+            "wall_ms": statistics.median(r[name].wall for r in samples) * 1e3,
+            "rss_mb": statistics.median(r[name].rss_mb for r in samples),
+        }
+        if KUBECTL in samples[0]:
+            fig.extra["ratio_to_kubectl"] = ratio(name, KUBECTL)
+        fig.note = f"{fig.extra['ratio_to_help']:.2f}x --help" + (
+            f", {fig.extra['ratio_to_kubectl']:.2f}x kubectl" if "ratio_to_kubectl" in fig.extra else ""
+        )
+        if name == "get -A":
+            fig.target, fig.met = f"<= {GET_TARGET:g}x --help", fig.extra["ratio_to_help"] <= GET_TARGET
+        if name == HELP and "ratio_to_kubectl" in fig.extra:
+            fig.target, fig.met = f"<= {HELP_TARGET:g}x kubectl", fig.extra["ratio_to_kubectl"] <= HELP_TARGET
+        out.append(fig)
+    return out
+
+
+def run(*, n: int = 7, log: Any = print) -> tuple[list[Figure], dict[str, Any]]:
+    compileall.compile_dir(str(REPO_ROOT / "src" / "workload_map"), quiet=1)
+    argvs = commands(str(VENV_BIN / "wmap"), kubectl_binary())
+    cache = tempfile.mkdtemp(prefix="wmap-bench-cache-")
+    try:
+        env = dict(os.environ, WMAP_CACHE_DIR=cache)
+        env.pop("WMAP_NO_CACHE", None)
+        samples = rounds(argvs, n, env)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    figs = figures(samples)
+    for fig in figs:
+        met = "" if fig.met is None else (" MET" if fig.met else " MISSED")
+        log(f"  {fig.name}: {fig.value:.0f} ms CPU ({fig.note}){' ' + fig.target if fig.target else ''}{met}")
+    details = {
+        "commands": argvs,
+        "rounds": [{name: s.__dict__ for name, s in r.items()} for r in samples],
+    }
+    return figs, details
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=7, help="rounds of every command (median; default 7)")
+    args = ap.parse_args(argv)
+    info, load, started = machine(), os.getloadavg(), time.time()
+    print(f"machine: {info['cpu']}, {info['cpus']} CPUs, Python {info['python']}, {info['commit']}, load {load}")
+    figs, details = run(n=args.rounds)
+    out = RESULTS_DIR / f"commands-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        json.dumps(
+            {
+                "machine": info,
+                "load_before": load,
+                "load_after": os.getloadavg(),
+                "seconds": time.time() - started,
+                "figures": [f.to_json() for f in figs],
+                "details": details,
+            },
+            indent=1,
+        )
+    )
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+module workload-map.local/bench/gobaseline
+
+go 1.22

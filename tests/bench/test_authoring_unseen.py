@@ -1,0 +1,84 @@
+"""bench/score_authoring.py --unseen scores each field right, wrong or missing, from a git snapshot of upstream."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from tests.authoring import fixtures
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import authoring_unseen  # noqa: E402
+import score_authoring  # noqa: E402
+
+CRD = fixtures.crd(
+    "example.com",
+    "Worker",
+    {"replicas": {"type": "integer"}, "suspend": {"type": "boolean"}, "template": fixtures.TEMPLATE},
+    {"phase": {"type": "string", "enum": ["Pending", "Running", "Succeeded", "Wobbly"]}},
+)
+SAMPLE = {
+    "apiVersion": "example.com/v1",
+    "kind": "Worker",
+    "metadata": {"name": "w"},
+    "spec": {"replicas": 3, "template": {"spec": {"containers": [fixtures.container("main")]}}},
+}
+
+
+def _snapshot(root: Path) -> str:
+    repo = root / "example+worker" / "repo"
+    repo.mkdir(parents=True)
+    (repo / "crd.yaml").write_text(yaml.safe_dump(CRD))
+    (repo / "samples").mkdir()
+    (repo / "samples" / "w.yaml").write_text(yaml.safe_dump(SAMPLE))
+    (repo / "samples" / "chart.yaml").write_text("spec: {{ .Values.spec }}\n  bad: [\n")  # a template, not YAML
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "x"], check=True)
+    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_each_field_is_right_wrong_or_missing(tmp_path: Path) -> None:
+    commit = _snapshot(tmp_path / "mirror")
+    expectations = tmp_path / "worker.yaml"
+    expectations.write_text(
+        yaml.safe_dump(
+            {
+                "name": "Worker",
+                "repo": "example/worker",
+                "commit": commit,
+                "crd": "crd.yaml",
+                "samples": ["samples/*.yaml"],
+                "components": [{"owner": ["Pod"], "template": ".spec.template", "replicas": ".spec.replicas // 1"}],
+                "phasePath": ".status.phase",
+                "statuses": [
+                    {"phase": "Running", "status": ["running"]},  # the draft's word: right
+                    {"phase": "Succeeded", "status": ["failed"]},  # the draft says completed: wrong
+                    {"phase": "Wobbly", "status": ["degraded"]},  # no word for it, left to place: missing
+                ],
+                "suspend": None,  # the draft suspends with .spec.suspend: wrong
+            }
+        )
+    )
+    mirror = authoring_unseen.Mirror(tmp_path / "mirror")
+    result, made = authoring_unseen.score(expectations, mirror, score_authoring._tree)
+    tallies = {name: (t.right, t.wrong, t.missing) for name, t in result.tallies.items()}
+    assert tallies == {
+        "components": (1, 0, 0),
+        "templates": (1, 0, 0),
+        "replicas": (1, 0, 0),
+        "statuses": (1, 1, 1),
+        "suspend": (0, 1, 0),
+    }
+    assert result.samples == 1 and made.name == "example-com-worker-v1"
+    assert "samples/chart.yaml is not YAML (a template): not a sample" in result.notes
+    assert "phase Succeeded mapped to ['completed'], expected ['failed']" in result.notes
+    row = authoring_unseen.table([result]).splitlines()[2]
+    assert row == "| Worker (Worker.example.com) | 1 | 1 | 1/1 | 1/1 | 1/1 | 1/3 (1 gap) | 0/1 | 4/7 |"
