@@ -278,7 +278,7 @@ def test_fleet_queues(cluster: TestCluster, tmp_path: Path) -> None:
     from tests.live.fleet_data import write_kubeconfig
 
     kubeconfig = str(write_kubeconfig(tmp_path / "kubeconfig", {"one": cluster, "two": cluster}))
-    with wm.open_fleet(["one", "two"], kubeconfig=kubeconfig, all_namespaces=True, queues=True) as fleet:
+    with wm.open_fleet(contexts=["one", "two"], kubeconfig=kubeconfig, all_namespaces=True, queues=True) as fleet:
         reports = fleet.queues()
     assert list(reports) == ["one", "two"]
     assert reports["one"].to_json()["queues"] == reports["two"].to_json()["queues"]
