@@ -323,3 +323,24 @@ def test_queues_under_the_role_wmap_auth_prints(cluster: TestCluster, tmp_path: 
         for name in ("wmap-queues", "wmap-plain"):
             cluster.kubectl("delete", "clusterrolebinding", f"{name}-{NAMESPACE}")
             cluster.kubectl("delete", "clusterrole", f"{name}-definitions")
+
+
+def test_serve_reads_the_queues_live(cluster: TestCluster) -> None:
+    """`wmap serve` against the cluster: /api/v1/queues carries the live report (the periodic read through the
+    command's connection flags)."""
+    import time
+    import urllib.request
+
+    from tests.browser.support import serve
+
+    with serve("--kubeconfig", str(cluster.kubeconfig_path), "--capacity-interval=0") as base:
+        deadline = time.monotonic() + 60
+        while True:
+            with urllib.request.urlopen(base + "/api/v1/queues", timeout=10) as answer:
+                (row,) = json.load(answer)["clusters"]
+            if row["queues"] is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+    assert row["error"] is None, row["error"]
+    team = next(q for q in row["queues"] if q["key"] == "kai/Queue/live-team")
+    assert team["gpus"]["quota"] == 2 and team["gpus"]["waiting"] == 8
