@@ -42,6 +42,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # Capacity and placement: nodes, quotas and pods -> free capacity; trees and gang plans -> requirements,
     # and how many copies fit (docs/placement.md).
     "placement": ("workload_map.placement",),
+    # Queues and quotas: the schedulers' queue objects (Kueue, KAI, Volcano) and the workload trees ->
+    # per-queue quota, usage and waiting demand, per-workload admission (docs/queues.md).
+    "queues": ("workload_map.queues",),
     # A definition checked against sample objects and its own expressions: it resolves and builds trees.
     "views": ("workload_map.checks",),
     "sources": ("workload_map.sources", "workload_map.live"),
@@ -60,7 +63,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "tools": ("workload_map.manifests",),
 }
 
-CORE = ("foundation", "jq", "definition", "authoring", "resolve", "tree", "gang", "placement")
+CORE = ("foundation", "jq", "definition", "authoring", "resolve", "tree", "gang", "placement", "queues")
 _BELOW_VIEWS = (*CORE,)
 _BELOW_PORTS = (*CORE, "views", "sources", "api")
 _BELOW_SURFACES = (*_BELOW_PORTS, "ports")
@@ -75,6 +78,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "tree": ("foundation", "jq", "definition", "resolve"),
     "gang": ("foundation", "jq", "definition", "resolve"),
     "placement": ("foundation", "jq", "definition", "resolve", "tree", "gang"),
+    "queues": ("foundation", "jq", "definition", "resolve", "tree"),
     "views": _BELOW_VIEWS,
     "sources": (*_BELOW_VIEWS, "views"),
     "api": (*_BELOW_VIEWS, "views", "sources"),

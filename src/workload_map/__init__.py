@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         View as View,
         emit_pod_groups as emit_pod_groups,
         one_target as one_target,
+        queue_of as queue_of,
         split_target as split_target,
     )
     from workload_map.authoring import Draft as Draft
@@ -95,6 +96,13 @@ if TYPE_CHECKING:
         rank_fits as rank_fits,
     )
     from workload_map.placement.figures import GpuFigures as GpuFigures, gpu_figures as gpu_figures
+    from workload_map.queues import (
+        Queue as Queue,
+        QueuedWorkload as QueuedWorkload,
+        QueueReport as QueueReport,
+        ResourceQuota as ResourceQuota,
+        named_queue as named_queue,
+    )
     from workload_map.resolve.status import StatusResult as StatusResult
     from workload_map.resolve.writes import PodSpecChange as PodSpecChange
     from workload_map.sources.kube.connection import RequestCounter as RequestCounter
@@ -134,6 +142,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Listing",
         "one_target",
         "PendingUpdate",
+        "queue_of",
         "split_target",
         "View",
     ),
@@ -174,6 +183,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "WorkloadRequirements",
     ),
     "workload_map.definition.registry": ("display_type", "KindInfo"),
+    "workload_map.queues": ("named_queue", "Queue", "QueuedWorkload", "QueueReport", "ResourceQuota"),
     "workload_map.resolve.status": ("StatusResult",),
     "workload_map.resolve.writes": ("PodSpecChange",),
     "workload_map.checks.samples": ("SampleResult",),

@@ -66,8 +66,8 @@ def test_namespace_flag(wmap: Invoke) -> None:
 def test_wide(wmap: Invoke) -> None:
     result = wmap("get", "minijob/train", "-o", "wide")
     header, row = result.stdout.splitlines()
-    assert header.split()[-4:] == ["PENDING", "FAILED", "NODES", "DEFINITION"]
-    assert row.split()[-4:] == ["1", "0", "1", "test-wmap-io-minijob-v1"]
+    assert header.split()[-5:] == ["PENDING", "FAILED", "NODES", "DEFINITION", "QUEUE"]
+    assert row.split()[-5:] == ["1", "0", "1", "test-wmap-io-minijob-v1", "<none>"]
 
 
 def test_json_list_and_single(wmap: Invoke) -> None:

@@ -236,3 +236,22 @@ def test_cli_capacity_rules_have_their_lines_in_the_table() -> None:
     assert ("", "pods", "list", False) in by_kind["ClusterRole"]
     assert ("", "resourcequotas", "list", False) in by_kind["Role"]
     assert not any(g[1] == "secrets" for doc in split for g in _grants(doc["rules"]))
+
+
+def test_cli_queue_rules_have_their_lines_in_the_table() -> None:
+    """What `wmap auth --queues` adds, in both forms, is exactly the table: cluster-scoped queues in the
+    ClusterRole even with -n, the per-workload objects in the Role; lists only, nothing else."""
+    definitions = builtin_definitions()
+    documented = _table("The CLI: queues")
+    base = _grants(access.cli_rules(definitions))
+    cluster_role = access.cli_manifests(definitions, queues=True)[0]
+    assert _grants(cluster_role["rules"]) - base == documented - base
+    extra_cluster, extra_namespaced = access.queue_rules()
+    assert _grants([*extra_cluster, *extra_namespaced]) == documented
+    split = {
+        doc["kind"]: _grants(doc["rules"]) for doc in access.cli_manifests(definitions, queues=True, namespace="a")
+    }
+    assert ("kueue.x-k8s.io", "clusterqueues", "list", False) in split["ClusterRole"]
+    assert ("scheduling.run.ai", "queues", "list", False) in split["ClusterRole"]
+    assert ("kueue.x-k8s.io", "workloads", "list", False) in split["Role"]
+    assert {v for _, _, v, _ in documented} == {"list"}

@@ -30,6 +30,7 @@ from workload_map.errors import WorkloadMapError
 if TYPE_CHECKING:
     from workload_map.api.clusters import ClusterFields, ClusterOptions
     from workload_map.placement import Capacity, FitResult, WorkloadRequirements
+    from workload_map.queues import QueueReport
     from workload_map.tree.model import WorkloadTree
 
 
@@ -154,6 +155,7 @@ class Fleet:
         namespace: str | None = _SCOPE,
         selector: str | None = None,
         status: str | None = None,
+        queue: str | None = None,
         progress: Callable[[list[Obj]], Iterable[Obj]] | None = None,
     ) -> FleetListing:
         """:meth:`View.workloads` in every cluster read, each workload with its cluster.
@@ -168,7 +170,7 @@ class Fleet:
         for cluster, view in self.views.items():
             try:
                 found = view.workloads(
-                    type, wanted, namespace=namespace, selector=selector, status=status, progress=progress
+                    type, wanted, namespace=namespace, selector=selector, status=status, queue=queue, progress=progress
                 )
             except WorkloadMapError as exc:
                 unknown.append(exc)
@@ -233,6 +235,10 @@ class Fleet:
         """Each cluster's :meth:`View.capacity` (a fleet opened with ``capacity=True``), by cluster."""
         return {cluster: view.capacity() for cluster, view in self.views.items()}
 
+    def queues(self, *, namespace: str | None = _SCOPE) -> dict[str, QueueReport]:
+        """Each cluster's :meth:`View.queues` (a fleet opened with ``queues=True``), by cluster."""
+        return {cluster: view.queues(namespace=namespace) for cluster, view in self.views.items()}
+
     def components(
         self, target: str | Sequence[str], name: str | None = None, *, namespace: str | None = _SCOPE
     ) -> dict[str, WorkloadRequirements]:
@@ -290,6 +296,7 @@ def open_fleet(
     types: Sequence[str] | None = None,
     workload: str | Sequence[str] | None = None,
     capacity: bool | Literal["only"] = False,
+    queues: bool = False,
     **shortcuts: Unpack[ClusterFields],
 ) -> Fleet:
     """A :class:`Fleet` of the contexts ``options`` name (``contexts``; else ``context``; else every context
@@ -298,7 +305,8 @@ def open_fleet(
 
     A cluster that cannot be read is in ``Fleet.failures`` (one line each); the call raises only for a
     kubeconfig that cannot be read or names no context. ``capacity`` reads each cluster's nodes and quotas
-    too, for :meth:`Fleet.capacity` and :meth:`Fleet.fit` (docs/placement.md).
+    too, for :meth:`Fleet.capacity` and :meth:`Fleet.fit` (docs/placement.md); ``queues`` the schedulers'
+    queue objects, for :meth:`Fleet.queues` (docs/queues.md).
     """
 
     options = with_shortcuts(options, shortcuts)
@@ -311,7 +319,9 @@ def open_fleet(
     def read(context: str) -> tuple[View | ClusterFailure, tuple[float, float]]:
         began = time.monotonic()
         try:
-            view = open_cluster(options.for_context(context), types=types, workload=workload, capacity=capacity)
+            view = open_cluster(
+                options.for_context(context), types=types, workload=workload, capacity=capacity, queues=queues
+            )
         except Exception as exc:
             return _failure(context, exc), (began, time.monotonic())
         return view, (began, time.monotonic())

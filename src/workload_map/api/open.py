@@ -213,6 +213,7 @@ def open_cluster(
     types: Sequence[str] | None = None,
     workload: str | Sequence[str] | None = None,
     capacity: bool | Literal["only"] = False,
+    queues: bool = False,
     connection: Connection | None = None,
     **shortcuts: Unpack[ClusterFields],
 ) -> View:
@@ -225,7 +226,9 @@ def open_cluster(
     reads only what one workload needs (``wmap describe``). What could not be read (forbidden, not served)
     is in ``View.coverage``. ``capacity`` also reads Nodes, ResourceQuotas and the pods holding node
     resources, for :meth:`View.capacity` and :meth:`View.fit` (docs/placement.md); ``"only"`` reads them and
-    no workload. ``connection`` reuses an open connection (tests count its requests).
+    no workload. ``queues`` also reads the schedulers' queue objects the cluster serves (Kueue, KAI,
+    Volcano), for :meth:`View.queues` (docs/queues.md). ``connection`` reuses an open connection (tests
+    count its requests).
     """
     from workload_map.sources.kube import live_source  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
@@ -240,6 +243,7 @@ def open_cluster(
             connection=connection,
             capacity=bool(capacity),
             workloads=capacity != "only",
+            queues=queues,
         )
     )
     view = WorkloadIndex(source.snapshot, source.registry)

@@ -2,7 +2,8 @@
 
 The file is a ``List`` (``{"apiVersion": "v1", "kind": "List", "items": [...]}``) holding the
 workloads, the intermediate objects (Jobs, StatefulSets, ...), the pods, the cluster's Karta objects,
-and the Nodes and ResourceQuotas that ``capacity`` and ``fit`` read, each with its apiVersion and kind.
+the schedulers' queue objects that ``queues`` reads (when served), and the Nodes and ResourceQuotas that
+``capacity`` and ``fit`` read, each with its apiVersion and kind.
 ``.json`` writes JSON, anything else YAML.
 """
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from workload_map.gang.model import GangPlan
     from workload_map.live.model import LiveModel
     from workload_map.placement import Capacity, FitResult, WorkloadRequirements
+    from workload_map.queues import QueuedWorkload, QueueReport
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.resolve.writes import PodSpecChange
     from workload_map.sources.kube import LiveSource, RequestCounter
@@ -248,11 +249,13 @@ class View:
         namespace: str | None = _SCOPE,
         selector: str | None = None,
         status: str | None = None,
+        queue: str | None = None,
         progress: Callable[[list[Obj]], Iterable[Obj]] | None = None,
     ) -> Listing:
         """The workloads ``wmap get`` would list: every top-level workload, or every workload of ``type``
         (only ``names`` when given), in ``namespace`` (the view's scope by default; None: all), matching
-        the label ``selector`` (kubectl syntax) and with primary ``status`` (case-insensitive).
+        the label ``selector`` (kubectl syntax), with primary ``status`` (case-insensitive) and naming the
+        scheduler ``queue`` (:func:`named_queue`: a Kueue LocalQueue, a KAI or Volcano queue).
 
         One workload that cannot be resolved becomes a line of ``problems``, never a failure.
         ``progress`` may wrap the objects being resolved (a progress bar).
@@ -279,6 +282,8 @@ class View:
         trees, problems = trees_of(self._index, progress(objs) if progress else objs)
         if status:
             trees = [t for t in trees if t.status.primary.value.lower() == status.lower()]
+        if queue is not None:
+            trees = [t for t in trees if queue_of(t) == queue]
         return Listing(trees, problems, missing)
 
     def owner_of(self, obj: Obj) -> Obj | None:
@@ -324,6 +329,36 @@ class View:
                 nodes, snapshot.pods, snapshot.of_kind("", "ResourceQuota"), warnings
             )
         return self._capacity
+
+    # -- queues and quotas (docs/queues.md)
+    def queues(self, *, namespace: str | None = _SCOPE) -> QueueReport:
+        """The schedulers' queues (Kueue, KAI, Volcano) with their hierarchy, quota, limits and usage, and
+        every top-level workload that names a queue, with the scheduler's verdict on it. ``namespace`` (the
+        view's scope by default; None: all) narrows the workloads; a queue's figures count only those. A
+        live view reads the queue objects when opened with ``queues=True``."""
+        source = self.live_source
+        if source is not None and not source.queues:
+            raise WorkloadMapError(
+                "this view was opened without the queue objects", hint="open it with open_cluster(..., queues=True)"
+            )
+        from workload_map.queues import build_queues
+
+        scope = self._scope(namespace)
+        trees, problems = trees_of(self._index, self._index.workloads(None, scope, top_level=True))
+        report = build_queues(self._index.snapshot, trees, self._index.registry.covers, scope)
+        report.warnings[:0] = source.queue_warnings if source is not None else []
+        report.warnings.extend(problems)
+        return report
+
+    def queued(self, tree: WorkloadTree) -> QueuedWorkload | None:
+        """One workload's queue and the scheduler's verdict on it (what ``wmap describe`` prints), or None
+        when it names no queue; resolves nothing else (a live view needs ``queues=True``)."""
+        if self.live_source is not None and not self.live_source.queues:
+            return None
+        from workload_map.queues import build_queues
+
+        report = build_queues(self._index.snapshot, [tree], self._index.registry.covers, tree.namespace)
+        return report.workload(tree.namespace, tree.kind, tree.name)
 
     def components(
         self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE
@@ -464,6 +499,14 @@ class View:
         if isinstance(target, str):
             return self.find(target, name, namespace=namespace)
         return target.workload
+
+
+def queue_of(tree: WorkloadTree) -> str | None:
+    """The scheduler queue a workload names (on itself or its pods), or None (docs/queues.md)."""
+    from workload_map.queues import named_queue
+
+    named = named_queue(tree.workload, [p.obj for p in tree.all_pods])
+    return named[1] if named is not None else None
 
 
 def _did_you_mean(type_name: str, registry: DefinitionRegistry) -> str:

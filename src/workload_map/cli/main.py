@@ -83,6 +83,12 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
             " and tolerations, per-node packing and the namespace's ResourceQuotas."
         ),
     ),
+    "queues": (
+        "workload_map.cli.commands.queues",
+        "Show the queues of the schedulers installed (Kueue ClusterQueues, Cohorts and LocalQueues, KAI "
+        "Queues, Volcano Queues) as a tree: quota and limit, GPUs their admitted workloads hold, GPUs borrowed "
+        "over quota, workloads admitted and waiting, and the GPUs the waiting ones ask for.",
+    ),
     "update": (
         "workload_map.cli.commands.update",
         (

@@ -32,6 +32,7 @@ def open_view(
     describe: tuple[str, str] | None = None,
     capacity: bool | Literal["only"] = False,
     compact: bool = False,
+    queues: bool = False,
 ) -> View:
     """The View a command reads: dumps (``--from-file``), else the live cluster with kubectl's flags
     (``connection``, from ``options.connection_options``); library errors become one-line CLI errors.
@@ -51,6 +52,7 @@ def open_view(
             types=kinds,
             workload=f"{describe[0]}/{describe[1]}" if describe else None,
             capacity=capacity,
+            queues=queues,
         )
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
@@ -88,6 +90,7 @@ def open_fleet(
     kinds: Sequence[str] | None = None,
     describe: tuple[str, str] | None = None,
     capacity: bool | Literal["only"] = False,
+    queues: bool = False,
 ) -> Fleet:
     """The Fleet the flags name (every cluster read at once; see ``is_fleet``); a cluster not read is in
     ``Fleet.failures``, the caller warns and exits 5. Usage and kubeconfig errors are CLI errors."""
@@ -106,6 +109,7 @@ def open_fleet(
             types=kinds,
             workload=f"{describe[0]}/{describe[1]}" if describe else None,
             capacity=capacity,
+            queues=queues,
         )
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None

@@ -314,6 +314,15 @@ OPENAPI: dict[str, Any] = {
                 "responses": {"200": {"description": "Fleet"}},
             }
         },
+        "/api/v1/queues": {
+            "get": {
+                "summary": "Per cluster: the schedulers' queues with quota, usage and waiting demand, and every "
+                "queued workload with its admission state and reason (docs/queues.md), as last read "
+                "(age in seconds; --queues-interval)",
+                "parameters": _FILTERS[:1],  # cluster
+                "responses": {"200": {"description": "QueueList"}},
+            }
+        },
         "/api/v1/status": {
             "get": {
                 "summary": "Readiness, the API server's last answer, what cannot be read, each watched resource",

@@ -18,6 +18,7 @@ from workload_map.ports.live import RetryPolicy
 from workload_map.serve import api
 
 if TYPE_CHECKING:
+    from workload_map import QueueReport
     from workload_map.ports.live import LiveReader
 
 POLL_SECONDS = 0.2  # how often a fleet's event stream looks for a change of any model
@@ -29,16 +30,37 @@ def poll_capacity(
     """Read each served cluster's GPU figures (``total`` and ``pools``, placement/figures.py) now and every
     ``interval`` seconds until ``stop`` (a thread's target). A failed read keeps the last value and says why
     in ``capacity_errors``."""
+
+    def figures(name: str) -> dict[str, Any]:
+        value = read(name)
+        clusters.free_gpus[name] = float(value["total"]["free"])
+        return value
+
+    _poll(clusters, figures, (clusters.gpu_figures, clusters.capacity_read, clusters.capacity_errors), interval, stop)
+
+
+def poll_queues(clusters: Clusters, read: Callable[[str], QueueReport], interval: float, stop: threading.Event) -> None:
+    """Read each served cluster's queues (``View.queues`` of a full read with ``queues=True``) now and every
+    ``interval`` seconds until ``stop``; a failed read keeps the last report and says why in ``queues_errors``."""
+    _poll(clusters, read, (clusters.queues, clusters.queues_read, clusters.queues_errors), interval, stop)
+
+
+def _poll(
+    clusters: Clusters,
+    read: Callable[[str], Any],
+    into: tuple[dict[str, Any], dict[str, float], dict[str, str]],
+    interval: float,
+    stop: threading.Event,
+) -> None:
+    values, read_at, errors = into
     while True:
         for name in list(clusters.models):
             try:
-                figures = read(name)
-                clusters.gpu_figures[name] = figures
-                clusters.free_gpus[name] = float(figures["total"]["free"])
-                clusters.capacity_read[name] = time.time()
-                clusters.capacity_errors.pop(name, None)
+                values[name] = read(name)
+                read_at[name] = time.time()
+                errors.pop(name, None)
             except Exception as exc:  # one cluster's failed read must not end the others'
-                clusters.capacity_errors[name] = f"{type(exc).__name__}: {exc}"
+                errors[name] = f"{type(exc).__name__}: {exc}"
         if stop.wait(interval):
             return
 
@@ -104,6 +126,10 @@ class Clusters:
         self.gpu_figures: dict[str, dict[str, Any]] = {}
         self.capacity_read: dict[str, float] = {}  # cluster -> wall-clock time of its last capacity read
         self.capacity_errors: dict[str, str] = {}  # cluster -> why its last capacity read failed
+        # Kept current by ``wmap serve --queues-interval`` (poll_queues), as the capacity above.
+        self.queues: dict[str, QueueReport] = {}
+        self.queues_read: dict[str, float] = {}
+        self.queues_errors: dict[str, str] = {}
         self.retrying: set[str] = set()  # clusters not read whose start is being tried again (rejoin)
 
     @property
@@ -319,6 +345,24 @@ class Clusters:
             )
         version = sum(m.version for m in models.values())
         return {"apiVersion": api.API_VERSION, "kind": "Fleet", "version": version, "clusters": rows}
+
+    def queue_reports(self, cluster: str | None = None) -> dict[str, Any]:
+        """``GET /api/v1/queues``: per cluster served (or only ``cluster``), its last queue report
+        (docs/queues.md; null until the first read), its age in seconds and why the last read failed."""
+        rows = []
+        for name in self.order:
+            if name not in self.models or (cluster is not None and name != cluster):
+                continue
+            report = self.queues.get(name)
+            rows.append(
+                {
+                    "cluster": name,
+                    "age": (time.time() - self.queues_read[name]) if name in self.queues_read else None,
+                    "error": self.queues_errors.get(name),
+                    **(report.to_json() if report is not None else {"queues": None, "workloads": None, "warnings": []}),
+                }
+            )
+        return {"apiVersion": api.API_VERSION, "kind": "QueueList", "clusters": rows}
 
 
 def _said(single: bool, name: str, lines: list[str]) -> list[str]:

@@ -19,6 +19,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoM
 from prometheus_client.registry import Collector
 
 from workload_map import ResourceStatus
+from workload_map.serve.queue_metrics import queue_families
 
 if TYPE_CHECKING:
     from workload_map import WorkloadTree
@@ -79,6 +80,7 @@ class FleetCollector(Collector):
         for cluster, value in sorted(self.clusters.free_gpus.items()):
             free.add_metric([cluster], value)
         yield free
+        yield from queue_families(self.clusters.queues)
         yield from merged.values()
 
 

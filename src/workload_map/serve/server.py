@@ -228,6 +228,8 @@ class Service:
             return 200, clusters.status()
         if parts == ["fleet"]:
             return 200, clusters.summary()
+        if parts == ["queues"]:
+            return 200, clusters.queue_reports(cluster)
         if parts == ["definitions"] and clusters.models:
             served = clusters.models.get(cluster or "") or next(iter(clusters.models.values()))
             return 200, api.definitions(served)

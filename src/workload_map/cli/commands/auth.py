@@ -19,6 +19,11 @@ from workload_map.cli.options import definitions_option
     help="Also allow wmap capacity and fit: list on nodes, on every namespace's pods and on resourcequotas.",
 )
 @click.option(
+    "--queues",
+    is_flag=True,
+    help="Also allow wmap queues: list on the queue kinds of Kueue, KAI and Volcano (docs/queues.md).",
+)
+@click.option(
     "-n",
     "--namespace",
     default=None,
@@ -32,6 +37,7 @@ from workload_map.cli.options import definitions_option
 def command(  # noqa: PLR0917 - click passes every option by name
     update: bool,
     capacity: bool,
+    queues: bool,
     namespace: str | None,
     name: str | None,
     output: str,
@@ -42,7 +48,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     Read-only use (get, describe, explain, snapshot, gang) needs get/list/watch on the covered workload
     kinds, the kinds that own their pods, and pods, plus get/list on Kartas; never Secrets, ConfigMaps or
     Services. --update adds patch on the workload kinds; --capacity adds list on nodes, pods of every
-    namespace (what the nodes hold) and resourcequotas. Bind the role with a (Cluster)RoleBinding.
+    namespace (what the nodes hold) and resourcequotas; --queues adds list on the schedulers' queue kinds.
+    Bind the role with a (Cluster)RoleBinding.
 
     \b
     Examples:
@@ -57,7 +64,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
     definitions, warnings = definitions_only(definition_paths)
     role = name or ("wmap-updater" if update else "wmap-reader")
-    docs = cli_manifests(definitions, update=update, capacity=capacity, name=role, namespace=namespace)
+    docs = cli_manifests(definitions, update=update, capacity=capacity, queues=queues, name=role, namespace=namespace)
     if output == "json":
         echo_document({"apiVersion": "v1", "kind": "List", "items": docs}, "json")
     else:

@@ -9,7 +9,7 @@ import click
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
 
 if TYPE_CHECKING:
-    from workload_map import ClusterOptions, WorkloadTree
+    from workload_map import ClusterOptions, QueuedWorkload, WorkloadTree
 
 
 @click.command("describe")
@@ -45,7 +45,12 @@ def command(
         _fleet(target, namespace, output, definition_paths, connection, from_file)
         return
     view = open_view(
-        from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+        from_file,
+        definition_paths,
+        namespace=namespace,
+        connection=connection,
+        describe=one_target(target),
+        queues=True,
     )
     view.close()  # everything is read: the rest works on what was read
     workload = find_one(view, target)
@@ -54,17 +59,19 @@ def command(
     if output in ("json", "yaml"):
         echo_document(tree.to_json(), output)
     else:
-        _print(tree, output)
+        _print(tree, output, queued=view.queued(tree))
     emit_warnings([*view.warnings, *tree.warnings])
     exit_if_partial(view)
 
 
-def _print(tree: WorkloadTree, output: str, cluster: str | None = None) -> None:
+def _print(tree: WorkloadTree, output: str, cluster: str | None = None, queued: QueuedWorkload | None = None) -> None:
     from workload_map.cli.output import render
     from workload_map.cli.render import glyphs_for_stdout, header_lines, resources_lines, rich_tree, status_lines
 
     if output == "text":
         click.echo("\n".join(header_lines(tree, cluster)))
+        if queued is not None:
+            click.echo(_queue_line(queued))
         click.echo("\nTree:")
     elif cluster is not None:
         click.echo(f"Cluster: {cluster}")
@@ -97,7 +104,12 @@ def _fleet(  # noqa: PLR0917 - the command's options, passed on
     from workload_map.cli.workloads import one_target, tree_of
 
     fleet = open_fleet(
-        from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)
+        from_file,
+        definition_paths,
+        namespace=namespace,
+        connection=connection,
+        describe=one_target(target),
+        queues=True,
     )
     fleet.close()  # everything is read
     found = fleet_found(fleet, one_target(target))
@@ -108,6 +120,19 @@ def _fleet(  # noqa: PLR0917 - the command's options, passed on
         for index, (cluster, tree) in enumerate(trees):
             if index:
                 click.echo("")
-            _print(tree, output, cluster)
+            _print(tree, output, cluster, fleet.view(cluster).queued(tree))
     emit_warnings([*fleet.warnings, *(w for _, tree in trees for w in tree.warnings)])
     fleet_exit(fleet)
+
+
+def _queue_line(queued: QueuedWorkload) -> str:
+    """``Queue:      kueue a-queue: Pending (Pending: <the scheduler's message>)``, aligned with the header
+    (its widest key is "Definition:"); docs/queues.md."""
+    text = f"{queued.scheduler} {queued.queue}"
+    if queued.queue_key is None:
+        text += " (not found)"
+    text += f": {queued.state}"
+    reason = queued.reason + (f": {queued.message}" if queued.message else "")
+    if reason:
+        text += f" ({reason})"
+    return "Queue:".ljust(12) + text

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from workload_map import ClusterOptions, Fleet, View, WorkloadTree
 
 HEADERS = ("NAME", "TYPE", "STATUS", "COMPONENTS", "PODS", "GPUS", "AGE")
-WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION")
+WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION", "QUEUE")
 OPTIONAL = ("COMPONENTS",)  # left out, in this order, when the table is wider than the terminal
 TRUNCATE = ("TYPE", "NAME", "NAMESPACE", "STATUS")  # then cut, the widest first
 WATCH_TIMEOUT_ENV = "WMAP_WATCH_TIMEOUT"
@@ -40,6 +40,12 @@ def type_column(tree: WorkloadTree) -> str:
     from workload_map import display_type
 
     return display_type(tree.group, tree.kind)
+
+
+def _queue(tree: WorkloadTree) -> str:
+    from workload_map import queue_of
+
+    return queue_of(tree) or "<none>"
 
 
 def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
@@ -66,6 +72,7 @@ def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
             unknown or str(counts.failed),
             unknown or str(len(nodes)),
             tree.definition.name,
+            _queue(tree),
         ]
     return [tree.namespace, *cells] if with_namespace else cells
 
@@ -103,6 +110,12 @@ def _progress(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     default=None,
     help="Only workloads whose primary status is this.",
 )
+@click.option(
+    "--queue",
+    default=None,
+    metavar="QUEUE",
+    help="Only workloads that name this scheduler queue (Kueue LocalQueue, KAI or Volcano queue; wmap queues).",
+)
 @output_option(("table", "wide", "json", "yaml", "name"), "table")
 @click.option(
     "-w",
@@ -131,6 +144,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     all_namespaces: bool,
     selector: str | None,
     status: str | None,
+    queue: str | None,
     output: str,
     watch: bool,
     watch_timeout: float | None,
@@ -172,7 +186,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         raise click.UsageError("--watch needs a live cluster: it cannot watch --from-file")
     if is_fleet(connection):
         timeout = (watch_timeout if watch_timeout is not None else _env_timeout()) if watch else None
-        _Query(type_name, names, selector, status).fleet(
+        _Query(type_name, names, selector, status, queue).fleet(
             output,
             namespace,
             all_namespaces,
@@ -197,7 +211,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     try:
         ns = view.namespace
         kind = resolve_kind(view, type_name) if type_name else None
-        query = _Query(type_name, names, selector, status)
+        query = _Query(type_name, names, selector, status, queue)
         trees, problems, missing = query.trees(view, progress=True)
         printer = _Printer(output, with_namespace=ns is None, single=len(names) == 1)
         printer.first([("", t) for t in trees])
@@ -223,8 +237,11 @@ def command(  # noqa: PLR0917 - click passes every option by name
 class _Query:
     """Which workloads ``get`` shows: TYPE, names, ``-l`` and ``--status`` (the view's namespace scope)."""
 
-    def __init__(self, type_name: str | None, names: list[str], selector: str | None, status: str | None) -> None:
+    def __init__(
+        self, type_name: str | None, names: list[str], selector: str | None, status: str | None, queue: str | None
+    ) -> None:
         self.type_name, self.names, self.selector, self.status = type_name, names, selector, status
+        self.queue = queue
 
     def trees(self, view: View, *, progress: bool = False) -> tuple[list[WorkloadTree], list[str], list[str]]:
         """The trees to print, resolution problems, and the names asked for that do not exist."""
@@ -233,6 +250,7 @@ class _Query:
             self.names,
             selector=self.selector,
             status=self.status,
+            queue=self.queue,
             progress=_with_progress if progress else None,
         )
         return listing.workloads, listing.problems, listing.missing
@@ -270,7 +288,12 @@ class _Query:
             require_some(fleet)
             try:
                 listing = fleet.workloads(
-                    self.type_name, self.names, selector=self.selector, status=self.status, progress=_with_progress
+                    self.type_name,
+                    self.names,
+                    selector=self.selector,
+                    status=self.status,
+                    queue=self.queue,
+                    progress=_with_progress,
                 )
             except wm.WorkloadMapError as exc:
                 raise from_library(exc) from None

@@ -13,7 +13,7 @@ from workload_map.cli.options import definitions_option, fleet_connection_option
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from workload_map import ClusterOptions, LiveModel
+    from workload_map import ClusterOptions, LiveModel, QueueReport
     from workload_map.serve.fleet import Clusters
 
 TOKEN_ENV = "WMAP_SERVE_TOKEN"
@@ -71,6 +71,15 @@ POOL_LABEL = "nvidia.com/gpu.product"  # GPU Feature Discovery's label: the dash
     "/api/v1/fleet and wmap_cluster_gpus_free (0: never).",
 )
 @click.option(
+    "--queues-interval",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Read each cluster's scheduler queues (Kueue, KAI, Volcano) and their workloads this often, for "
+    "/api/v1/queues, the wmap_queue_* series and the Queues page (0: never).",
+)
+@click.option(
     "-n",
     "--namespace",
     metavar="NS",
@@ -90,6 +99,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     max_connections: int,
     idle_timeout: float,
     capacity_interval: float,
+    queues_interval: float,
     namespace: str | None,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
@@ -115,7 +125,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
     from workload_map.cli.output import emit_warnings
     from workload_map.cmdline.errors import EXIT_USAGE, CliError
-    from workload_map.serve.fleet import poll_capacity, rejoin
+    from workload_map.serve.fleet import poll_capacity, poll_queues, rejoin
     from workload_map.serve.server import Service
 
     token = _token(token_file)
@@ -181,6 +191,18 @@ def command(  # noqa: PLR0917 - click passes every option by name
                 target=poll_capacity,
                 args=(clusters, _capacity_reader(from_file, definition_paths, connection), capacity_interval, stopped),
                 name="wmap serve capacity",
+                daemon=True,
+            ).start()
+        if queues_interval:
+            threading.Thread(
+                target=poll_queues,
+                args=(
+                    clusters,
+                    _queues_reader(from_file, definition_paths, connection, namespace),
+                    queues_interval,
+                    stopped,
+                ),
+                name="wmap serve queues",
                 daemon=True,
             ).start()
         threading.Event().wait(serve_timeout)
@@ -297,6 +319,32 @@ def _capacity_reader(
         with view:
             total, pools = wm.gpu_figures(view.capacity(), POOL_LABEL)
             return {"total": total.to_json(), "pools": [p.to_json() for p in pools]}
+
+    return read
+
+
+def _queues_reader(
+    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: ClusterOptions, namespace: str | None
+) -> Callable[[str], QueueReport]:
+    """One cluster's queue report, as ``wmap queues`` reads it (every namespace, or ``-n NS``'s workloads)."""
+    import dataclasses
+
+    import workload_map as wm
+
+    def read(cluster: str) -> QueueReport:
+        if from_file:
+            view = wm.open_dump(*from_file, definitions=definition_paths, namespace=namespace)
+        else:
+            scope = dataclasses.replace(
+                connection.for_context(cluster or None),
+                namespace=namespace,
+                all_namespaces=namespace is None,
+                definitions=definition_paths,
+                timeout=None,  # the command's --timeout bounds no periodic read
+            )
+            view = wm.open_cluster(scope, queues=True)
+        with view:
+            return view.queues(namespace=namespace)
 
     return read
 

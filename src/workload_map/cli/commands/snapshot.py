@@ -67,6 +67,7 @@ def command(
     except WorkloadMapError as exc:
         raise CliError(exc.message, where=str(exc.location), hint=exc.hint) from None
     options = live_options(cluster, connection=conn)
+    options.queues = True  # the schedulers' queue objects served, for `wmap queues --from-file`
     try:
         source = _list(options, conn) if stderr_is_tty() else _live(options)
         objects, capacity_warnings = with_capacity(source)

@@ -390,8 +390,61 @@ async function fleetPage() {
     el("div", { class: "scroll" }, el("table", { id: "fleet", "aria-label": "clusters" }, el("thead", {}, head), el("tbody", {}, rows)))].filter(Boolean));
 }
 
+// The Queues page: each cluster's scheduler queues as a tree (quota, limit, GPUs used with a bar against the
+// quota, borrowed, workloads admitted and waiting, GPUs waiting), then the workloads that wait and why, in
+// the scheduler's words (docs/queues.md). The figures are /api/v1/queues, as `wmap queues` prints them.
+async function queuesPage() {
+  const [doc, status] = await Promise.all([api("/api/v1/queues"), api("/api/v1/status")]);
+  navigation();
+  const gpu = (value) => (value === null || value === undefined ? "–" : number(value));
+  const sections = [];
+  for (const c of doc.clusters) {
+    const title = doc.clusters.length > 1 || c.cluster ? el("h2", {}, "Cluster " + c.cluster) : null;
+    if (c.queues === null) {
+      sections.push(title, el("p", { class: "muted" }, c.error ? "Queues not read: " + c.error : "Queues not read yet."));
+      continue;
+    }
+    const byKey = Object.fromEntries(c.queues.map((q) => [q.key, q]));
+    const rows = [];
+    const visit = (q, depth) => {
+      const g = q.gpus, scale = Math.max(1, g.limit ?? 0, g.quota ?? 0, g.used ?? 0);
+      const over = g.borrowed > 0;
+      rows.push(el("tr", { "data-queue": q.key },
+        el("td", {}, q.scheduler),
+        el("th", { scope: "row", style: `padding-left:${0.6 + depth * 1.4}rem` }, (depth ? "└ " : "") + (q.namespace ? q.namespace + "/" : "") + q.name,
+          q.implicit ? el("span", { class: "muted" }, " (no Cohort object)") : null, q.state ? el("span", { class: "muted" }, " [" + q.state + "]") : null),
+        el("td", {}, q.kind),
+        el("td", { class: "num", "data-col": "quota" }, gpu(g.quota)), el("td", { class: "num", "data-col": "limit" }, gpu(g.limit)),
+        el("td", { class: "num", "data-col": "used" }, gpu(g.used)),
+        el("td", { class: "usage" }, el("div", { class: "track", role: "img", "aria-label": `${q.name}: ${gpu(g.used)} of ${gpu(g.quota)} GPUs of quota used` },
+          el("div", { class: "bar" + (over ? " over" : ""), style: `width:${(100 * (g.used || 0)) / scale}%` }),
+          g.quota !== null ? el("div", { class: "quota-mark", style: `left:${(100 * g.quota) / scale}%` }) : null)),
+        el("td", { class: "num" + (over ? " over" : ""), "data-col": "borrowed" }, gpu(g.borrowed)),
+        el("td", { class: "num", "data-col": "admitted" }, q.workloads.admitted), el("td", { class: "num", "data-col": "waiting" }, q.workloads.waiting),
+        el("td", { class: "num", "data-col": "gpus-waiting" }, gpu(g.waiting))));
+      for (const child of q.children) if (byKey[child]) visit(byKey[child], depth + 1);
+    };
+    for (const q of c.queues) if (!q.parent || !byKey[q.parent]) visit(q, 0);
+    const head = el("tr", {}, ["Scheduler", "Queue", "Kind", "GPU quota", "GPU limit", "GPUs used", "", "Borrowed", "Admitted", "Waiting", "GPUs waiting"].map((h) => el("th", { scope: "col" }, h)));
+    const waiting = c.workloads.filter((w) => ["Pending", "QuotaReserved", "Unknown"].includes(w.state));
+    sections.push(title,
+      c.queues.length ? el("table", { class: "queues", "aria-label": "queues" + (c.cluster ? " of " + c.cluster : "") }, el("thead", {}, head), el("tbody", {}, rows))
+        : el("p", { class: "muted" }, "No Kueue, KAI or Volcano queue in this cluster."),
+      el("h2", {}, "Waiting workloads"),
+      waiting.length ? el("table", { class: "waiting", "aria-label": "waiting workloads" },
+        el("thead", {}, el("tr", {}, ["Namespace", "Workload", "Queue", "State", "GPUs", "Why (the scheduler's words)"].map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, waiting.map((w) => el("tr", { "data-workload": w.namespace + "/" + w.name },
+          el("td", {}, w.namespace), el("td", {}, w.kind + "/" + w.name), el("td", {}, w.queue), el("td", {}, w.state),
+          el("td", { class: "num" }, gpu(w.gpus)), el("td", { class: "why" }, (w.reason ? w.reason + (w.message ? ": " : "") : "") + w.message)))))
+        : el("p", { class: "muted" }, "Nothing waits."),
+      c.age !== null ? el("p", { class: "muted" }, `Read ${Math.round(c.age)} s ago` + (c.error ? "; the last read failed: " + c.error : "")) : null);
+  }
+  document.getElementById("app").replaceChildren(...[banner(status), el("h1", {}, "Queues"), ...sections].filter(Boolean));
+}
+
 function navigation() {
   const header = document.querySelector("header");
+  if (!document.getElementById("nav-queues")) header.insertBefore(el("a", { id: "nav-queues", href: "#/queues", class: "nav" }, "Queues"), document.getElementById("live"));
   let link = document.getElementById("nav-fleet");
   if (!fleet()) { if (link) link.remove(); return; }
   if (!link) header.insertBefore(el("a", { id: "nav-fleet", href: "#/fleet", class: "nav" }, "Fleet"), document.getElementById("live"));
@@ -432,6 +485,7 @@ async function render() {
   try {
     if (hash.startsWith("#/w/")) await workloadPage(decodeURIComponent(hash.slice(4)));
     else if (hash === "#/fleet") await fleetPage();
+    else if (hash === "#/queues") await queuesPage();
     else if (hash === "#/" || hash === "#") await listPage();
     else notFound(`No page ${hash.slice(1)} here.`);
     document.body.dataset.version = String(state.version);

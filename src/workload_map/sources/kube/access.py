@@ -79,6 +79,20 @@ CAPACITY_CLUSTER_RULES: list[Rule] = [
 CAPACITY_NAMESPACED_RULES: list[Rule] = [{"apiGroups": [""], "resources": ["resourcequotas"], "verbs": ["list"]}]
 
 
+# ``wmap queues`` (workload_map.sources.kube.queues): one LIST per queue kind the cluster serves. Cluster-scoped
+# queues go in the ClusterRole even with -n; the per-workload objects are read in the namespace in scope.
+QUEUE_CLUSTER_RULES: list[Rule] = [
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["clusterqueues", "cohorts", "resourceflavors"], "verbs": ["list"]},
+    {"apiGroups": ["scheduling.run.ai"], "resources": ["queues"], "verbs": ["list"]},
+    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["queues"], "verbs": ["list"]},
+]
+QUEUE_NAMESPACED_RULES: list[Rule] = [
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "workloads"], "verbs": ["list"]},
+    {"apiGroups": ["scheduling.run.ai"], "resources": ["podgroups"], "verbs": ["list"]},
+    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["podgroups"], "verbs": ["list"]},
+]
+
+
 def cli_rules(definitions: Iterable[LoadedDefinition], *, update: bool = False) -> list[Rule]:
     """The rules of the CLI's user: read-only, or with ``update`` also a patch on the workload kinds.
 
@@ -96,19 +110,29 @@ def capacity_rules() -> tuple[list[Rule], list[Rule]]:
     return [dict(r) for r in CAPACITY_CLUSTER_RULES], [dict(r) for r in CAPACITY_NAMESPACED_RULES]
 
 
+def queue_rules() -> tuple[list[Rule], list[Rule]]:
+    """(cluster-wide, per-namespace) rules ``wmap queues`` adds to the read-only ones."""
+    return [dict(r) for r in QUEUE_CLUSTER_RULES], [dict(r) for r in QUEUE_NAMESPACED_RULES]
+
+
 def cli_manifests(
     definitions: Iterable[LoadedDefinition],
     *,
     update: bool = False,
     capacity: bool = False,
+    queues: bool = False,
     name: str = "wmap-reader",
     namespace: str | None = None,
 ) -> list[dict[str, Any]]:
     """ClusterRole (cluster-wide use, ``-A``), or a Role for ``namespace`` plus a ClusterRole for the
-    cluster-scoped Kartas (and, with ``capacity``, nodes and every namespace's pods): ready for
+    cluster-scoped Kartas (and, with ``capacity``, nodes and every namespace's pods; with ``queues``, the
+    cluster-scoped queue kinds): ready for
     ``kubectl apply`` (bind them with a (Cluster)RoleBinding)."""
     rules = cli_rules(definitions, update=update)
     extra_cluster, extra_namespaced = capacity_rules() if capacity else ([], [])
+    if queues:
+        queue_cluster, queue_namespaced = queue_rules()
+        extra_cluster, extra_namespaced = [*extra_cluster, *queue_cluster], [*extra_namespaced, *queue_namespaced]
     labels = {"app.kubernetes.io/name": "workload-map", "app.kubernetes.io/component": "cli"}
     meta: dict[str, Any] = {"name": name, "labels": labels}
     if namespace is None:
@@ -135,6 +159,8 @@ def cli_manifests(
 __all__ = [
     "CAPACITY_CLUSTER_RULES",
     "CAPACITY_NAMESPACED_RULES",
+    "QUEUE_CLUSTER_RULES",
+    "QUEUE_NAMESPACED_RULES",
     "READ",
     "UPDATE",
     "capacity_rules",
@@ -142,4 +168,5 @@ __all__ = [
     "cli_rules",
     "operator_read_rules",
     "plural",
+    "queue_rules",
 ]

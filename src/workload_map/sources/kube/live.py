@@ -55,6 +55,7 @@ class LiveOptions(ConnectionOptions):
     project_for: Callable[[DefinitionRegistry], Callable[[Obj], Obj]] | None = None
     capacity: bool = False  # also read nodes, quotas and the pods holding node resources (capacity, fit)
     workloads: bool = True  # False: read no workload (``wmap capacity``: the capacity read alone)
+    queues: bool = False  # also read the schedulers' queue objects that are served (``wmap queues``)
     # -A: a kind the user may not list cluster-wide is listed in each namespace (fetch.fetch_snapshot).
     per_namespace: bool = True
 
@@ -71,6 +72,8 @@ class LiveSource:
     karta_objects: list[Obj] = field(default_factory=list)
     lists: list[ListResult] = field(default_factory=list)
     capacity: CapacityObjects | None = None  # read with LiveOptions.capacity
+    queues: bool = False  # the snapshot holds the served queue kinds (LiveOptions.queues)
+    queue_warnings: list[str] = field(default_factory=list)  # queue kinds that could not be read
 
     def index(self) -> WorkloadIndex:
         view = WorkloadIndex(self.snapshot, self.registry)
@@ -98,7 +101,12 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
     connection = options.connection or connect(options)
     if options.namespace and options.connection is not None:
         connection.namespace = options.namespace
-    discovery = discover(connection, discovery_groups([*builtin, *options.definitions]))
+    groups = discovery_groups([*builtin, *options.definitions])
+    if options.queues:
+        from workload_map.queues import QUEUE_GROUPS
+
+        groups = {*groups, *QUEUE_GROUPS}
+    discovery = discover(connection, groups)
     cluster_definitions, karta_objects = load_cluster_definitions(connection, discovery, warnings)
     # Precedence for one root group/version/kind: built-in < cluster Karta < --definitions files.
     registry = LiveRegistry(layered_definitions(builtin, cluster_definitions, options.definitions), discovery)
@@ -148,6 +156,18 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
                 per_namespace=options.per_namespace,
             )
     warnings.extend(more)
+    queue_warnings: list[str] = []
+    if options.queues:
+        snapshot, lists = _with_queues(
+            snapshot,
+            lists,
+            connection=connection,
+            discovery=discovery,
+            namespace=namespace,
+            chunk=chunk,
+            warnings=queue_warnings,
+        )
+        warnings.extend(queue_warnings)  # said by every command that reads them (describe), and by View.queues
     capacity = None
     if options.capacity:
         from workload_map.sources.kube.capacity import fetch_capacity  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
@@ -165,7 +185,32 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
         cluster_definitions=cluster_definitions,
         karta_objects=karta_objects,
         lists=lists,
+        queues=options.queues,
+        queue_warnings=queue_warnings,
     )
+
+
+def _with_queues(
+    snapshot: Snapshot,
+    lists: list[ListResult],
+    *,
+    connection: Connection,
+    discovery: Discovery,
+    namespace: str | None,
+    chunk: int | None,
+    warnings: list[str],
+) -> tuple[Snapshot, list[ListResult]]:
+    """The snapshot with the served queue kinds added (their objects own no pod: no walk changes)."""
+    from workload_map.base.snapshot import Snapshot
+    from workload_map.sources.kube.queues import fetch_queue_objects
+
+    read = fetch_queue_objects(connection, discovery, namespace, chunk_size=chunk)
+    warnings.extend(read.warnings)
+    listed = None if snapshot.listed is None else {*snapshot.listed, *read.kinds}
+    merged = Snapshot(
+        [*snapshot.objects, *read.objects], coverage=snapshot.coverage, listed=listed, named=snapshot.named
+    )
+    return merged, [*lists, *read.lists]
 
 
 def _resolve(registry: LiveRegistry, type_name: str) -> KindInfo | None:
