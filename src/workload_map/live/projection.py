@@ -288,10 +288,6 @@ def _interned_in_place(value: Any) -> Any:
     return value
 
 
-class _ContainerState(TypedDict, total=False):
-    waiting: Any  # the only state read (_container_status)
-
-
 def _pod_type(extra: frozenset[Path]) -> Any:
     """The TypedDict of what project_pod reads of a pod, with the ``extra`` paths whole."""
     whole: dict[str, Any] = {}
@@ -305,7 +301,13 @@ def _pod_type(extra: frozenset[Path]) -> Any:
 
     container = typed_dict("Container", dict.fromkeys(_CONTAINER, Any))
     condition = typed_dict("Condition", dict.fromkeys(_CONDITION, Any))
-    container_status = typed_dict("ContainerStatus", dict.fromkeys(_CONTAINER_STATUS, Any) | {"state": _ContainerState})
+    # Of a container's state only what _container_status keeps: a waiting reason, how it ended.
+    terminated = typed_dict("Terminated", dict.fromkeys(_TERMINATED, Any))
+    states = {
+        "state": typed_dict("ContainerState", {"waiting": Any, "terminated": terminated}),
+        "lastState": typed_dict("LastState", {"terminated": terminated}),
+    }
+    container_status = typed_dict("ContainerStatus", dict.fromkeys(_CONTAINER_STATUS, Any) | states)
     sections = {
         "metadata": typed("metadata", _METADATA),
         "spec": typed(
