@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-# Tests import shared helpers (corpus.py) as top-level modules.
+# Tests import shared helpers (corpus.py) as top-level modules, and bench/'s generators (gen, gen_cluster,
+# bench_*) as the benchmarks import them, at the top of the test module.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "bench"))
 
 _CACHE_ENV = "WMAP_CACHE_DIR"
 _created: list[str] = []

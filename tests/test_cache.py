@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import subprocess
@@ -81,8 +82,6 @@ def test_damaged_entry_is_a_miss_and_is_rewritten(cache_dir: Path, damage: str) 
         assert cache.store(other, "not mine")
         path.write_bytes(entry(cache_dir, other).read_bytes())
     else:  # intact framing around a payload that does not unpickle (another program's format)
-        import hashlib
-
         payload = b"\x80\x05not a pickle"
         magic = blob[: blob.index(b"\n") + 1]
         path.write_bytes(magic + key + hashlib.sha256(payload).digest() + payload)

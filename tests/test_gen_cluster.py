@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import sys
 from collections import Counter
@@ -12,6 +13,8 @@ from typing import Any
 import orjson
 import pytest
 import yaml
+
+from gen import frameworks
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "src" / "workload_map" / "examples" / "ai-cluster.yaml"
@@ -296,8 +299,6 @@ PINNED_DIGEST = "557883ad2f78f679c7bcf40901bf6921fc4ffecca0359ede8ab1afe1356508d
 
 
 def test_output_is_pinned() -> None:
-    import hashlib
-
     data = gen.dump_json(gen.generate(40, 4, 7, pods_per_workload_target=8))
     assert hashlib.sha256(data).hexdigest() == PINNED_DIGEST, "the generator's output changed for the same seed"
 
@@ -305,7 +306,6 @@ def test_output_is_pinned() -> None:
 def test_one_module_per_framework_in_a_fixed_order() -> None:
     """Each framework's builder lives in its own module of bench/gen/frameworks (a module may hold the kinds of
     one project, e.g. KubeRay's three); generate() goes through them in the written-out ORDER."""
-    from gen import frameworks
 
     assert list(gen.FRAMEWORKS) == list(frameworks.ORDER)
     assert len(gen.FRAMEWORKS) == len(WORKLOAD_KINDS)

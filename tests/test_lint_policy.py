@@ -4,6 +4,8 @@ concerns, with the reason, never for a whole file."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -25,3 +27,24 @@ def test_no_file_wide_suppressions() -> None:
 def test_no_per_file_ignores() -> None:
     lint = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["ruff"]["lint"]
     assert "per-file-ignores" not in lint and "extend-per-file-ignores" not in lint
+
+
+def test_imports_sit_at_module_level_in_the_package_and_the_tests() -> None:
+    """ruff's PLC0415 over src and tests: an import inside a function is a measured start-up path, marked
+    ``noqa: PLC0415`` with its reason (docs/architecture.md, "Start-up"), or it is an error."""
+    ruff = Path(sys.executable).with_name("ruff")
+    proc = subprocess.run(
+        [str(ruff), "check", "--select", "PLC0415", "--output-format", "concise", "src", "tests"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    reasons = [
+        line
+        for path in sorted((REPO / "src").rglob("*.py"))
+        for line in path.read_text().splitlines()
+        if "noqa: PLC0415" in line and not re.search(r"noqa: PLC0415 \(.+\)", line)
+    ]
+    assert reasons == [], "a lazy import says why: # noqa: PLC0415 (reason)"

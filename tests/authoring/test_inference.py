@@ -14,6 +14,7 @@ from workload_map.checks.samples import run_samples
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
 from workload_map.definition.validate import validate
 from workload_map.errors import Location, Severity
+from workload_map.operator.admission import validate_karta
 from workload_map.sources.documents import Document
 
 from . import fixtures
@@ -274,8 +275,6 @@ def test_container_lists_side_by_side_are_one_pod() -> None:
 
 
 def test_the_admission_webhook_admits_a_draft_and_relays_its_todos() -> None:
-    from workload_map.operator.admission import validate_karta
-
     result = draft(fixtures.TRAINRUN, _samples([fixtures.trainrun()]))
     request = {"uid": "1", "operation": "CREATE", "object": yaml.safe_load(result.text)}
     answer = validate_karta(request, list)

@@ -13,6 +13,9 @@ from typing import Any
 
 import pytest
 
+import bench_faststart
+import bench_live
+import run
 from workload_map.tree.build import trees_of
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -83,8 +86,6 @@ def test_checked_in_jq_script_is_up_to_date() -> None:
 
 
 def test_figures_report_ratios_against_their_baseline() -> None:
-    import run
-
     fig = Figure("dump", "get -A", 3.0, "s", 1.5, "floor", target="<= 2.0x floor", met=False)
     assert fig.ratio == 2.0
     text = run.table([fig])
@@ -92,8 +93,6 @@ def test_figures_report_ratios_against_their_baseline() -> None:
 
 
 def test_live_comparison_keys_rows_by_namespace_and_name() -> None:
-    import bench_live
-
     # wmap: NAMESPACE NAME TYPE STATUS COMPONENTS PODS ...; the jq script: NAMESPACE KIND NAME STATUS READY/PODS
     wmap_rows = [
         ["ns", "vc-1", "Job.batch.volcano.sh", "Running", "1", "2/2"],
@@ -107,8 +106,6 @@ def test_live_comparison_keys_rows_by_namespace_and_name() -> None:
 
 
 def test_faststart_measures_whole_processes_and_counts_leftovers(tmp_path: Path) -> None:
-    import bench_faststart
-
     quick = bench_faststart.measure([sys.executable, "-c", "pass"], 1, cache="n/a")
     assert quick["cpu_s"] > 0 and quick["wall_s"] >= quick["cpu_s"] / 2 and quick["left"] == 0
     assert 1 < quick["rss_mb"] < 200  # the child's own peak, not the benchmark process's
@@ -128,8 +125,6 @@ def test_faststart_measures_whole_processes_and_counts_leftovers(tmp_path: Path)
 
 
 def test_faststart_phases_cover_a_whole_get(dump: Path, tmp_path: Path) -> None:
-    import bench_faststart
-
     env = dict(os.environ, WMAP_CACHE_DIR=str(tmp_path / "cache"))
     names = [name for name, _ in bench_faststart.phases(dump, env)]
     assert names[0].startswith("click") and "resolve (trees)" in names

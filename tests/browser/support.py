@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "src" / "workload_map" / "examples" / "ai-cluster.yaml"
@@ -68,8 +69,6 @@ def serve(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
 
 @contextmanager
 def browser_page() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         try:

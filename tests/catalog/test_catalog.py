@@ -18,7 +18,9 @@ from corpus import CORPUS, corpus_files, corpus_objects
 from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
 from workload_map.checks.expressions import check_against
+from workload_map.definition.model import slug
 from workload_map.definition.registry import DefinitionRegistry
+from workload_map.definition.validate import validate
 from workload_map.errors import Location, Severity
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.documents import Document
@@ -49,8 +51,6 @@ def _tree(case_obj: dict[str, Any], extra: list[dict[str, Any]] = ()):  # type: 
 
 
 def test_every_catalog_file_is_named_by_the_slug_rule() -> None:
-    from workload_map.definition.model import slug
-
     for definition in CATALOG:
         identity = definition.karta.identity
         assert identity is not None
@@ -138,8 +138,6 @@ UNDEFINED_BY_DESIGN = {
 
 @pytest.mark.parametrize("definition", CATALOG, ids=lambda d: d.name)
 def test_catalog_definition_is_valid(definition: Any) -> None:
-    from workload_map.definition.validate import validate
-
     findings = validate(definition.karta, definition.location)
     read_only = {
         (definition.name, c.name, str(f.location.path).rsplit(".", 1)[-1])

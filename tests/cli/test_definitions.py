@@ -7,7 +7,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from workload_map import catalog
+from workload_map.catalog import builtin_definitions
 from workload_map.cli.main import cli
+from workload_map.errors import Finding, Location, WorkloadMapError
 
 
 def test_list_includes_user_definitions(defs_file: Path) -> None:
@@ -35,8 +38,6 @@ def test_unknown_definition_exit_4() -> None:
 
 
 def test_broken_builtin_is_a_warning(monkeypatch: pytest.MonkeyPatch, defs_file: Path) -> None:
-    from workload_map.errors import Finding, Location
-
     broken = (Finding(Location("builtin:bad.yaml", 0, "spec"), "required field is missing"),)
     monkeypatch.setattr("workload_map.catalog.load_builtin", lambda: ((), broken))
     result = CliRunner().invoke(cli, ["definitions", "--definitions", str(defs_file)])
@@ -57,7 +58,6 @@ def test_broken_user_definitions_are_an_error(tmp_path: Path, dump_file: Path) -
 
 def test_builtin_catalog_is_valid() -> None:
     """The packaged catalog must load and validate: a broken built-in file fails loudly here."""
-    from workload_map.catalog import builtin_definitions
 
     definitions = builtin_definitions()
     names = [d.name for d in definitions]
@@ -66,9 +66,6 @@ def test_builtin_catalog_is_valid() -> None:
 
 
 def test_builtin_strict_raises(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workload_map import catalog
-    from workload_map.errors import Finding, Location, WorkloadMapError
-
     monkeypatch.setattr(catalog, "load_builtin", lambda: ((), (Finding(Location("builtin:x.yaml"), "boom"),)))
     monkeypatch.setattr(catalog, "_validation_errors", lambda: ())
     with pytest.raises(WorkloadMapError, match="boom"):

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 import yaml
 
-from .conftest import Invoke
+from .conftest import Invoke, minijob, pod
 
 
 def test_describe_text(wmap: Invoke) -> None:
@@ -55,8 +57,6 @@ def test_describe_tree_only(wmap: Invoke) -> None:
 
 
 def test_describe_ascii_fallback(wmap: Invoke, monkeypatch: object) -> None:
-    import pytest
-
     assert isinstance(monkeypatch, pytest.MonkeyPatch)
     monkeypatch.setattr("workload_map.cli.output.stdout_encoding", lambda: "ascii")
     out = wmap("describe", "minijob/train").stdout
@@ -91,10 +91,6 @@ def test_describe_not_found_and_usage(wmap: Invoke) -> None:
 
 
 def test_describe_unattributed(wmap: Invoke, tmp_path: object) -> None:
-    from pathlib import Path
-
-    from .conftest import minijob, pod
-
     dump = Path(str(tmp_path)) / "stray.yaml"
     dump.write_text(
         yaml.safe_dump_all(

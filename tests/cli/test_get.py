@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
 import workload_map as wm
+from workload_map.cli.main import cli
 
-from .conftest import Invoke
+from .conftest import DEFINITIONS, OTHER_MINIJOB, Invoke, objects, pod
 
 
 @pytest.fixture(autouse=True)
@@ -176,10 +178,6 @@ def test_a_misspelt_type_names_the_closest_covered_ones(wmap: Invoke) -> None:
 
 
 def test_ambiguous_type(wmap: Invoke, tmp_path: pytest.TempPathFactory) -> None:
-    from pathlib import Path
-
-    from .conftest import OTHER_MINIJOB
-
     other = Path(str(tmp_path)) / "other.yaml"
     other.write_text(OTHER_MINIJOB)
     result = wmap("get", "minijob", "--definitions", str(other))
@@ -191,10 +189,6 @@ def test_ambiguous_type(wmap: Invoke, tmp_path: pytest.TempPathFactory) -> None:
 
 
 def test_warnings_after_output(wmap: Invoke, tmp_path: pytest.TempPathFactory) -> None:
-    from pathlib import Path
-
-    from .conftest import pod
-
     orphan = Path(str(tmp_path)) / "orphan.yaml"
     orphan.write_text(yaml.safe_dump(pod("lost-0", "default", ("MiniJob", "gone", "u-gone"), {})))
     result = wmap("get", "--from-file", str(orphan))
@@ -205,13 +199,6 @@ def test_warnings_after_output(wmap: Invoke, tmp_path: pytest.TempPathFactory) -
 
 
 def test_karta_in_dump_is_a_definition(tmp_path: pytest.TempPathFactory, dump_file: object) -> None:
-    from pathlib import Path
-
-    from click.testing import CliRunner
-
-    from workload_map.cli.main import cli
-
-    from .conftest import DEFINITIONS, objects
 
     base = Path(str(tmp_path))
     mixed = base / "mixed.yaml"
@@ -225,9 +212,6 @@ def test_karta_in_dump_is_a_definition(tmp_path: pytest.TempPathFactory, dump_fi
 def test_a_table_fits_the_terminal_as_kubectl_s_do(monkeypatch: pytest.MonkeyPatch) -> None:
     """In a terminal narrower than the table COMPONENTS gives way, then long names are cut with an ellipsis;
     -o wide and a pipe print every column whole."""
-    from click.testing import CliRunner
-
-    from workload_map.cli.main import cli
 
     example = str(Path(wm.__file__).parent / "examples" / "ai-cluster.yaml")
     whole = CliRunner().invoke(cli, ["get", "-A", "--from-file", example]).stdout

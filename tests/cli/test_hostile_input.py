@@ -11,7 +11,11 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
+import workload_map as wm
+from workload_map._version import __version__
 from workload_map.cli.main import cli
+from workload_map.operator.main import command as operator
+from workload_map.serve import api
 
 from .conftest import objects
 
@@ -156,8 +160,6 @@ def test_junk_beside_objects_is_a_warning(tmp_path: Path, dump_file: Path, defs_
 
 
 def test_version_flag_prints_the_version() -> None:
-    from workload_map._version import __version__
-
     result = invoke("--version")
     assert result.exit_code == 0, result.output
     assert result.stdout == f"wmap version {__version__}\n" == invoke("version").stdout
@@ -166,8 +168,6 @@ def test_version_flag_prints_the_version() -> None:
 def test_without_a_kubeconfig_only_commands_that_read_dumps_suggest_from_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workload_map.operator.main import command as operator
-
     for name, value in {"HOME": str(tmp_path), "KUBECONFIG": "", "KUBERNETES_SERVICE_HOST": ""}.items():
         monkeypatch.setenv(name, value)
     got = invoke("get")
@@ -193,8 +193,6 @@ def test_a_mistyped_type_gets_a_suggestion(dump_file: Path, defs_file: Path) -> 
 
 
 def test_library_refuses_an_unknown_status(dump_file: Path, defs_file: Path) -> None:
-    import workload_map as wm
-
     view = wm.open_dump(str(dump_file), definitions=[str(defs_file)], namespace=None)
     assert [t.name for t in view.workloads(status="running")] == [t.name for t in view.workloads(status="Running")]
     with pytest.raises(ValueError, match="'runing' is not a status") as refused:
@@ -214,8 +212,6 @@ def test_validate_of_an_object_dump_is_one_line_suggesting_against(dump_file: Pa
 
 def test_serve_refuses_an_unknown_status(dump_file: Path, defs_file: Path) -> None:
     """``/api/v1/workloads?status=runing`` is a bad filter (400), not an empty list, as the library says."""
-    import workload_map as wm
-    from workload_map.serve import api
 
     model = wm.open_dump(str(dump_file), definitions=[str(defs_file)], namespace=None).to_model()
     running = [item["name"] for item in api.workloads(model, status="running")["items"]]

@@ -8,7 +8,7 @@ import sys
 import click
 import pytest
 
-from workload_map.cli import main as cli_main
+from workload_map.cli import commands, main as cli_main
 
 
 @pytest.mark.parametrize("name", sorted(cli_main.LAZY_COMMANDS))
@@ -22,8 +22,6 @@ def test_each_help_line_is_the_commands_own(name: str) -> None:
 
 
 def test_every_command_module_is_in_the_table() -> None:
-    from workload_map.cli import commands
-
     modules = {m for m, _ in cli_main.LAZY_COMMANDS.values()}
     package = commands.__path__[0]
     listed = {

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import datetime as _dt
 import ipaddress
 import json
@@ -51,6 +52,11 @@ import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 __all__ = ["TestCluster", "TestClusterError"]
 
@@ -92,8 +98,6 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
     if not sys.platform.startswith("linux"):
         return
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         pr_set_pdeathsig = 1
         libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
@@ -106,10 +110,6 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
 
 def _write_pki(directory: Path) -> dict[str, Path]:
     """Create a CA, a serving cert for 127.0.0.1/localhost and SA keys."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
     now = _dt.datetime.now(_dt.UTC)
     not_before = now - _dt.timedelta(hours=1)

@@ -19,7 +19,13 @@ import pytest
 from workload_map.sources.kube.connection import ClusterError, Connection, ConnectionOptions, DeadlineError, connect
 from workload_map.sources.kube.discovery import ServedResource
 from workload_map.sources.kube.fetch import MAX_WORKERS, _run_lists, list_all
-from workload_map.sources.kube.retry import CancelToken, Deadline, RetryPolicy, retry_after_seconds
+from workload_map.sources.kube.retry import (
+    DEFAULT_REQUEST_TIMEOUT,
+    CancelToken,
+    Deadline,
+    RetryPolicy,
+    retry_after_seconds,
+)
 
 PODS = ServedResource("", "v1", "Pod", "pods", True, ("po",), ("list",), True)
 EMPTY_LIST = {"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "7"}, "items": []}
@@ -178,8 +184,6 @@ def test_the_deadline_bounds_the_request_timeout(tmp_path: Path) -> None:
 
 
 def test_default_request_timeout_and_no_timeout(tmp_path: Path) -> None:
-    from workload_map.sources.kube.retry import DEFAULT_REQUEST_TIMEOUT
-
     url = "http://127.0.0.1:9"
     assert _connection(tmp_path, url).timeout == DEFAULT_REQUEST_TIMEOUT  # no flag: bounded, not forever
     assert _connection(tmp_path, url, request_timeout="0").timeout is None  # kubectl's 0 = none

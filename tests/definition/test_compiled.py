@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from workload_map.base import cache
 from workload_map.definition import compiled
@@ -160,8 +161,6 @@ def fresh_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def karta_document(replicas: str) -> dict[str, Any]:
-    import yaml
-
     data: dict[str, Any] = yaml.safe_load(DEFINITION.format(replicas=replicas, running=".a"))
     return data
 

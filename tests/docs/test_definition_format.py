@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 from tests.docs.format_blocks import FORMAT_DOC, Block, blocks, commands, run, write_files
 
+import workload_map as wm
 from workload_map.definition.model import Karta
 
 FOUND = blocks()
@@ -79,8 +80,6 @@ def test_console_blocks_print_what_the_page_shows(
 
 
 def test_every_karta_on_the_page_is_valid(tmp_path: Path) -> None:
-    import workload_map as wm
-
     write_files(tmp_path, FOUND)
     kartas = [b.file for b in FOUND if b.file and b.body.lstrip().startswith("apiVersion: run.ai/v1alpha1")]
     assert len(kartas) >= 7

@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 
 from corpus import CORPUS, REPO_ROOT
 from workload_map.catalog import builtin_definitions
+from workload_map.definition.expressions import Target, iter_expressions
+from workload_map.jq.reads import input_reads
 
 EXAMPLE = REPO_ROOT / "src" / "workload_map" / "examples" / "ai-cluster.yaml"
 FUZZ_NAMESPACE = "fuzz"
@@ -278,8 +280,6 @@ def _set(obj: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
 def read_paths() -> dict[tuple[str, str], tuple[tuple[str, ...], ...]]:
     """(group, kind) -> the fields the catalog's expressions read in objects of that kind (``"Pod"`` of the
     core group: what pod selectors, gang filters and keys read), from jq.reads.input_reads."""
-    from workload_map.definition.expressions import Target, iter_expressions
-    from workload_map.jq.reads import input_reads
 
     found: dict[tuple[str, str], set[tuple[str, ...]]] = {}
     for loaded in builtin_definitions():

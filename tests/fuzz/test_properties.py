@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from kubernetes.utils.quantity import parse_quantity
 
 # A venv made before hypothesis joined the test extras skips these (saying why) rather than failing the
 # whole collection; `make` reinstalls the extras when pyproject.toml changes.
@@ -302,8 +303,6 @@ def update_flags(draw: st.DrawFn) -> list[str]:
 
 
 def _quantity_parses(text: str) -> bool:
-    from kubernetes.utils.quantity import parse_quantity
-
     try:
         parse_quantity(text)
     except (ValueError, ArithmeticError):

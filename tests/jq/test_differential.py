@@ -9,7 +9,8 @@ import pytest
 import yaml
 from oracle import assert_same_as_libjq
 
-from workload_map.jq import compile_expression, to_text
+import jq
+from workload_map.jq import JqSandboxError, compile_expression, to_text
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
@@ -580,8 +581,6 @@ def test_conformance_on_scalars(expression: str, value: Any) -> None:
 
 
 def test_rejected_constructs_never_evaluate() -> None:
-    from workload_map.jq import JqSandboxError
-
     for expression in REJECTED:
         with pytest.raises(JqSandboxError):
             compile_expression(expression)
@@ -619,8 +618,6 @@ def test_rejected_constructs_never_evaluate() -> None:
     ],
 )
 def test_to_text_matches_tostring(value: Any) -> None:
-    import jq
-
     assert to_text(value) == jq.compile("tostring").input_value(value).first()
 
 

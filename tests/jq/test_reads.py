@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from tests.corpus import REPO_ROOT
 
+from gen.cluster import generate
 from workload_map.api.definitions import builtin_with_warnings
 from workload_map.jq.reads import input_reads
 from workload_map.live.projection import pod_expressions
@@ -70,7 +71,6 @@ def test_the_catalogs_pod_expressions_give_the_same_answer_on_what_they_read() -
     bench = str(REPO_ROOT / "bench")
     if bench not in sys.path:
         sys.path.insert(0, bench)
-    from gen.cluster import generate
 
     pods = [o for o in generate(60, 4, 11) if o["kind"] == "Pod"]
     expressions = sorted(set(pod_expressions(builtin_with_warnings()[0])))

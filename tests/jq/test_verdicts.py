@@ -9,7 +9,8 @@ import pytest
 
 from workload_map.catalog import load_builtin
 from workload_map.definition.expressions import iter_expressions
-from workload_map.jq import program
+from workload_map.jq import LIMITS, JqLimitError, expression_errors, program
+from workload_map.jq._isolated import shutdown
 
 TRICKY = [
     "1), (2",  # would turn one element into two
@@ -99,8 +100,6 @@ def test_compilation_that_exceeds_the_worker_limit_is_a_limit_verdict_the_others
 ) -> None:
     """libjq folds constants while compiling (this one is a 400 MB string before any input): the syntax
     check runs in the bounded worker, and only the expression that exceeded its limit is refused."""
-    from workload_map.jq import LIMITS, JqLimitError, expression_errors
-    from workload_map.jq._isolated import shutdown
 
     monkeypatch.setattr(LIMITS, "worker_memory_bytes", 256 * 1024 * 1024)
     shutdown()  # the next worker starts under this cap

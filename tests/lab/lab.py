@@ -26,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import yaml
 from tests.cluster.apiserver import TestCluster
 
 from . import kwok
@@ -452,8 +453,6 @@ def _summary(obj: Obj) -> str:
 
 
 def _crd_names(path: Path) -> set[str]:
-    import yaml
-
     with path.open() as f:
         return {
             doc["metadata"]["name"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import datetime as dt
 import os
 import signal
@@ -15,8 +16,6 @@ from typing import IO
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child
     """SIGKILL the child when pytest dies (kill -9 included): a lab leaves no process behind."""
     if sys.platform.startswith("linux"):
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
 

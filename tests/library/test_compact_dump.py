@@ -10,10 +10,15 @@ from typing import Any
 
 import orjson
 import pytest
+import yaml
 from tests.corpus import CORPUS, REPO_ROOT
 
 import workload_map as wm
+from gen.cluster import generate
+from workload_map.api.open import _Compact
+from workload_map.catalog import builtin_definitions
 from workload_map.errors import DocumentError, Location
+from workload_map.live.projection import Projection, pod_decoder, project_pod
 from workload_map.sources import documents
 from workload_map.sources.lists import split_items
 
@@ -22,7 +27,6 @@ def _generate(workloads: int, namespaces: int, seed: int) -> list[dict[str, Any]
     bench = str(REPO_ROOT / "bench")
     if bench not in sys.path:
         sys.path.insert(0, bench)
-    from gen.cluster import generate
 
     return list(generate(workloads, namespaces, seed))
 
@@ -152,8 +156,6 @@ def test_a_karta_in_the_dump_that_covers_another_kind_is_read_for(tmp_path: Path
 
 
 def _karta_for_widgets() -> dict[str, Any]:
-    import yaml
-
     text = (REPO_ROOT / "src" / "workload_map" / "catalog" / "definitions" / "apps-replicaset-v1.yaml").read_text()
     karta = yaml.safe_load(text)
     karta["metadata"] = {"name": "widgets"}
@@ -163,9 +165,6 @@ def _karta_for_widgets() -> dict[str, Any]:
 
 
 def _compact() -> Any:
-    from workload_map.api.open import _Compact
-    from workload_map.catalog import builtin_definitions
-
     return _Compact(builtin_definitions())
 
 
@@ -201,8 +200,6 @@ def test_a_pod_the_decoder_cannot_take_is_left_to_the_transform(generated: list[
 
 
 def test_a_pod_decoded_with_extra_paths_keeps_them() -> None:
-    from workload_map.live.projection import Projection, pod_decoder, project_pod
-
     extra = frozenset({("spec", "hostname"), ("spec", "containers"), ("status",), ("foo", "bar", "baz")})
     pod = {
         "apiVersion": "v1",

@@ -8,9 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from tests.library.doc_blocks import ROOT, blocks, run
 
 import workload_map as wm
+from workload_map.cli.main import cli
+from workload_map.cli.workloads import kind_name
+from workload_map.cmdline.errors import from_library
+from workload_map.sources.kube.connection import ClusterError
 
 
 def test_the_dump_examples_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -34,9 +39,6 @@ def test_every_public_name_resolves_and_is_documented() -> None:
 
 def test_listing_filters_match_the_cli() -> None:
     """The API's filters are get's: same rows for TYPE, -l, --status and -n."""
-    from click.testing import CliRunner
-
-    from workload_map.cli.main import cli
 
     example = str(ROOT / "src" / "workload_map" / "examples" / "ai-cluster.yaml")
     view = wm.open_dump(example, namespace=None)
@@ -48,7 +50,6 @@ def test_listing_filters_match_the_cli() -> None:
     ]:
         result = CliRunner().invoke(cli, ["get", *args, "-o", "name", "--from-file", example])
         assert result.exit_code == 0, result.output
-        from workload_map.cli.workloads import kind_name
 
         assert result.stdout.split() == [kind_name(t.workload) for t in listing]
 
@@ -115,8 +116,6 @@ def test_a_user_script_passes_mypy_strict(tmp_path: Path) -> None:
 
 def test_a_cluster_error_reads_as_one_line_without_its_status_reason() -> None:
     """A ClusterError's ``reason`` is the API's Status reason (Forbidden), not a second explanation."""
-    from workload_map.cmdline.errors import from_library
-    from workload_map.sources.kube.connection import ClusterError
 
     error = ClusterError("Forbidden: alice cannot list pods", status=403, reason="Forbidden")
     assert from_library(error).line() == "Forbidden: alice cannot list pods"

@@ -17,6 +17,7 @@ from typing import Any
 
 from live_data import admin, create, create_many, create_namespace, owner_ref, set_pod_running
 from tests.cluster.apiserver import TestCluster
+from tests.live.placement_data import create_node, gpu_node
 
 
 @dataclass
@@ -67,7 +68,6 @@ def own_clusters(bin_dir: Path, count: int) -> Iterator[list[TestCluster]]:
 
 def gpu_nodes(cluster: TestCluster, names: list[str]) -> None:
     """Ready Nodes of 8 GPUs each (no kubelet: the API server takes them as objects)."""
-    from tests.live.placement_data import create_node, gpu_node
 
     conn = admin(cluster)
     try:

@@ -15,10 +15,14 @@ from typing import Any
 
 import pytest
 from tests.cluster.apiserver import TestCluster
+from tests.gang import gang_defs
+from tests.gang.gang_defs import SINGLE, TRAIN, member_pod, template
+from tests.helpers import karta
 from tests.live.live_data import CORPUS, REPO_ROOT, admin, create_namespace, ensure_crds, jobset_scenario, lws_scenario
 
 from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
+from workload_map.gang import plan_gang
 from workload_map.gang.compute import plan_in_view
 from workload_map.gang.emit import emit
 from workload_map.resolve.workloads import WorkloadIndex
@@ -169,21 +173,17 @@ def test_pods_carry_the_attachment_the_scheduler_reads(test_cluster: TestCluster
 def test_kai_sub_groups_and_topology_match_kais_schema(test_cluster: TestCluster, scheduler_crds: None) -> None:
     """The richer KAI forms (minSubGroup, subGroups with their own minMember, topologyConstraint) are
     accepted by KAI's own CRD with strict field validation and stored unchanged."""
-    from tests.gang.gang_defs import SINGLE, TRAIN, member_pod, template, workload
-    from tests.helpers import karta
-
-    from workload_map.gang import plan_gang
 
     conn = admin(test_cluster)
     namespace = create_namespace(conn, "gang-kai-forms")
-    disaggregated = workload(
+    disaggregated = gang_defs.workload(
         "Disagg",
         {
             "leader": {"replicas": 1, "template": template("leader")},
             "worker": {"replicas": 3, "template": template("w")},
         },
     )
-    training = workload(
+    training = gang_defs.workload(
         "TrainJob",
         {
             "master": {"replicas": 1, "template": template("master", cpu="500m")},

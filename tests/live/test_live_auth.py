@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from live_data import admin, create_namespace, deployment_scenario, ensure_crds, eventually, jobset_scenario
 from tests.cluster.apiserver import TestCluster
 
@@ -26,11 +30,6 @@ pytestmark = pytest.mark.live
 
 
 def _client_cert(cluster: TestCluster, directory: Path, user: str, groups: list[str]) -> tuple[Path, Path]:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
     pki = cluster.workdir / "pki"
     ca_cert = x509.load_pem_x509_certificate((pki / "ca.crt").read_bytes())
     ca_key: Any = serialization.load_pem_private_key((pki / "ca.key").read_bytes(), None)

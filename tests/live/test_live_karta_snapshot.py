@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import secrets
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,13 @@ from live_data import admin, create, create_namespace, deployment_scenario, ensu
 from tests.cluster.apiserver import TestCluster
 
 from workload_map.api.cluster_update import patch_workload
+from workload_map.api.definitions import read_documents, split_dump
 from workload_map.api.snapshot_export import with_capacity, write_snapshot
 from workload_map.base.snapshot import Snapshot, key_of
+from workload_map.catalog import builtin_definitions
 from workload_map.resolve.workloads import WorkloadIndex
-from workload_map.sources.kube import live_source
+from workload_map.resolve.writes import set_suspended
+from workload_map.sources.kube import ClusterError, live_source
 from workload_map.sources.kube.watch import watch_snapshots
 from workload_map.tree.build import tree_of, trees_of
 
@@ -75,8 +79,6 @@ def test_cluster_karta_overrides_builtin(test_cluster: TestCluster, kartas: dict
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_snapshot_round_trip(test_cluster: TestCluster, kartas: dict[str, str], tmp_path: Path, suffix: str) -> None:
-    from workload_map.api.definitions import read_documents, split_dump
-
     path = tmp_path / f"snap{suffix}"
     written = live_source(live_options(test_cluster, all_namespaces=True))
     objects, _ = with_capacity(written)
@@ -92,7 +94,6 @@ def test_snapshot_round_trip(test_cluster: TestCluster, kartas: dict[str, str], 
     assert kartas["broken"] not in {d.name for d in definitions}
     assert any(kartas["broken"] in w for w in warnings), warnings
     assert kartas["broken"] in path.read_text()
-    from workload_map.catalog import builtin_definitions
 
     dumped = WorkloadIndex(Snapshot(objects), [*builtin_definitions(strict=False), *definitions])
 
@@ -108,8 +109,6 @@ def test_snapshot_round_trip(test_cluster: TestCluster, kartas: dict[str, str], 
 
 
 def test_update_merge_patch_and_server_dry_run(test_cluster: TestCluster, kartas: dict[str, str]) -> None:
-    from workload_map.resolve.writes import set_suspended
-
     source = live_source(live_options(test_cluster, namespace=kartas["ns"]))
     view = source.index()
     (jobset,) = view.find(view.registry.resolve_type("jobsets"), "paralleljobs", kartas["ns"])
@@ -129,7 +128,6 @@ def test_update_merge_patch_and_server_dry_run(test_cluster: TestCluster, kartas
         f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{kartas['ns']}/jobsets/paralleljobs",
     ) in conn.counter.counts
     # The old resourceVersion is now stale: a second patch from the same read is a Conflict.
-    from workload_map.sources.kube import ClusterError
 
     with pytest.raises(ClusterError, match="Conflict"):
         patch_workload(conn, source.discovery, jobset, {"spec": {"suspend": False}})
@@ -147,7 +145,6 @@ def test_watch_sees_changes(test_cluster: TestCluster, kartas: dict[str, str]) -
         "metadata": {"name": "watched", "namespace": kartas["ns"]},
         "spec": {"containers": [{"name": "main", "image": "busybox"}]},
     }
-    import threading
 
     threading.Timer(1.0, lambda: create(setup, pod, "pods", kartas["ns"])).start()
     got = list(events)

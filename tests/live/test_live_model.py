@@ -14,7 +14,9 @@ from live_data import admin, create, create_namespace, ensure_crds, eventually, 
 from tests.cluster.apiserver import TestCluster
 
 import workload_map as wm
+from workload_map.api.definitions import as_definitions
 from workload_map.live.model import LiveModel
+from workload_map.sources.kube import LiveOptions
 from workload_map.sources.kube.connection import Connection
 
 pytestmark = pytest.mark.live
@@ -130,8 +132,6 @@ def test_a_kind_installed_while_the_model_runs_is_watched_from_then_on(
 ) -> None:
     """The Widget CRD does not exist at start (a gap that no watcher can retry); once it is installed,
     discovery serves it, the model lists and watches it, and the pods created before it take their place."""
-    from workload_map.api.definitions import as_definitions
-    from workload_map.sources.kube import LiveOptions
 
     definition = tmp_path / "widget.yaml"
     definition.write_text(WIDGET_KARTA)

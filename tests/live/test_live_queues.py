@@ -13,12 +13,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.browser.support import serve
 from tests.cluster.apiserver import TestCluster
+from tests.live.fleet_data import write_kubeconfig
 from tests.live.live_data import (
     CORPUS,
     LIVE_DIR,
@@ -30,6 +34,7 @@ from tests.live.live_data import (
     pod,
     set_pod_running,
 )
+from tests.live.test_security_live import _cli_user
 
 import workload_map as wm
 
@@ -275,7 +280,6 @@ def test_snapshot_holds_the_queues(cluster: TestCluster, tmp_path: Path) -> None
 def test_fleet_queues(cluster: TestCluster, tmp_path: Path) -> None:
     """Over a fleet (two contexts, here of one API server), each cluster's report with its name: the library's
     Fleet.queues and `wmap queues --context ... --context ...` (a List, a CLUSTER column)."""
-    from tests.live.fleet_data import write_kubeconfig
 
     kubeconfig = str(write_kubeconfig(tmp_path / "kubeconfig", {"one": cluster, "two": cluster}))
     with wm.open_fleet(contexts=["one", "two"], kubeconfig=kubeconfig, all_namespaces=True, queues=True) as fleet:
@@ -297,7 +301,6 @@ def test_fleet_queues(cluster: TestCluster, tmp_path: Path) -> None:
 def test_queues_under_the_role_wmap_auth_prints(cluster: TestCluster, tmp_path: Path) -> None:
     """`wmap queues -n NS` under exactly the roles of `wmap auth -n NS --queues` reads everything it needs;
     under the read-only roles alone each refused queue kind is one warning saying so, and it still answers."""
-    from tests.live.test_security_live import _cli_user
 
     granted = _cli_user(cluster, NAMESPACE, "wmap-queues", tmp_path, "--queues")
     plain = _cli_user(cluster, NAMESPACE, "wmap-plain", tmp_path)
@@ -328,10 +331,6 @@ def test_queues_under_the_role_wmap_auth_prints(cluster: TestCluster, tmp_path: 
 def test_serve_reads_the_queues_live(cluster: TestCluster) -> None:
     """`wmap serve` against the cluster: /api/v1/queues carries the live report (the periodic read through the
     command's connection flags)."""
-    import time
-    import urllib.request
-
-    from tests.browser.support import serve
 
     with serve("--kubeconfig", str(cluster.kubeconfig_path), "--capacity-interval=0") as base:
         deadline = time.monotonic() + 60

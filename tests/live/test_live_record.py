@@ -35,8 +35,10 @@ from tests.cluster.apiserver import TestCluster
 
 import workload_map as wm
 from workload_map.cli.main import cli
+from workload_map.sources.kube import LiveOptions, live_source
 from workload_map.sources.kube.connection import Connection, resource_path
-from workload_map.sources.recording import Checkpoint, dump_recording, load_recording
+from workload_map.sources.kube.record import Recorder
+from workload_map.sources.recording import Checkpoint, OperatorRef, dump_recording, load_recording
 
 WMAP = Path(sys.executable).parent / "wmap"
 DEFINITION = "jobset-x-k8s-io-jobset-v1alpha2"
@@ -367,9 +369,6 @@ def test_the_recorder_library_across_an_apiserver_restart(testcluster_bin_dir: P
     """The recorder the lab runs in a thread (``cluster.record.Recorder``), on its own cluster whose apiserver
     restarts mid-recording: the watches fail, are retried, list again, and what changed meanwhile is
     written once; the last state replayed is the server's."""
-    from workload_map.sources.kube import LiveOptions, live_source
-    from workload_map.sources.kube.record import Recorder
-    from workload_map.sources.recording import OperatorRef
 
     own = TestCluster(testcluster_bin_dir)
     own.start()

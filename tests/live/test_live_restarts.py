@@ -25,12 +25,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from live_data import admin, create, create_namespace, deployment_scenario, eventually, set_pod_running
+from test_live_serve_gaps import serving
 from tests.cluster.apiserver import TestCluster
+from tests.operator.support import CRD_FILE, OperatorProcess, free_port, webhook_configurations
 
+from workload_map.catalog import builtin_definitions
 from workload_map.cli.main import cli
 from workload_map.live.model import LiveModel
+from workload_map.serve import api
 from workload_map.sources.kube import LiveOptions, live_source
 from workload_map.sources.kube.connection import Connection
 from workload_map.sources.kube.watch import watch_snapshots
@@ -315,7 +320,6 @@ def test_get_watch_resumes_after_a_restart(cluster: TestCluster, world: dict[str
 def test_serve_across_a_restart(cluster: TestCluster, world: dict[str, Any], tmp_path: Path) -> None:
     """A `wmap serve` process: the outage on stderr once per cause, ``stale`` in the API while it lasts,
     the change made after the restart served, and nothing stale at the end."""
-    from test_live_serve_gaps import serving
 
     ns, conn = world["ns"], world["conn"]
     with serving(cluster.kubeconfig_path, tmp_path) as serve:
@@ -479,7 +483,6 @@ def test_model_with_a_revoked_token_says_it_is_stale(
 ) -> None:
     """wmap serve's model whose token is revoked: it keeps its last answer, says once that every watch
     fails and why, marks the resources unreadable, and the API's ``stale`` says since when."""
-    from workload_map.serve import api
 
     conn = world["conn"]
     token = _token(cluster, conn, "revoked-model")
@@ -629,10 +632,6 @@ def test_operator_resumes_after_a_restart(cluster: TestCluster, world: dict[str,
     """The operator keeps running across an apiserver restart: it loses and takes back its Lease, lists and
     watches again, reconciles a Karta created afterwards, and announces nothing twice. Frozen, the API server
     makes the leader step down within its Lease."""
-    import yaml
-    from tests.operator.support import CRD_FILE, OperatorProcess, free_port, webhook_configurations
-
-    from workload_map.catalog import builtin_definitions
 
     conn = world["conn"]
     cluster.kubectl("apply", "--server-side", "-f", str(CRD_FILE), check=True)

@@ -40,6 +40,9 @@ from test_live_faults import _rejected, _seats_held, throttled  # noqa: F401 - a
 from tests.browser.support import browser_page, screenshot
 from tests.cluster.apiserver import TestCluster
 
+from workload_map.live.model import LiveModel
+from workload_map.sources.kube import LiveOptions
+
 pytestmark = pytest.mark.live
 
 WMAP = (sys.executable, "-m", "workload_map.cli.main")
@@ -415,8 +418,6 @@ def test_nothing_readable_at_start_is_one_error(test_cluster: TestCluster) -> No
 def test_a_permission_revoked_while_watching_opens_a_gap(test_cluster: TestCluster, world: dict[str, Any]) -> None:
     """List on JobSets granted at start, revoked while the model watches (the model's own watch timeout is
     short here: an open watch is not authorized again until it is reopened), granted again."""
-    from workload_map.live.model import LiveModel
-    from workload_map.sources.kube import LiveOptions
 
     ns = world["namespace"]
     grant = user_cluster_role(

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from live_data import CORPUS, admin, create_namespace, eventually
+from tests.catalog.expectations import cases
 from tests.cluster.apiserver import TestCluster
 
 from workload_map.api.cluster_update import patch_workload
@@ -229,11 +230,6 @@ def _install_crd(cluster: TestCluster, path: Path) -> None:
 
 
 def _candidates() -> dict[str, list[tuple[str, dict[str, Any]]]]:
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "catalog"))
-    from expectations import cases
-
     out: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for case in cases():
         kind = _kind_of(case.obj)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -276,8 +277,6 @@ def test_reconciling_does_not_wait_for_the_webhook_certificate(
 
 
 def _post_tls(port: int, path: str, body: dict[str, Any], ca_pem: bytes) -> dict[str, Any]:
-    import ssl
-
     context = ssl.create_default_context(cadata=ca_pem.decode())
     request = urllib.request.Request(
         f"https://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import secrets
+import subprocess
+import sys
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from workload_map.catalog import builtin_definitions
 from workload_map.gang.emit import VOLCANO_GROUP_ANNOTATION
 from workload_map.operator.gang import NAMESPACE_LABEL
 from workload_map.operator.kube import operator_connection
+from workload_map.sources.kube.access import cli_rules
 from workload_map.sources.kube.connection import ClusterError, Connection
 
 pytestmark = pytest.mark.live
@@ -313,9 +317,6 @@ def test_wmap_serve_of_one_namespace_works_under_the_role_wmap_auth_prints(
 ) -> None:
     """A team's dashboard: `wmap serve -n NS` under exactly the Role of `wmap auth -n NS` (and its ClusterRole
     for the Kartas) serves that namespace's workloads with every resource readable and nothing forbidden."""
-    import subprocess
-    import sys
-    import urllib.request
 
     ns = _namespace(conn, {})
     jobset_scenario(conn, ns, name="team-train", running=True)
@@ -352,11 +353,6 @@ def test_wmap_serve_works_under_its_own_account_and_reads_nothing_else(
 ) -> None:
     """The chart's serve Deployment args under a token of the chart's serve ServiceAccount: metrics served
     for every covered workload, every resource readable, and no Secret, write or rule beyond `wmap auth`."""
-    import subprocess
-    import sys
-    import urllib.request
-
-    from workload_map.sources.kube.access import cli_rules
 
     ns = _namespace(conn, {})
     jobset_scenario(conn, ns, name="metered", running=True)

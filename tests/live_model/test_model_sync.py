@@ -10,6 +10,7 @@ import pytest
 from tests.corpus import REPO_ROOT
 
 import workload_map as wm
+from gen.cluster import generate
 from workload_map.live.model import LiveModel, Resolved
 
 
@@ -17,7 +18,6 @@ def _generate(workloads: int, namespaces: int, seed: int) -> list[dict[str, Any]
     bench = str(REPO_ROOT / "bench")
     if bench not in sys.path:
         sys.path.insert(0, bench)
-    from gen.cluster import generate
 
     return list(generate(workloads, namespaces, seed))
 

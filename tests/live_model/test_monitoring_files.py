@@ -8,6 +8,8 @@ from pathlib import Path
 
 import yaml
 
+from workload_map.serve import metrics, queue_metrics
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "metrics.md").read_text()
 _SERIES = re.compile(r"\b(wmap_[a-z_]+|[a-z_]+:wmap_[a-z_]+:[a-z]+)\b")
@@ -41,9 +43,7 @@ def test_dashboard_reads_documented_series() -> None:
 
 
 def test_the_exporter_exposes_exactly_the_documented_series() -> None:
-    from workload_map.serve import metrics
-
-    source = Path(metrics.__file__).read_text()
+    source = "".join(Path(m.__file__).read_text() for m in (metrics, queue_metrics))
     exposed = set(re.findall(r'"(wmap_[a-z_]+)"', source))
     counter_names = ("wmap_watch_events", "wmap_watch_relists", "wmap_watch_errors", "wmap_model_resolves")
     counters = {n for n in exposed if n in counter_names}

@@ -10,6 +10,8 @@ import pytest
 from tests.corpus import CORPUS, REPO_ROOT, corpus_objects
 
 import workload_map as wm
+from gen.cluster import generate
+from workload_map.api.definitions import builtin_with_warnings
 from workload_map.definition.loader import LoadedDefinition, load_text
 from workload_map.live.projection import LAST_APPLIED, Projection, pod_expressions, project, project_pod, projection_for
 
@@ -19,7 +21,6 @@ def _generate(workloads: int, namespaces: int, seed: int) -> list[dict[str, Any]
     bench = str(REPO_ROOT / "bench")
     if bench not in sys.path:
         sys.path.insert(0, bench)
-    from gen.cluster import generate
 
     return list(generate(workloads, namespaces, seed))
 
@@ -98,8 +99,6 @@ def test_the_builtin_catalog_needs_nothing_beyond_the_base_projection() -> None:
 
 
 def _builtin() -> tuple[list[LoadedDefinition], list[str]]:
-    from workload_map.api.definitions import builtin_with_warnings
-
     return builtin_with_warnings()
 
 

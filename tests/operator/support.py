@@ -7,9 +7,13 @@ import os
 import socket
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+
+import pytest
+from tests.live.live_data import eventually as poll
 
 
 def webhook_configurations(
@@ -97,7 +101,6 @@ T = TypeVar("T")
 
 def eventually(fn: Callable[[], T], *, timeout: float = 30.0, what: str = "condition", interval: float = 0.2) -> T:
     """``live_data.eventually`` retrying on any error (the operator's own calls raise many kinds)."""
-    from tests.live.live_data import eventually as poll
 
     result: T = poll(fn, timeout=timeout, what=what, retry_on=(Exception,), interval=interval)
     return result
@@ -169,8 +172,6 @@ class OperatorProcess:
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, env=env)
 
     def ready(self) -> bool:
-        import urllib.request
-
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{self.health_port}/readyz", timeout=2) as r:
                 return r.status == 200 and b"leader" in r.read()
@@ -215,8 +216,6 @@ def helm_binary() -> Path | None:
 def helm_template(*args: str, namespace: str = "workload-map") -> str:
     helm = helm_binary()
     if helm is None:
-        import pytest
-
         pytest.skip("helm unavailable (tools/helm/build.sh failed)")
     proc = subprocess.run(
         [str(helm), "template", "wm", str(CHART_DIR), "-n", namespace, "--kube-version", "1.37.2", *args],

@@ -14,10 +14,25 @@ from tests.operator.support import REPO_ROOT, helm_template
 
 from workload_map.catalog import builtin_definitions
 from workload_map.crd import build_crd
+from workload_map.definition.registry import DefinitionRegistry
+from workload_map.jq import LIMITS
+from workload_map.jq._isolated import shutdown
 from workload_map.manifests import generated_files
-from workload_map.operator import admission, certs, rbac
+from workload_map.operator import admission, certs, gang as gang_module, rbac
+from workload_map.operator.cluster_definitions import ClusterDefinitions
 from workload_map.operator.controller import ServedKinds
+from workload_map.operator.gang import (
+    NAMESPACE_LABEL,
+    WORKLOAD_UID_LABEL,
+    GangController,
+    plan_groups,
+    prune_to_schema,
+    scheduler_for,
+)
+from workload_map.operator.main import Operator, OperatorConfig
+from workload_map.operator.pod_attach import PodAttacher, pod_patch
 from workload_map.operator.reconcile import desired_conditions, due_events
+from workload_map.sources.kube.discovery import ServedResource
 
 
 def test_generated_files_are_fresh() -> None:
@@ -207,8 +222,6 @@ def test_plural(kind: str, plural: str) -> None:
 
 
 def test_gang_namespace_label_picks_the_scheduler() -> None:
-    from workload_map.operator.gang import NAMESPACE_LABEL, scheduler_for
-
     assert scheduler_for({NAMESPACE_LABEL: "coscheduling"}, "volcano") == "coscheduling"
     assert scheduler_for({NAMESPACE_LABEL: "true"}, "volcano") == "volcano"
     assert scheduler_for({NAMESPACE_LABEL: "kai"}, "volcano") is None  # KAI groups pods itself
@@ -216,9 +229,6 @@ def test_gang_namespace_label_picks_the_scheduler() -> None:
 
 
 def test_gang_pod_patch_and_schema_pruning() -> None:
-    from workload_map.operator.gang import prune_to_schema
-    from workload_map.operator.pod_attach import pod_patch
-
     pod = {"metadata": {"labels": {"a": "b"}}, "spec": {"schedulerName": "default-scheduler"}}
     ops = pod_patch(pod, {"scheduling.x-k8s.io/pod-group": "pg-1"}, {"x/y": "z"}, {"schedulerName": "volcano"})
     assert ops == [
@@ -236,10 +246,6 @@ def test_gang_pod_patch_and_schema_pruning() -> None:
 
 
 def test_gang_plan_groups_owned_and_labelled() -> None:
-    from workload_map.catalog import builtin_definitions
-    from workload_map.definition.registry import DefinitionRegistry
-    from workload_map.operator.gang import WORKLOAD_UID_LABEL, plan_groups
-
     job = {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -286,10 +292,6 @@ class _FakeConnection:
 
 
 def test_readyz_waits_for_the_gang_controller_first_sync(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workload_map.operator import gang as gang_module
-    from workload_map.operator.main import Operator, OperatorConfig
-    from workload_map.sources.kube.discovery import ServedResource
-
     started: list[str] = []
     monkeypatch.setattr(gang_module, "list_watch", lambda *args, **kwargs: started.append(args[5]))
     operator = Operator(OperatorConfig(gang_controller=True, webhook_port=0), connection=_FakeConnection())  # type: ignore[arg-type]
@@ -326,9 +328,6 @@ def test_readyz_waits_for_the_gang_controller_first_sync(monkeypatch: pytest.Mon
 def test_cluster_karta_replaces_the_builtin_gang_rule() -> None:
     """The same parsing/precedence as the CLI's live layer: a valid cluster Karta overrides the built-in
     definition of its root kind; an invalid one is ignored; deleting it brings the built-in one back."""
-    from workload_map.operator.cluster_definitions import ClusterDefinitions
-    from workload_map.operator.gang import GangController
-    from workload_map.operator.pod_attach import PodAttacher
 
     builtin = builtin_definitions()
     source = ClusterDefinitions(_FakeConnection(), builtin)  # type: ignore[arg-type]
@@ -426,8 +425,6 @@ def test_admission_denies_a_karta_whose_expression_blows_up_while_libjq_compiles
     """libjq computes constant parts while compiling: the syntax check of this expression alone makes a
     400 MB string. Under the chart's worker cap (256 MiB) it is a located finding and a denial; the
     operator's own memory never holds the string (the check ran in the bounded worker)."""
-    from workload_map.jq import LIMITS
-    from workload_map.jq._isolated import shutdown
 
     monkeypatch.setattr(LIMITS, "worker_memory_bytes", 256 * 1024 * 1024)
     shutdown()  # the next worker starts with the chart's cap

@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 
 from workload_map.operator.kube import KARTAS, NAMESPACES, _Callbacks, list_watch
+from workload_map.sources.kube import informer
 from workload_map.sources.kube.connection import ClusterError
 from workload_map.sources.kube.fetch import ListResult
 from workload_map.sources.kube.informer import GONE_RELISTED, unlisted
+from workload_map.sources.kube.retry import RetryPolicy
 
 
 class _Recorder:
@@ -76,9 +78,6 @@ class _RefusingConnection:
 def test_list_watch_lists_first_and_retries_until_stopped(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from workload_map.sources.kube import informer
-    from workload_map.sources.kube.retry import RetryPolicy
-
     monkeypatch.setattr(informer, "WATCH_BACKOFF", RetryPolicy(base=0.001, cap=0.01))  # no real waits
     stop = threading.Event()
     conn = _RefusingConnection(stop, refusals=3)

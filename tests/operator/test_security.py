@@ -3,6 +3,7 @@ RBAC, no Secret beyond the operator's own, and the chart's container hardening o
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -11,6 +12,7 @@ import yaml
 from tests.operator.support import REPO_ROOT, helm_template
 
 from workload_map.catalog import builtin_definitions
+from workload_map.definition.loader import load_text
 from workload_map.operator import rbac
 from workload_map.sources.kube import access
 from workload_map.sources.kube.reads import child_kinds, operator_read_kinds
@@ -83,9 +85,6 @@ def test_every_clusterrole_rule_has_its_line_in_the_table() -> None:
 def test_a_new_definition_that_widens_the_role_fails_the_table_check() -> None:
     # A definition whose root is a gang workload of a new group, with a new pod-owning child kind and an
     # additionalChildKinds Secret: the role grows by the two kinds read, never by the Secret.
-    import json
-
-    from workload_map.definition.loader import load_text
 
     base = next(d for d in builtin_definitions() if d.karta.identity and d.karta.identity.kind == "JobSet")
     doc = base.karta.to_dict()

@@ -11,9 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
+from tests.operator.support import eventually
 
-from workload_map.operator import certs, server
+from workload_map.cmdline.cluster_options import cluster_options_of
+from workload_map.jq import LIMITS, JqLimitError
+from workload_map.jq._isolated import MODE_ALL, run_isolated, shutdown
+from workload_map.operator import certs, main, server
 
 
 @pytest.fixture
@@ -116,19 +121,10 @@ def test_connections_beyond_the_bound_are_closed(webhook: tuple[server.WebhookSe
         except (ssl.SSLError, OSError):
             return False
 
-    from tests.operator.support import eventually
-
     assert eventually(served, timeout=10, what="a slot free again")
 
 
 def test_operator_jq_budgets_come_from_its_flags(monkeypatch: pytest.MonkeyPatch) -> None:
-    import click
-
-    from workload_map.cmdline.cluster_options import cluster_options_of
-    from workload_map.jq import LIMITS, JqLimitError
-    from workload_map.jq._isolated import MODE_ALL, run_isolated, shutdown
-    from workload_map.operator import main
-
     monkeypatch.setattr(LIMITS, "timeout_seconds", LIMITS.timeout_seconds)
     monkeypatch.setattr(LIMITS, "worker_memory_bytes", LIMITS.worker_memory_bytes)
     ctx = main.command.make_context("wmap-operator", ["--jq-timeout-seconds=0.2", "--jq-memory-mb=128"])

@@ -10,6 +10,7 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
+import workload_map as wm
 from workload_map.cli.main import cli
 
 from .cluster import all_objects
@@ -48,8 +49,6 @@ def test_queues_one_queue_with_its_workloads(dump: Path) -> None:
 
 
 def test_queues_json_matches_the_library(dump: Path) -> None:
-    import workload_map as wm
-
     result = run(dump, "queues", "-o", "json")
     document = json.loads(result.output)
     expected = wm.open_dump(str(dump), namespace=None).queues().to_json()

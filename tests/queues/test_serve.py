@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
-from tests.browser.support import serve
+from tests.browser.support import browser_page, chromium, screenshot, serve
 
 import workload_map as wm
 
@@ -82,7 +82,6 @@ def test_metrics_carry_the_queue_figures(server: str) -> None:
 
 def test_queues_page_in_chromium(server: str) -> None:
     """The Queues page draws the same tree and figures, and the waiting workloads with the scheduler's words."""
-    from tests.browser.support import browser_page, chromium, screenshot
 
     chromium()
     _queues(server)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import copy
+import doctest
 from typing import Any
 
 import pytest
@@ -11,6 +12,8 @@ from corpus import corpus_objects
 from helpers import JOBSET_DEFINITION, LWS_DEFINITION, karta
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.model import Karta
+from workload_map.resolve import writes
+from workload_map.resolve.status import evaluate_status
 from workload_map.resolve.writes import PodSpecChange, WriteError, merge_patch, set_suspended, update_pod_specs
 
 
@@ -150,9 +153,6 @@ def test_suspend_and_resume() -> None:
 
 
 def test_notebook_stops_by_annotation_and_starts_by_deleting_it() -> None:
-    from workload_map.catalog import builtin_definitions
-    from workload_map.resolve.status import evaluate_status
-
     [notebook] = [d for d in builtin_definitions() if d.name == "kubeflow-org-notebook-v1"]
     obj = corpus_objects("notebook/live/karmada-testcases-interpretstatus.yaml")[0].obj
     stopped = set_suspended(notebook.karta, obj, True)
@@ -174,9 +174,6 @@ def test_merge_patch_removes_and_replaces() -> None:
 
 
 def test_module_examples_run() -> None:
-    import doctest
-
-    from workload_map.resolve import writes
 
     assert doctest.testmod(writes).failed == 0
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from test_writes import apply_merge_patch
 
+from workload_map.jq import compile_expression
 from workload_map.tree.build import tree_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "catalog"))
@@ -277,7 +278,6 @@ def test_suspend_and_resume_write_the_definitions_values(case: Case) -> None:
             continue
         assert suspend is not None
         actions = suspend.suspend_actions if suspended else suspend.resume_actions
-        from workload_map.jq import compile_expression
 
         for action in actions:
             assert compile_expression(action.path).all(result.obj) == [action.decoded_value]

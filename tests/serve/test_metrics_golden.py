@@ -13,6 +13,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 import workload_map as wm
 from workload_map.serve.fleet import Clusters
 from workload_map.serve.metrics import FleetCollector
+from workload_map.serve.server import Service
 
 EXAMPLE = Path(wm.__file__).parent / "examples" / "ai-cluster.yaml"
 GOLDEN = Path(__file__).parent / "golden" / "example-metrics.txt"
@@ -44,8 +45,6 @@ def test_the_example_exposes_the_golden_series() -> None:
 
 
 def test_the_exporter_exports_its_process_metrics() -> None:
-    from workload_map.serve.server import Service
-
     model = wm.open_dump(str(EXAMPLE), namespace=None).to_model()
     service = Service(model, port=0)
     try:

@@ -26,6 +26,7 @@ from workload_map.errors import (
 from workload_map.gang import plan_gang, plan_in_view
 from workload_map.gang.emit import emit
 from workload_map.placement import Capacity, WorkloadRequirements, fit, requirements_of
+from workload_map.queues import build_queues, named_queue
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.tree.build import tree_of, trees_of
 
@@ -341,7 +342,6 @@ class View:
             raise WorkloadMapError(
                 "this view was opened without the queue objects", hint="open it with open_cluster(..., queues=True)"
             )
-        from workload_map.queues import build_queues
 
         scope = self._scope(namespace)
         trees, problems = trees_of(self._index, self._index.workloads(None, scope, top_level=True))
@@ -355,7 +355,6 @@ class View:
         when it names no queue; resolves nothing else (a live view needs ``queues=True``)."""
         if self.live_source is not None and not self.live_source.queues:
             return None
-        from workload_map.queues import build_queues
 
         report = build_queues(self._index.snapshot, [tree], self._index.registry.covers, tree.namespace)
         return report.workload(tree.namespace, tree.kind, tree.name)
@@ -389,7 +388,6 @@ class View:
     def _name_from_pods(self, plan: GangPlan, obj: Obj) -> None:
         """Give the spec's groups whose name hangs on pod labels (``pg-…-<.metadata.labels[...]>``) the
         names ``gang`` resolves from the workload's pods, member by member, when it has pods."""
-        from workload_map.gang import plan_in_view
 
         try:
             from_pods = plan_in_view(self._index, obj)
@@ -503,7 +501,6 @@ class View:
 
 def queue_of(tree: WorkloadTree) -> str | None:
     """The scheduler queue a workload names (on itself or its pods), or None (docs/queues.md)."""
-    from workload_map.queues import named_queue
 
     named = named_queue(tree.workload, [p.obj for p in tree.all_pods])
     return named[1] if named is not None else None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+import workload_map as wm
 from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
 
 def split_target(args: Sequence[str]) -> tuple[str | None, list[str]]:
     """``()`` -> (None, []); ``("jobset",)``; ``("jobset/a",)``; ``("jobset", "a", "b")``; usage errors."""
-    import workload_map as wm
 
     try:
         return wm.split_target(args)
@@ -25,7 +25,6 @@ def split_target(args: Sequence[str]) -> tuple[str | None, list[str]]:
 
 def resolve_kind(view: View, type_name: str) -> KindInfo:
     """The kind TYPE names; ambiguous (exit 1) and uncovered (exit 4) types as CLI errors."""
-    import workload_map as wm
 
     try:
         return view.kind(type_name)

@@ -15,7 +15,9 @@ from typing import Any
 import click
 from click.shell_completion import CompletionItem
 
+from workload_map import __version__
 from workload_map.cli.options import output_option
+from workload_map.cli.output import echo_document
 from workload_map.cmdline.errors import CliError, one_line_errors
 
 COMPLETE_VAR = "_WMAP_COMPLETE"
@@ -174,7 +176,6 @@ class LazyCommands(WmapGroup):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from workload_map import __version__
 
     click.echo(f"wmap version {__version__}")
     ctx.exit()
@@ -210,12 +211,10 @@ def cli(debug: bool) -> None:
 @output_option(("text", "json", "yaml"), "text")
 def version_cmd(output: str) -> None:
     """Print the wmap version."""
-    from workload_map import __version__
 
     if output == "text":
         click.echo(f"wmap version {__version__}")
         return
-    from workload_map.cli.output import echo_document
 
     info = {"version": __version__, "python": ".".join(map(str, sys.version_info[:3]))}
     echo_document(info, output)
@@ -231,7 +230,7 @@ def completion_cmd(shell: str) -> None:
     zsh:   source <(wmap completion zsh)
     fish:  wmap completion fish | source
     """
-    from click.shell_completion import get_completion_class
+    from click.shell_completion import get_completion_class  # noqa: PLC0415 (completion only when asked)
 
     completion_class = get_completion_class(shell)
     if completion_class is None:  # pragma: no cover - Choice already restricts the shells

@@ -6,7 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from workload_map.cli.output import NONE, format_table, number, one_line
+from workload_map import PodCounts, figures_of
+from workload_map.cli.output import NONE, age, can_encode, format_table, number, one_line, stdout_encoding
+from workload_map.ports.objects import name_of
+from workload_map.ports.present import PRECEDENCE, format_quantity, gpu_count
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -43,7 +46,6 @@ ASCII = Glyphs("+", "x", "->")
 
 def glyphs_for_stdout() -> Glyphs:
     """UTF-8 marks when stdout can encode them, ASCII otherwise (e.g. LANG=C, cp1252 consoles)."""
-    from workload_map.cli.output import can_encode, stdout_encoding
 
     return UNICODE if can_encode("✓✗→", stdout_encoding()) else ASCII
 
@@ -58,8 +60,6 @@ def _natural(key: str | None) -> tuple[int, int, str]:
 
 def header_lines(tree: WorkloadTree, cluster: str | None = None) -> list[str]:
     """``describe``'s header; ``cluster`` (a fleet's context name) comes first when given."""
-    from workload_map import figures_of
-    from workload_map.cli.output import age
 
     counts = tree.counts
     figures = figures_of(tree)  # as every surface counts them (docs/semantics.md, "Figures")
@@ -128,7 +128,7 @@ def _container_readiness(pod: PlacedPod) -> str:
 
 
 def _pod_label(pod: PlacedPod, role: str | None) -> Text:
-    from rich.text import Text
+    from rich.text import Text  # noqa: PLC0415 (rich only for terminal rendering)
 
     phase = pod.state.phase
     parts: list[tuple[str, str] | str] = [(pod.name, "bold")]
@@ -184,15 +184,13 @@ class _TreeBuilder:
         return out
 
     def subtree_counts(self, view: ComponentNode) -> PodCounts:
-        from workload_map import PodCounts
-
         total = PodCounts()
         for member in [view, *self.descendants(view.name)]:
             total.merge(member.counts)
         return total
 
     def component_label(self, view: ComponentNode) -> Text:
-        from rich.text import Text
+        from rich.text import Text  # noqa: PLC0415 (rich only for terminal rendering)
 
         kind = view.component.definition.kind
         parts: list[tuple[str, str] | str] = [(view.name, "bold cyan")]
@@ -261,8 +259,8 @@ class _TreeBuilder:
                 node.add(f"{descendant.name}  {seen}/{descendant.counts.desired} ready ({why})")
 
     def build(self) -> Tree:
-        from rich.text import Text
-        from rich.tree import Tree
+        from rich.text import Text  # noqa: PLC0415 (rich only for terminal rendering)
+        from rich.tree import Tree  # noqa: PLC0415 (rich only for terminal rendering)
 
         tree = self.tree
         primary = tree.status.primary.value
@@ -284,8 +282,6 @@ class _TreeBuilder:
                 pod_node = branch.add(_pod_label(pod, None))
                 pod_node.add(f"reason: {pod.unattributed_reason or 'unknown'}")
         if tree.children:
-            from workload_map.ports.objects import name_of
-
             branch = root.add("owned workloads")
             for child in tree.children:
                 branch.add(f"{child.get('kind')}/{name_of(child)}  ({child.get('apiVersion')})")
@@ -319,7 +315,6 @@ def conditions_table(status: StatusResult, indent: str) -> list[str]:
 
 def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[str]:
     """The status explanation. ``full`` (explain) lists every check of every matcher."""
-    from workload_map.ports.present import PRECEDENCE
 
     lines: list[str] = []
     matched = ", ".join(s.value for s in status.matched) or NONE
@@ -355,8 +350,6 @@ def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[st
 
 
 def resources_lines(tree: WorkloadTree) -> list[str]:
-    from workload_map.ports.present import format_quantity, gpu_count
-
     def quantity(requests: dict[str, Any], name: str) -> str:
         value = requests.get(name)
         return format_quantity(value, name) if value is not None else "-"

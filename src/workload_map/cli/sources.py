@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import click
 
-from workload_map.cmdline.errors import from_library
+import workload_map as wm
+from workload_map.cli.output import emit_warnings
+from workload_map.cli.workloads import find_one, one_target, partial_read
+from workload_map.cmdline.errors import EXIT_PARTIAL, CliError, from_library
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions, Fleet, LoadedDefinition, RequestCounter, View
@@ -37,7 +41,6 @@ def open_view(
     """The View a command reads: dumps (``--from-file``), else the live cluster with kubectl's flags
     (``connection``, from ``options.connection_options``); library errors become one-line CLI errors.
     ``compact``: a command that only resolves workloads reads dumps compact (``open_dump``)."""
-    import workload_map as wm
 
     try:
         if from_files:
@@ -64,7 +67,6 @@ def _scoped(
     connection: ClusterOptions | None, namespace: str | None, all_namespaces: bool, definition_paths: Sequence[str]
 ) -> ClusterOptions:
     """The command's connection flags with the scope and the definitions it reads."""
-    import workload_map as wm
 
     return dataclasses.replace(
         connection or wm.ClusterOptions(),
@@ -94,7 +96,6 @@ def open_fleet(
 ) -> Fleet:
     """The Fleet the flags name (every cluster read at once; see ``is_fleet``); a cluster not read is in
     ``Fleet.failures``, the caller warns and exits 5. Usage and kubeconfig errors are CLI errors."""
-    import workload_map as wm
 
     options = connection or wm.ClusterOptions()
     if from_files:
@@ -137,7 +138,6 @@ def open_target(
 ) -> FoundTarget:
     """The one workload a command such as ``gang`` or ``components`` works on, from one cluster (or dumps)
     or from every cluster of the fleet the flags name; everything is read before it returns."""
-    from workload_map.cli.workloads import find_one, one_target, partial_read
 
     if is_fleet(connection):
         fleet = open_fleet(
@@ -158,9 +158,6 @@ def open_target(
 def fleet_found(fleet: Fleet, target: tuple[str, str]) -> list[tuple[str, dict[str, Any]]]:
     """``(cluster, workload)`` of TYPE/NAME in every cluster of the fleet read that has it; when none has it,
     the clusters not read are warned about and it is not found (exit 3), or no cluster was read (exit 1)."""
-    import workload_map as wm
-    from workload_map.cli.output import emit_warnings
-    from workload_map.cmdline.errors import CliError
 
     require_some(fleet)
     try:
@@ -178,8 +175,6 @@ def fleet_found(fleet: Fleet, target: tuple[str, str]) -> list[tuple[str, dict[s
 
 def require_some(fleet: Fleet) -> None:
     """No cluster of the fleet could be read: the warnings say why, and it is an error (exit 1)."""
-    from workload_map.cli.output import emit_warnings
-    from workload_map.cmdline.errors import CliError
 
     if not fleet.views:
         emit_warnings(fleet.warnings)
@@ -188,7 +183,6 @@ def require_some(fleet: Fleet) -> None:
 
 def fleet_exit(fleet: Fleet) -> None:
     """Exit 5 (partial result) when a cluster, or part of one, could not be read (after printing)."""
-    from workload_map.cmdline.errors import EXIT_PARTIAL
 
     if fleet.partial:
         raise click.exceptions.Exit(EXIT_PARTIAL)
@@ -206,7 +200,6 @@ def _report_requests_at_exit(view: View) -> None:
 
 def print_requests(counter: RequestCounter) -> None:
     """``Requests: N (GET a, LIST b)`` (``, retried R`` after 429/5xx) and one line per request, on stderr."""
-    import sys
 
     sys.stdout.flush()
     verbs: dict[str, int] = {}
@@ -221,7 +214,6 @@ def print_requests(counter: RequestCounter) -> None:
 
 def definitions_only(definition_paths: Sequence[str]) -> tuple[list[LoadedDefinition], list[str]]:
     """Effective definitions (built-in overridden by files) without reading any objects."""
-    import workload_map as wm
 
     try:
         return wm.effective_definitions(definition_paths)

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from workload_map import LoadedDefinition
-from workload_map.ports.commands import READ, operator_read_kinds, operator_read_rules, plural
+from workload_map.ports.commands import READ, cli_rules, operator_read_kinds, operator_read_rules, plural
+from workload_map.ports.definitions import builtin_definitions
 
 GANG_WRITE = ["get", "list", "watch", "create", "update", "patch", "delete"]
 
@@ -42,8 +43,6 @@ def catalog_kinds(definitions: Iterable[LoadedDefinition]) -> dict[str, set[str]
 def cluster_rules(definitions: Iterable[LoadedDefinition] | None = None) -> list[dict[str, Any]]:
     """The ClusterRole rules: the operator's own writes, then read-only per catalog API group (sorted)."""
     if definitions is None:
-        from workload_map.ports.definitions import builtin_definitions
-
         definitions = builtin_definitions()
     own = {(r["apiGroups"][0], res) for r in OWN_RULES for res in r["resources"]}
     rules = [{**r, "verbs": list(r["verbs"])} for r in OWN_RULES]
@@ -102,9 +101,6 @@ def render_serve_rbac_template() -> str:
     prints), rendered only with ``serve.enabled``. Never the operator's account: serve is a network-facing
     reader and needs none of the operator's writes or its certificate Secret."""
     import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
-
-    from workload_map.ports.commands import cli_rules
-    from workload_map.ports.definitions import builtin_definitions
 
     rules = yaml.safe_dump(cli_rules(builtin_definitions()), sort_keys=False, width=120)
     name = '{{ include "workload-map.fullname" . }}-serve'

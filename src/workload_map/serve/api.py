@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from workload_map import display_type, figures_of, parse_selector
+from workload_map.ports.live import check_status, matches
+from workload_map.ports.present import json_number as number
+
 if TYPE_CHECKING:
     from workload_map.ports.live import LiveReader, Resolved
 
@@ -21,8 +25,6 @@ def type_path(kind: str, group: str) -> str:
 def row(item: Resolved) -> dict[str, Any]:
     """One workload as the table shows it (the columns of ``wmap get -o wide``), its figures as every
     surface counts them (docs/semantics.md "Figures"): ``gpus`` is GPUs desired (``get``'s GPUS)."""
-    from workload_map import display_type, figures_of
-    from workload_map.ports.present import json_number as number
 
     tree = item.tree
     counts = tree.counts
@@ -80,8 +82,6 @@ def workloads(
     selector: str | None = None,
 ) -> dict[str, Any]:
     """``GET /api/v1/workloads``: rows filtered as ``wmap get`` filters (ValueError for a bad filter)."""
-    from workload_map import parse_selector
-    from workload_map.ports.live import check_status, matches
 
     requirements = parse_selector(selector) if selector else []
     if status:

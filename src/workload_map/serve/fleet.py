@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from workload_map import WorkloadTotals, figures_of
 from workload_map.ports.live import RetryPolicy
 from workload_map.serve import api
 
@@ -301,7 +302,6 @@ class Clusters:
         (docs/semantics.md "Figures": by status, GPUs requested by running workloads, GPUs in use, pods ready),
         its GPU capacity (total, in use, free, free on tainted nodes, per pool; null unless read), and why a
         cluster is not served (``retrying``: its start is tried again, and it joins once it is read)."""
-        from workload_map import WorkloadTotals, figures_of
 
         models, failed = self.served
         rows = []

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from workload_map import ResourceStatus
+from workload_map import PodCounts, ResourceStatus, __version__, figures_of
+from workload_map.ports.present import gpu_count, holds_gpus
 from workload_map.serve.queue_metrics import queue_families
 
 if TYPE_CHECKING:
@@ -49,8 +50,6 @@ class FleetCollector(Collector):
         self.clusters = clusters  # read at every scrape: a cluster that joins later is exported from then on
 
     def collect(self) -> Iterator[Metric]:
-        from workload_map import __version__
-
         build = InfoMetricFamily("wmap_build", "The exporter's version and the metrics interface version.")
         build.add_metric([], {"version": __version__, "metrics_version": METRICS_VERSION})
         yield build
@@ -147,8 +146,6 @@ class ModelCollector(Collector):
             "Minimum members of each gang-scheduling pod group of the workload (docs/gang.md).",
             labels=[*WORKLOAD, "group"],
         )
-        from workload_map import PodCounts, figures_of
-        from workload_map.ports.present import gpu_count, holds_gpus
 
         resource_of = {gap.why: gap.resource for gap in self.model.coverage}
         for item in resolved:

@@ -66,7 +66,7 @@ def split_items(
     if decode is not None:
         # A caller that decodes (a large dump: msgspec is loaded already) has the other items parsed by
         # msgspec too, which keeps integers of any size exact: no scan of the dump for long numbers.
-        import msgspec
+        import msgspec  # noqa: PLC0415 (msgspec only for JSON dumps of 2 MB or more (its imports cost ~15 ms))
 
         parse, errors = msgspec.json.Decoder().decode, (orjson.JSONDecodeError, msgspec.MsgspecError)
     else:

@@ -17,6 +17,7 @@ from workload_map.resolve.components import Component, Instance
 from workload_map.resolve.pods import PlacedPod
 from workload_map.resolve.resources import Requests, gpu_count, json_number, pod_resources, scale, sum_requests, to_json
 from workload_map.resolve.status import StatusResult
+from workload_map.tree.figures import figures_of
 
 TREE_API_VERSION = "workload-map/v1alpha1"
 
@@ -259,8 +260,6 @@ class WorkloadTree:
         return roles
 
     def to_json(self) -> dict[str, Any]:
-        from workload_map.tree.figures import figures_of
-
         metadata = meta(self.workload)
         counts = self.counts
         figures = figures_of(self)

@@ -7,8 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+import workload_map as wm
 from workload_map.cli.options import definitions_option, output_option
-from workload_map.cmdline.errors import EXIT_ERROR, CliError
+from workload_map.cli.output import to_json_text
+from workload_map.cli.sources import definitions_only
+from workload_map.cmdline.errors import EXIT_ERROR, CliError, from_library
 
 if TYPE_CHECKING:
     from workload_map import LoadedDefinition, SampleResult
@@ -17,12 +20,10 @@ if TYPE_CHECKING:
 def _load(definition: str, definition_paths: tuple[str, ...]) -> LoadedDefinition:
     """A Karta file (exactly one definition, statically valid), else a definition in effect by name or TYPE."""
     if not os.path.exists(definition) and definition != "-":
-        from workload_map.cli.commands.definitions import _find
-        from workload_map.cli.sources import definitions_only
+        from workload_map.cli.commands.definitions import _find  # noqa: PLC0415 (a command module loads only when its command runs)
 
         definitions, _warnings = definitions_only(definition_paths)
         return _find(definitions, definition)
-    import workload_map as wm
 
     report = wm.validate_definitions([definition])
     if not report.valid:
@@ -120,9 +121,6 @@ def command(
       wmap definitions test my-karta.yaml --samples upstream/samples/ --expect expect.yaml
       wmap definitions test jobset --samples captured.yaml -o json
     """
-    import workload_map as wm
-    from workload_map.cli.output import to_json_text
-    from workload_map.cmdline.errors import from_library
 
     chosen = _load(definition, definition_paths)
     try:

@@ -6,7 +6,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from workload_map import display_type
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
+from workload_map.cli.output import as_list, echo_document, emit_warnings, render
+from workload_map.cli.render import glyphs_for_stdout, header_lines, resources_lines, rich_tree, status_lines
+from workload_map.cli.sources import fleet_exit, fleet_found, is_fleet, open_fleet, open_view
+from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions, QueuedWorkload, WorkloadTree
@@ -37,9 +42,6 @@ def command(
       wmap describe lws llama -n serving -o json --from-file dump.yaml
       wmap describe job/train -n ml --context east --context west
     """
-    from workload_map.cli.output import echo_document, emit_warnings
-    from workload_map.cli.sources import is_fleet, open_view
-    from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of
 
     if is_fleet(connection):
         _fleet(target, namespace, output, definition_paths, connection, from_file)
@@ -65,9 +67,6 @@ def command(
 
 
 def _print(tree: WorkloadTree, output: str, cluster: str | None = None, queued: QueuedWorkload | None = None) -> None:
-    from workload_map.cli.output import render
-    from workload_map.cli.render import glyphs_for_stdout, header_lines, resources_lines, rich_tree, status_lines
-
     if output == "text":
         click.echo("\n".join(header_lines(tree, cluster)))
         if queued is not None:
@@ -85,8 +84,6 @@ def _print(tree: WorkloadTree, output: str, cluster: str | None = None, queued: 
 
 
 def _target(tree: WorkloadTree) -> str:
-    from workload_map import display_type
-
     return f"{display_type(tree.group, tree.kind).lower()}/{tree.name} -n {tree.namespace}"
 
 
@@ -99,9 +96,6 @@ def _fleet(  # noqa: PLR0917 - the command's options, passed on
     from_file: tuple[str, ...],
 ) -> None:
     """The workload in every cluster of the fleet that has it, one after the other (a List for -o json|yaml)."""
-    from workload_map.cli.output import as_list, echo_document, emit_warnings
-    from workload_map.cli.sources import fleet_exit, fleet_found, open_fleet
-    from workload_map.cli.workloads import one_target, tree_of
 
     fleet = open_fleet(
         from_file,

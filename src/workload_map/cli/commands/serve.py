@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import click
 
+import workload_map as wm
 from workload_map.cli.complete import complete_namespace
 from workload_map.cli.options import definitions_option, fleet_connection_options, from_file_option
+from workload_map.cli.output import emit_warnings
+from workload_map.cmdline.errors import EXIT_USAGE, CliError, from_library
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -121,12 +128,9 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap serve --context east --context west     # a fleet: every series has cluster="<context>"
       wmap serve -n team-a                         # one namespace, under the Role `wmap auth -n team-a` prints
     """
-    import threading
 
-    from workload_map.cli.output import emit_warnings
-    from workload_map.cmdline.errors import EXIT_USAGE, CliError
-    from workload_map.serve.fleet import poll_capacity, poll_queues, rejoin
-    from workload_map.serve.server import Service
+    from workload_map.serve.fleet import poll_capacity, poll_queues, rejoin  # noqa: PLC0415 (the HTTP server only for wmap serve)
+    from workload_map.serve.server import Service  # noqa: PLC0415 (the HTTP server only for wmap serve)
 
     token = _token(token_file)
     if token is None and not _loopback(address):
@@ -219,7 +223,6 @@ def command(  # noqa: PLR0917 - click passes every option by name
 def _rejoin_notice(clusters: Clusters, name: str, model: LiveModel | None) -> None:
     """One line when a cluster not read at start fails for a new reason, and when it is read at last
     (then its own warnings, as a cluster read at start has them said)."""
-    from workload_map.cli.output import emit_warnings
 
     if model is None:
         emit_warnings([f"cluster {name}: {clusters.not_read(name, clusters.failed.get(name, ''))}"])
@@ -235,7 +238,6 @@ def _rejoin_notice(clusters: Clusters, name: str, model: LiveModel | None) -> No
 
 def _why(exc: Exception) -> str:
     """A failed start in one line, as a lone read says it (``not read: <this>``)."""
-    import workload_map as wm
 
     if isinstance(exc, wm.WorkloadMapError):
         return exc.message + (f": {exc.detail}" if exc.detail else "")
@@ -248,12 +250,8 @@ def _models(
     """One started model per cluster, the clusters started at the same time, and how to start one again
     (a cluster of a fleet that cannot be read at start is left out and said, then retried; none at all
     is an error). A lone cluster is named by its context."""
-    from concurrent.futures import ThreadPoolExecutor
 
-    import workload_map as wm
-    from workload_map.cli.output import emit_warnings
-    from workload_map.cmdline.errors import CliError, from_library
-    from workload_map.serve.fleet import Clusters
+    from workload_map.serve.fleet import Clusters  # noqa: PLC0415 (the HTTP server only for wmap serve)
 
     def watch(context: str | None) -> LiveModel:
         prefix = f"cluster {context}: " if connection.is_fleet else ""
@@ -307,7 +305,6 @@ def _capacity_reader(
 ) -> Callable[[str], dict[str, Any]]:
     """The GPU figures of one cluster (total, in use, free, per GPU product), from the capacity model of
     ``wmap capacity`` (nodes, the pods bound to them)."""
-    import workload_map as wm
 
     def read(cluster: str) -> dict[str, Any]:
         if from_file:
@@ -327,9 +324,6 @@ def _queues_reader(
     from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: ClusterOptions, namespace: str | None
 ) -> Callable[[str], QueueReport]:
     """One cluster's queue report, as ``wmap queues`` reads it (every namespace, or ``-n NS``'s workloads)."""
-    import dataclasses
-
-    import workload_map as wm
 
     def read(cluster: str) -> QueueReport:
         if from_file:
@@ -350,8 +344,6 @@ def _queues_reader(
 
 
 def _loopback(address: str) -> bool:
-    import ipaddress
-
     if address == "localhost":
         return True
     try:
@@ -361,8 +353,6 @@ def _loopback(address: str) -> bool:
 
 
 def _token(path: str | None) -> str | None:
-    import os
-
     if path is None:
         return os.environ.get(TOKEN_ENV) or None
     with open(path, encoding="utf-8") as handle:

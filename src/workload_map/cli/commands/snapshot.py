@@ -9,12 +9,19 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+import workload_map as wm
+from workload_map import WorkloadMapError
 from workload_map.cli.options import (
     all_namespaces_option,
     connection_options as connection_flags,
     definitions_option,
     namespace_option,
 )
+from workload_map.cli.output import console, echo_document, emit_warnings, stderr_is_tty
+from workload_map.cli.sources import REQUESTS_ENV, print_requests
+from workload_map.cmdline.errors import EXIT_PARTIAL, CliError, from_library
+from workload_map.ports.commands import definition_files, snapshot_document, with_capacity, write_snapshot
+from workload_map.ports.kube import connect, live_options, live_source
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions
@@ -52,12 +59,6 @@ def command(
       wmap snapshot -n team-a -o team-a.json --context prod
       wmap get -A --from-file cluster.yaml
     """
-    from workload_map import WorkloadMapError
-    from workload_map.cli.output import emit_warnings, stderr_is_tty
-    from workload_map.cli.sources import REQUESTS_ENV, print_requests
-    from workload_map.cmdline.errors import CliError
-    from workload_map.ports.commands import snapshot_document, with_capacity, write_snapshot
-    from workload_map.ports.kube import connect, live_options
 
     cluster = dataclasses.replace(
         connection, namespace=namespace, all_namespaces=all_namespaces, definitions=_definitions(definition_paths)
@@ -72,8 +73,6 @@ def command(
         source = _list(options, conn) if stderr_is_tty() else _live(options)
         objects, capacity_warnings = with_capacity(source)
         if path == "-":
-            from workload_map.cli.output import echo_document
-
             echo_document(snapshot_document(objects, source.karta_objects, source.snapshot.coverage), "yaml")
             count = len(objects) + len(source.karta_objects)
         else:
@@ -88,8 +87,6 @@ def command(
         gaps = source.index().gap_warnings()
         emit_warnings([*source.warnings, *gaps, *capacity_warnings])
         if source.snapshot.coverage.forbidden() or source.snapshot.coverage.failed():
-            from workload_map.cmdline.errors import EXIT_PARTIAL
-
             raise click.exceptions.Exit(EXIT_PARTIAL)
     finally:
         conn.close()
@@ -98,10 +95,6 @@ def command(
 
 
 def _live(options: LiveOptions) -> LiveSource:
-    from workload_map import WorkloadMapError
-    from workload_map.cmdline.errors import CliError
-    from workload_map.ports.kube import live_source
-
     try:
         return live_source(options)
     except WorkloadMapError as exc:
@@ -110,10 +103,8 @@ def _live(options: LiveOptions) -> LiveSource:
 
 def _list(options: LiveOptions, conn: Connection) -> LiveSource:
     """``_live`` with a progress display on stderr (a terminal only): requests made and objects read."""
-    from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
-    from rich.text import Text
-
-    from workload_map.cli.output import console
+    from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn  # noqa: PLC0415 (rich only for terminal rendering)
+    from rich.text import Text  # noqa: PLC0415 (rich only for terminal rendering)
 
     class Requests(ProgressColumn):
         def render(self, task: Task) -> Text:
@@ -132,10 +123,6 @@ def _list(options: LiveOptions, conn: Connection) -> LiveSource:
 
 
 def _definitions(paths: tuple[str, ...]) -> list[Any]:
-    import workload_map as wm
-    from workload_map.cmdline.errors import from_library
-    from workload_map.ports.commands import definition_files
-
     try:
         return definition_files(paths)
     except wm.WorkloadMapError as exc:

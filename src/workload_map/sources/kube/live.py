@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from workload_map.base.snapshot import Snapshot
 from workload_map.definition.registry import AmbiguousType
+from workload_map.queues import QUEUE_GROUPS
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.kube.connection import Connection, ConnectionOptions, connect
 from workload_map.sources.kube.discovery import LiveRegistry, discover
@@ -103,8 +104,6 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
         connection.namespace = options.namespace
     groups = discovery_groups([*builtin, *options.definitions])
     if options.queues:
-        from workload_map.queues import QUEUE_GROUPS
-
         groups = {*groups, *QUEUE_GROUPS}
     discovery = discover(connection, groups)
     cluster_definitions, karta_objects = load_cluster_definitions(connection, discovery, warnings)
@@ -201,8 +200,7 @@ def _with_queues(
     warnings: list[str],
 ) -> tuple[Snapshot, list[ListResult]]:
     """The snapshot with the served queue kinds added (their objects own no pod: no walk changes)."""
-    from workload_map.base.snapshot import Snapshot
-    from workload_map.sources.kube.queues import fetch_queue_objects
+    from workload_map.sources.kube.queues import fetch_queue_objects  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     read = fetch_queue_objects(connection, discovery, namespace, chunk_size=chunk)
     warnings.extend(read.warnings)
