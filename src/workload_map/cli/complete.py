@@ -17,12 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cmdline.cluster_options import cluster_options_of
-from workload_map.ports.commands import builtin_with_warnings, definition_files, read_documents, split_dump
-from workload_map.ports.definitions import DefinitionRegistry
-from workload_map.ports.kube import LiveRegistry, connect, discover, list_all
-from workload_map.ports.objects import group_of, name_of, namespace_of
-
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
@@ -51,7 +45,7 @@ def complete_namespace(ctx: click.Context, param: click.Parameter, incomplete: s
 
 
 def _items(words: Any) -> list[CompletionItem]:
-    from click.shell_completion import CompletionItem  # noqa: PLC0415 (completion only when asked)
+    from click.shell_completion import CompletionItem  # noqa: PLC0415 (a command's --help loads only click)
 
     return [CompletionItem(w) for w in sorted(set(words))]
 
@@ -74,6 +68,9 @@ def _target_words(ctx: click.Context, incomplete: str) -> list[str]:
 
 
 def _registry(params: Mapping[str, Any], connection: Connection | None) -> DefinitionRegistry:
+    from workload_map.ports.commands import builtin_with_warnings, definition_files, read_documents, split_dump  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.definitions import DefinitionRegistry  # noqa: PLC0415 (a command's --help loads only click)
+
     builtin, _ = builtin_with_warnings()
     cluster: list[LoadedDefinition] = []
     if params.get("from_file"):
@@ -81,6 +78,7 @@ def _registry(params: Mapping[str, Any], connection: Connection | None) -> Defin
     definitions = [*builtin, *cluster, *definition_files(params.get("definition_paths") or ())]
     if connection is None:
         return DefinitionRegistry(definitions)
+    from workload_map.ports.kube import LiveRegistry, discover  # noqa: PLC0415 (a command's --help loads only click)
 
     return LiveRegistry(definitions, discover(connection, ()))
 
@@ -90,6 +88,9 @@ def _connect(params: Mapping[str, Any]) -> Connection | None:
     if params.get("from_file"):
         return None
     try:
+        from workload_map.cmdline.cluster_options import cluster_options_of  # noqa: PLC0415 (a command's --help loads only click)
+        from workload_map.ports.kube import connect  # noqa: PLC0415 (a command's --help loads only click)
+
         options = cluster_options_of(params)
         return connect(
             dataclasses.replace(
@@ -126,6 +127,7 @@ def types(params: Mapping[str, Any]) -> list[str]:
 
 def names(params: Mapping[str, Any], type_name: str) -> list[str]:
     """Names of the workloads of ``type_name`` in the namespace in scope (every namespace with -A)."""
+    from workload_map.ports.objects import group_of, name_of, namespace_of  # noqa: PLC0415 (a command's --help loads only click)
 
     connection = _connect(params)
     try:
@@ -135,6 +137,8 @@ def names(params: Mapping[str, Any], type_name: str) -> list[str]:
             return []
         all_namespaces = bool(params.get("all_namespaces"))
         if connection is None:
+            from workload_map.ports.commands import read_documents, split_dump  # noqa: PLC0415 (a command's --help loads only click)
+
             objects, _, _ = split_dump(read_documents(params.get("from_file") or ()))
             ns = params.get("namespace") or "default"
             return [
@@ -144,6 +148,7 @@ def names(params: Mapping[str, Any], type_name: str) -> list[str]:
                 and (all_namespaces or namespace_of(o) == ns)
                 and name_of(o)
             ]
+        from workload_map.ports.kube import LiveRegistry, list_all  # noqa: PLC0415 (a command's --help loads only click)
 
         assert isinstance(registry, LiveRegistry)
         resource = registry.discovery.resource(info.group, info.kind, info.versions)
@@ -163,6 +168,8 @@ def namespaces(params: Mapping[str, Any]) -> list[str]:
     if connection is None:
         if not params.get("from_file"):
             return []
+        from workload_map.ports.commands import read_documents, split_dump  # noqa: PLC0415 (a command's --help loads only click)
+        from workload_map.ports.objects import namespace_of  # noqa: PLC0415 (a command's --help loads only click)
 
         objects, _, _ = split_dump(read_documents(params["from_file"]))
         return sorted({namespace_of(o) for o in objects})

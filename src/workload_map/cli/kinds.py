@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-import workload_map as wm
 from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
@@ -16,6 +15,7 @@ if TYPE_CHECKING:
 
 def split_target(args: Sequence[str]) -> tuple[str | None, list[str]]:
     """``()`` -> (None, []); ``("jobset",)``; ``("jobset/a",)``; ``("jobset", "a", "b")``; usage errors."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         return wm.split_target(args)
@@ -25,6 +25,7 @@ def split_target(args: Sequence[str]) -> tuple[str | None, list[str]]:
 
 def resolve_kind(view: View, type_name: str) -> KindInfo:
     """The kind TYPE names; ambiguous (exit 1) and uncovered (exit 4) types as CLI errors."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         return view.kind(type_name)

@@ -15,7 +15,6 @@ from typing import Any
 import click
 from click.shell_completion import CompletionItem
 
-from workload_map import __version__
 from workload_map.cli.options import output_option
 from workload_map.cli.output import echo_document
 from workload_map.cmdline.errors import CliError, one_line_errors
@@ -177,6 +176,8 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     if not value or ctx.resilient_parsing:
         return
 
+    from workload_map import __version__  # noqa: PLC0415 (importlib.metadata only for the version)
+
     click.echo(f"wmap version {__version__}")
     ctx.exit()
 
@@ -211,6 +212,7 @@ def cli(debug: bool) -> None:
 @output_option(("text", "json", "yaml"), "text")
 def version_cmd(output: str) -> None:
     """Print the wmap version."""
+    from workload_map import __version__  # noqa: PLC0415 (importlib.metadata only for the version)
 
     if output == "text":
         click.echo(f"wmap version {__version__}")

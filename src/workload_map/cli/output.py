@@ -11,9 +11,6 @@ from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 
 import click
-import orjson
-
-from workload_map.ports.objects import dumps
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -151,12 +148,15 @@ def number(value: Any) -> str:
 
 
 def to_json_text(data: Any) -> str:
+    import orjson  # noqa: PLC0415 (a command's --help loads only click)
+
+    from workload_map.ports.objects import dumps  # noqa: PLC0415 (a command's --help loads only click)
 
     return dumps(data, option=orjson.OPT_INDENT_2, default=str).decode() + "\n"
 
 
 def to_yaml_text(data: Any) -> str:
-    import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
+    import yaml  # noqa: PLC0415 (a command's --help loads only click)
 
     dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     text = yaml.dump(data, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16)
@@ -226,7 +226,7 @@ class _Capture(io.StringIO):
 def console(stream: IO[Any] | None = None) -> Console:
     """A rich console for ``stream`` (default stdout): colour only on a terminal, never with NO_COLOR,
     no wrapping when piped."""
-    from rich.console import Console  # noqa: PLC0415 (rich only for terminal rendering)
+    from rich.console import Console  # noqa: PLC0415 (a command's --help loads only click)
 
     target = stream if stream is not None else sys.stdout
     tty = _is_tty(target)
@@ -246,7 +246,7 @@ def console(stream: IO[Any] | None = None) -> Console:
 
 def render(renderable: Any) -> str:
     """Render with rich for stdout, as text to print with click (keeps one writer on stdout)."""
-    from rich.console import Console  # noqa: PLC0415 (rich only for terminal rendering)
+    from rich.console import Console  # noqa: PLC0415 (a command's --help loads only click)
 
     tty = _is_tty(sys.stdout)
     no_color = bool(os.environ.get("NO_COLOR"))

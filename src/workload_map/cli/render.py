@@ -6,10 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from workload_map import PodCounts, figures_of
-from workload_map.cli.output import NONE, age, can_encode, format_table, number, one_line, stdout_encoding
-from workload_map.ports.objects import name_of
-from workload_map.ports.present import PRECEDENCE, format_quantity, gpu_count
+from workload_map.cli.output import NONE, format_table, number, one_line
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -46,6 +43,7 @@ ASCII = Glyphs("+", "x", "->")
 
 def glyphs_for_stdout() -> Glyphs:
     """UTF-8 marks when stdout can encode them, ASCII otherwise (e.g. LANG=C, cp1252 consoles)."""
+    from workload_map.cli.output import can_encode, stdout_encoding  # noqa: PLC0415 (a command's --help loads only click)
 
     return UNICODE if can_encode("✓✗→", stdout_encoding()) else ASCII
 
@@ -60,6 +58,8 @@ def _natural(key: str | None) -> tuple[int, int, str]:
 
 def header_lines(tree: WorkloadTree, cluster: str | None = None) -> list[str]:
     """``describe``'s header; ``cluster`` (a fleet's context name) comes first when given."""
+    from workload_map import figures_of  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import age  # noqa: PLC0415 (a command's --help loads only click)
 
     counts = tree.counts
     figures = figures_of(tree)  # as every surface counts them (docs/semantics.md, "Figures")
@@ -128,7 +128,7 @@ def _container_readiness(pod: PlacedPod) -> str:
 
 
 def _pod_label(pod: PlacedPod, role: str | None) -> Text:
-    from rich.text import Text  # noqa: PLC0415 (rich only for terminal rendering)
+    from rich.text import Text  # noqa: PLC0415 (a command's --help loads only click)
 
     phase = pod.state.phase
     parts: list[tuple[str, str] | str] = [(pod.name, "bold")]
@@ -184,13 +184,15 @@ class _TreeBuilder:
         return out
 
     def subtree_counts(self, view: ComponentNode) -> PodCounts:
+        from workload_map import PodCounts  # noqa: PLC0415 (a command's --help loads only click)
+
         total = PodCounts()
         for member in [view, *self.descendants(view.name)]:
             total.merge(member.counts)
         return total
 
     def component_label(self, view: ComponentNode) -> Text:
-        from rich.text import Text  # noqa: PLC0415 (rich only for terminal rendering)
+        from rich.text import Text  # noqa: PLC0415 (a command's --help loads only click)
 
         kind = view.component.definition.kind
         parts: list[tuple[str, str] | str] = [(view.name, "bold cyan")]
@@ -259,8 +261,8 @@ class _TreeBuilder:
                 node.add(f"{descendant.name}  {seen}/{descendant.counts.desired} ready ({why})")
 
     def build(self) -> Tree:
-        from rich.text import Text  # noqa: PLC0415 (rich only for terminal rendering)
-        from rich.tree import Tree  # noqa: PLC0415 (rich only for terminal rendering)
+        from rich.text import Text  # noqa: PLC0415 (a command's --help loads only click)
+        from rich.tree import Tree  # noqa: PLC0415 (a command's --help loads only click)
 
         tree = self.tree
         primary = tree.status.primary.value
@@ -282,6 +284,8 @@ class _TreeBuilder:
                 pod_node = branch.add(_pod_label(pod, None))
                 pod_node.add(f"reason: {pod.unattributed_reason or 'unknown'}")
         if tree.children:
+            from workload_map.ports.objects import name_of  # noqa: PLC0415 (a command's --help loads only click)
+
             branch = root.add("owned workloads")
             for child in tree.children:
                 branch.add(f"{child.get('kind')}/{name_of(child)}  ({child.get('apiVersion')})")
@@ -315,6 +319,7 @@ def conditions_table(status: StatusResult, indent: str) -> list[str]:
 
 def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[str]:
     """The status explanation. ``full`` (explain) lists every check of every matcher."""
+    from workload_map.ports.present import PRECEDENCE  # noqa: PLC0415 (a command's --help loads only click)
 
     lines: list[str] = []
     matched = ", ".join(s.value for s in status.matched) or NONE
@@ -350,6 +355,8 @@ def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[st
 
 
 def resources_lines(tree: WorkloadTree) -> list[str]:
+    from workload_map.ports.present import format_quantity, gpu_count  # noqa: PLC0415 (a command's --help loads only click)
+
     def quantity(requests: dict[str, Any], name: str) -> str:
         value = requests.get(name)
         return format_quantity(value, name) if value is not None else "-"

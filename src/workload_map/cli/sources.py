@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import click
 
-import workload_map as wm
-from workload_map.cli.output import emit_warnings
-from workload_map.cli.workloads import find_one, one_target, partial_read
-from workload_map.cmdline.errors import EXIT_PARTIAL, CliError, from_library
+from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions, Fleet, LoadedDefinition, RequestCounter, View
@@ -41,6 +37,7 @@ def open_view(
     """The View a command reads: dumps (``--from-file``), else the live cluster with kubectl's flags
     (``connection``, from ``options.connection_options``); library errors become one-line CLI errors.
     ``compact``: a command that only resolves workloads reads dumps compact (``open_dump``)."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         if from_files:
@@ -67,6 +64,7 @@ def _scoped(
     connection: ClusterOptions | None, namespace: str | None, all_namespaces: bool, definition_paths: Sequence[str]
 ) -> ClusterOptions:
     """The command's connection flags with the scope and the definitions it reads."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     return dataclasses.replace(
         connection or wm.ClusterOptions(),
@@ -96,6 +94,7 @@ def open_fleet(
 ) -> Fleet:
     """The Fleet the flags name (every cluster read at once; see ``is_fleet``); a cluster not read is in
     ``Fleet.failures``, the caller warns and exits 5. Usage and kubeconfig errors are CLI errors."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     options = connection or wm.ClusterOptions()
     if from_files:
@@ -138,6 +137,7 @@ def open_target(
 ) -> FoundTarget:
     """The one workload a command such as ``gang`` or ``components`` works on, from one cluster (or dumps)
     or from every cluster of the fleet the flags name; everything is read before it returns."""
+    from workload_map.cli.workloads import find_one, one_target, partial_read  # noqa: PLC0415 (a command's --help loads only click)
 
     if is_fleet(connection):
         fleet = open_fleet(
@@ -158,6 +158,9 @@ def open_target(
 def fleet_found(fleet: Fleet, target: tuple[str, str]) -> list[tuple[str, dict[str, Any]]]:
     """``(cluster, workload)`` of TYPE/NAME in every cluster of the fleet read that has it; when none has it,
     the clusters not read are warned about and it is not found (exit 3), or no cluster was read (exit 1)."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError  # noqa: PLC0415 (a command's --help loads only click)
 
     require_some(fleet)
     try:
@@ -175,6 +178,8 @@ def fleet_found(fleet: Fleet, target: tuple[str, str]) -> list[tuple[str, dict[s
 
 def require_some(fleet: Fleet) -> None:
     """No cluster of the fleet could be read: the warnings say why, and it is an error (exit 1)."""
+    from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError  # noqa: PLC0415 (a command's --help loads only click)
 
     if not fleet.views:
         emit_warnings(fleet.warnings)
@@ -183,6 +188,7 @@ def require_some(fleet: Fleet) -> None:
 
 def fleet_exit(fleet: Fleet) -> None:
     """Exit 5 (partial result) when a cluster, or part of one, could not be read (after printing)."""
+    from workload_map.cmdline.errors import EXIT_PARTIAL  # noqa: PLC0415 (a command's --help loads only click)
 
     if fleet.partial:
         raise click.exceptions.Exit(EXIT_PARTIAL)
@@ -200,6 +206,7 @@ def _report_requests_at_exit(view: View) -> None:
 
 def print_requests(counter: RequestCounter) -> None:
     """``Requests: N (GET a, LIST b)`` (``, retried R`` after 429/5xx) and one line per request, on stderr."""
+    import sys  # noqa: PLC0415 (a command's --help loads only click)
 
     sys.stdout.flush()
     verbs: dict[str, int] = {}
@@ -214,6 +221,7 @@ def print_requests(counter: RequestCounter) -> None:
 
 def definitions_only(definition_paths: Sequence[str]) -> tuple[list[LoadedDefinition], list[str]]:
     """Effective definitions (built-in overridden by files) without reading any objects."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         return wm.effective_definitions(definition_paths)

@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
-from workload_map.cmdline.errors import EXIT_PARTIAL, from_library
-from workload_map.ports.objects import group_of, name_of
+from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
     from workload_map import View, WorkloadTree
@@ -17,6 +15,7 @@ if TYPE_CHECKING:
 
 def one_target(target: Sequence[str]) -> tuple[str, str]:
     """``(TYPE, NAME)`` of ``TYPE/NAME`` or ``TYPE NAME``; a usage error otherwise."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         return wm.one_target(target)
@@ -26,6 +25,7 @@ def one_target(target: Sequence[str]) -> tuple[str, str]:
 
 def find_one(view: View, target: Sequence[str]) -> dict[str, Any]:
     """The workload named by ``TYPE/NAME`` or ``TYPE NAME`` in the view's namespace (default "default")."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         return view.find(one_target(target))
@@ -34,6 +34,8 @@ def find_one(view: View, target: Sequence[str]) -> dict[str, Any]:
 
 
 def tree_of(view: View, workload: dict[str, Any]) -> WorkloadTree:
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+
     try:
         return view.workload(workload)
     except wm.WorkloadMapError as exc:
@@ -48,6 +50,7 @@ def partial_read(view: View) -> bool:
 def exit_if_partial(view: View) -> None:
     """After printing what was read: exit 5 (docs/cli.md) when a kind or namespace of it was forbidden or
     failed; the warnings have said which and the fix."""
+    from workload_map.cmdline.errors import EXIT_PARTIAL  # noqa: PLC0415 (a command's --help loads only click)
 
     if partial_read(view):
         raise click.exceptions.Exit(EXIT_PARTIAL)
@@ -55,6 +58,7 @@ def exit_if_partial(view: View) -> None:
 
 def kind_name(workload: dict[str, Any]) -> str:
     """``-o name`` form: ``<kind>.<group>/<name>``, ``pod/<name>`` for the core group."""
+    from workload_map.ports.objects import group_of, name_of  # noqa: PLC0415 (a command's --help loads only click)
 
     kind = str(workload.get("kind") or "").lower()
     group = group_of(str(workload.get("apiVersion") or ""))

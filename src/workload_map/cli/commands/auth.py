@@ -5,9 +5,6 @@ from __future__ import annotations
 import click
 
 from workload_map.cli.options import definitions_option
-from workload_map.cli.output import echo_document, emit_warnings, to_yaml_text
-from workload_map.cli.sources import definitions_only
-from workload_map.ports.commands import cli_manifests
 
 
 @click.command("auth")
@@ -61,6 +58,9 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap auth --capacity | kubectl apply -f -
       kubectl create rolebinding alice-wmap -n team-a --role=wmap-reader --user=alice
     """
+    from workload_map.cli.output import echo_document, emit_warnings, to_yaml_text  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import definitions_only  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.commands import cli_manifests  # noqa: PLC0415 (a command's --help loads only click)
 
     definitions, warnings = definitions_only(definition_paths)
     role = name or ("wmap-updater" if update else "wmap-reader")

@@ -6,12 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import all_namespaces_option, fleet_source_options, namespace_option, output_option
-from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
-from workload_map.cli.placement import NODE_HEADERS, POOL_HEADERS, QUOTA_HEADERS, node_row, pool_row, quota_rows
-from workload_map.cli.sources import is_fleet, open_fleet, open_view, require_some
-from workload_map.cmdline.errors import EXIT_PARTIAL, from_library
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions
@@ -57,6 +52,11 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap capacity -A -o json
       wmap capacity --all-contexts --pool-label nvidia.com/gpu.product
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.placement import NODE_HEADERS, POOL_HEADERS, QUOTA_HEADERS, node_row, pool_row, quota_rows  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import is_fleet, open_fleet, open_view, require_some  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import EXIT_PARTIAL, from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     # Nodes, quotas and the pods on the nodes; no workload.
     scope: dict[str, Any] = {"namespace": namespace, "all_namespaces": all_namespaces, "connection": connection}

@@ -8,13 +8,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from workload_map import WorkloadMapError
 from workload_map.cli.options import connection_options as connection_flags
-from workload_map.cli.output import console, stderr_is_tty
-from workload_map.cmdline.errors import CliError
-from workload_map.ports.commands import diff as diff_catalog, install as apply_catalog, select
-from workload_map.ports.definitions import builtin_definitions
-from workload_map.ports.kube import connect
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions
@@ -36,6 +30,10 @@ def command() -> None:
 
 
 def _connect(options: ClusterOptions) -> Connection:
+    from workload_map import WorkloadMapError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.kube import connect  # noqa: PLC0415 (a command's --help loads only click)
+
     try:
         return connect(options)
     except WorkloadMapError as exc:
@@ -44,11 +42,16 @@ def _connect(options: ClusterOptions) -> Connection:
 
 def _run(what: str, work: Callable[[], T]) -> T:
     """Run one catalog operation with a spinner on a terminal; API errors become one-line CLI errors."""
+    from workload_map import WorkloadMapError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import stderr_is_tty  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         if not stderr_is_tty():
             return work()
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # noqa: PLC0415 (rich only for terminal rendering)
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # noqa: PLC0415 (a command's --help loads only click)
+
+        from workload_map.cli.output import console  # noqa: PLC0415 (a command's --help loads only click)
 
         columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
         with Progress(*columns, console=console(sys.stderr), transient=True) as progress:
@@ -60,6 +63,10 @@ def _run(what: str, work: Callable[[], T]) -> T:
 
 def _check_kinds(kinds: Sequence[str]) -> None:
     """An unknown KIND is exit 4 (no definition covers the type), before any request is made."""
+    from workload_map import WorkloadMapError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.commands import select  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.definitions import builtin_definitions  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         select(builtin_definitions(), kinds)
@@ -73,6 +80,7 @@ def _check_kinds(kinds: Sequence[str]) -> None:
 @connection_flags
 def install(kinds: tuple[str, ...], dry_run: bool, connection: ClusterOptions) -> None:
     """Server-side apply the built-in definitions (all, or the given kinds) with their index labels."""
+    from workload_map.ports.commands import install as apply_catalog  # noqa: PLC0415 (a command's --help loads only click)
 
     _check_kinds(kinds)
     conn = _connect(connection)
@@ -90,6 +98,7 @@ def install(kinds: tuple[str, ...], dry_run: bool, connection: ClusterOptions) -
 @connection_flags
 def diff(kinds: tuple[str, ...], connection: ClusterOptions) -> None:
     """Show how the cluster's Kartas differ from the built-in catalog (exit 1 when they differ, as kubectl diff)."""
+    from workload_map.ports.commands import diff as diff_catalog  # noqa: PLC0415 (a command's --help loads only click)
 
     _check_kinds(kinds)
     conn = _connect(connection)

@@ -6,12 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
-from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
-from workload_map.cli.sources import open_target
-from workload_map.cmdline.errors import EXIT_PARTIAL, from_library
-from workload_map.ports.present import to_json
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions, WorkloadRequirements
@@ -47,6 +42,10 @@ def command(
       wmap components lws/llama -n serving --from-file dump.yaml
       wmap components jobset/train -n team-a --all-contexts -o json
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import as_list, echo_document, emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import open_target  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import EXIT_PARTIAL, from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     found, warnings, partial = open_target(
         from_file, definition_paths, target, namespace=namespace, connection=connection
@@ -73,6 +72,8 @@ def command(
 
 def _tables(answers: list[tuple[str | None, WorkloadRequirements]]) -> None:
     """The components table, then the gang groups'; over a fleet (a cluster named) CLUSTER comes first."""
+    from workload_map.cli.output import echo_table  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.present import to_json  # noqa: PLC0415 (a command's --help loads only click)
 
     fleet = answers[0][0] is not None
     first = ["CLUSTER"] if fleet else []

@@ -6,10 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import definitions_option
-from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
-from workload_map.cli.sources import definitions_only
 from workload_map.cmdline.errors import EXIT_NO_DEFINITION, CliError
 
 if TYPE_CHECKING:
@@ -39,6 +36,7 @@ def _find(definitions: list[LoadedDefinition], name: str) -> LoadedDefinition:
     for definition in definitions:
         if definition.name == name:
             return definition
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         info = wm.open_objects([], definitions, builtin=False).kind(name)
@@ -78,6 +76,8 @@ def show(name: str | None, output: str | None, definition_paths: tuple[str, ...]
       wmap definitions jobset -o yaml
       wmap definitions --definitions ./my-karta.yaml
     """
+    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import definitions_only  # noqa: PLC0415 (a command's --help loads only click)
 
     definitions, warnings = definitions_only(definition_paths)
     definitions = sorted(definitions, key=lambda d: d.name)
@@ -137,7 +137,7 @@ command.add_command(show)
 
 def _register_subcommands() -> None:
     # Authoring commands live in their own module (their bodies import the library lazily).
-    from workload_map.cli.commands import definitions_new, definitions_testing  # noqa: PLC0415 (a command module loads only when its command runs)
+    from workload_map.cli.commands import definitions_new, definitions_testing  # noqa: PLC0415 (a command's --help loads only click)
 
     command.add_command(definitions_testing.command)
     command.add_command(definitions_new.command)

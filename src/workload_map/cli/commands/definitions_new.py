@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import all_namespaces_option, connection_options, namespace_option
-from workload_map.cmdline.errors import CliError, from_library
+from workload_map.cmdline.errors import CliError
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions, Draft
@@ -76,6 +75,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap definitions new --crd crd.yaml --from-recording run.yaml -o my-karta.yaml
       wmap validate my-karta.yaml && wmap definitions test my-karta.yaml --samples captured.yaml
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     if kind is not None and crd is not None:
         raise CliError("give --kind or --crd, not both", hint="see: wmap definitions new --help", exit_code=2)

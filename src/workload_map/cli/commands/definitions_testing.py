@@ -7,11 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import definitions_option, output_option
-from workload_map.cli.output import to_json_text
-from workload_map.cli.sources import definitions_only
-from workload_map.cmdline.errors import EXIT_ERROR, CliError, from_library
+from workload_map.cmdline.errors import EXIT_ERROR, CliError
 
 if TYPE_CHECKING:
     from workload_map import LoadedDefinition, SampleResult
@@ -20,10 +17,12 @@ if TYPE_CHECKING:
 def _load(definition: str, definition_paths: tuple[str, ...]) -> LoadedDefinition:
     """A Karta file (exactly one definition, statically valid), else a definition in effect by name or TYPE."""
     if not os.path.exists(definition) and definition != "-":
-        from workload_map.cli.commands.definitions import _find  # noqa: PLC0415 (a command module loads only when its command runs)
+        from workload_map.cli.commands.definitions import _find  # noqa: PLC0415 (a command's --help loads only click)
+        from workload_map.cli.sources import definitions_only  # noqa: PLC0415 (a command's --help loads only click)
 
         definitions, _warnings = definitions_only(definition_paths)
         return _find(definitions, definition)
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     report = wm.validate_definitions([definition])
     if not report.valid:
@@ -121,6 +120,9 @@ def command(
       wmap definitions test my-karta.yaml --samples upstream/samples/ --expect expect.yaml
       wmap definitions test jobset --samples captured.yaml -o json
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import to_json_text  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     chosen = _load(definition, definition_paths)
     try:

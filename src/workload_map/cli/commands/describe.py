@@ -6,12 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from workload_map import display_type
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
-from workload_map.cli.output import as_list, echo_document, emit_warnings, render
-from workload_map.cli.render import glyphs_for_stdout, header_lines, resources_lines, rich_tree, status_lines
-from workload_map.cli.sources import fleet_exit, fleet_found, is_fleet, open_fleet, open_view
-from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions, QueuedWorkload, WorkloadTree
@@ -42,6 +37,9 @@ def command(
       wmap describe lws llama -n serving -o json --from-file dump.yaml
       wmap describe job/train -n ml --context east --context west
     """
+    from workload_map.cli.output import echo_document, emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import is_fleet, open_view  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of  # noqa: PLC0415 (a command's --help loads only click)
 
     if is_fleet(connection):
         _fleet(target, namespace, output, definition_paths, connection, from_file)
@@ -67,6 +65,9 @@ def command(
 
 
 def _print(tree: WorkloadTree, output: str, cluster: str | None = None, queued: QueuedWorkload | None = None) -> None:
+    from workload_map.cli.output import render  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.render import glyphs_for_stdout, header_lines, resources_lines, rich_tree, status_lines  # noqa: PLC0415 (a command's --help loads only click)
+
     if output == "text":
         click.echo("\n".join(header_lines(tree, cluster)))
         if queued is not None:
@@ -84,6 +85,8 @@ def _print(tree: WorkloadTree, output: str, cluster: str | None = None, queued: 
 
 
 def _target(tree: WorkloadTree) -> str:
+    from workload_map import display_type  # noqa: PLC0415 (a command's --help loads only click)
+
     return f"{display_type(tree.group, tree.kind).lower()}/{tree.name} -n {tree.namespace}"
 
 
@@ -96,6 +99,9 @@ def _fleet(  # noqa: PLR0917 - the command's options, passed on
     from_file: tuple[str, ...],
 ) -> None:
     """The workload in every cluster of the fleet that has it, one after the other (a List for -o json|yaml)."""
+    from workload_map.cli.output import as_list, echo_document, emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import fleet_exit, fleet_found, open_fleet  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.workloads import one_target, tree_of  # noqa: PLC0415 (a command's --help loads only click)
 
     fleet = open_fleet(
         from_file,

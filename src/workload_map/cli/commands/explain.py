@@ -7,10 +7,6 @@ from typing import TYPE_CHECKING
 import click
 
 from workload_map.cli.options import namespace_option, object_source_options, output_option, target_argument
-from workload_map.cli.output import echo_document, emit_warnings
-from workload_map.cli.render import definition_line, glyphs_for_stdout, status_lines
-from workload_map.cli.sources import open_view
-from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions
@@ -39,6 +35,10 @@ def command(
     Example:
       wmap explain jobset/train --from-file dump.yaml
     """
+    from workload_map.cli.output import echo_document, emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.render import definition_line, glyphs_for_stdout, status_lines  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import open_view  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.workloads import exit_if_partial, find_one, one_target, tree_of  # noqa: PLC0415 (a command's --help loads only click)
 
     view = open_view(
         from_file, definition_paths, namespace=namespace, connection=connection, describe=one_target(target)

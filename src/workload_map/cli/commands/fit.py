@@ -6,13 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
-from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
-from workload_map.cli.placement import FLEET_FIT_HEADERS, fit_lines, fleet_fit_head, fleet_fit_row
-from workload_map.cli.sources import fleet_found, is_fleet, open_fleet, open_view, require_some
-from workload_map.cli.workloads import find_one, one_target
-from workload_map.cmdline.errors import EXIT_PARTIAL, CliError, from_library
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions
@@ -62,6 +56,12 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap fit lws/llama -n serving --from-file cluster.yaml
       wmap fit -f pytorchjob.yaml -n team-a --all-contexts
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.placement import FLEET_FIT_HEADERS, fit_lines, fleet_fit_head, fleet_fit_row  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import fleet_found, is_fleet, open_fleet, open_view, require_some  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.workloads import find_one, one_target  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import EXIT_PARTIAL, from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     if bool(manifest) == bool(target):
         raise click.UsageError("name one workload: TYPE/NAME, or -f FILE for a manifest")
@@ -110,6 +110,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
 def _manifest(path: str, namespace: str | None) -> dict[str, Any]:
     """The one workload object of a manifest file, with the namespace it will be created in."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError, from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         objects = wm.open_dump(path, namespace=None).objects

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import fleet_source_options, namespace_option, output_option, target_argument
-from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings
-from workload_map.cli.sources import open_target
-from workload_map.cli.workloads import tree_of
-from workload_map.cmdline.errors import EXIT_PARTIAL, from_library
-from workload_map.ports.objects import key_of
-from workload_map.ports.present import HEADERS, detail_lines, table_rows
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions, Emission, GangPlan
@@ -69,6 +61,11 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap gang pytorchjob/train -o yaml --for volcano --from-file dump.yaml
       wmap gang job/train -n ml --context east --context west -o json
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import as_list, echo_document, emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import open_target  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.workloads import tree_of  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import EXIT_PARTIAL, from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     if scheduler is not None and output == "text":
         raise click.UsageError("--for prints manifests: use it with -o yaml or -o json")
@@ -115,6 +112,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
 def _attachments(emission: Emission, prefix: str, incomplete: bool) -> None:
     """How pods attach to the emitted groups, on stderr (stdout holds the manifests)."""
+    import json  # noqa: PLC0415 (a command's --help loads only click)
 
     for a in emission.attachments:
         who = ", ".join(a.pods) or ("(not readable)" if incomplete else "(none yet)")
@@ -124,6 +122,10 @@ def _attachments(emission: Emission, prefix: str, incomplete: bool) -> None:
 
 
 def _text(workload: dict[str, Any], plan: GangPlan, cluster: str | None, incomplete: list[str]) -> None:
+    from workload_map.cli.output import echo_table  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.objects import key_of  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.present import HEADERS, detail_lines, table_rows  # noqa: PLC0415 (a command's --help loads only click)
+
     form = plan.form or "none"
     source = "from its pods" if plan.mode == "pods" else "from the spec (no pods yet)"
     if incomplete:

@@ -9,9 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
-from workload_map import WorkloadMapError, display_type, figures_of, queue_of
-from workload_map.cli.kinds import resolve_kind, split_target, type_label
 from workload_map.cli.options import (
     STATUSES,
     all_namespaces_option,
@@ -20,21 +17,7 @@ from workload_map.cli.options import (
     output_option,
     target_argument,
 )
-from workload_map.cli.output import (
-    COLUMN_GAP,
-    age,
-    as_list,
-    console,
-    echo_document,
-    echo_table,
-    emit_warnings,
-    number,
-    stderr_is_tty,
-)
-from workload_map.cli.sources import fleet_exit, is_fleet, open_fleet, open_view, require_some
 from workload_map.cli.workloads import kind_name
-from workload_map.cmdline.errors import EXIT_NOT_FOUND, EXIT_PARTIAL, CliError, from_library, not_found
-from workload_map.ports.objects import key_of
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions, Fleet, View, WorkloadTree
@@ -54,15 +37,21 @@ def _components(tree: WorkloadTree) -> str:
 
 def type_column(tree: WorkloadTree) -> str:
     """The kind, qualified by its group when the bare name would read as a built-in kind (Knative Service)."""
+    from workload_map import display_type  # noqa: PLC0415 (a command's --help loads only click)
 
     return display_type(tree.group, tree.kind)
 
 
 def _queue(tree: WorkloadTree) -> str:
+    from workload_map import queue_of  # noqa: PLC0415 (a command's --help loads only click)
+
     return queue_of(tree) or "<none>"
 
 
 def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
+    from workload_map import figures_of  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import age, number  # noqa: PLC0415 (a command's --help loads only click)
+
     counts = tree.counts
     figures = figures_of(tree)  # PODS and GPUS as every surface counts them (docs/semantics.md, "Figures")
     incomplete = bool(tree.incomplete)  # part of its pods or parts could not be read: unknown, not zero
@@ -89,13 +78,17 @@ def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
 
 
 def _with_progress(items: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    from workload_map.cli.output import stderr_is_tty  # noqa: PLC0415 (a command's --help loads only click)
+
     if len(items) < PROGRESS_THRESHOLD or not stderr_is_tty():
         return items
     return _progress(items)
 
 
 def _progress(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    from rich.progress import Progress  # noqa: PLC0415 (rich only for terminal rendering)
+    from rich.progress import Progress  # noqa: PLC0415 (a command's --help loads only click)
+
+    from workload_map.cli.output import console  # noqa: PLC0415 (a command's --help loads only click)
 
     with Progress(console=console(sys.stderr), transient=True) as progress:
         task = progress.add_task("resolving workloads", total=len(items))
@@ -177,6 +170,11 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap get -A --all-contexts --watch
       wmap get --from-file dump.yaml -A
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.kinds import resolve_kind, split_target, type_label  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import is_fleet, open_view  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import EXIT_PARTIAL, not_found  # noqa: PLC0415 (a command's --help loads only click)
 
     type_name, names = split_target(target)
     if selector:
@@ -272,6 +270,11 @@ class _Query:
     ) -> None:
         """``get`` over several clusters: rows of every cluster read, CLUSTER first; a cluster not read is
         one warning line and exit code 5. ``watch``: then every cluster's changes as they come (_fleet_watch)."""
+        import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+        from workload_map.cli.kinds import resolve_kind, type_label  # noqa: PLC0415 (a command's --help loads only click)
+        from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+        from workload_map.cli.sources import fleet_exit, open_fleet, require_some  # noqa: PLC0415 (a command's --help loads only click)
+        from workload_map.cmdline.errors import EXIT_NOT_FOUND, CliError, from_library  # noqa: PLC0415 (a command's --help loads only click)
 
         fleet = open_fleet(
             from_file,
@@ -356,6 +359,8 @@ class _Printer:
         return cells[:age_column] + cells[age_column + 1 :]
 
     def first(self, entries: list[tuple[str, WorkloadTree]]) -> None:
+        from workload_map.cli.output import as_list, echo_document, echo_table  # noqa: PLC0415 (a command's --help loads only click)
+
         self.last = {self.key(c, t): (c, t) for c, t in entries}
         if not entries:
             return
@@ -414,6 +419,8 @@ class _Printer:
         sys.stdout.flush()
 
     def _echo_row(self, cells: list[str]) -> None:
+        from workload_map.cli.output import COLUMN_GAP  # noqa: PLC0415 (a command's --help loads only click)
+
         if self.widths is None:
             self.widths = [len(h) for h in self.headers()]
             click.echo(COLUMN_GAP.join(h.ljust(w) for h, w in zip(self.headers(), self.widths, strict=True)).rstrip())
@@ -421,6 +428,8 @@ class _Printer:
         click.echo(COLUMN_GAP.join(c.ljust(w) for c, w in zip(cells, self.widths, strict=True)).rstrip())
 
     def _echo_one(self, cluster: str, tree: WorkloadTree, document: dict[str, Any]) -> None:
+        from workload_map.cli.output import echo_document  # noqa: PLC0415 (a command's --help loads only click)
+
         if self.output == "name":
             click.echo(self.name(cluster, tree))
         else:
@@ -428,6 +437,8 @@ class _Printer:
 
 
 def _key(tree: WorkloadTree) -> str:
+    from workload_map.ports.objects import key_of  # noqa: PLC0415 (a command's --help loads only click)
+
     # Exact, not str(ObjectKey) (which lower-cases the kind): MiniJob and Minijob are two kinds.
     key = key_of(tree.workload)
     return "\0".join((key.group, key.kind, key.namespace, key.name))
@@ -443,6 +454,8 @@ def _env_timeout() -> float | None:
 
 def _watch(view: View, query: _Query, printer: _Printer, timeout: float | None) -> None:
     """Keep the view current with watches and print what changed."""
+    from workload_map import WorkloadMapError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
 
     sys.stdout.flush()
     try:
@@ -451,6 +464,8 @@ def _watch(view: View, query: _Query, printer: _Printer, timeout: float | None) 
             printer.changes(trees)
             emit_warnings(warnings)
     except WorkloadMapError as exc:
+        from workload_map.cmdline.errors import from_library  # noqa: PLC0415 (a command's --help loads only click)
+
         raise from_library(exc) from None
     except KeyboardInterrupt:  # Ctrl-C ends a watch quietly, as kubectl does
         pass
@@ -460,6 +475,8 @@ def _fleet_watch(fleet: Fleet, query: _Query, printer: _Printer, timeout: float 
     """Every cluster's watch at once, their changed rows as they come (CLUSTER first). A cluster whose
     watch ends with an error is one warning line and the others go on; at the end, exit 5 when some
     cluster was not read or not watched to the end, 1 when every cluster's watch ended with an error."""
+    from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import EXIT_PARTIAL, CliError  # noqa: PLC0415 (a command's --help loads only click)
 
     sys.stdout.flush()
     ended: list[str] = []

@@ -7,12 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
-from workload_map import display_type
 from workload_map.cli.options import fleet_source_options, output_option
-from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings, number
-from workload_map.cli.sources import fleet_exit, is_fleet, open_fleet, open_view, require_some
-from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions, Queue, QueuedWorkload, QueueReport
@@ -60,6 +55,10 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap queues --scheduler kai -o wide
       wmap queues --all-contexts -o json
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import as_list, echo_document, echo_table, emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import fleet_exit, is_fleet, open_fleet, open_view, require_some  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     scope: dict[str, Any] = {"namespace": namespace, "all_namespaces": namespace is None, "connection": connection}
     reports: list[tuple[str | None, QueueReport]] = []
@@ -167,6 +166,8 @@ def _walk(queues: list[Queue]) -> list[tuple[str, Queue]]:
 
 
 def _figure(value: Decimal | None) -> str:
+    from workload_map.cli.output import number  # noqa: PLC0415 (a command's --help loads only click)
+
     return "-" if value is None else number(value)
 
 
@@ -193,6 +194,7 @@ def _row(queue: Queue, prefix: str, wide: bool) -> list[str]:
         _figure(queue.gpus_waiting),
     ]
     if wide:
+        from workload_map.cli.output import number  # noqa: PLC0415 (a command's --help loads only click)
 
         def resource(name: str, attribute: str) -> str:
             values = [getattr(r, attribute) for r in queue.resources if r.resource == name]
@@ -218,6 +220,8 @@ def _row(queue: Queue, prefix: str, wide: bool) -> list[str]:
 
 
 def _workload_row(item: QueuedWorkload) -> list[str]:
+    from workload_map import display_type  # noqa: PLC0415 (a command's --help loads only click)
+
     reason = item.reason + (f": {item.message}" if item.message else "")
     return [
         item.namespace,

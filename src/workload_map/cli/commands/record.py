@@ -7,15 +7,8 @@ from typing import IO, TYPE_CHECKING
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import STATUSES, definitions_option, namespace_option, target_argument
-from workload_map.cli.output import emit_warnings
-from workload_map.cli.sources import open_view
-from workload_map.cli.workloads import find_one, kind_name, one_target
 from workload_map.cmdline.cluster_options import connection_options as kubectl_connection_options
-from workload_map.cmdline.errors import CliError, from_library
-from workload_map.ports.commands import RecordEnd, Recorder
-from workload_map.ports.kube import parse_timeout
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions
@@ -84,6 +77,13 @@ def command(  # noqa: PLR0917 - the command's options
       wmap record jobset/pi -n team-a -o pi.yaml --until Completed --timeout 10m
       wmap record pytorchjob train --max-events 200 > train.yaml
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import open_view  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.workloads import find_one, kind_name, one_target  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError, from_library  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.commands import RecordEnd, Recorder  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.kube import parse_timeout  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         timeout = parse_timeout(record_timeout, "--timeout")
@@ -131,6 +131,8 @@ def command(  # noqa: PLR0917 - the command's options
 
 
 def _open(output_file: str | None) -> IO[str]:
+    from workload_map.cmdline.errors import CliError  # noqa: PLC0415 (a command's --help loads only click)
+
     if output_file is None or output_file == "-":
         return sys.stdout
     try:

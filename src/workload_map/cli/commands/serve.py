@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
 from workload_map.cli.complete import complete_namespace
 from workload_map.cli.options import definitions_option, fleet_connection_options, from_file_option
-from workload_map.cli.output import emit_warnings
-from workload_map.cmdline.errors import EXIT_USAGE, CliError, from_library
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -128,9 +121,12 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap serve --context east --context west     # a fleet: every series has cluster="<context>"
       wmap serve -n team-a                         # one namespace, under the Role `wmap auth -n team-a` prints
     """
+    import threading  # noqa: PLC0415 (a command's --help loads only click)
 
-    from workload_map.serve.fleet import poll_capacity, poll_queues, rejoin  # noqa: PLC0415 (the HTTP server only for wmap serve)
-    from workload_map.serve.server import Service  # noqa: PLC0415 (the HTTP server only for wmap serve)
+    from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import EXIT_USAGE, CliError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.serve.fleet import poll_capacity, poll_queues, rejoin  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.serve.server import Service  # noqa: PLC0415 (a command's --help loads only click)
 
     token = _token(token_file)
     if token is None and not _loopback(address):
@@ -223,6 +219,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
 def _rejoin_notice(clusters: Clusters, name: str, model: LiveModel | None) -> None:
     """One line when a cluster not read at start fails for a new reason, and when it is read at last
     (then its own warnings, as a cluster read at start has them said)."""
+    from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
 
     if model is None:
         emit_warnings([f"cluster {name}: {clusters.not_read(name, clusters.failed.get(name, ''))}"])
@@ -238,6 +235,7 @@ def _rejoin_notice(clusters: Clusters, name: str, model: LiveModel | None) -> No
 
 def _why(exc: Exception) -> str:
     """A failed start in one line, as a lone read says it (``not read: <this>``)."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     if isinstance(exc, wm.WorkloadMapError):
         return exc.message + (f": {exc.detail}" if exc.detail else "")
@@ -250,8 +248,12 @@ def _models(
     """One started model per cluster, the clusters started at the same time, and how to start one again
     (a cluster of a fleet that cannot be read at start is left out and said, then retried; none at all
     is an error). A lone cluster is named by its context."""
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 (a command's --help loads only click)
 
-    from workload_map.serve.fleet import Clusters  # noqa: PLC0415 (the HTTP server only for wmap serve)
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError, from_library  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.serve.fleet import Clusters  # noqa: PLC0415 (a command's --help loads only click)
 
     def watch(context: str | None) -> LiveModel:
         prefix = f"cluster {context}: " if connection.is_fleet else ""
@@ -305,6 +307,7 @@ def _capacity_reader(
 ) -> Callable[[str], dict[str, Any]]:
     """The GPU figures of one cluster (total, in use, free, per GPU product), from the capacity model of
     ``wmap capacity`` (nodes, the pods bound to them)."""
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     def read(cluster: str) -> dict[str, Any]:
         if from_file:
@@ -324,6 +327,9 @@ def _queues_reader(
     from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: ClusterOptions, namespace: str | None
 ) -> Callable[[str], QueueReport]:
     """One cluster's queue report, as ``wmap queues`` reads it (every namespace, or ``-n NS``'s workloads)."""
+    import dataclasses  # noqa: PLC0415 (a command's --help loads only click)
+
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     def read(cluster: str) -> QueueReport:
         if from_file:
@@ -344,6 +350,8 @@ def _queues_reader(
 
 
 def _loopback(address: str) -> bool:
+    import ipaddress  # noqa: PLC0415 (a command's --help loads only click)
+
     if address == "localhost":
         return True
     try:
@@ -353,6 +361,8 @@ def _loopback(address: str) -> bool:
 
 
 def _token(path: str | None) -> str | None:
+    import os  # noqa: PLC0415 (a command's --help loads only click)
+
     if path is None:
         return os.environ.get(TOKEN_ENV) or None
     with open(path, encoding="utf-8") as handle:

@@ -9,19 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
-from workload_map import WorkloadMapError
 from workload_map.cli.options import (
     all_namespaces_option,
     connection_options as connection_flags,
     definitions_option,
     namespace_option,
 )
-from workload_map.cli.output import console, echo_document, emit_warnings, stderr_is_tty
-from workload_map.cli.sources import REQUESTS_ENV, print_requests
-from workload_map.cmdline.errors import EXIT_PARTIAL, CliError, from_library
-from workload_map.ports.commands import definition_files, snapshot_document, with_capacity, write_snapshot
-from workload_map.ports.kube import connect, live_options, live_source
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions
@@ -59,6 +52,12 @@ def command(
       wmap snapshot -n team-a -o team-a.json --context prod
       wmap get -A --from-file cluster.yaml
     """
+    from workload_map import WorkloadMapError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import emit_warnings, stderr_is_tty  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import REQUESTS_ENV, print_requests  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.commands import snapshot_document, with_capacity, write_snapshot  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.kube import connect, live_options  # noqa: PLC0415 (a command's --help loads only click)
 
     cluster = dataclasses.replace(
         connection, namespace=namespace, all_namespaces=all_namespaces, definitions=_definitions(definition_paths)
@@ -73,6 +72,8 @@ def command(
         source = _list(options, conn) if stderr_is_tty() else _live(options)
         objects, capacity_warnings = with_capacity(source)
         if path == "-":
+            from workload_map.cli.output import echo_document  # noqa: PLC0415 (a command's --help loads only click)
+
             echo_document(snapshot_document(objects, source.karta_objects, source.snapshot.coverage), "yaml")
             count = len(objects) + len(source.karta_objects)
         else:
@@ -87,6 +88,8 @@ def command(
         gaps = source.index().gap_warnings()
         emit_warnings([*source.warnings, *gaps, *capacity_warnings])
         if source.snapshot.coverage.forbidden() or source.snapshot.coverage.failed():
+            from workload_map.cmdline.errors import EXIT_PARTIAL  # noqa: PLC0415 (a command's --help loads only click)
+
             raise click.exceptions.Exit(EXIT_PARTIAL)
     finally:
         conn.close()
@@ -95,6 +98,10 @@ def command(
 
 
 def _live(options: LiveOptions) -> LiveSource:
+    from workload_map import WorkloadMapError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import CliError  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.kube import live_source  # noqa: PLC0415 (a command's --help loads only click)
+
     try:
         return live_source(options)
     except WorkloadMapError as exc:
@@ -103,8 +110,10 @@ def _live(options: LiveOptions) -> LiveSource:
 
 def _list(options: LiveOptions, conn: Connection) -> LiveSource:
     """``_live`` with a progress display on stderr (a terminal only): requests made and objects read."""
-    from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn  # noqa: PLC0415 (rich only for terminal rendering)
-    from rich.text import Text  # noqa: PLC0415 (rich only for terminal rendering)
+    from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn  # noqa: PLC0415 (a command's --help loads only click)
+    from rich.text import Text  # noqa: PLC0415 (a command's --help loads only click)
+
+    from workload_map.cli.output import console  # noqa: PLC0415 (a command's --help loads only click)
 
     class Requests(ProgressColumn):
         def render(self, task: Task) -> Text:
@@ -123,6 +132,10 @@ def _list(options: LiveOptions, conn: Connection) -> LiveSource:
 
 
 def _definitions(paths: tuple[str, ...]) -> list[Any]:
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import from_library  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.commands import definition_files  # noqa: PLC0415 (a command's --help loads only click)
+
     try:
         return definition_files(paths)
     except wm.WorkloadMapError as exc:

@@ -6,12 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import namespace_option, object_source_options, target_argument
-from workload_map.cli.output import echo_document, emit_warnings, to_json_text
-from workload_map.cli.sources import open_view
-from workload_map.cli.workloads import find_one, kind_name, one_target
-from workload_map.cmdline.errors import from_library
 
 if TYPE_CHECKING:
     from workload_map import ClusterOptions
@@ -34,7 +29,7 @@ def _document(value: str | None, what: str, kind: type) -> Any:
     """A JSON or YAML value given inline or as ``@FILE``, of the expected kind (object or list)."""
     if value is None:
         return None
-    import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
+    import yaml  # noqa: PLC0415 (a command's --help loads only click)
 
     text = value
     if value.startswith("@"):
@@ -164,6 +159,11 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap update pytorchjob/bert --component worker --limits nvidia.com/gpu=2 --requests cpu=8
       wmap update rayjob/tune --tolerations '[{"key": "gpu", "operator": "Exists"}]'
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import emit_warnings, to_json_text  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.sources import open_view  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.workloads import find_one, one_target  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     resources = {
         name: values
@@ -254,6 +254,8 @@ def _refuse_invalid(change: Any) -> None:
 
 def _print(obj: dict[str, Any], output: str | None, note: str) -> None:
     """``-o yaml|json``: the object; ``-o name``: its name; default: kubectl's ``<name> patched``."""
+    from workload_map.cli.output import echo_document  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.workloads import kind_name  # noqa: PLC0415 (a command's --help loads only click)
 
     if output in ("yaml", "json"):
         echo_document(obj, output)

@@ -6,10 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import workload_map as wm
 from workload_map.cli.options import output_option
-from workload_map.cli.output import to_json_text
-from workload_map.cmdline.errors import EXIT_ERROR, from_library
+from workload_map.cmdline.errors import EXIT_ERROR
 
 if TYPE_CHECKING:
     from workload_map import Finding, Location
@@ -55,6 +53,9 @@ def command(files: tuple[str, ...], against: tuple[str, ...], output: str) -> No
       wmap validate my-karta.yaml
       wmap validate definitions/ --against samples/jobset.yaml
     """
+    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.output import to_json_text  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cmdline.errors import from_library  # noqa: PLC0415 (a command's --help loads only click)
 
     try:
         report = wm.validate_definitions(files, against=against)
