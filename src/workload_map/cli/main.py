@@ -33,7 +33,8 @@ class WmapGroup(click.Group):
 
 # The commands, loaded when one runs: `wmap --help` and completion of command names list them from this table
 # without importing a command module (and the library behind it); tests/cli/test_lazy_commands.py holds each
-# help line equal to the command's own. Every command module imports at its top, as any module does.
+# help line equal to the command's own. A command module is still imported for its own --help, so it loads only
+# click at import and the library in the command's body (each such import says so on its line).
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "get": (
         "workload_map.cli.commands.get",
