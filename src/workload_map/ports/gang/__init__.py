@@ -7,10 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from workload_map.base.snapshot import Snapshot
-from workload_map.gang.compute import plan_in_view
 from workload_map.ports import lazy_exports
-from workload_map.resolve.workloads import WorkloadIndex
 
 if TYPE_CHECKING:
     from workload_map.base.objects import Obj
@@ -25,6 +22,9 @@ class WorkloadGangs:
     the definitions of ``registry``."""
 
     def __init__(self, registry: DefinitionRegistry, objects: Iterable[Obj]) -> None:
+        from workload_map.base.snapshot import Snapshot  # noqa: PLC0415 (a port loads what it serves on first use)
+        from workload_map.resolve.workloads import WorkloadIndex  # noqa: PLC0415 (a port loads what it serves on first use)
+
         self._index = WorkloadIndex(Snapshot(list(objects)), registry)
 
     def find(self, uid: str | None) -> Obj | None:
@@ -37,6 +37,7 @@ class WorkloadGangs:
 
     def plan(self, workload: Obj) -> GangPlan:
         """The gang plan of ``workload`` (one found here), as ``wmap gang`` computes it."""
+        from workload_map.gang.compute import plan_in_view  # noqa: PLC0415 (a port loads what it serves on first use)
 
         return plan_in_view(self._index, workload)
 
