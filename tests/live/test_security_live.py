@@ -364,7 +364,16 @@ def test_wmap_serve_works_under_its_own_account_and_reads_nothing_else(
     [container] = spec["containers"]
     assert container["command"] == ["wmap", "serve"]
     port = free_port()
-    args = [a for a in container["args"] if not a.startswith(("--port", "--address"))]
+    # The token the chart mounts from its Secret at --token-file: here a file of ours, sent as the chart's
+    # ServiceMonitor sends it.
+    token = "t" * 32
+    (tmp_path / "token").write_text(token)
+    assert "--token-file=/etc/wmap-serve/token" in container["args"]
+    args = [
+        f"--token-file={tmp_path / 'token'}" if a.startswith("--token-file=") else a
+        for a in container["args"]
+        if not a.startswith(("--port", "--address"))
+    ]
     argv = [sys.executable, "-m", "workload_map.cli.main", "serve", *args, "--address=127.0.0.1", f"--port={port}"]
     log = tmp_path / "serve.log"
     with log.open("w") as err:
@@ -372,7 +381,10 @@ def test_wmap_serve_works_under_its_own_account_and_reads_nothing_else(
     try:
 
         def get(path: str) -> str:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"Bearer {token}"}
+            )
+            with urllib.request.urlopen(request, timeout=5) as response:
                 return str(response.read().decode())
 
         eventually(lambda: get("/readyz") == "ready\n", timeout=90, what=f"wmap serve ready (log: {log})")
