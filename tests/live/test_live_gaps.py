@@ -313,7 +313,7 @@ def test_describe_with_pods_forbidden_says_unknown(world: dict[str, Any]) -> Non
     header = dict(re.split(r":\s+", line, maxsplit=1) for line in proc.stdout.split("\n\n")[0].splitlines())
     assert header["Pods"] == "?/3 ready, ? present, ? pending, ? failed", proc.stdout
     assert header["Status"].startswith("Undefined (incomplete)")
-    assert header["GPUs"] == "0 desired, ? in use"
+    assert header["GPUs"] == "0 desired, ? in use (held by pods bound to a node)"
     assert header["Incomplete"] == f"user 'wmap-no-pods-ns' may not list pods in namespace {world['serve']}"
     tree = proc.stdout.split("Tree:\n", 1)[1].splitlines()[0]
     assert tree.startswith("Deployment/web  Undefined  (incomplete)  ?/3 ready"), tree

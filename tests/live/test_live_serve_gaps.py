@@ -263,7 +263,14 @@ def test_forbidden_pods_are_unknown_not_zero(world: dict[str, Any]) -> None:
         rows = _rows(serve, ns)
         assert set(rows) == {("JobSet", "paralleljobs"), ("Deployment", "web")}, rows
         web = rows[("Deployment", "web")]
-        assert web["pods"] == {"ready": None, "desired": 3, "pending": None, "failed": None, "running": None}
+        assert web["pods"] == {
+            "ready": None,
+            "desired": 3,
+            "notReady": None,
+            "pending": None,
+            "failed": None,
+            "running": None,
+        }
         assert web["gpusInUse"] is None
         assert web["incomplete"] == ["user 'wmap-serve-no-pods' may not list pods cluster-wide"]
         metrics = serve.metrics()
