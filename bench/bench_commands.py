@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import json
 import os
 import shutil
 import statistics
@@ -27,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_common import REPO_ROOT, RESULTS_DIR, VENV_BIN, Figure, machine
+from bench_common import REPO_ROOT, VENV_BIN, Figure, machine, write_results
 from bench_faststart import EXAMPLE, Sample, once
 
 WORKLOAD = ("leaderworkerset/vllm-llama-405b", "-n", "ml-serving")
@@ -135,21 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     info, load, started = machine(), os.getloadavg(), time.time()
     print(f"machine: {info['cpu']}, {info['cpus']} CPUs, Python {info['python']}, {info['commit']}, load {load}")
     figs, details = run(n=args.rounds)
-    out = RESULTS_DIR / f"commands-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps(
-            {
-                "machine": info,
-                "load_before": load,
-                "load_after": os.getloadavg(),
-                "seconds": time.time() - started,
-                "figures": [f.to_json() for f in figs],
-                "details": details,
-            },
-            indent=1,
-        )
-    )
+    out = write_results("commands", info=info, load=load, started=started, figures=figs, details=details)
     print(f"wrote {out}")
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import statistics
@@ -132,3 +133,27 @@ def machine() -> dict[str, Any]:
         "platform": platform.platform(),
         "commit": commit + ("+dirty" if dirty else ""),
     }
+
+
+def write_results(
+    name: str,
+    *,
+    info: dict[str, Any],
+    load: Any,
+    started: float,
+    figures: list[Figure],
+    details: dict[str, Any],
+) -> Path:
+    """bench/results/<name>-<UTC time>.json: the machine, the load around the run, its figures and details."""
+    out = RESULTS_DIR / f"{name}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    document = {
+        "machine": info,
+        "load_before": load,
+        "load_after": os.getloadavg(),
+        "seconds": time.time() - started,
+        "figures": [f.to_json() for f in figures],
+        "details": details,
+    }
+    out.write_text(json.dumps(document, indent=1, default=str))
+    return out

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench_common import BENCH_DIR, REPO_ROOT, RESULTS_DIR, VENV_BIN, Figure, dump_path, machine
+from bench_common import BENCH_DIR, REPO_ROOT, RESULTS_DIR, VENV_BIN, Figure, dump_path, machine, write_results
 from bench_faststart import Sample, once
 
 BUILD = BENCH_DIR / "gobaseline" / "build.sh"
@@ -213,21 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         met = "" if fig.met is None else (" MET" if fig.met else " MISSED")
         target = f" {fig.target}" if fig.target else ""
         print(f"{fig.name}: {fig.value:,.0f} {fig.unit} / Go {fig.baseline:,.0f} = {fig.note}{target}{met}")
-    out = RESULTS_DIR / f"gobaseline-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
-    out.write_text(
-        json.dumps(
-            {
-                "machine": info,
-                "load_before": load,
-                "load_after": os.getloadavg(),
-                "seconds": time.time() - started,
-                "figures": [f.to_json() for f in figures],
-                "details": details,
-            },
-            indent=1,
-            default=str,
-        )
-    )
+    out = write_results("gobaseline", info=info, load=load, started=started, figures=figures, details=details)
     print(f"wrote {out}")
     return 0
 
