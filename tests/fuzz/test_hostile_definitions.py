@@ -235,7 +235,9 @@ def test_fifty_megabyte_files(tmp_path: Path) -> None:
 
 # libjq computes constant parts of an expression while compiling it: the syntax check alone of this one
 # allocates a gigabyte (two such terms, two), whatever the object. 44 characters, nothing to sandbox.
-FOLDED = '"aaaa" * 250000000 | length'
+# Two gigabytes, past the worker's 1 GiB address space on any machine: a single gigabyte fits beside a lean
+# worker's own few tens of MiB on some machines, and then compiles (CI did, in under the time limit).
+FOLDED = '"aaaa" * 500000000 | length'
 FOLDED_TWICE = '("aaaa" * 250000000) + ("bbbb" * 250000000) | length'
 _PEAK = """
 import atexit, sys
