@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import threading
 
     from workload_map.base.coverage import Coverage
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
     from workload_map.definition.registry import DefinitionRegistry, KindInfo
     from workload_map.gang.emit import Emission
     from workload_map.gang.model import GangPlan

@@ -11,8 +11,7 @@ import functools
 from importlib import resources
 
 from workload_map.definition import compiled
-from workload_map.definition.loader import LoadedDefinition, load_text
-from workload_map.definition.model import Karta
+from workload_map.definition.model import Karta, LoadedDefinition
 from workload_map.errors import Finding, Location, Severity, WorkloadMapError
 
 ORIGIN = "builtin"
@@ -37,6 +36,8 @@ def load_builtin() -> Catalog:
     files = [(e.name, e.read_bytes()) for e in entries if e.name.endswith(".yaml") and e.is_file()]
 
     def load() -> tuple[Catalog, tuple[Karta, ...]]:
+        from workload_map.definition.loader import load_text  # noqa: PLC0415 (the parser, pydantic and PyYAML only when the catalog is not in the cache)
+
         loaded: list[LoadedDefinition] = []
         findings: list[Finding] = []
         with compiled.one_entry():

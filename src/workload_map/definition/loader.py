@@ -11,14 +11,13 @@ import difflib
 import functools
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from workload_map.definition import compiled
-from workload_map.definition.model import API_VERSION, KIND, Karta
+from workload_map.definition import compiled, schema
+from workload_map.definition.model import API_VERSION, KIND, Karta, LoadedDefinition
 from workload_map.errors import DocumentError, Finding, Location, Severity
 from workload_map.sources.documents import (
     STDIN,
@@ -31,20 +30,9 @@ from workload_map.sources.documents import (
 )
 
 
-@dataclass(frozen=True)
-class LoadedDefinition:
-    karta: Karta
-    location: Location
-    origin: str = "file"  # builtin | file | cluster
-
-    @property
-    def name(self) -> str:
-        return self.karta.name
-
-
 def _model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
     """The model class that holds the field named by the last element of a pydantic error loc."""
-    model: type[BaseModel] | None = Karta
+    model: type[BaseModel] | None = schema.KARTA
     for part in loc[:-1]:
         if model is None:
             return None
@@ -127,7 +115,7 @@ def _parse(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
     if findings:
         return None, findings
     try:
-        karta = Karta.model_validate(data, by_alias=True)
+        karta = schema.parse(data)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         # A union reports one error per branch; keep the first per location.
@@ -169,7 +157,7 @@ def _semantic_findings(data: dict[str, Any], errors: list[Any], location: Locati
             return []
         parent.pop(loc[-1], None)
     try:
-        karta = Karta.model_validate(pruned, by_alias=True)
+        karta = schema.parse(pruned)
     except (ValidationError, RecursionError):
         return []
     return validate(karta, location)

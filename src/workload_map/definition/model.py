@@ -1,29 +1,44 @@
 """The Karta ``run.ai/v1alpha1`` object model.
 
 Field names and nesting follow the public ``kartas.run.ai`` CRD exactly so that definitions written
-here load in KAI Scheduler's pod grouper and the reverse. Every model forbids unknown fields: a
-misspelt ``replicaPath`` must be an error, never a silently ignored key.
+here load in KAI Scheduler's pod grouper and the reverse: a field's name in a document is its Python
+name in camelCase (:func:`wire_name`).
+
+The model is plain frozen dataclasses, readable without pydantic: a command whose definitions come from
+the compiled cache (``workload_map.definition.compiled``) unpickles them and never loads the parser.
+Parsing a document is ``workload_map.definition.schema``'s job (pydantic models derived from these
+classes, which forbid unknown fields: a misspelt ``replicaPath`` must be an error, never a silently
+ignored key); a field's ``metadata`` holds the constraints the schema adds (``min_length``).
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from workload_map.errors import Location
 
 API_VERSION = "run.ai/v1alpha1"
 KIND = "Karta"
 
 
-class _Strict(BaseModel):
-    # defer_build: the validation schema (tens of ms) is built on the first validation, which a process
-    # whose definitions all come from the cache (workload_map.definition.compiled) never does.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True, defer_build=True)
+def wire_name(field_name: str) -> str:
+    """A field's name in a document: ``replicas_path`` -> ``replicasPath``."""
+    head, *rest = field_name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-class GroupVersionKind(_Strict):
+def wire_fields(model: object) -> list[tuple[str, str]]:
+    """(field name, name in a document) of every field of a model object, in declaration order."""
+    return [(f.name, wire_name(f.name)) for f in dataclasses.fields(model) if f.init]  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupVersionKind:
     group: str = ""
     version: str
     kind: str
@@ -33,34 +48,33 @@ class GroupVersionKind(_Strict):
         return f"{self.group}/{self.version}" if self.group else self.version
 
     def to_json(self) -> dict[str, str]:
-        # What model_dump gives, without building the serializer (a deferred schema) in every process.
         return {"group": self.group, "version": self.version, "kind": self.kind}
 
     def __str__(self) -> str:
         return f"{self.kind}.{self.version}.{self.group}" if self.group else f"{self.kind}.{self.version}"
 
 
-class FragmentedPodSpecDefinition(_Strict):
-    scheduler_name_path: str | None = Field(None, alias="schedulerNamePath")
-    labels_path: str | None = Field(None, alias="labelsPath")
-    annotations_path: str | None = Field(None, alias="annotationsPath")
-    resources_path: str | None = Field(None, alias="resourcesPath")
-    resource_claims_path: str | None = Field(None, alias="resourceClaimsPath")
-    pod_affinity_path: str | None = Field(None, alias="podAffinityPath")
-    node_affinity_path: str | None = Field(None, alias="nodeAffinityPath")
-    containers_path: str | None = Field(None, alias="containersPath")
-    container_path: str | None = Field(None, alias="containerPath")
-    priority_class_name_path: str | None = Field(None, alias="priorityClassNamePath")
-    image_path: str | None = Field(None, alias="imagePath")
+@dataclass(frozen=True, kw_only=True)
+class FragmentedPodSpecDefinition:
+    scheduler_name_path: str | None = None
+    labels_path: str | None = None
+    annotations_path: str | None = None
+    resources_path: str | None = None
+    resource_claims_path: str | None = None
+    pod_affinity_path: str | None = None
+    node_affinity_path: str | None = None
+    containers_path: str | None = None
+    container_path: str | None = None
+    priority_class_name_path: str | None = None
+    image_path: str | None = None
 
 
-class SpecDefinition(_Strict):
-    pod_template_spec_path: str | None = Field(None, alias="podTemplateSpecPath")
-    pod_spec_path: str | None = Field(None, alias="podSpecPath")
-    metadata_path: str | None = Field(None, alias="metadataPath")
-    fragmented_pod_spec_definition: FragmentedPodSpecDefinition | None = Field(
-        None, alias="fragmentedPodSpecDefinition"
-    )
+@dataclass(frozen=True, kw_only=True)
+class SpecDefinition:
+    pod_template_spec_path: str | None = None
+    pod_spec_path: str | None = None
+    metadata_path: str | None = None
+    fragmented_pod_spec_definition: FragmentedPodSpecDefinition | None = None
 
     @property
     def forms(self) -> list[str]:
@@ -75,30 +89,35 @@ class SpecDefinition(_Strict):
         return used
 
 
-class ScaleDefinition(_Strict):
-    replicas_path: str | None = Field(None, alias="replicasPath")
-    min_replicas_path: str | None = Field(None, alias="minReplicasPath")
-    max_replicas_path: str | None = Field(None, alias="maxReplicasPath")
+@dataclass(frozen=True, kw_only=True)
+class ScaleDefinition:
+    replicas_path: str | None = None
+    min_replicas_path: str | None = None
+    max_replicas_path: str | None = None
 
 
-class ComponentTypeSelector(_Strict):
-    key_path: str | None = Field(None, alias="keyPath")
+@dataclass(frozen=True, kw_only=True)
+class ComponentTypeSelector:
+    key_path: str | None = None
     value: str | None = None
-    match_labels: dict[str, str] | None = Field(None, alias="matchLabels")
+    match_labels: dict[str, str] | None = None
 
 
-class ComponentInstanceSelector(_Strict):
-    id_path: str = Field(alias="idPath")
+@dataclass(frozen=True, kw_only=True)
+class ComponentInstanceSelector:
+    id_path: str
 
 
-class ReplicaSelector(_Strict):
-    key_path: str = Field(alias="keyPath")
+@dataclass(frozen=True, kw_only=True)
+class ReplicaSelector:
+    key_path: str
 
 
-class PodSelector(_Strict):
-    component_type_selector: ComponentTypeSelector | None = Field(None, alias="componentTypeSelector")
-    component_instance_selector: ComponentInstanceSelector | None = Field(None, alias="componentInstanceSelector")
-    replica_selector: ReplicaSelector | None = Field(None, alias="replicaSelector")
+@dataclass(frozen=True, kw_only=True)
+class PodSelector:
+    component_type_selector: ComponentTypeSelector | None = None
+    component_instance_selector: ComponentInstanceSelector | None = None
+    replica_selector: ReplicaSelector | None = None
 
 
 class ResourceStatus(StrEnum):
@@ -113,50 +132,44 @@ class ResourceStatus(StrEnum):
     UNDEFINED = "Undefined"
 
 
-class PhaseDefinition(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class PhaseDefinition:
     path: str
 
 
-class ConditionsDefinition(_Strict):
-    path: str
-    type_field_name: str = Field("type", alias="typeFieldName")
-    status_field_name: str = Field("status", alias="statusFieldName")
-    message_field_name: str | None = Field("message", alias="messageFieldName")
-    reason_field_name: str | None = Field("reason", alias="reasonFieldName")
-
+@dataclass(frozen=True, kw_only=True)
+class ConditionsDefinition:
     # The Go type has no omitempty on these names, so objects written by Go clients carry "" for
-    # "unset"; the CRD default only applies to absent fields. Read "" (and null) as the default.
-    @field_validator("type_field_name", "status_field_name", "message_field_name", "reason_field_name", mode="before")
-    @classmethod
-    def _empty_is_default(cls, value: Any, info: ValidationInfo) -> Any:
-        if value in ("", None):
-            return {
-                "type_field_name": "type",
-                "status_field_name": "status",
-                "message_field_name": "message",
-                "reason_field_name": "reason",
-            }[str(info.field_name)]
-        return value
+    # "unset"; the schema reads "" (and null) as the default.
+    path: str
+    type_field_name: str = "type"
+    status_field_name: str = "status"
+    message_field_name: str | None = "message"
+    reason_field_name: str | None = "reason"
 
 
-class ExpectedCondition(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class ExpectedCondition:
     type: str
     status: str | None = None
     reason: str | None = None
 
 
-class ExpressionMatcher(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class ExpressionMatcher:
     expression: str
-    expected_result: str = Field(alias="expectedResult")
+    expected_result: str
 
 
-class StatusMatcher(_Strict):
-    by_phase: str | None = Field(None, alias="byPhase")
-    by_conditions: list[ExpectedCondition] | None = Field(None, alias="byConditions")
-    by_expression: ExpressionMatcher | None = Field(None, alias="byExpression")
+@dataclass(frozen=True, kw_only=True)
+class StatusMatcher:
+    by_phase: str | None = None
+    by_conditions: list[ExpectedCondition] | None = None
+    by_expression: ExpressionMatcher | None = None
 
 
-class StatusMappings(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class StatusMappings:
     initializing: list[StatusMatcher] | None = None
     running: list[StatusMatcher] | None = None
     completed: list[StatusMatcher] | None = None
@@ -172,116 +185,122 @@ class StatusMappings(_Strict):
         for status in ResourceStatus:
             if status is ResourceStatus.UNDEFINED:
                 continue
-            field = status.value.lower()
-            matchers: list[StatusMatcher] | None = getattr(self, field)
+            name = status.value.lower()
+            matchers: list[StatusMatcher] | None = getattr(self, name)
             if matchers:
-                out.append((status, field, matchers))
+                out.append((status, name, matchers))
         return out
 
 
-class StatusDefinition(_Strict):
-    phase_definition: PhaseDefinition | None = Field(None, alias="phaseDefinition")
-    conditions_definition: ConditionsDefinition | None = Field(None, alias="conditionsDefinition")
+@dataclass(frozen=True, kw_only=True)
+class StatusDefinition:
+    phase_definition: PhaseDefinition | None = None
+    conditions_definition: ConditionsDefinition | None = None
     # Absent is the same as {}: a gang-only or scheduling-only definition maps no status (KAI Scheduler
     # accepts it; every workload is Undefined). The validator warns.
-    status_mappings: StatusMappings = Field(default_factory=StatusMappings, alias="statusMappings")
+    status_mappings: StatusMappings = field(default_factory=StatusMappings)
 
 
-class SuspendAction(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class SuspendAction:
+    # The format stores the value JSON-encoded in a string ("true" writes the boolean true; the schema
+    # refuses a string that is not JSON). Objects written by the Go reference may carry the raw JSON
+    # value instead; both are read.
     path: str
-    # The format stores the value JSON-encoded in a string ("true" writes the boolean true). Objects
-    # written by the Go reference may carry the raw JSON value instead; both are read.
     value: Any
-
-    @field_validator("value")
-    @classmethod
-    def _value_is_json(cls, raw: Any) -> Any:
-        if isinstance(raw, str):
-            try:
-                json.loads(raw)
-            except ValueError as exc:
-                raise ValueError(f"value must be a JSON-encoded string such as 'true' or '\"x\"': {exc}") from None
-        return raw
 
     @property
     def decoded_value(self) -> Any:
         return json.loads(self.value) if isinstance(self.value, str) else self.value
 
 
-class SuspendDefinition(_Strict):
-    suspend_actions: list[SuspendAction] = Field(alias="suspendActions", min_length=1)
-    resume_actions: list[SuspendAction] = Field(alias="resumeActions", min_length=1)
+@dataclass(frozen=True, kw_only=True)
+class SuspendDefinition:
+    suspend_actions: list[SuspendAction] = field(metadata={"min_length": 1})
+    resume_actions: list[SuspendAction] = field(metadata={"min_length": 1})
 
 
-class ComponentDefinition(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class ComponentDefinition:
     name: str
     kind: GroupVersionKind | None = None
-    owner_ref: str | None = Field(None, alias="ownerRef")
-    spec_definition: SpecDefinition | None = Field(None, alias="specDefinition")
-    scale_definition: ScaleDefinition | None = Field(None, alias="scaleDefinition")
-    status_definition: StatusDefinition | None = Field(None, alias="statusDefinition")
-    suspend_definition: SuspendDefinition | None = Field(None, alias="suspendDefinition")
-    instance_id_path: str | None = Field(None, alias="instanceIdPath")
-    pod_selector: PodSelector | None = Field(None, alias="podSelector")
+    owner_ref: str | None = None
+    spec_definition: SpecDefinition | None = None
+    scale_definition: ScaleDefinition | None = None
+    status_definition: StatusDefinition | None = None
+    suspend_definition: SuspendDefinition | None = None
+    instance_id_path: str | None = None
+    pod_selector: PodSelector | None = None
 
 
-class StructureDefinition(_Strict):
-    root_component: ComponentDefinition = Field(alias="rootComponent")
-    child_components: list[ComponentDefinition] = Field(default_factory=list, alias="childComponents")
-    additional_child_kinds: list[GroupVersionKind] = Field(default_factory=list, alias="additionalChildKinds")
+@dataclass(frozen=True, kw_only=True)
+class StructureDefinition:
+    root_component: ComponentDefinition
+    child_components: list[ComponentDefinition] = field(default_factory=list)
+    additional_child_kinds: list[GroupVersionKind] = field(default_factory=list)
 
 
-class PodGroupMember(_Strict):
-    component_name: str = Field(alias="componentName")
-    group_by_key_paths: list[str] = Field(default_factory=list, alias="groupByKeyPaths")
-    filters: list[str] = Field(default_factory=list)
+@dataclass(frozen=True, kw_only=True)
+class PodGroupMember:
+    component_name: str
+    group_by_key_paths: list[str] = field(default_factory=list)
+    filters: list[str] = field(default_factory=list)
 
 
-class PodGroupDefinition(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class PodGroupDefinition:
     name: str
     members: list[PodGroupMember]
 
 
-class Topology(_Strict):
-    topology_name: str | None = Field(None, alias="topologyName")
-    required_topology_level: str | None = Field(None, alias="requiredTopologyLevel")
-    preferred_topology_level: str | None = Field(None, alias="preferredTopologyLevel")
+@dataclass(frozen=True, kw_only=True)
+class Topology:
+    topology_name: str | None = None
+    required_topology_level: str | None = None
+    preferred_topology_level: str | None = None
 
 
-class SubGroupDefinition(_Strict):
-    component_name: str = Field(alias="componentName")
+@dataclass(frozen=True, kw_only=True)
+class SubGroupDefinition:
+    component_name: str
     topology: Topology | None = None
 
 
-class SingleGroupDefinition(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class SingleGroupDefinition:
     name: str
-    sub_groups: list[SubGroupDefinition] = Field(default_factory=list, alias="subGroups")
+    sub_groups: list[SubGroupDefinition] = field(default_factory=list)
     topology: Topology | None = None
 
 
-class GangScheduling(_Strict):
-    pod_groups: list[PodGroupDefinition] | None = Field(None, alias="podGroups")
-    pod_group: SingleGroupDefinition | None = Field(None, alias="podGroup")
+@dataclass(frozen=True, kw_only=True)
+class GangScheduling:
+    pod_groups: list[PodGroupDefinition] | None = None
+    pod_group: SingleGroupDefinition | None = None
 
 
-class OptimizationInstructions(_Strict):
-    gang_scheduling: GangScheduling | None = Field(None, alias="gangScheduling")
+@dataclass(frozen=True, kw_only=True)
+class OptimizationInstructions:
+    gang_scheduling: GangScheduling | None = None
 
 
-class KartaSpec(_Strict):
-    structure_definition: StructureDefinition = Field(alias="structureDefinition")
-    optimization_instructions: OptimizationInstructions | None = Field(None, alias="optimizationInstructions")
+@dataclass(frozen=True, kw_only=True)
+class KartaSpec:
+    structure_definition: StructureDefinition
+    optimization_instructions: OptimizationInstructions | None = None
 
 
-class Karta(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class Karta:
     # metadata and status are Kubernetes-owned (ObjectMeta, conditions) and kept verbatim.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True, defer_build=True)
-
-    api_version: str = Field(alias="apiVersion")
+    api_version: str
     kind: str
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
     spec: KartaSpec
     status: dict[str, Any] | None = None
+    # The wire form (only the fields the author set, camelCase), recorded by the schema when it parsed the
+    # document: what to_dict gives.
+    document: dict[str, Any] = field(default_factory=dict, compare=False, repr=False, metadata={"schema": False})
 
     @property
     def name(self) -> str:
@@ -317,7 +336,18 @@ class Karta(_Strict):
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form: only fields the author set, camelCase, ready for YAML/JSON or the API server."""
-        return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
+        return copy.deepcopy(self.document)
+
+
+@dataclass(frozen=True)
+class LoadedDefinition:
+    karta: Karta
+    location: Location
+    origin: str = "file"  # builtin | file | cluster
+
+    @property
+    def name(self) -> str:
+        return self.karta.name
 
 
 def slug(gvk: GroupVersionKind) -> str:

@@ -1,0 +1,116 @@
+"""Parsing Karta documents: pydantic models derived from the plain model (``workload_map.definition.model``).
+
+One model per dataclass of the model, with the same fields in the same order, each under its name in a
+document (camelCase, :func:`~workload_map.definition.model.wire_name`), strict and refusing unknown fields;
+the two rules that are more than a type (condition field names, suspend values) are the validators below.
+The model stays the one description of the format: this module only says how a document is checked.
+
+Only a definition parsed from source loads this module (and pydantic); a definition that comes from the
+compiled cache is already the plain model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import operator
+import types
+import typing
+from typing import Any, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
+
+from workload_map.definition import model
+
+
+class _Strict(BaseModel):
+    # defer_build: the validation schema (tens of ms) is built on the first validation.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True, defer_build=True)
+
+
+def _empty_is_default(cls: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+    # The Go type has no omitempty on these names, so objects written by Go clients carry "" for "unset";
+    # the CRD default only applies to absent fields. Read "" (and null) as the default.
+    if value in ("", None):
+        return _DEFAULTS[model.ConditionsDefinition][str(info.field_name)]
+    return value
+
+
+def _value_is_json(cls: type[BaseModel], raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            json.loads(raw)
+        except ValueError as exc:
+            raise ValueError(f"value must be a JSON-encoded string such as 'true' or '\"x\"': {exc}") from None
+    return raw
+
+
+_DEFAULTS = {
+    model.ConditionsDefinition: {f.name: f.default for f in dataclasses.fields(model.ConditionsDefinition)},
+}
+_VALIDATORS: dict[type, dict[str, Any]] = {
+    model.ConditionsDefinition: {
+        "_empty_is_default": field_validator(
+            "type_field_name", "status_field_name", "message_field_name", "reason_field_name", mode="before"
+        )(_empty_is_default)
+    },
+    model.SuspendAction: {"_value_is_json": field_validator("value")(_value_is_json)},
+}
+_PLAIN: dict[type[BaseModel], type] = {}
+
+
+@functools.cache
+def schema_of(plain: type) -> type[BaseModel]:
+    """The pydantic model that checks documents of a model class."""
+    hints = get_type_hints(plain, vars(model))
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(plain):
+        constraints = dict(f.metadata)
+        if not constraints.pop("schema", True):
+            continue
+        if f.default is not dataclasses.MISSING:
+            constraints["default"] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            factory = f.default_factory
+            constraints["default_factory"] = schema_of(factory) if dataclasses.is_dataclass(factory) else factory
+        fields[f.name] = (_swap(hints[f.name]), Field(alias=model.wire_name(f.name), **constraints))
+    schema: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        plain.__name__, __base__=_Strict, __module__=__name__, __validators__=_VALIDATORS.get(plain, {}), **fields
+    )
+    _PLAIN[schema] = plain
+    return schema
+
+
+def _swap(annotation: Any) -> Any:
+    """An annotation of the model with its model classes replaced by their schemas."""
+    if dataclasses.is_dataclass(annotation):
+        return schema_of(annotation)  # type: ignore[arg-type]
+    args = get_args(annotation)
+    if not args:
+        return annotation
+    swapped = tuple(_swap(arg) for arg in args)
+    origin = get_origin(annotation)
+    if origin in (types.UnionType, typing.Union):
+        return functools.reduce(operator.or_, swapped)
+    return origin[swapped]
+
+
+KARTA = schema_of(model.Karta)
+
+
+def parse(data: Any) -> model.Karta:
+    """A Karta document as the model; pydantic's ValidationError when it does not conform."""
+    checked = KARTA.model_validate(data, by_alias=True)
+    karta = _plain(checked)
+    # Only the fields the author set: the wire form to_dict gives back.
+    document = checked.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    return dataclasses.replace(karta, document=document)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return _PLAIN[type(value)](**{name: _plain(getattr(value, name)) for name in type(value).model_fields})
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
