@@ -12,6 +12,7 @@ compiled cache is already the plain model.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import json
 import operator
@@ -75,7 +76,7 @@ def schema_of(plain: type) -> type[BaseModel]:
             factory = f.default_factory
             constraints["default_factory"] = schema_of(factory) if dataclasses.is_dataclass(factory) else factory
         fields[f.name] = (_swap(hints[f.name]), Field(alias=model.wire_name(f.name), **constraints))
-    schema: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    schema: type[BaseModel] = create_model(
         plain.__name__, __base__=_Strict, __module__=__name__, __validators__=_VALIDATORS.get(plain, {}), **fields
     )
     _PLAIN[schema] = plain
@@ -102,7 +103,7 @@ KARTA = schema_of(model.Karta)
 def parse(data: Any) -> model.Karta:
     """A Karta document as the model; pydantic's ValidationError when it does not conform."""
     checked = KARTA.model_validate(data, by_alias=True)
-    karta = _plain(checked)
+    karta: model.Karta = _plain(checked)
     # Only the fields the author set: the wire form to_dict gives back.
     document = checked.model_dump(by_alias=True, exclude_unset=True, mode="json")
     return dataclasses.replace(karta, document=document)
@@ -114,3 +115,65 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(item) for item in value]
     return value
+
+
+def _model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    """The model class that holds the field named by the last element of a pydantic error loc."""
+    model: type[BaseModel] | None = KARTA
+    for part in loc[:-1]:
+        if model is None:
+            return None
+        if isinstance(part, int):
+            continue
+        field = next((f for name, f in model.model_fields.items() if part in (f.alias or name, name)), None)
+        if field is None:
+            return None
+        model = _inner_model(field.annotation)
+    return model
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _allowed_fields(loc: tuple[str | int, ...]) -> list[str]:
+    model = _model_at(loc)
+    if model is None:
+        return []
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def describe(error: Any) -> str:
+    """One pydantic error of a document as a sentence for its author."""
+    kind = error["type"]
+    loc = tuple(error["loc"])
+    if kind == "extra_forbidden":
+        field = str(loc[-1]) if loc else "?"
+        allowed = _allowed_fields(loc)
+        close = difflib.get_close_matches(field, allowed, n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        listing = f" (allowed here: {', '.join(allowed)})" if allowed else ""
+        return f"unknown field '{field}'{hint}{listing}"
+    if kind == "missing":
+        return "required field is missing"
+    if kind in ("string_type", "dict_type", "list_type", "model_type", "model_attributes_type"):
+        expected = {
+            "string_type": "a string",
+            "dict_type": "a mapping",
+            "list_type": "a list",
+            "model_type": "a mapping",
+            "model_attributes_type": "a mapping",
+        }[kind]
+        got = type(error.get("input")).__name__
+        got = {"NoneType": "null", "dict": "mapping", "str": "string"}.get(got, got)
+        return f"must be {expected}, got {got}"
+    if kind == "too_short":
+        return "must not be empty"
+    message = str(error.get("msg", kind))
+    return message.removeprefix("Value error, ")
