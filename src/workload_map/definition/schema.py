@@ -11,7 +11,6 @@ compiled cache is already the plain model.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import functools
 import json
@@ -47,9 +46,13 @@ def _value_is_json(cls: type[BaseModel], raw: Any) -> Any:
     return raw
 
 
-_DEFAULTS = {
-    model.ConditionsDefinition: {f.name: f.default for f in dataclasses.fields(model.ConditionsDefinition)},
+_DEFAULTS = {model.ConditionsDefinition: model.ConditionsDefinition._DEFAULTS}
+# Rules on a field beyond its type; the model's fields that are not in documents.
+_CONSTRAINTS: dict[tuple[type, str], dict[str, Any]] = {
+    (model.SuspendDefinition, "suspend_actions"): {"min_length": 1},
+    (model.SuspendDefinition, "resume_actions"): {"min_length": 1},
 }
+_NOT_IN_DOCUMENTS = {(model.Karta, "document")}
 _VALIDATORS: dict[type, dict[str, Any]] = {
     model.ConditionsDefinition: {
         "_empty_is_default": field_validator(
@@ -62,20 +65,20 @@ _PLAIN: dict[type[BaseModel], type] = {}
 
 
 @functools.cache
-def schema_of(plain: type) -> type[BaseModel]:
+def schema_of(plain: type[model.Model]) -> type[BaseModel]:
     """The pydantic model that checks documents of a model class."""
     hints = get_type_hints(plain, vars(model))
     fields: dict[str, Any] = {}
-    for f in dataclasses.fields(plain):
-        constraints = dict(f.metadata)
-        if not constraints.pop("schema", True):
+    for name, default in plain._DEFAULTS.items():
+        if (plain, name) in _NOT_IN_DOCUMENTS:
             continue
-        if f.default is not dataclasses.MISSING:
-            constraints["default"] = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            factory = f.default_factory
-            constraints["default_factory"] = schema_of(factory) if dataclasses.is_dataclass(factory) else factory
-        fields[f.name] = (_swap(hints[f.name]), Field(alias=model.wire_name(f.name), **constraints))
+        constraints = dict(_CONSTRAINTS.get((plain, name), {}))
+        if isinstance(default, model._Factory):
+            factory = default.make
+            constraints["default_factory"] = schema_of(factory) if _is_model(factory) else factory
+        elif default is not model._REQUIRED:
+            constraints["default"] = default
+        fields[name] = (_swap(hints[name]), Field(alias=model.wire_name(name), **constraints))
     schema: type[BaseModel] = create_model(
         plain.__name__, __base__=_Strict, __module__=__name__, __validators__=_VALIDATORS.get(plain, {}), **fields
     )
@@ -85,8 +88,8 @@ def schema_of(plain: type) -> type[BaseModel]:
 
 def _swap(annotation: Any) -> Any:
     """An annotation of the model with its model classes replaced by their schemas."""
-    if dataclasses.is_dataclass(annotation):
-        return schema_of(annotation)  # type: ignore[arg-type]
+    if _is_model(annotation):
+        return schema_of(annotation)
     args = get_args(annotation)
     if not args:
         return annotation
@@ -95,6 +98,10 @@ def _swap(annotation: Any) -> Any:
     if origin in (types.UnionType, typing.Union):
         return functools.reduce(operator.or_, swapped)
     return origin[swapped]
+
+
+def _is_model(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, model.Model)
 
 
 KARTA = schema_of(model.Karta)
@@ -106,7 +113,8 @@ def parse(data: Any) -> model.Karta:
     karta: model.Karta = _plain(checked)
     # Only the fields the author set: the wire form to_dict gives back.
     document = checked.model_dump(by_alias=True, exclude_unset=True, mode="json")
-    return dataclasses.replace(karta, document=document)
+    replaced: model.Karta = karta.replace(document=document)
+    return replaced
 
 
 def _plain(value: Any) -> Any:
