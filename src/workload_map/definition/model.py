@@ -13,7 +13,6 @@ ignored key).
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 from collections.abc import Callable
@@ -357,8 +356,9 @@ class Karta(Model):
     spec: KartaSpec
     status: dict[str, Any] | None = None
     # The wire form (only the fields the author set, camelCase), recorded by the schema when it parsed the
-    # document: what to_dict gives. Not a field of the format (the schema leaves it out).
-    document: dict[str, Any] = field(default_factory=dict)
+    # document: what to_dict gives. Not a field of the format (the schema leaves it out). JSON text, because
+    # every warm command unpickles it and few read it: bytes come back as one copy, a dict object by object.
+    document: bytes = b"{}"
 
     @property
     def name(self) -> str:
@@ -394,7 +394,8 @@ class Karta(Model):
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form: only fields the author set, camelCase, ready for YAML/JSON or the API server."""
-        return copy.deepcopy(self.document)
+        wire: dict[str, Any] = json.loads(self.document)  # not orjson: integers of any size
+        return wire
 
 
 @dataclass(frozen=True)

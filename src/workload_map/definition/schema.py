@@ -112,7 +112,7 @@ def parse(data: Any) -> model.Karta:
     checked = KARTA.model_validate(data, by_alias=True)
     karta: model.Karta = _plain(checked)
     # Only the fields the author set: the wire form to_dict gives back.
-    document = checked.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    document = checked.model_dump_json(by_alias=True, exclude_unset=True).encode()
     replaced: model.Karta = karta.replace(document=document)
     return replaced
 
