@@ -27,7 +27,7 @@ from workload_map.sources.documents import Document
 
 if TYPE_CHECKING:
     from workload_map.api.clusters import ClusterFields, ClusterOptions
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
     from workload_map.live.model import LiveModel
     from workload_map.sources.kube import Connection
 

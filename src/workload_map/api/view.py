@@ -23,10 +23,6 @@ from workload_map.errors import (
     UnknownTypeError,
     WorkloadMapError,
 )
-from workload_map.gang import plan_gang, plan_in_view
-from workload_map.gang.emit import emit
-from workload_map.placement import Capacity, WorkloadRequirements, fit, requirements_of
-from workload_map.queues import build_queues, named_queue
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.tree.build import tree_of, trees_of
 
@@ -34,7 +30,7 @@ if TYPE_CHECKING:
     import threading
 
     from workload_map.base.coverage import Coverage
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
     from workload_map.definition.registry import DefinitionRegistry, KindInfo
     from workload_map.gang.emit import Emission
     from workload_map.gang.model import GangPlan
@@ -301,6 +297,8 @@ class View:
     ) -> GangPlan:
         """The pod groups a workload needs (docs/gang.md); emit manifests with :func:`emit_pod_groups`."""
 
+        from workload_map.gang import plan_in_view  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
+
         obj = self._object(target, name, namespace)
         try:
             return plan_in_view(self._index, obj)
@@ -313,6 +311,7 @@ class View:
         Pod and ResourceQuota objects, or from a live view opened with ``capacity=True``."""
         if self._capacity is not None:
             return self._capacity
+        from workload_map.placement import Capacity  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         source = self.live_source
         if source is not None:
@@ -343,6 +342,8 @@ class View:
                 "this view was opened without the queue objects", hint="open it with open_cluster(..., queues=True)"
             )
 
+        from workload_map.queues import build_queues  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
+
         scope = self._scope(namespace)
         trees, problems = trees_of(self._index, self._index.workloads(None, scope, top_level=True))
         report = build_queues(self._index.snapshot, trees, self._index.registry.covers, scope)
@@ -355,6 +356,7 @@ class View:
         when it names no queue; resolves nothing else (a live view needs ``queues=True``)."""
         if self.live_source is not None and not self.live_source.queues:
             return None
+        from workload_map.queues import build_queues  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         report = build_queues(self._index.snapshot, [tree], self._index.registry.covers, tree.namespace)
         return report.workload(tree.namespace, tree.kind, tree.name)
@@ -365,6 +367,8 @@ class View:
         """Per pod-producing component: replicas, per-pod requests, node claim and gang min members, in
         Karmada's ComponentRequirements shape. ``target`` may be a manifest not in the view (a dict): it is
         resolved through the view's definitions."""
+        from workload_map.gang import plan_gang  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
+        from workload_map.placement import requirements_of  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         obj = self._object(target, name, namespace)
         definition, _ = self._index.registry.for_object(obj)
@@ -388,6 +392,7 @@ class View:
     def _name_from_pods(self, plan: GangPlan, obj: Obj) -> None:
         """Give the spec's groups whose name hangs on pod labels (``pg-…-<.metadata.labels[...]>``) the
         names ``gang`` resolves from the workload's pods, member by member, when it has pods."""
+        from workload_map.gang import plan_in_view  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         try:
             from_pods = plan_in_view(self._index, obj)
@@ -413,6 +418,7 @@ class View:
     ) -> FitResult:
         """How many complete copies of a workload (``"TYPE/NAME"``, a tree, a manifest dict, or
         requirements) fit on this view's capacity (or ``capacity``) now, and why one more does not."""
+        from workload_map.placement import WorkloadRequirements, fit  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         requirements = (
             target if isinstance(target, WorkloadRequirements) else self.components(target, name, namespace=namespace)
@@ -501,6 +507,7 @@ class View:
 
 def queue_of(tree: WorkloadTree) -> str | None:
     """The scheduler queue a workload names (on itself or its pods), or None (docs/queues.md)."""
+    from workload_map.queues import named_queue  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
     named = named_queue(tree.workload, [p.obj for p in tree.all_pods])
     return named[1] if named is not None else None
@@ -545,6 +552,7 @@ def emit_pod_groups(
 ) -> Emission:
     """PodGroup manifests of a plan for ``scheduler`` ("kai", "volcano", "coscheduling", "workload-api"),
     with how each pod attaches to its group (docs/gang.md)."""
+    from workload_map.gang.emit import emit  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
     return emit(
         plan,

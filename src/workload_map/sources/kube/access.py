@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 from workload_map.sources.kube.fetch import KARTA_GROUP
 from workload_map.sources.kube.reads import GroupKind, cli_read_kinds, operator_read_kinds, root_kinds
 

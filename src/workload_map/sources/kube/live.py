@@ -25,7 +25,7 @@ from workload_map.sources.kube.reads import discovery_groups
 
 if TYPE_CHECKING:
     from workload_map.base.snapshot import Obj, Snapshot
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
     from workload_map.definition.registry import DefinitionRegistry, KindInfo
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.sources.kube.capacity import CapacityObjects

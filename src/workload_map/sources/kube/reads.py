@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from workload_map.crd import GROUP as KARTA_GROUP
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 from workload_map.definition.registry import DefinitionRegistry
 from workload_map.gang.compute import gang_definitions
 from workload_map.sources.kube.discovery import Discovery, ServedResource
