@@ -186,16 +186,25 @@ def _looks_like_json(text: str | bytes) -> bool:
     return bool(head) and head[:1] in ("{", "[", b"{", b"[")
 
 
-# YAML read before comes from the on-disk cache (workload_map.base.cache) up to this size: for the built-in
-# example (245 kB) PyYAML costs ~30 ms to import and ~80 ms to parse, unpickling its result ~3 ms. Larger
-# inputs are parsed every time rather than copied into the user's cache.
+# The package's own YAML (the built-in example: 245 kB) read before comes from the on-disk cache
+# (workload_map.base.cache): PyYAML costs ~30 ms to import and ~80 ms to parse it, unpickling its result
+# ~3 ms. A user's files are parsed every time: a dump may hold Secrets, which a cache would copy to disk.
+_PACKAGE = Path(__file__).resolve().parents[1]
 _CACHED_YAML_BELOW = 4 * 1024 * 1024
 _YAML_FORMAT = "yaml-documents-1"
 
 
+def _shipped(source: str) -> bool:
+    try:
+        return Path(source).resolve().is_relative_to(_PACKAGE)
+    except (OSError, ValueError):
+        return False
+
+
 def _parse_yaml(text: str | bytes, source: str) -> list[Any]:
-    """The documents of a YAML stream, from the cache when this PyYAML parsed the same bytes before."""
-    if len(text) >= _CACHED_YAML_BELOW:
+    """The documents of a YAML stream; a file shipped in the package from the cache when this PyYAML
+    parsed the same bytes before."""
+    if len(text) >= _CACHED_YAML_BELOW or not _shipped(source):
         return _load_yaml(text, source)
     spec = find_spec("yaml")
     library = _stat(spec.origin if spec is not None else None)
