@@ -27,7 +27,7 @@ from workload_map.catalog import builtin_definitions
 from workload_map.gang.emit import VOLCANO_GROUP_ANNOTATION
 from workload_map.operator.gang import NAMESPACE_LABEL
 from workload_map.operator.kube import operator_connection
-from workload_map.sources.kube.access import cli_rules
+from workload_map.sources.kube.access import serve_rules
 from workload_map.sources.kube.connection import ClusterError, Connection
 
 pytestmark = pytest.mark.live
@@ -409,7 +409,7 @@ def test_wmap_serve_works_under_its_own_account_and_reads_nothing_else(
         assert not _can(test_cluster, kubeconfig, *args), args
     documented = {
         (g, r, v, False)
-        for rule in cli_rules(builtin_definitions())
+        for rule in serve_rules(builtin_definitions())
         for g in rule["apiGroups"]
         for r in rule["resources"]
         for v in rule["verbs"]
