@@ -14,8 +14,8 @@ from tests.operator.support import REPO_ROOT, helm_template
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.loader import load_text
 from workload_map.operator import rbac
-from workload_map.sources.kube import access
 from workload_map.queues import QUEUE_KINDS
+from workload_map.sources.kube import access
 from workload_map.sources.kube.reads import child_kinds, cli_read_kinds, operator_read_kinds
 
 SECURITY_DOC = REPO_ROOT / "docs" / "security.md"

@@ -22,6 +22,7 @@ from workload_map.base.objects import group_of, is_pod, name_of, namespace_of, o
 from workload_map.base.snapshot import Snapshot
 from workload_map.definition.registry import DefinitionRegistry
 from workload_map.errors import Location, WorkloadMapError
+from workload_map.queues import QUEUE_GROUPS
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.documents import Document
 
@@ -126,7 +127,8 @@ class _Compact:
     """What ``open_dump(compact=True)`` keeps of an object for these definitions (see its docstring).
 
     An object of a kind no definition covers is only ever read as someone's owner (WorkloadIndex walks
-    owner chains by uid or kind/namespace/name), so its identity and its own owners are all it needs."""
+    owner chains by uid or kind/namespace/name), so its identity and its own owners are all it needs; but
+    the schedulers' queue objects are kept whole: a PodGroup's queue is the QUEUE ``get`` shows."""
 
     def __init__(
         self, definitions: Sequence[LoadedDefinition], *, whole: frozenset[tuple[str, str]] = frozenset()
@@ -153,6 +155,8 @@ class _Compact:
             return self.pods.whole(data)
         if (group, kind) in self.covered or (group, kind) == ("", "Pod"):
             return self.pods(data)  # an owned pod projected, a workload without its managed fields
+        if group in QUEUE_GROUPS:
+            return data
         metadata = data.get("metadata")
         if not isinstance(metadata, dict):
             return data
@@ -177,7 +181,8 @@ class _Compact:
         pod, identity = self._decoders
         if kind == "Pod" and api_version == "v1":
             return pod(text) if pod is not None and not self.whole else None
-        if (self._group_of(api_version), kind) in self.covered or kind == "Pod":
+        group = self._group_of(api_version)
+        if (group, kind) in self.covered or kind == "Pod" or group in QUEUE_GROUPS:
             return None
         return identity(text)
 

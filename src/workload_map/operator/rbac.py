@@ -98,8 +98,9 @@ def render_clusterrole_template() -> str:
 
 def render_serve_rbac_template() -> str:
     """``wmap serve``'s own identity: a ServiceAccount bound to the CLI's read-only rules (what ``wmap auth``
-    prints) and reads of the queue kinds its model watches, rendered only with ``serve.enabled``. Never the operator's account: serve is a network-facing
-    reader and needs none of the operator's writes or its certificate Secret."""
+    prints) and reads of the queue kinds its model watches, rendered only with ``serve.enabled``. Never the
+    operator's account: serve is a network-facing reader and needs none of the operator's writes or its
+    certificate Secret."""
     import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
 
     rules = yaml.safe_dump(serve_rules(builtin_definitions()), sort_keys=False, width=120)
