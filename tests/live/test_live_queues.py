@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from tests.browser.support import serve
 from tests.cluster.apiserver import TestCluster
 from tests.live.fleet_data import write_kubeconfig
@@ -328,18 +328,61 @@ def test_queues_under_the_role_wmap_auth_prints(cluster: TestCluster, tmp_path: 
             cluster.kubectl("delete", "clusterrole", f"{name}-definitions")
 
 
+def _served_queues(base: str) -> dict[str, Any]:
+    with urllib.request.urlopen(base + "/api/v1/queues", timeout=10) as answer:
+        (row,) = json.load(answer)["clusters"]
+    return dict(row)
+
+
+def _series(base: str, name: str, **labels: str) -> list[float]:
+    """The values of ``name``'s samples that carry ``labels`` (and any others)."""
+    with urllib.request.urlopen(base + "/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    return [
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name and labels.items() <= sample.labels.items()
+    ]
+
+
 def test_serve_reads_the_queues_live(cluster: TestCluster) -> None:
-    """`wmap serve` against the cluster: /api/v1/queues carries the live report (the periodic read through the
-    command's connection flags)."""
+    """`wmap serve` against the cluster: /api/v1/queues carries the live report from its first answer (the
+    queue kinds are read with the workloads, through the command's connection flags)."""
 
     with serve("--kubeconfig", str(cluster.kubeconfig_path), "--capacity-interval=0") as base:
-        deadline = time.monotonic() + 60
-        while True:
-            with urllib.request.urlopen(base + "/api/v1/queues", timeout=10) as answer:
-                (row,) = json.load(answer)["clusters"]
-            if row["queues"] is not None or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-    assert row["error"] is None, row["error"]
+        row = _served_queues(base)
+    assert row["queues"] is not None and row["stale"] == [], row
     team = next(q for q in row["queues"] if q["key"] == "kai/Queue/live-team")
     assert team["gpus"]["quota"] == 2 and team["gpus"]["waiting"] == 8
+
+
+def test_serve_follows_a_quota_change_by_its_watch(cluster: TestCluster) -> None:
+    """A KAI queue's quota changed while `wmap serve` runs reaches /api/v1/queues and the wmap_queue_quota
+    series as a watch event of queues.scheduling.run.ai: nothing reads the cluster again."""
+
+    conn = admin(cluster)
+    path = "/apis/scheduling.run.ai/v2/queues/live-team"
+
+    def quota(gpus: int) -> None:
+        patch = {"spec": {"resources": {"gpu": {"quota": gpus, "limit": 6, "overQuotaWeight": 2}}}}
+        conn.request("PATCH", path, body=patch, content_type="application/merge-patch+json")
+
+    def team(base: str) -> dict[str, Any]:
+        return next(q for q in _served_queues(base)["queues"] if q["key"] == "kai/Queue/live-team")
+
+    queues = {"resource": "queues.scheduling.run.ai"}
+    series = {"scheduler": "kai", "queue": "live-team", "resource": "nvidia.com/gpu"}
+    try:
+        with serve("--kubeconfig", str(cluster.kubeconfig_path), "--capacity-interval=0") as base:
+            assert team(base)["gpus"]["quota"] == 2
+            assert _series(base, "wmap_queue_quota", **series) == [2]
+            assert sum(_series(base, "wmap_watch_events_total", **queues, type="MODIFIED")) == 0
+            quota(3)
+            eventually(lambda: team(base)["gpus"]["quota"] == 3, timeout=60, what="the new quota in /api/v1/queues")
+            assert _series(base, "wmap_queue_quota", **series) == [3]
+            assert sum(_series(base, "wmap_watch_events_total", **queues, type="MODIFIED")) >= 1
+            assert sum(_series(base, "wmap_watch_relists_total", **queues)) == 0  # a watch event, no new list
+    finally:
+        quota(2)
+        conn.close()

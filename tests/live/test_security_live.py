@@ -315,12 +315,13 @@ def test_cli_read_only_commands_work_under_exactly_the_printed_role_and_never_wr
 def test_wmap_serve_of_one_namespace_works_under_the_role_wmap_auth_prints(
     test_cluster: TestCluster, release: Release, conn: Connection, tmp_path: Path
 ) -> None:
-    """A team's dashboard: `wmap serve -n NS` under exactly the Role of `wmap auth -n NS` (and its ClusterRole
-    for the Kartas) serves that namespace's workloads with every resource readable and nothing forbidden."""
+    """A team's dashboard: `wmap serve -n NS` under exactly the Role of `wmap auth -n NS --queues` (and its
+    ClusterRole for the Kartas and the cluster-scoped queues) serves that namespace's workloads, and watches
+    whichever queue kinds are served, with every resource readable and nothing forbidden."""
 
     ns = _namespace(conn, {})
     jobset_scenario(conn, ns, name="team-train", running=True)
-    reader = _cli_user(test_cluster, ns, "wmap-team", tmp_path)
+    reader = _cli_user(test_cluster, ns, "wmap-team", tmp_path, "--queues")
     port = free_port()
     argv = [sys.executable, "-m", "workload_map.cli.main", "serve", "-n", ns, "--capacity-interval=0"]
     log = tmp_path / "serve-ns.log"

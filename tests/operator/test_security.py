@@ -255,7 +255,7 @@ def test_cli_capacity_rules_have_their_lines_in_the_table() -> None:
 
 def test_cli_queue_rules_have_their_lines_in_the_table() -> None:
     """What `wmap auth --queues` adds, in both forms, is exactly the table: cluster-scoped queues in the
-    ClusterRole even with -n, the per-workload objects in the Role; lists only, nothing else."""
+    ClusterRole even with -n, the per-workload objects in the Role; reads only (serve watches them)."""
     definitions = builtin_definitions()
     documented = _table("The CLI: queues")
     base = _grants(access.cli_rules(definitions))
@@ -266,7 +266,7 @@ def test_cli_queue_rules_have_their_lines_in_the_table() -> None:
     split = {
         doc["kind"]: _grants(doc["rules"]) for doc in access.cli_manifests(definitions, queues=True, namespace="a")
     }
-    assert ("kueue.x-k8s.io", "clusterqueues", "list", False) in split["ClusterRole"]
+    assert ("kueue.x-k8s.io", "clusterqueues", "watch", False) in split["ClusterRole"]
     assert ("scheduling.run.ai", "queues", "list", False) in split["ClusterRole"]
-    assert ("kueue.x-k8s.io", "workloads", "list", False) in split["Role"]
-    assert {v for _, _, v, _ in documented} == {"list"}
+    assert ("kueue.x-k8s.io", "workloads", "watch", False) in split["Role"]
+    assert {v for _, _, v, _ in documented} == set(access.READ)

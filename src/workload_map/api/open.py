@@ -261,6 +261,7 @@ def watch_cluster(
     /,
     *,
     on_notice: Callable[[str], None] | None = None,
+    queues: bool = False,
     **shortcuts: Unpack[ClusterFields],
 ) -> LiveModel:
     """A started LiveModel of the whole cluster (or of one ``namespace`` of the options: what a Role there
@@ -269,7 +270,8 @@ def watch_cluster(
     shortcuts are :func:`open_cluster`'s, except that no ``namespace`` means every namespace here and
     ``timeout`` (a one-shot read's deadline) does not apply: the model runs until stopped.
     ``on_notice`` gets one line per watch failure cause and per recovery (``model.problems()``: what is
-    stale now)."""
+    stale now). ``queues`` also watches the schedulers' queue kinds the cluster serves: ``model.queues()``
+    is then the queue report (docs/queues.md) of the current state."""
     from workload_map.live.model import LiveModel  # noqa: PLC0415 (the live model only when a cluster is watched)
 
     options = with_shortcuts(options, shortcuts)
@@ -278,6 +280,6 @@ def watch_cluster(
     options = dataclasses.replace(
         options, timeout=None, all_namespaces=options.all_namespaces or options.namespace is None
     )
-    model = LiveModel(live_options(options), on_notice=on_notice)
+    model = LiveModel(live_options(options, queues=queues), on_notice=on_notice)
     model.start()
     return model

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from workload_map.definition.registry import DefinitionRegistry
     from workload_map.gang.model import GangPlan
     from workload_map.live.gaps import ApiserverProbe, KindPoller
+    from workload_map.live.queues import QueueState
+    from workload_map.queues import QueueReport
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.sources.kube import LiveOptions, LiveSource
     from workload_map.sources.kube.discovery import ServedResource
@@ -187,6 +189,9 @@ class LiveModel:
         self._project = Projection()  # what the store keeps of an object; set from the definitions in effect
         self._listed: list[ListResult] = []  # every watched list, the gaps' included
         self._coverage_changed = False  # set by a batch that opened or closed a gap
+        self._queues: QueueState | None = None  # with the queue kinds watched (LiveOptions.queues): queues()
+        if options.queues:
+            self._watch_queues()
 
     # -- lifecycle
     def start(self) -> None:
@@ -258,6 +263,8 @@ class LiveModel:
         self.sync_seconds = time.monotonic() - began
         with self._changed:
             self.version += 1
+            if self._queues is not None:
+                self._queues.take(self.version, self._objects.values(), self._results.values())
             self._changed.notify_all()
         # from now on the watchers' own backoff retries a restarting server, and says so, at once
         connection = self.source.connection
@@ -345,6 +352,8 @@ class LiveModel:
         model._load(snapshot)
         model.sync_seconds = time.monotonic() - began
         model.version = 1
+        # a dump holds the queue objects it was written with
+        model._watch_queues().take(model.version, model._objects.values(), model._results.values())
         return model
 
     def _load(self, snapshot: Iterable[Obj], *, projected: bool = False) -> None:
@@ -414,6 +423,21 @@ class LiveModel:
         with self._lock:
             items = [r for results in self._results.values() for r in results]
         return sorted(items, key=lambda r: (r.tree.namespace, r.tree.name, r.tree.kind))
+
+    def queues(self) -> QueueReport | None:
+        """The queue report (``View.queues``, docs/queues.md) of the current version, or None when the model
+        does not watch the queue kinds (``LiveOptions.queues``)."""
+        if self._queues is None:
+            return None
+        namespace = None if self.options.all_namespaces else self.options.namespace
+        warnings = self.source.queue_warnings if self.source is not None else []
+        return self._queues.report(self.registry, self.coverage, namespace, warnings)
+
+    def _watch_queues(self) -> QueueState:
+        from workload_map.live.queues import QueueState  # noqa: PLC0415 (the queue report only when served)
+
+        self._queues = QueueState()
+        return self._queues
 
     def wait_for_version(self, version: int, timeout: float) -> bool:
         """Block until a batch after ``version`` is applied (tests and benchmarks)."""
@@ -584,6 +608,8 @@ class LiveModel:
             self._apply_events(batch, notes, dirty)
         with self._changed:
             self.version += 1
+            if self._queues is not None:
+                self._queues.take(self.version, self._objects.values(), self._results.values())
             self._changed.notify_all()
         for line in watch_notes(notes):
             self.warnings.append(line)

@@ -74,7 +74,8 @@ def build_queues(
 
     owned = scheduler_objects(snapshot, covers)
     attributed: set[int] = set()
-    for tree in trees:
+    # as `wmap get -A` sorts them, whichever order the trees were resolved in (a read, the live model)
+    for tree in sorted(trees, key=lambda t: (t.namespace, t.name, t.kind)):
         item = _queued(tree, owned, by_key, warnings)
         if item is not None:
             report.workloads.append(item)
@@ -123,7 +124,7 @@ def scheduler_objects(snapshot: Snapshot, covers: Covers) -> dict[int, list[Obj]
     return out
 
 
-def _of(objects: list[Obj], group: str, kind: str) -> Obj | None:
+def _of(objects: Sequence[Obj], group: str, kind: str) -> Obj | None:
     found = [o for o in objects if (group_of(str(o.get("apiVersion") or "")), o.get("kind")) == (group, kind)]
     return found[-1] if found else None
 

@@ -401,7 +401,7 @@ async function queuesPage() {
   for (const c of doc.clusters) {
     const title = doc.clusters.length > 1 || c.cluster ? el("h2", {}, "Cluster " + c.cluster) : null;
     if (c.queues === null) {
-      sections.push(title, el("p", { class: "muted" }, c.error ? "Queues not read: " + c.error : "Queues not read yet."));
+      sections.push(title, el("p", { class: "muted" }, "Queues not watched."));
       continue;
     }
     const byKey = Object.fromEntries(c.queues.map((q) => [q.key, q]));
@@ -440,7 +440,7 @@ async function queuesPage() {
           el("td", { class: "num", "data-col": "gpus" }, gpu(w.gpus)),
           el("td", { class: "why", "data-col": "why" }, (w.reason ? w.reason + (w.message ? ": " : "") : "") + w.message)))))
         : el("p", { class: "muted" }, "Nothing waits."),
-      c.age !== null ? el("p", { class: "muted" }, `Read ${Math.round(c.age)} s ago` + (c.error ? "; the last read failed: " + c.error : "")) : null);
+      c.stale.length ? el("p", { class: "muted" }, "May be out of date: " + c.stale.join("; ")) : null);
   }
   document.getElementById("app").replaceChildren(...[banner(status), el("h1", {}, "Queues"), ...sections].filter(Boolean));
 }

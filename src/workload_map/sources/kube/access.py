@@ -81,17 +81,22 @@ CAPACITY_CLUSTER_RULES: list[Rule] = [
 CAPACITY_NAMESPACED_RULES: list[Rule] = [{"apiGroups": [""], "resources": ["resourcequotas"], "verbs": ["list"]}]
 
 
-# ``wmap queues`` (workload_map.sources.kube.queues): one LIST per queue kind the cluster serves. Cluster-scoped
-# queues go in the ClusterRole even with -n; the per-workload objects are read in the namespace in scope.
+# ``wmap queues`` (workload_map.sources.kube.queues): one LIST per queue kind the cluster serves; ``wmap serve``
+# (``-n NS`` too) lists and watches them. Cluster-scoped queues go in the ClusterRole even with -n; the
+# per-workload objects are read in the namespace in scope.
 QUEUE_CLUSTER_RULES: list[Rule] = [
-    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["clusterqueues", "cohorts", "resourceflavors"], "verbs": ["list"]},
-    {"apiGroups": ["scheduling.run.ai"], "resources": ["queues"], "verbs": ["list"]},
-    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["queues"], "verbs": ["list"]},
+    {
+        "apiGroups": ["kueue.x-k8s.io"],
+        "resources": ["clusterqueues", "cohorts", "resourceflavors"],
+        "verbs": list(READ),
+    },
+    {"apiGroups": ["scheduling.run.ai"], "resources": ["queues"], "verbs": list(READ)},
+    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["queues"], "verbs": list(READ)},
 ]
 QUEUE_NAMESPACED_RULES: list[Rule] = [
-    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "workloads"], "verbs": ["list"]},
-    {"apiGroups": ["scheduling.run.ai"], "resources": ["podgroups"], "verbs": ["list"]},
-    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["podgroups"], "verbs": ["list"]},
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "workloads"], "verbs": list(READ)},
+    {"apiGroups": ["scheduling.run.ai"], "resources": ["podgroups"], "verbs": list(READ)},
+    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["podgroups"], "verbs": list(READ)},
 ]
 
 
@@ -119,7 +124,7 @@ def capacity_rules() -> tuple[list[Rule], list[Rule]]:
 
 
 def queue_rules() -> tuple[list[Rule], list[Rule]]:
-    """(cluster-wide, per-namespace) rules ``wmap queues`` adds to the read-only ones."""
+    """(cluster-wide, per-namespace) rules ``wmap queues`` and ``wmap serve`` add to the read-only ones."""
     return [dict(r) for r in QUEUE_CLUSTER_RULES], [dict(r) for r in QUEUE_NAMESPACED_RULES]
 
 
