@@ -38,6 +38,7 @@ from workload_map.base.objects import Obj
 from workload_map.base.snapshot import Snapshot
 from workload_map.gang.compute import deferred_plan_in_view
 from workload_map.live.projection import Projection, projection_for
+from workload_map.live.queues import QueueState
 from workload_map.resolve.workloads import WorkloadIndex, gap_warnings
 from workload_map.tree.build import trees_of
 
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from workload_map.definition.registry import DefinitionRegistry
     from workload_map.gang.model import GangPlan
     from workload_map.live.gaps import ApiserverProbe, KindPoller
-    from workload_map.live.queues import QueueState
     from workload_map.queues import QueueReport
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.sources.kube import LiveOptions, LiveSource
@@ -189,16 +189,18 @@ class LiveModel:
         self._project = Projection()  # what the store keeps of an object; set from the definitions in effect
         self._listed: list[ListResult] = []  # every watched list, the gaps' included
         self._coverage_changed = False  # set by a batch that opened or closed a gap
-        self._queues: QueueState | None = None  # with the queue kinds watched (LiveOptions.queues): queues()
-        if options.queues:
-            self._watch_queues()
+        # with the queue kinds watched (LiveOptions.queues): queues()
+        self._queues: QueueState | None = QueueState() if options.queues else None
+        self._store = threading.Lock()  # held while the store changes: queues() reads it whole, in its thread
 
     # -- lifecycle
     def start(self) -> None:
         """Read the whole cluster once, resolve it, then keep it current in background threads."""
         began = time.monotonic()
         self.started_at = time.time()
-        self._install(self._read(), began)
+        source = self._read()
+        with self._store:
+            self._install(source, began)
         self._applier = threading.Thread(target=self._apply_loop, name="wmap live model", daemon=True)
         self._applier.start()
 
@@ -263,8 +265,6 @@ class LiveModel:
         self.sync_seconds = time.monotonic() - began
         with self._changed:
             self.version += 1
-            if self._queues is not None:
-                self._queues.take(self.version, self._objects.values(), self._results.values())
             self._changed.notify_all()
         # from now on the watchers' own backoff retries a restarting server, and says so, at once
         connection = self.source.connection
@@ -314,7 +314,8 @@ class LiveModel:
         if old_source is not None:
             old_source.connection.close()
         self.reloads += 1  # before the new answer is visible, so whoever sees it sees the count too
-        self._install(source, began)
+        with self._store:
+            self._install(source, began)
         notes.append(("kartas.run.ai", "changed: the cluster was read again with the definitions now in effect"))
 
     def stop(self) -> None:
@@ -352,8 +353,7 @@ class LiveModel:
         model._load(snapshot)
         model.sync_seconds = time.monotonic() - began
         model.version = 1
-        # a dump holds the queue objects it was written with
-        model._watch_queues().take(model.version, model._objects.values(), model._results.values())
+        model._queues = QueueState()  # a dump holds the queue objects it was written with
         return model
 
     def _load(self, snapshot: Iterable[Obj], *, projected: bool = False) -> None:
@@ -431,13 +431,13 @@ class LiveModel:
             return None
         namespace = None if self.options.all_namespaces else self.options.namespace
         warnings = self.source.queue_warnings if self.source is not None else []
-        return self._queues.report(self.registry, self.coverage, namespace, warnings)
 
-    def _watch_queues(self) -> QueueState:
-        from workload_map.live.queues import QueueState  # noqa: PLC0415 (the queue report only when served)
+        def store() -> tuple[int, Iterable[Obj], Iterable[list[Resolved]]]:
+            return self.version, self._objects.values(), self._results.values()
 
-        self._queues = QueueState()
-        return self._queues
+        return self._queues.report(
+            self._store, store, self.registry, self.coverage, namespace=namespace, warnings=warnings
+        )
 
     def wait_for_version(self, version: int, timeout: float) -> bool:
         """Block until a batch after ``version`` is applied (tests and benchmarks)."""
@@ -605,11 +605,10 @@ class LiveModel:
         if any(kind == "DEFINITIONS" for kind, _, _ in batch):
             self._reload(notes)  # everything else in the batch is of the store being replaced
         else:
-            self._apply_events(batch, notes, dirty)
+            with self._store:
+                self._apply_events(batch, notes, dirty)
         with self._changed:
             self.version += 1
-            if self._queues is not None:
-                self._queues.take(self.version, self._objects.values(), self._results.values())
             self._changed.notify_all()
         for line in watch_notes(notes):
             self.warnings.append(line)
