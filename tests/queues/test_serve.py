@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 import yaml
+from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
 from tests.browser.support import browser_page, chromium, screenshot, serve
 
 import workload_map as wm
+from workload_map.cli.main import cli
 
 from .cluster import all_objects
 
@@ -97,10 +99,6 @@ def test_queues_page_in_chromium(server: str) -> None:
 
 def test_queues_interval_is_deprecated_and_said_so(dump: Path) -> None:
     """The queues are watched, so the periodic re-read's flag means nothing now: accepted, said, ignored."""
-    from click.testing import CliRunner
-
-    from workload_map.cli.main import cli
-
     args = ["serve", "--from-file", str(dump), "--port", "0", "--serve-timeout", "0", "--capacity-interval", "0"]
     args += ["--queues-interval", "30"]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
