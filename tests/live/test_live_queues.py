@@ -201,6 +201,27 @@ def test_kai_workloads_read_live(report: wm.QueueReport) -> None:
     assert waiter.scheduler_object == "podgroup.scheduling.run.ai/pg-waiter"
 
 
+def test_get_shows_the_queue_only_a_podgroup_names_live(cluster: TestCluster) -> None:
+    """`get -o wide` and `--queue` read the PodGroups too: the waiter, which only its PodGroup puts in
+    live-team, is in it as `wmap queues` says."""
+    kubeconfig = ["-n", NAMESPACE, "--kubeconfig", str(cluster.kubeconfig_path)]
+    wide = subprocess.run(
+        [WMAP, "get", "job", "-o", "wide", *kubeconfig], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert wide.returncode == 0, wide.stderr
+    header, *rows = wide.stdout.splitlines()
+    assert header.split()[-1] == "QUEUE"
+    assert {row.split()[0]: row.split()[-1] for row in rows} == {"trainer": "live-team", "waiter": "live-team"}
+    named = subprocess.run(
+        [WMAP, "get", "job", "--queue", "live-team", "-o", "name", *kubeconfig],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert named.stdout.split() == ["job.batch/trainer", "job.batch/waiter"], named.stderr
+
+
 def test_volcano_queues_read_live(report: wm.QueueReport) -> None:
     queue = report.queue("volcano/Queue/live-vq")
     assert queue is not None and queue.parent == "volcano/Queue/live-vroot" and queue.weight == 3
