@@ -22,6 +22,7 @@ from workload_map.base.objects import group_of, is_pod, name_of, namespace_of, o
 from workload_map.base.snapshot import Snapshot
 from workload_map.definition.registry import DefinitionRegistry
 from workload_map.errors import Location, WorkloadMapError
+from workload_map.queues import QUEUE_GROUPS
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.documents import Document
 
@@ -126,7 +127,8 @@ class _Compact:
     """What ``open_dump(compact=True)`` keeps of an object for these definitions (see its docstring).
 
     An object of a kind no definition covers is only ever read as someone's owner (WorkloadIndex walks
-    owner chains by uid or kind/namespace/name), so its identity and its own owners are all it needs."""
+    owner chains by uid or kind/namespace/name), so its identity and its own owners are all it needs; but
+    the schedulers' queue objects are kept whole: a PodGroup's queue is the QUEUE ``get`` shows."""
 
     def __init__(
         self, definitions: Sequence[LoadedDefinition], *, whole: frozenset[tuple[str, str]] = frozenset()
@@ -153,6 +155,8 @@ class _Compact:
             return self.pods.whole(data)
         if (group, kind) in self.covered or (group, kind) == ("", "Pod"):
             return self.pods(data)  # an owned pod projected, a workload without its managed fields
+        if group in QUEUE_GROUPS:
+            return data
         metadata = data.get("metadata")
         if not isinstance(metadata, dict):
             return data
@@ -177,7 +181,8 @@ class _Compact:
         pod, identity = self._decoders
         if kind == "Pod" and api_version == "v1":
             return pod(text) if pod is not None and not self.whole else None
-        if (self._group_of(api_version), kind) in self.covered or kind == "Pod":
+        group = self._group_of(api_version)
+        if (group, kind) in self.covered or kind == "Pod" or group in QUEUE_GROUPS:
             return None
         return identity(text)
 
@@ -256,6 +261,7 @@ def watch_cluster(
     /,
     *,
     on_notice: Callable[[str], None] | None = None,
+    queues: bool = False,
     **shortcuts: Unpack[ClusterFields],
 ) -> LiveModel:
     """A started LiveModel of the whole cluster (or of one ``namespace`` of the options: what a Role there
@@ -264,7 +270,8 @@ def watch_cluster(
     shortcuts are :func:`open_cluster`'s, except that no ``namespace`` means every namespace here and
     ``timeout`` (a one-shot read's deadline) does not apply: the model runs until stopped.
     ``on_notice`` gets one line per watch failure cause and per recovery (``model.problems()``: what is
-    stale now)."""
+    stale now). ``queues`` also watches the schedulers' queue kinds the cluster serves: ``model.queues()``
+    is then the queue report (docs/queues.md) of the current state."""
     from workload_map.live.model import LiveModel  # noqa: PLC0415 (the live model only when a cluster is watched)
 
     options = with_shortcuts(options, shortcuts)
@@ -273,6 +280,6 @@ def watch_cluster(
     options = dataclasses.replace(
         options, timeout=None, all_namespaces=options.all_namespaces or options.namespace is None
     )
-    model = LiveModel(live_options(options), on_notice=on_notice)
+    model = LiveModel(live_options(options, queues=queues), on_notice=on_notice)
     model.start()
     return model

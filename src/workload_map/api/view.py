@@ -251,8 +251,8 @@ class View:
     ) -> Listing:
         """The workloads ``wmap get`` would list: every top-level workload, or every workload of ``type``
         (only ``names`` when given), in ``namespace`` (the view's scope by default; None: all), matching
-        the label ``selector`` (kubectl syntax), with primary ``status`` (case-insensitive) and naming the
-        scheduler ``queue`` (:func:`named_queue`: a Kueue LocalQueue, a KAI or Volcano queue).
+        the label ``selector`` (kubectl syntax), with primary ``status`` (case-insensitive) and in the
+        scheduler ``queue`` (:meth:`queue_names`: a Kueue LocalQueue, a KAI or Volcano queue).
 
         One workload that cannot be resolved becomes a line of ``problems``, never a failure.
         ``progress`` may wrap the objects being resolved (a progress bar).
@@ -280,7 +280,7 @@ class View:
         if status:
             trees = [t for t in trees if t.status.primary.value.lower() == status.lower()]
         if queue is not None:
-            trees = [t for t in trees if queue_of(t) == queue]
+            trees = [t for t, named in zip(trees, self.queue_names(trees), strict=True) if named == queue]
         return Listing(trees, problems, missing)
 
     def owner_of(self, obj: Obj) -> Obj | None:
@@ -350,6 +350,15 @@ class View:
         report.warnings[:0] = source.queue_warnings if source is not None else []
         report.warnings.extend(problems)
         return report
+
+    def queue_names(self, trees: Sequence[WorkloadTree]) -> list[str | None]:
+        """The queue each workload is in, by name, or None (what ``get``'s QUEUE column shows): the queue it
+        or its pods name, else the one its scheduler objects name (a PodGroup's ``spec.queue``), as
+        :meth:`queues` lists it. A live view reads the scheduler objects when opened with ``queues=True``;
+        without them, only what the workload and its pods name."""
+        from workload_map.queues import queue_names  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
+
+        return queue_names(self._index.snapshot, trees, self._index.registry.covers)
 
     def queued(self, tree: WorkloadTree) -> QueuedWorkload | None:
         """One workload's queue and the scheduler's verdict on it (what ``wmap describe`` prints), or None
@@ -506,7 +515,8 @@ class View:
 
 
 def queue_of(tree: WorkloadTree) -> str | None:
-    """The scheduler queue a workload names (on itself or its pods), or None (docs/queues.md)."""
+    """The scheduler queue a workload names on itself or its pods, or None (docs/queues.md); the queue it
+    is in, its scheduler objects' included, is :meth:`View.queue_names`."""
     from workload_map.queues import named_queue  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
     named = named_queue(tree.workload, [p.obj for p in tree.all_pods])

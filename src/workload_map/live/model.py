@@ -38,6 +38,7 @@ from workload_map.base.objects import Obj
 from workload_map.base.snapshot import Snapshot
 from workload_map.gang.compute import deferred_plan_in_view
 from workload_map.live.projection import Projection, projection_for
+from workload_map.live.queues import QueueState
 from workload_map.resolve.workloads import WorkloadIndex, gap_warnings
 from workload_map.tree.build import trees_of
 
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from workload_map.definition.registry import DefinitionRegistry
     from workload_map.gang.model import GangPlan
     from workload_map.live.gaps import ApiserverProbe, KindPoller
+    from workload_map.queues import QueueReport
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.sources.kube import LiveOptions, LiveSource
     from workload_map.sources.kube.discovery import ServedResource
@@ -187,13 +189,18 @@ class LiveModel:
         self._project = Projection()  # what the store keeps of an object; set from the definitions in effect
         self._listed: list[ListResult] = []  # every watched list, the gaps' included
         self._coverage_changed = False  # set by a batch that opened or closed a gap
+        # with the queue kinds watched (LiveOptions.queues): queues()
+        self._queues: QueueState | None = QueueState() if options.queues else None
+        self._store = threading.Lock()  # held while the store changes: queues() reads it whole, in its thread
 
     # -- lifecycle
     def start(self) -> None:
         """Read the whole cluster once, resolve it, then keep it current in background threads."""
         began = time.monotonic()
         self.started_at = time.time()
-        self._install(self._read(), began)
+        source = self._read()
+        with self._store:
+            self._install(source, began)
         self._applier = threading.Thread(target=self._apply_loop, name="wmap live model", daemon=True)
         self._applier.start()
 
@@ -307,7 +314,8 @@ class LiveModel:
         if old_source is not None:
             old_source.connection.close()
         self.reloads += 1  # before the new answer is visible, so whoever sees it sees the count too
-        self._install(source, began)
+        with self._store:
+            self._install(source, began)
         notes.append(("kartas.run.ai", "changed: the cluster was read again with the definitions now in effect"))
 
     def stop(self) -> None:
@@ -345,6 +353,7 @@ class LiveModel:
         model._load(snapshot)
         model.sync_seconds = time.monotonic() - began
         model.version = 1
+        model._queues = QueueState()  # a dump holds the queue objects it was written with
         return model
 
     def _load(self, snapshot: Iterable[Obj], *, projected: bool = False) -> None:
@@ -414,6 +423,21 @@ class LiveModel:
         with self._lock:
             items = [r for results in self._results.values() for r in results]
         return sorted(items, key=lambda r: (r.tree.namespace, r.tree.name, r.tree.kind))
+
+    def queues(self) -> QueueReport | None:
+        """The queue report (``View.queues``, docs/queues.md) of the current version, or None when the model
+        does not watch the queue kinds (``LiveOptions.queues``)."""
+        if self._queues is None:
+            return None
+        namespace = None if self.options.all_namespaces else self.options.namespace
+        warnings = self.source.queue_warnings if self.source is not None else []
+
+        def store() -> tuple[int, Iterable[Obj], Iterable[list[Resolved]]]:
+            return self.version, self._objects.values(), self._results.values()
+
+        return self._queues.report(
+            self._store, store, self.registry, self.coverage, namespace=namespace, warnings=warnings
+        )
 
     def wait_for_version(self, version: int, timeout: float) -> bool:
         """Block until a batch after ``version`` is applied (tests and benchmarks)."""
@@ -581,7 +605,8 @@ class LiveModel:
         if any(kind == "DEFINITIONS" for kind, _, _ in batch):
             self._reload(notes)  # everything else in the batch is of the store being replaced
         else:
-            self._apply_events(batch, notes, dirty)
+            with self._store:
+                self._apply_events(batch, notes, dirty)
         with self._changed:
             self.version += 1
             self._changed.notify_all()

@@ -317,8 +317,8 @@ OPENAPI: dict[str, Any] = {
         "/api/v1/queues": {
             "get": {
                 "summary": "Per cluster: the schedulers' queues with quota, usage and waiting demand, and every "
-                "queued workload with its admission state and reason (docs/queues.md), as last read "
-                "(age in seconds; --queues-interval)",
+                "queued workload with its admission state and reason (docs/queues.md), of the current "
+                "state: the queue kinds are watched with the workloads",
                 "parameters": _FILTERS[:1],  # cluster
                 "responses": {"200": {"description": "QueueList"}},
             }

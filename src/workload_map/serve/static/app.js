@@ -391,7 +391,7 @@ async function fleetPage() {
 }
 
 // The Queues page: each cluster's scheduler queues as a tree (quota, limit, GPUs used with a bar against the
-// quota, borrowed, workloads admitted and waiting, GPUs waiting), then the workloads that wait and why, in
+// quota, borrowed, workloads admitted and waiting, GPUs waiting, GPUs in use), then the workloads that wait and why, in
 // the scheduler's words (docs/queues.md). The figures are /api/v1/queues, as `wmap queues` prints them.
 async function queuesPage() {
   const [doc, status] = await Promise.all([api("/api/v1/queues"), api("/api/v1/status")]);
@@ -401,7 +401,7 @@ async function queuesPage() {
   for (const c of doc.clusters) {
     const title = doc.clusters.length > 1 || c.cluster ? el("h2", {}, "Cluster " + c.cluster) : null;
     if (c.queues === null) {
-      sections.push(title, el("p", { class: "muted" }, c.error ? "Queues not read: " + c.error : "Queues not read yet."));
+      sections.push(title, el("p", { class: "muted" }, "Queues not watched."));
       continue;
     }
     const byKey = Object.fromEntries(c.queues.map((q) => [q.key, q]));
@@ -421,11 +421,12 @@ async function queuesPage() {
           g.quota !== null ? el("div", { class: "quota-mark", style: `left:${(100 * g.quota) / scale}%` }) : null)),
         el("td", { class: "num" + (over ? " over" : ""), "data-col": "borrowed" }, gpu(g.borrowed)),
         el("td", { class: "num", "data-col": "admitted" }, q.workloads.admitted), el("td", { class: "num", "data-col": "waiting" }, q.workloads.waiting),
-        el("td", { class: "num", "data-col": "gpus-waiting" }, gpu(g.waiting))));
+        el("td", { class: "num", "data-col": "gpus-waiting" }, gpu(g.waiting)),
+        el("td", { class: "num", "data-col": "gpus-in-use" }, gpu(g.inUse))));
       for (const child of q.children) if (byKey[child]) visit(byKey[child], depth + 1);
     };
     for (const q of c.queues) if (!q.parent || !byKey[q.parent]) visit(q, 0);
-    const head = el("tr", {}, ["Scheduler", "Queue", "Kind", "GPU quota", "GPU limit", "GPUs used", "", "Borrowed", "Admitted", "Waiting", "GPUs waiting"].map((h) => el("th", { scope: "col" }, h)));
+    const head = el("tr", {}, ["Scheduler", "Queue", "Kind", "GPU quota", "GPU limit", "GPUs used", "", "Borrowed", "Admitted", "Waiting", "GPUs waiting", "GPUs in use"].map((h) => el("th", { scope: "col" }, h)));
     const waiting = c.workloads.filter((w) => ["Pending", "QuotaReserved", "Unknown"].includes(w.state));
     sections.push(title,
       c.queues.length ? el("table", { class: "queues", "aria-label": "queues" + (c.cluster ? " of " + c.cluster : "") }, el("thead", {}, head), el("tbody", {}, rows))
@@ -434,10 +435,12 @@ async function queuesPage() {
       waiting.length ? el("table", { class: "waiting", "aria-label": "waiting workloads" },
         el("thead", {}, el("tr", {}, ["Namespace", "Workload", "Queue", "State", "GPUs", "Why (the scheduler's words)"].map((h) => el("th", { scope: "col" }, h)))),
         el("tbody", {}, waiting.map((w) => el("tr", { "data-workload": w.namespace + "/" + w.name },
-          el("td", {}, w.namespace), el("td", {}, w.kind + "/" + w.name), el("td", {}, w.queue), el("td", {}, w.state),
-          el("td", { class: "num" }, gpu(w.gpus)), el("td", { class: "why" }, (w.reason ? w.reason + (w.message ? ": " : "") : "") + w.message)))))
+          el("td", { "data-col": "namespace" }, w.namespace), el("td", { "data-col": "workload" }, w.kind + "/" + w.name),
+          el("td", { "data-col": "queue" }, w.queue), el("td", { "data-col": "state" }, w.state),
+          el("td", { class: "num", "data-col": "gpus" }, gpu(w.gpus)),
+          el("td", { class: "why", "data-col": "why" }, (w.reason ? w.reason + (w.message ? ": " : "") : "") + w.message)))))
         : el("p", { class: "muted" }, "Nothing waits."),
-      c.age !== null ? el("p", { class: "muted" }, `Read ${Math.round(c.age)} s ago` + (c.error ? "; the last read failed: " + c.error : "")) : null);
+      c.stale.length ? el("p", { class: "muted" }, "May be out of date: " + c.stale.join("; ")) : null);
   }
   document.getElementById("app").replaceChildren(...[banner(status), el("h1", {}, "Queues"), ...sections].filter(Boolean));
 }
