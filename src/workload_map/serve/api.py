@@ -169,6 +169,7 @@ def workload(model: LiveReader, namespace: str, type_name: str, name: str) -> di
                 "row": row(item),
                 "tree": _jsonable(tree.to_json()),
                 "gang": item.gang.to_json() if item.gang else None,
+                "events": [event.to_json() for event in model.workload_events(item)],
             }
     return None
 
