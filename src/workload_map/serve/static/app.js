@@ -344,6 +344,35 @@ function podTable(tree) {
       el("td", { class: "reason", "data-col": "reason" }, reason(p)))))));
 }
 
+// The Events of the workload, what it owns and its pods, as wmap describe lists them: newest last, warnings
+// highlighted, a pod's name leading to its row of the pod table.
+function eventsPanel(events, tree) {
+  if (!events || !events.length) return el("p", { class: "muted", id: "events" }, "No events.");
+  const pods = new Set([...tree.pods, ...tree.unattributed].map((p) => p.name));
+  const seen = (e) => age(e.lastSeen) + (e.count > 1 ? ` (x${e.count} over ${age(e.firstSeen)})` : "");
+  const object = (e) => {
+    const text = `${e.object.kind.toLowerCase()}/${e.object.name}`;
+    if (e.object.kind !== "Pod" || !pods.has(e.object.name)) return text;
+    return el("a", { href: "#", class: "pod-link", "data-pod-link": e.object.name, onclick: (click) => { click.preventDefault(); showPod(e.object.name); } }, text);
+  };
+  return el("div", { class: "scroll" }, el("table", { id: "events", "aria-label": "events" },
+    el("thead", {}, el("tr", {}, ["Type", "Reason", "Age", "From", "Object", "Message"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, events.map((e) => el("tr", { class: e.type === "Warning" ? "warning" : "", "data-type": e.type, "data-reason": e.reason },
+      el("td", { class: "type" }, e.type), el("td", {}, e.reason), el("td", {}, seen(e)), el("td", {}, e.from || "—"),
+      el("td", { "data-col": "object" }, object(e)), el("td", { class: "wrap message" }, e.message))))));
+}
+
+// Scroll to a pod's row of the pod table and mark it (the page's hash is the route: no anchor to jump to).
+function showPod(name) {
+  const row = [...document.querySelectorAll("#pods tr[data-pod]")].find((r) => r.dataset.pod === name);
+  if (!row) return;
+  for (const marked of document.querySelectorAll("#pods tr.target")) marked.classList.remove("target");
+  row.classList.add("target");
+  row.tabIndex = -1;
+  row.scrollIntoView({ block: "center" });
+  row.focus({ preventScroll: true });
+}
+
 function explanation(status) {
   const check = (c) => el("li", { class: c.ok ? "ok" : "no" },
     `${c.ok ? "✓" : "✗"} ${c.kind}: expected ${JSON.stringify(c.expected)}, actual ${JSON.stringify(c.actual)}${c.detail ? " (" + c.detail + ")" : ""}`);
@@ -470,6 +499,7 @@ async function workloadPage(target) {
       card("definition", row.definition, "definition", "small")),
     el("h2", {}, "Tree"), el("div", { class: "panel" }, treeView(tree)),
     el("h2", {}, "Pods"), podTable(tree),
+    el("h2", {}, "Events"), eventsPanel(doc.events, tree),
     el("div", { class: "grid2" }, explanation(tree.status), gangPanel(doc.gang))].filter(Boolean));
 }
 
