@@ -13,9 +13,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workload_map.tree.events import WorkloadEvent, event_of, newest_last
+from workload_map.tree.events import WorkloadEvent, event_fields, event_of, newest_last
+
+if TYPE_CHECKING:
+    from workload_map.sources.kube import LiveSource
+    from workload_map.sources.kube.connection import Connection
+    from workload_map.sources.kube.informer import Informer
 
 PER_OBJECT = 20  # kubectl describe lists every event of an object; the API server keeps them one hour
 MAX_EVENTS = 20_000  # about 15 MB at the figure's size (bench/bench_serve_events.py measures it)
@@ -29,6 +34,17 @@ class EventSink:
 
     def put(self, item: tuple[str, Any, Any]) -> None:
         self.out.put(("EVENTS", item, None))
+
+
+def events_informer(connection: Connection, source: LiveSource, out: Any, stop: Any, watch_seconds: int) -> Informer:
+    """The retrying informer of the Events of the namespaces ``source`` read, each kept as
+    :func:`~workload_map.tree.events.event_fields` as it arrives (no page of whole Events is held)."""
+    from workload_map.sources.kube.events import events_resource  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+    from workload_map.sources.kube.informer import Informer, unlisted  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+
+    listed = unlisted(events_resource(source.discovery), source.namespace)
+    sink = EventSink(out)
+    return Informer(connection, listed, sink, stop, watch_seconds, retry=True, list_first=True, project=event_fields)
 
 
 class EventStore:

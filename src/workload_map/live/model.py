@@ -37,7 +37,7 @@ from workload_map.base.gc_pause import bulk_load
 from workload_map.base.objects import Obj
 from workload_map.base.snapshot import Snapshot
 from workload_map.gang.compute import deferred_plan_in_view
-from workload_map.live.events import EventSink, EventStore
+from workload_map.live.events import EventStore, events_informer
 from workload_map.live.projection import Projection, projection_for
 from workload_map.resolve.workloads import WorkloadIndex, gap_warnings
 from workload_map.tree.build import trees_of
@@ -225,7 +225,6 @@ class LiveModel:
 
         from workload_map.live.gaps import ApiserverProbe, KindPoller  # noqa: PLC0415 (the live model only when a cluster is watched)
         from workload_map.live.kartas import DefinitionChanges  # noqa: PLC0415 (the live model only when a cluster is watched)
-        from workload_map.sources.kube.events import events_resource  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
         from workload_map.sources.kube.fetch import KARTA_GROUP, KARTA_KIND, KARTA_VERSION  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
         from workload_map.sources.kube.informer import Informer, unlisted  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
         from workload_map.sources.kube.reads import defined_versions  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
@@ -278,9 +277,7 @@ class LiveModel:
         ]
         self._listed = [*self.source.lists, *gap_lists]
         if self.options.events:  # the workloads' Events, in the namespaces read (live/events.py)
-            events = unlisted(events_resource(source.discovery), source.namespace)
-            sink, seconds = EventSink(out), self.watch_seconds
-            self._watchers.append(Informer(connection, events, sink, stop, seconds, retry=True, list_first=True))
+            self._watchers.append(events_informer(connection, source, out, stop, self.watch_seconds))
         kartas = source.discovery.resource(KARTA_GROUP, KARTA_KIND, [KARTA_VERSION])
         if kartas is not None and kartas.can("watch"):
             changes = DefinitionChanges(source.karta_objects, out)

@@ -86,7 +86,7 @@ const COLUMNS = [
   ["status", "Status", (w) => w.status],
   ["components", "Components", (w) => w.components.map((c) => c.name + "(" + c.pods + ")").join(" ") || "<none>", "wide"],
   ["pods", "Pods ready/desired", (w) => (w.pods.ready ?? -1) / Math.max(1, w.pods.desired)],
-  ["gpus", "GPUs desired", (w) => w.gpus],
+  ["gpus", "GPUs desired", (w) => w.gpusDesired],
   ["inuse", "GPUs in use", (w) => w.gpusInUse ?? -1],
   ["problems", "Problems", (w) => problemsText(w.problems)],
   ["age", "Age", (w) => -Date.parse(w.creationTimestamp || 0)],
@@ -148,7 +148,7 @@ function capacityPanel(summary) {
       el("span", { class: "used", style: `width:${(100 * p.inUse) / Math.max(1, p.total)}%` }),
       el("span", { class: "free", style: `width:${(100 * p.free) / Math.max(1, p.total)}%` })))));
   const table = rows.length ? el("table", { id: "pools", "aria-label": "GPU pools" },
-    el("thead", {}, el("tr", {}, ["Pool", "Nodes", "GPUs", "In use", "Free", "In use · free"].map((h) => el("th", { scope: "col" }, h)))),
+    el("thead", {}, el("tr", {}, ["Pool", "Nodes", "GPUs total", "GPUs in use", "GPUs free", "In use · free"].map((h) => el("th", { scope: "col" }, h)))),
     el("tbody", {}, rows)) : null;
   return el("section", { class: "panel", id: "capacity" }, el("h2", {}, "GPU capacity"), cards, table);
 }
@@ -203,7 +203,7 @@ function table(items) {
     el("td", { "data-col": "status" }, chip(w.status), w.incomplete && w.incomplete.length ? el("span", { class: "muted", title: w.incomplete.join("; ") }, " (incomplete)") : null),
     el("td", { class: "wide", "data-col": "components" }, COLUMNS[4][2](w)),
     el("td", { class: "num", "data-col": "pods" }, count(w.pods.ready) + "/" + w.pods.desired),
-    el("td", { class: "num", "data-col": "gpus" }, number(w.gpus)),
+    el("td", { class: "num", "data-col": "gpus" }, number(w.gpusDesired)),
     el("td", { class: "num", "data-col": "inuse" }, number(w.gpusInUse)),
     el("td", { "data-col": "problems", class: "problems", title: w.reason || "" }, problemsText(w.problems)),
     el("td", { "data-col": "age" }, age(w.creationTimestamp))));
@@ -461,7 +461,7 @@ async function queuesPage() {
         : el("p", { class: "muted" }, "No Kueue, KAI or Volcano queue in this cluster."),
       el("h2", {}, "Waiting workloads"),
       waiting.length ? el("table", { class: "waiting", "aria-label": "waiting workloads" },
-        el("thead", {}, el("tr", {}, ["Namespace", "Workload", "Queue", "State", "GPUs", "Why (the scheduler's words)"].map((h) => el("th", { scope: "col" }, h)))),
+        el("thead", {}, el("tr", {}, ["Namespace", "Workload", "Queue", "State", "GPUs desired", "Why (the scheduler's words)"].map((h) => el("th", { scope: "col" }, h)))),
         el("tbody", {}, waiting.map((w) => el("tr", { "data-workload": w.namespace + "/" + w.name },
           el("td", {}, w.namespace), el("td", {}, w.kind + "/" + w.name), el("td", {}, w.queue), el("td", {}, w.state),
           el("td", { class: "num" }, gpu(w.gpus)), el("td", { class: "why" }, (w.reason ? w.reason + (w.message ? ": " : "") : "") + w.message)))))
@@ -493,7 +493,7 @@ async function workloadPage(target) {
     row.incomplete.length ? el("p", { class: "muted", id: "incomplete" }, "Counts unknown: " + row.incomplete.join("; ")) : null,
     el("div", { class: "cards" },
       card("pods-ready", count(row.pods.ready) + "/" + row.pods.desired, "pods ready / desired"),
-      card("gpus-desired", number(row.gpus), "GPUs desired"),
+      card("gpus-desired", number(row.gpusDesired), "GPUs desired"),
       card("gpus-inuse", number(row.gpusInUse), "GPUs in use"),
       card("nodes", row.nodes.length, "nodes"),
       card("definition", row.definition, "definition", "small")),
