@@ -62,21 +62,25 @@ def is_event(obj: Obj) -> bool:
     return (group_of(str(obj.get("apiVersion") or "")), obj.get("kind")) in EVENT_KINDS
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def event_of(obj: Obj) -> WorkloadEvent | None:
     """The figure of one Event object (either form); None for an object that names no involved object."""
     core = group_of(str(obj.get("apiVersion") or "")) == ""
     involved = obj.get("involvedObject" if core else "regarding")
     if not isinstance(involved, dict) or not involved.get("name"):
         return None
-    series = obj.get("series") if isinstance(obj.get("series"), dict) else {}
+    series = _mapping(obj.get("series"))
     if core:
         count, first, last = obj.get("count"), obj.get("firstTimestamp"), obj.get("lastTimestamp")
-        source = obj.get("source") if isinstance(obj.get("source"), dict) else {}
+        source = _mapping(obj.get("source"))
         message = obj.get("message")
     else:
         count, first = obj.get("deprecatedCount"), obj.get("deprecatedFirstTimestamp")
         last = obj.get("deprecatedLastTimestamp")
-        source = obj.get("deprecatedSource") if isinstance(obj.get("deprecatedSource"), dict) else {}
+        source = _mapping(obj.get("deprecatedSource"))
         message = obj.get("note")
     if series.get("count"):  # an event series: the API server counts its repeats here, not in count
         count, last = series.get("count"), series.get("lastObservedTime") or last
