@@ -124,7 +124,12 @@ class EventStore:
         for kind, payload, extra in items:
             if kind == "FAILED":
                 message = str(getattr(extra, "message", extra))
-                if self.error is None:
+                if self.error is None and getattr(extra, "status", 0) == 403:
+                    notes.append(
+                        f"cannot be read ({message}): workloads are shown without events "
+                        "(fix: grant list and watch on events, as `wmap auth` prints them; retrying)"
+                    )
+                elif self.error is None:
                     notes.append(f"failed, retrying: {message} (workloads are shown without events)")
                 self.error = message
             elif kind == "RELISTED":
