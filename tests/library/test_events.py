@@ -16,7 +16,7 @@ from workload_map.cli.main import cli
 from workload_map.live.events import EventStore
 from workload_map.live.model import LiveModel
 from workload_map.serve import api
-from workload_map.tree.events import event_of
+from workload_map.tree.events import event_of, events_in, scope_of
 
 EXAMPLE = Path(wm.__file__).parent / "examples" / "ai-cluster.yaml"
 DEPLOYMENT_UID = "e8311496-4c3c-44aa-a05e-34a7fd6caefa"  # the example's Deployment tei-embeddings
@@ -63,12 +63,12 @@ EVENTS = [
         lastTimestamp="2026-01-01T10:00:00Z",
         source={"component": "deployment-controller"},
     ),
-    # the child the definition names (the ReplicaSet), named without a uid: matched by kind and name
+    # the child the definition names (the ReplicaSet)
     event(
         "created",
         "ReplicaSet",
         "tei-embeddings-gqmv6fw7bk",
-        None,
+        REPLICASET_UID,
         "SuccessfulCreate",
         type="Normal",
         message="Created pod",
@@ -76,7 +76,9 @@ EVENTS = [
         lastTimestamp="2026-01-01T10:01:00Z",
         source={"component": "replicaset-controller"},
     ),
-    # an earlier pod of another workload's name (another uid) and an object of no workload: no workload's
+    # an earlier pod of another workload's name (another uid), an event naming no uid about an object that
+    # has one (kubectl's uid field selector leaves it out) and an object of no workload: no workload's
+    event("nouid", "Deployment", "tei-embeddings", None, "Old", type="Normal", message="no uid"),
     event("other", "Pod", "vllm-llama-405b-0", "not-ours", "Pulled", type="Normal", message="pulled"),
     event("stray", "ConfigMap", "tei-embeddings", "cm-uid", "Updated", type="Normal", message="x"),
 ]
@@ -154,9 +156,11 @@ def test_the_served_model_keeps_the_events_of_workload_objects_only(dump: Path) 
     model = LiveModel.from_snapshot(view._index.snapshot, view.registry)
     document = api.workload(model, "ml-serving", "deployment", "tei-embeddings")
     assert document is not None
-    # the ReplicaSet's event names no uid: the store keeps events by the uid of their object
-    assert [e["reason"] for e in document["events"]] == ["ScalingReplicaSet", "BackOff"]
-    assert len(model.events) == 2  # the other workload's pod and the ConfigMap are in no workload of the model
+    # the same events as View.events: describe and the API agree
+    tree = view.workload("deployment/tei-embeddings", namespace="ml-serving")
+    assert document["events"] == [e.to_json() for e in view.events(tree)]
+    assert [e["reason"] for e in document["events"]] == ["ScalingReplicaSet", "SuccessfulCreate", "BackOff"]
+    assert len(model.events) == 3  # the rest are about no object of a workload of the model
 
 
 def test_the_store_is_bounded_per_object_and_overall_and_forgets_an_object_gone() -> None:
@@ -178,3 +182,22 @@ def test_the_store_is_bounded_per_object_and_overall_and_forgets_an_object_gone(
     assert len(store.of(["b"])) == 3 and store.of(["b"])[-1].last_seen == "2026-01-01T10:20:00Z"
     store.forget("a")
     assert store.of(["a"]) == [] and len(store) == 3
+
+
+def test_an_event_naming_no_uid_is_about_an_object_of_that_name_only_when_it_has_none() -> None:
+    objects = [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bare", "namespace": "ml"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "real", "namespace": "ml", "uid": "u-real"}},
+    ]
+    about = [
+        {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"{name}.{uid}", "namespace": "ml"},
+            "involvedObject": {"kind": "Pod", "name": name, "namespace": "ml", **({"uid": uid} if uid else {})},
+            "reason": f"{name}-{uid}",
+        }
+        for name, uid in (("bare", None), ("real", None), ("real", "u-real"), ("real", "u-earlier"))
+    ]
+    scope = scope_of(objects[0], [], pods=[objects[1]])
+    assert [e.reason for e in events_in(scope, about)] == ["bare-None", "real-u-real"]

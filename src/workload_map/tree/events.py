@@ -127,9 +127,9 @@ def newest_last(events: Iterable[WorkloadEvent]) -> list[WorkloadEvent]:
 
 @dataclass(frozen=True)
 class EventScope:
-    """The objects whose events are a workload's: their uids, and their uid by (kind, namespace, name) for
-    events (or objects) that name no uid. An event naming another uid is about an earlier object of the same
-    name (a pod deleted and created again): not this one's, as kubectl's uid field selector has it."""
+    """The objects whose events are a workload's, as kubectl describe selects an object's events: by uid,
+    and by kind, namespace and name only for an object without one (a hand-written dump). An event naming
+    another uid, or none, is not about an object that has one (an earlier pod of the same name)."""
 
     uids: frozenset[str]
     names: dict[tuple[str, str, str], str | None]
@@ -138,7 +138,7 @@ class EventScope:
         if event.object_uid is not None and event.object_uid in self.uids:
             return True
         key = (event.object_kind, event.object_namespace, event.object_name)
-        return key in self.names and (event.object_uid is None or self.names[key] is None)
+        return key in self.names and self.names[key] is None
 
 
 def scope_of(workload: Obj, objects: Iterable[Obj], pods: Iterable[Obj] = ()) -> EventScope:
