@@ -129,6 +129,20 @@ def _events(conn: Any, namespace: str, about: list[tuple[str, str, str, int]]) -
         return sum(pool.map(one, enumerate(about)))
 
 
+def _store_size(store: Any) -> int:
+    """The store's dicts (deep_size) plus each figure and the strings it holds that nothing else counted:
+    deep_size follows dicts, lists and tuples only, not a slotted dataclass's fields."""
+    seen: set[int] = set()
+    total = deep_size([store._by_object, store._applied])
+    for events in store._by_object.values():
+        for event in events.values():
+            for value in (event, *(getattr(event, name) for name in event.__slots__)):
+                if id(value) not in seen:
+                    seen.add(id(value))
+                    total += sys.getsizeof(value)
+    return total
+
+
 def child(kubeconfig: str, namespace: str, events: bool, expected: int) -> None:
     from workload_map.live.model import LiveModel
     from workload_map.sources.kube import LiveOptions
@@ -148,7 +162,7 @@ def child(kubeconfig: str, namespace: str, events: bool, expected: int) -> None:
                 "workloads": len(model.workloads()),
                 "events_kept": len(store),
                 "events_dropped": store.dropped,
-                "store_bytes": deep_size([store._by_object, store._applied]),
+                "store_bytes": _store_size(store),
                 "rss_mb": _rss_mb(),
                 "rss_before_mb": before,
                 "seconds": settled,

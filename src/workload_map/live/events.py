@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from workload_map.tree.events import WorkloadEvent, event_fields, event_of, newest_last
+from workload_map.tree.events import WorkloadEvent, event_of, newest_last
 
 if TYPE_CHECKING:
     from workload_map.sources.kube import LiveSource
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from workload_map.sources.kube.informer import Informer
 
 PER_OBJECT = 20  # kubectl describe lists every event of an object; the API server keeps them one hour
-MAX_EVENTS = 20_000  # 8.6 MiB full, ~450 B an event (bench/bench_serve_events.py measures it)
+MAX_EVENTS = 20_000  # 27 MiB full, 1.4 KB an event, its strings included (bench/bench_serve_events.py)
 
 
 class EventSink:
@@ -37,14 +37,21 @@ class EventSink:
 
 
 def events_informer(connection: Connection, source: LiveSource, out: Any, stop: Any, watch_seconds: int) -> Informer:
-    """The retrying informer of the Events of the namespaces ``source`` read, each kept as
-    :func:`~workload_map.tree.events.event_fields` as it arrives (no page of whole Events is held)."""
+    """The retrying informer of the Events of the namespaces ``source`` read, each made :func:`compact` as
+    it arrives (list pages included: a first list of every Event of a busy cluster is never held whole)."""
     from workload_map.sources.kube.events import events_resource  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
     from workload_map.sources.kube.informer import Informer, unlisted  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     listed = unlisted(events_resource(source.discovery), source.namespace)
     sink = EventSink(out)
-    return Informer(connection, listed, sink, stop, watch_seconds, retry=True, list_first=True, project=event_fields)
+    return Informer(connection, listed, sink, stop, watch_seconds, retry=True, list_first=True, project=compact)
+
+
+def compact(obj: dict[str, Any]) -> dict[str, Any]:
+    """What is kept of an Event as it arrives: the key that names it (:func:`event_key`) and its figure (None
+    for an Event about nothing): about 1.6 KB of a kubelet event's 6 KB decoded, so the first list of a busy
+    cluster's Events costs a quarter of what it would."""
+    return {"metadata": {"uid": event_key(obj)}, "figure": event_of(obj)}
 
 
 class EventStore:
@@ -146,7 +153,7 @@ class EventStore:
         return notes
 
     def _add(self, obj: dict[str, Any], keep: Callable[[str], bool]) -> None:
-        event = event_of(obj)
+        event = obj["figure"] if "figure" in obj else event_of(obj)  # compact(), or an Event of a dump
         if event is not None and event.object_uid is not None and keep(event.object_uid):
             self.put(event_key(obj), event)
 

@@ -104,22 +104,6 @@ def event_of(obj: Obj) -> WorkloadEvent | None:
     )
 
 
-_READ = (
-    "apiVersion", "kind", "type", "reason", "message", "note", "count", "firstTimestamp", "lastTimestamp",
-    "eventTime", "series", "source", "reportingController", "involvedObject", "regarding", "deprecatedCount",
-    "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedSource",
-)  # fmt: skip
-
-
-def event_fields(obj: Obj) -> Obj:
-    """What :func:`event_of` reads of an Event object (no managedFields, annotations, series' bookkeeping):
-    what a reader that keeps many events holds of each before it is made a figure."""
-    metadata = meta(obj)
-    slim = {key: obj[key] for key in _READ if key in obj}
-    slim["metadata"] = {k: metadata[k] for k in ("name", "namespace", "uid", "creationTimestamp") if k in metadata}
-    return slim
-
-
 def newest_last(events: Iterable[WorkloadEvent]) -> list[WorkloadEvent]:
     """kubectl's order: by last seen (RFC 3339 in UTC sorts as text), then first seen; undated first."""
     return sorted(events, key=lambda e: (e.last_seen or "", e.first_seen or ""))
@@ -172,7 +156,6 @@ __all__ = [
     "EVENT_KINDS",
     "EventScope",
     "WorkloadEvent",
-    "event_fields",
     "event_of",
     "events_in",
     "is_event",
