@@ -194,7 +194,9 @@ def test_every_surface_shows_the_same_figures(server: str, fleet_files: list[str
         (t["workload"]["namespace"], t["workload"]["name"]): t
         for t in json.loads(_wmap("get", "-A", "-o", "json", *_from_files(fleet_files)))["items"]
     }
-    table = {(r["NAMESPACE"], r["NAME"]): r for r in _table(_wmap("get", "-A", *_from_files(fleet_files)))}
+    table = {
+        (r["NAMESPACE"], r["NAME"]): r for r in _table(_wmap("get", "-A", "-o", "wide", *_from_files(fleet_files)))
+    }
     rows = {(w["namespace"], w["name"]): w for w in _get(server + "/api/v1/workloads")["items"]}
     (cluster,) = _get(server + "/api/v1/fleet")["clusters"]
     metrics = _metrics(server)
@@ -227,8 +229,12 @@ def test_every_surface_shows_the_same_figures(server: str, fleet_files: list[str
         assert line["PODS"] == f"{pods['done']}/{pods['desired']}" == f"{row['pods']['ready']}/{row['pods']['desired']}"
         assert (done[key], desired[key]) == (pods["done"], pods["desired"]), key
         # GPUs desired, in use; pods not ready; problems
-        assert line["GPUS"] == _number(tree["totals"]["gpus"]) == _number(row["gpus"]) == _number(requested[key]), key
+        # each under its figure's name (docs/semantics.md "Figures"); get's GPUS is GPUs desired
+        gpus = _number(row["gpusDesired"])
+        assert line["GPUS"] == _number(tree["totals"]["gpusDesired"]) == gpus == _number(requested[key]), key
+        assert row["gpus"] == row["gpusDesired"] and tree["totals"]["gpus"] == tree["totals"]["gpusDesired"], key
         assert tree["totals"]["gpusInUse"] == row["gpusInUse"] == in_use[key], key
+        assert line["GPUS-IN-USE"] == _number(row["gpusInUse"]), key
         assert row["pods"]["notReady"] == not_ready[key], key
         assert tree["totals"]["problems"] == row["problems"] == problems.get(key, {}), key
         assert tree["status"]["reason"] == row["reason"], key
@@ -242,7 +248,8 @@ def test_every_surface_shows_the_same_figures(server: str, fleet_files: list[str
     assert [value for _, value in metrics["wmap_cluster_gpus_free"]] == [total["gpus"]["free"]]
     assert cluster["gpusInUse"] == sum(r["gpusInUse"] for r in rows.values()) == cluster["capacity"]["total"]["inUse"]
     assert cluster["gpusInUse"] <= cluster["capacity"]["total"]["total"]
-    running = sum(r["gpus"] for r in rows.values() if r["status"] not in FINISHED)
+    running = sum(r["gpusDesired"] for r in rows.values() if r["status"] not in FINISHED)
+    assert cluster["gpusDesired"] == sum(r["gpusDesired"] for r in rows.values())
     assert cluster["gpusRequested"] == running == sum(r["gpusRequested"] for r in rows.values())
     assert cluster["byStatus"] == {s: sum(1 for r in rows.values() if r["status"] == s) for s in cluster["byStatus"]}
     # the scenarios: a bound Pending pod holds its GPU; each problem is named
@@ -270,7 +277,10 @@ def test_every_surface_shows_the_same_figures(server: str, fleet_files: list[str
         for cells in shown:
             row = rows[(cells["namespace"], cells["name"])]
             assert cells["pods"] == f"{row['pods']['ready']}/{row['pods']['desired']}"
-            assert cells["gpus"] == _number(row["gpus"]) and cells["inuse"] == _number(row["gpusInUse"])
+            assert cells["gpus"] == _number(row["gpusDesired"]) and cells["inuse"] == _number(row["gpusInUse"])
+        # the columns say which figure they are, as get's GPUS and GPUS-IN-USE do
+        headers = page.eval_on_selector_all("#workloads thead th", "hs => hs.map(h => h.innerText.trim())")
+        assert "GPUs desired" in headers and "GPUs in use" in headers, headers
         figures = {
             "gpus-total": cluster["capacity"]["total"]["total"],
             "gpus-inuse": cluster["capacity"]["total"]["inUse"],

@@ -219,6 +219,7 @@ def open_cluster(
     workload: str | Sequence[str] | None = None,
     capacity: bool | Literal["only"] = False,
     queues: bool = False,
+    events: bool = False,
     connection: Connection | None = None,
     **shortcuts: Unpack[ClusterFields],
 ) -> View:
@@ -232,7 +233,8 @@ def open_cluster(
     is in ``View.coverage``. ``capacity`` also reads Nodes, ResourceQuotas and the pods holding node
     resources, for :meth:`View.capacity` and :meth:`View.fit` (docs/placement.md); ``"only"`` reads them and
     no workload. ``queues`` also reads the schedulers' queue objects the cluster serves (Kueue, KAI,
-    Volcano), for :meth:`View.queues` (docs/queues.md). ``connection`` reuses an open connection (tests
+    Volcano), for :meth:`View.queues` (docs/queues.md). ``events`` also reads the Events of the namespace read
+    (one list), for :meth:`View.events`. ``connection`` reuses an open connection (tests
     count its requests).
     """
     from workload_map.sources.kube import live_source  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
@@ -249,6 +251,7 @@ def open_cluster(
             capacity=bool(capacity),
             workloads=capacity != "only",
             queues=queues,
+            events=events,
         )
     )
     view = WorkloadIndex(source.snapshot, source.registry)
@@ -262,6 +265,7 @@ def watch_cluster(
     *,
     on_notice: Callable[[str], None] | None = None,
     queues: bool = False,
+    events: bool = True,
     **shortcuts: Unpack[ClusterFields],
 ) -> LiveModel:
     """A started LiveModel of the whole cluster (or of one ``namespace`` of the options: what a Role there
@@ -271,7 +275,8 @@ def watch_cluster(
     ``timeout`` (a one-shot read's deadline) does not apply: the model runs until stopped.
     ``on_notice`` gets one line per watch failure cause and per recovery (``model.problems()``: what is
     stale now). ``queues`` also watches the schedulers' queue kinds the cluster serves: ``model.queues()``
-    is then the queue report (docs/queues.md) of the current state."""
+    is then the queue report (docs/queues.md) of the current state. ``events``: also watch the Events of
+    the workloads' objects (``model.workload_events``), bounded (docs/metrics.md, "Events")."""
     from workload_map.live.model import LiveModel  # noqa: PLC0415 (the live model only when a cluster is watched)
 
     options = with_shortcuts(options, shortcuts)
@@ -280,6 +285,6 @@ def watch_cluster(
     options = dataclasses.replace(
         options, timeout=None, all_namespaces=options.all_namespaces or options.namespace is None
     )
-    model = LiveModel(live_options(options, queues=queues), on_notice=on_notice)
+    model = LiveModel(live_options(options, queues=queues, events=events), on_notice=on_notice)
     model.start()
     return model

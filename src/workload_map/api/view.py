@@ -25,6 +25,7 @@ from workload_map.errors import (
 )
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.tree.build import tree_of, trees_of
+from workload_map.tree.events import EVENT_KINDS, events_in, scope_of
 
 if TYPE_CHECKING:
     import threading
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.resolve.writes import PodSpecChange
     from workload_map.sources.kube import LiveSource, RequestCounter
+    from workload_map.tree.events import WorkloadEvent
     from workload_map.tree.model import WorkloadTree
 
 DryRun = Literal["none", "client", "server"]
@@ -369,6 +371,19 @@ class View:
 
         report = build_queues(self._index.snapshot, [tree], self._index.registry.covers, tree.namespace)
         return report.workload(tree.namespace, tree.kind, tree.name)
+
+    def events(self, tree: WorkloadTree) -> list[WorkloadEvent]:
+        """The Events of the workload's root, of the objects it owns and of its pods, newest last (what
+        ``wmap describe`` lists under ``Events:``): a dump's Events, or a live view's opened with
+        ``events=True`` (the Events of the namespace read)."""
+        source = self.live_source
+        if source is not None and not source.events:
+            raise WorkloadMapError(
+                "this view was opened without the Events", hint="open it with open_cluster(..., events=True)"
+            )
+        snapshot = self._index.snapshot
+        scope = scope_of(tree.workload, snapshot, [pod.obj for pod in tree.all_pods])
+        return events_in(scope, [obj for group, kind in EVENT_KINDS for obj in snapshot.of_kind(group, kind)])
 
     def components(
         self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from workload_map import ClusterOptions, Fleet, View, WorkloadTree
 
 HEADERS = ("NAME", "TYPE", "STATUS", "COMPONENTS", "PODS", "GPUS", "AGE")
-WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION", "QUEUE")
+# GPUS is GPUs desired, kubectl-style short; -o wide adds GPUs in use: the two GPU figures of the dashboard's
+# table ("GPUs desired", "GPUs in use"), under the names of docs/semantics.md "Figures".
+WIDE_HEADERS = ("GPUS-IN-USE", "PENDING", "FAILED", "NODES", "DEFINITION", "QUEUE")
 OPTIONAL = ("COMPONENTS",)  # left out, in this order, when the table is wider than the terminal
 TRUNCATE = ("TYPE", "NAME", "NAMESPACE", "STATUS")  # then cut, the widest first
 WATCH_TIMEOUT_ENV = "WMAP_WATCH_TIMEOUT"
@@ -63,6 +65,7 @@ def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool, queue: str | No
         nodes = {p.state.node for p in tree.all_pods if p.state.node}
         unknown = "?" if incomplete else None
         cells += [
+            "?" if figures.gpus_in_use is None else number(figures.gpus_in_use),
             unknown or str(counts.pending),
             unknown or str(counts.failed),
             unknown or str(len(nodes)),
@@ -154,6 +157,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     \b
     TYPE is a kind (JobSet), plural (jobsets), short name (lws), kind.group or kind.version.group.
     Without --from-file the objects come from the cluster of the kubeconfig (kubectl's flags).
+    PODS is pods ready/desired, GPUS is GPUs desired; -o wide adds GPUS-IN-USE (held by bound pods).
     \b
     Examples:
       wmap get -A

@@ -71,6 +71,9 @@ def operator_read_rules(definitions: Iterable[LoadedDefinition]) -> list[Rule]:
 
 
 KARTA_READ_RULE: Rule = {"apiGroups": [KARTA_GROUP], "resources": ["kartas"], "verbs": ["get", "list", "watch"]}
+# The Events of the namespaces read: ``wmap describe`` lists them, ``wmap serve`` watches them (its workload
+# page); without it both show workloads without events and say so.
+EVENTS_READ_RULE: Rule = {"apiGroups": [""], "resources": ["events"], "verbs": ["list", "watch"]}
 
 # ``wmap capacity`` and ``wmap fit`` (workload_map.sources.kube.capacity): one LIST each of Nodes (cluster-scoped),
 # the non-terminal pods of every namespace (what the nodes hold, whoever owns it) and ResourceQuotas.
@@ -105,7 +108,7 @@ def cli_rules(definitions: Iterable[LoadedDefinition], *, update: bool = False) 
 
     Kartas are cluster-scoped: the rule on them belongs in a ClusterRole (:func:`cli_manifests` splits)."""
     defs = list(definitions)
-    rules = [dict(KARTA_READ_RULE), *_rules(cli_read_kinds(defs), READ)]
+    rules = [dict(KARTA_READ_RULE), *_rules(cli_read_kinds(defs), READ), dict(EVENTS_READ_RULE)]
     if update:
         roots = {k for k in root_kinds(defs) if k[0] != KARTA_GROUP}
         rules += _rules(roots, UPDATE)
@@ -172,6 +175,7 @@ def cli_manifests(
 __all__ = [
     "CAPACITY_CLUSTER_RULES",
     "CAPACITY_NAMESPACED_RULES",
+    "EVENTS_READ_RULE",
     "QUEUE_CLUSTER_RULES",
     "QUEUE_NAMESPACED_RULES",
     "READ",
