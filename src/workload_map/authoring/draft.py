@@ -10,12 +10,14 @@ such.
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.authoring import (
+    gosource,
     samples as sample_facts,
     selectors as pod_selectors,
     status as vocabulary,
@@ -24,7 +26,15 @@ from workload_map.authoring import (
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path, todo
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
-from workload_map.authoring.schema import READY_NAMES, REPLICA_NAMES, Field, SchemaFacts, Site, read_crd
+from workload_map.authoring.schema import (
+    READY_NAMES,
+    REPLICA_NAMES,
+    Field,
+    SchemaFacts,
+    Site,
+    add_api_values,
+    read_crd,
+)
 from workload_map.base.objects import owner_references
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.definition.model import GroupVersionKind, slug
@@ -46,6 +56,7 @@ class Draft:
     samples: int = 0
     pods: int = 0
     covered_by: str | None = None  # a catalog definition that already covers the kind
+    warnings: list[str] = field(default_factory=list)  # what the inputs said that could not be read (located)
 
     @property
     def name(self) -> str:
@@ -327,6 +338,8 @@ def _status(
         types[t] = f"enumerated in the schema at {schema_path(conditions)}[].type"
     for t, column in facts.printer_conditions if facts else []:
         types.setdefault(t, f"the printer column {column!r} shows it")
+    for t, where_declared in facts.api_conditions if facts else []:
+        types.setdefault(t, where_declared)
     for (t, _status), _count in found.conditions.items():
         types.setdefault(t, f"seen in {found.condition_where[(t, _status)]}")
     # Values seen in a recording are placed from the moments they held (transitions.py), with that evidence.
@@ -476,6 +489,7 @@ def _batch_evidence(facts: SchemaFacts | None, found: sample_facts.SampleFacts, 
         return f"{facts.batch_fields[0]} is a run-to-completion field"
     finishing = {"succeeded", "complete", "completed", "finished", "done"}
     seen = list(facts.condition_types if facts else []) + [t for t, _ in found.conditions]
+    seen += [t for t, _ in facts.api_conditions] if facts else []
     seen += [p for f in facts.phases for p in f.enum] if facts else []
     seen += [v for values in found.phases.values() for v in values]
     words = {w for value in seen for w in vocabulary.words(value)}
@@ -502,7 +516,8 @@ def _choose_phase(
         values: dict[str, str] = {}
         schema_field = enums.get(segments)
         for value in schema_field.enum if schema_field else []:
-            values[value] = f"enumerated in the schema at {schema_path(segments)}"
+            from_api = facts.api_evidence.get((segments, value)) if facts else None
+            values[value] = from_api or f"enumerated in the schema at {schema_path(segments)}"
         for value in found.phases.get(".".join(segments), {}):
             values.setdefault(value, f"seen in {found.phase_where[('.'.join(segments), value)]}")
         hits = sum(1 for v in values if vocabulary.classify(v) is not None)
@@ -661,10 +676,20 @@ def draft(
     catalog: Sequence[LoadedDefinition] = (),
     sources: Sequence[str] = (),
     moments: Sequence[transitions.Moment] = (),
+    api_source: pathlib.Path | None = None,
 ) -> Draft:
-    """Draft a definition from a CRD (may be None when samples say the kind), sample objects and pods, and
-    the ``moments`` of one object recorded as it went through its statuses (status mappings from them)."""
+    """Draft a definition from a CRD (may be None when samples say the kind), sample objects and pods, the
+    ``moments`` of one object recorded as it went through its statuses (status mappings from them), and the
+    operator's Go API types under ``api_source`` (the status values they declare, gosource.py)."""
     facts = read_crd(crd, version) if crd is not None else None
+    warnings: list[str] = []
+    if api_source is not None:
+        if facts is None:
+            warnings.append(f"{api_source}: the API types are read only with the kind's CRD (give --crd)")
+        else:
+            declared = gosource.api_values(api_source, facts.kind, facts.version)
+            warnings += declared.warnings
+            warnings += [f"{api_source}: {w}" for w in add_api_values(facts, declared.phases, declared.conditions)]
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:
@@ -890,4 +915,6 @@ def draft(
         "Then prove it: wmap definitions test THIS.yaml --samples DIR",
     ]
     text = render(karta, builder.notes, header)
-    return Draft(karta, text, builder.todos, builder.guesses, len(found.roots), pods, builder.covering(group, kind))
+    return Draft(
+        karta, text, builder.todos, builder.guesses, len(found.roots), pods, builder.covering(group, kind), warnings
+    )

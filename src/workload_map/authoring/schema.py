@@ -111,6 +111,10 @@ class SchemaFacts:
     printer_conditions: list[tuple[str, str]] = field(default_factory=list)
     printer_phases: list[tuple[Segments, str]] = field(default_factory=list)
     printer_ready: list[tuple[Segments, str]] = field(default_factory=list)
+    status_paths: set[Segments] = field(default_factory=set)  # every field the status schema declares
+    # Values the operator's Go API types declare (--api-source): (field, value) or ("conditions", type) -> where.
+    api_evidence: dict[tuple[Segments, str], str] = field(default_factory=dict)
+    api_conditions: list[tuple[str, str]] = field(default_factory=list)  # (condition type, where declared)
     batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
     serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
 
@@ -432,6 +436,7 @@ def _kind_markers(facts: SchemaFacts, spec: dict[str, Any]) -> None:
 
 def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
     for found in _walk_fields(status, ("status",)):
+        facts.status_paths.add(found.segments)
         name = found.segments[-1]
         schema = found.schema
         if name == "conditions" and schema.get("type") == "array" and facts.conditions is None:
@@ -513,3 +518,31 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
     if not schema:
         facts.untyped = [".spec", ".status"]
     return facts
+
+
+def add_api_values(
+    facts: SchemaFacts, phases: dict[Segments, list[tuple[str, str]]], conditions: list[tuple[str, str]]
+) -> list[str]:
+    """Add what the operator's API types declare (gosource.py) to what the schema says: the values of each
+    status field the schema has (as if it enumerated them, with where each is declared) and the condition
+    types. Returns a warning per declared field the CRD's status does not have (another version's types?)."""
+    warnings = []
+    open_status = ".status" in facts.untyped
+    for segments, values in phases.items():
+        if segments not in facts.status_paths and not open_status:
+            warnings.append(f"the API types declare {schema_path(segments)}, which the CRD's status does not have")
+            continue
+        known = next((f for f in facts.phases if f.segments == segments), None)
+        if known is not None and known.enum:
+            listed = set(known.enum)
+            facts.api_evidence.update(((segments, v), where) for v, where in values if v in listed)
+            continue
+        schema: dict[str, Any] = dict(known.schema) if known is not None else {"type": "string"}
+        schema["enum"] = list(dict.fromkeys(v for v, _ in values))
+        if known is not None:
+            facts.phases.remove(known)
+        facts.phases.append(Field(segments, schema))
+        facts.api_evidence.update(((segments, v), where) for v, where in values)
+    facts.phases.sort(key=lambda f: (len(f.segments), not f.enum))
+    facts.api_conditions = [c for c in conditions if c[0] not in facts.condition_types]
+    return warnings
