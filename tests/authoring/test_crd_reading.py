@@ -271,3 +271,27 @@ def test_fields_at_the_top_an_open_pod_spec_and_image_objects() -> None:
     assert root["specDefinition"] == {"podTemplateSpecPath": ".serving.template"}
     assert "childComponents" not in result.karta["spec"]["structureDefinition"]
     _load(result)
+
+
+def test_a_rollout_kind_paused_or_complete_still_serves() -> None:
+    crd = fixtures.crd(
+        "example.com",
+        "Canary",
+        {
+            "replicas": {"type": "integer"},
+            "selector": {"type": "object"},
+            "strategy": {"type": "object", "properties": {"rollingUpdate": {"type": "object"}}},
+            "template": fixtures.TEMPLATE,
+        },
+        {"phase": {"type": "string", "enum": ["Healthy", "Paused", "Degraded"]}, **fixtures.CONDITIONS},
+    )
+    mappings = _root(draft(crd, []))["statusDefinition"]["statusMappings"]
+    assert {"byPhase": "Paused"} in mappings["running"]
+    assert {"byConditions": [{"type": "Succeeded", "status": "True"}]} in mappings["running"]
+    assert "suspended" not in mappings or {"byPhase": "Paused"} not in mappings["suspended"]
+    assert {"byConditions": [{"type": "Succeeded", "status": "False"}]} not in mappings["failed"]
+    # The same words on a kind that runs to completion keep their meaning.
+    job = fixtures.crd(
+        "example.com", "Batch", {"template": fixtures.TEMPLATE}, {"phase": {"type": "string", "enum": ["Paused"]}}
+    )
+    assert {"byPhase": "Paused"} in _root(draft(job, []))["statusDefinition"]["statusMappings"]["suspended"]

@@ -367,18 +367,29 @@ def _status(
     for placement in observed.placements:
         add(placement.status, placement.matcher, placement.confidence, placement.evidence + ".")
     observed_labels = {u.split(" seen ")[0] for u in observed.unplaced}
+    rolling = facts is not None and facts.through_replicasets
+
+    def meaning(value: str) -> tuple[str, str, str] | None:
+        """(status, confidence, why) by the value's words; a kind that rolls out like a Deployment never
+        finishes or stops: its Paused or Completed says the rollout is, and the pods still serve."""
+        guess = vocabulary.classify(value)
+        if guess is not None and rolling and guess[0] in ("suspended", "completed"):
+            return "running", LOW, ": a rollout paused or complete, its pods still serve"
+        return (guess[0], guess[1], "") if guess is not None else None
+
     for t, where in types.items():
         if json.dumps({"byConditions": [{"type": t, "status": "True"}]}, sort_keys=True) in placed:
             continue
         if f"condition {t}=True" in observed_labels:
             continue
-        guess = vocabulary.classify(t)
+        guess = meaning(t)
         if guess is None:
             unmapped.append(f"condition {t} ({where})")
             continue
-        status, confidence = guess
-        add(status, {"byConditions": [{"type": t, "status": "True"}]}, confidence, f"condition {t}=True ({where}).")
-        if vocabulary.words(t)[-1] in vocabulary.OUTCOME_CONDITIONS and "failed" not in {
+        status, confidence, why = guess
+        matcher = {"byConditions": [{"type": t, "status": "True"}]}
+        add(status, matcher, confidence, f"condition {t}=True ({where}){why}.")
+        if not rolling and vocabulary.words(t)[-1] in vocabulary.OUTCOME_CONDITIONS and "failed" not in {
             (vocabulary.classify(o) or ("", ""))[0] for o in types
         }:
             add(
@@ -409,9 +420,9 @@ def _status(
         for value, where in values.items():
             if json.dumps({"byPhase": value}, sort_keys=True) in placed or f"phase {value!r}" in observed_labels:
                 continue
-            guess = vocabulary.classify(value)
-            if guess is not None:
-                add(guess[0], {"byPhase": value}, guess[1], f"phase {value!r} ({where}).")
+            meant = meaning(value)
+            if meant is not None:
+                add(meant[0], {"byPhase": value}, meant[1], f"phase {value!r} ({where}){meant[2]}.")
             else:
                 unmapped.append(f"phase {value!r} ({where})")
     _ready_counts(facts, found, add)
