@@ -295,3 +295,35 @@ def test_a_rollout_kind_paused_or_complete_still_serves() -> None:
         "example.com", "Batch", {"template": fixtures.TEMPLATE}, {"phase": {"type": "string", "enum": ["Paused"]}}
     )
     assert {"byPhase": "Paused"} in _root(draft(job, []))["statusDefinition"]["statusMappings"]["suspended"]
+
+
+def test_init_containers_and_string_maps_are_no_pods() -> None:
+    role = {
+        "type": "object",
+        "properties": {
+            "initContainers": fixtures.CONTAINERS,
+            "template": fixtures.TEMPLATE,
+            "cores": {"type": "integer"},
+        },
+    }
+    selector = {
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+        "description": "Node selector added to the driver's pods, exclusive with the one at podSpec level.",
+    }
+    crd = fixtures.crd("example.com", "Spark", {"driver": role, "nodeSelector": selector})
+    children = draft(crd, []).karta["spec"]["structureDefinition"].get("childComponents", [])
+    root = _root(draft(crd, []))
+    templates = [c["specDefinition"] for c in [root, *children] if "specDefinition" in c]
+    assert templates == [{"podTemplateSpecPath": ".spec.driver.template"}]
+    sample = {
+        "apiVersion": "example.com/v1",
+        "kind": "Spark",
+        "metadata": {"name": "s"},
+        "spec": {"driver": {"initContainers": [{"name": "fetch", "image": "busybox"}]}},
+    }
+    untyped = fixtures.crd(
+        "example.com", "Spark", {"driver": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+    )
+    made = draft(untyped, [Sample(sample, "s.yaml")])
+    assert ".spec.driver.initContainers" not in made.text

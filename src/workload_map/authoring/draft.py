@@ -389,9 +389,11 @@ def _status(
         status, confidence, why = guess
         matcher = {"byConditions": [{"type": t, "status": "True"}]}
         add(status, matcher, confidence, f"condition {t}=True ({where}){why}.")
-        if not rolling and vocabulary.words(t)[-1] in vocabulary.OUTCOME_CONDITIONS and "failed" not in {
-            (vocabulary.classify(o) or ("", ""))[0] for o in types
-        }:
+        if (
+            not rolling
+            and vocabulary.words(t)[-1] in vocabulary.OUTCOME_CONDITIONS
+            and "failed" not in {(vocabulary.classify(o) or ("", ""))[0] for o in types}
+        ):
             add(
                 "failed",
                 {"byConditions": [{"type": t, "status": "False"}]},

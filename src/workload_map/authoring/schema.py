@@ -37,6 +37,7 @@ POD_DESCRIPTION = re.compile(
     r"\b(pod ?template|template (for|of|describes|that describes) (the )?pods?|podspec|pod spec)\b", re.I
 )
 TEMPLATE_NAMES = ("template", "podTemplate", "podTemplateSpec", "podSpec")
+AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
@@ -191,6 +192,9 @@ def free_form_pod(name: str, node: Any) -> str | None:
     ("template describes the pods"), when the schema leaves it open; None when it is not one."""
     if not isinstance(node, dict) or _props(node) or node.get("type") not in ("object", None):
         return None
+    values = node.get("additionalProperties")
+    if isinstance(values, dict) and values.get("type") in ("string", "integer", "number", "boolean"):
+        return None  # a map of scalars (a node selector, labels) is no pod, whatever its description says
     if not (node.get("x-kubernetes-preserve-unknown-fields") or node.get("type") == "object"):
         return None
     description = str(node.get("description") or "")
@@ -286,7 +290,9 @@ def find_sites(schema: dict[str, Any], start: Segments = ("spec",), source: str 
             found.append(Site(segments, "podspec", source, role=segments[:-1]))
             return
         if node.get("type") == "array" and is_container(node.get("items")):
-            found.append(Site(segments, "containers", source, role=segments[:-1]))
+            # Init and ephemeral containers run in a pod whose main containers are elsewhere: never a pod alone.
+            if segments[-1] not in AUXILIARY_CONTAINERS:
+                found.append(Site(segments, "containers", source, role=segments[:-1]))
             return
         if "metadata" in props and "spec" in props and segments[-1] != "spec":
             # A PodTemplateSpec whose spec the schema leaves open (metadata + an open spec the description
