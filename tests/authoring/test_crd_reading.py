@@ -297,11 +297,12 @@ def test_a_rollout_kind_paused_or_complete_still_serves() -> None:
     assert {"byPhase": "Paused"} in _root(draft(job, []))["statusDefinition"]["statusMappings"]["suspended"]
 
 
-def test_init_containers_and_string_maps_are_no_pods() -> None:
+def test_init_containers_sidecars_beside_a_template_and_string_maps_are_no_pods() -> None:
     role = {
         "type": "object",
         "properties": {
             "initContainers": fixtures.CONTAINERS,
+            "sidecars": fixtures.CONTAINERS,
             "template": fixtures.TEMPLATE,
             "cores": {"type": "integer"},
         },

@@ -647,13 +647,17 @@ def _pod_selector(
 
 
 def _one_pod_per_role(sites: list[Site]) -> tuple[list[Site], dict[int, list[Site]]]:
-    """Container lists side by side in one object (Tekton's ``steps`` and ``sidecars``) are one pod's."""
+    """Container lists side by side in one object (Tekton's ``steps`` and ``sidecars``) are one pod's; beside
+    a pod template or spec in the same object (a role's ``template`` and its ``sidecars``), they add to it."""
     kept: list[Site] = []
     merged: dict[int, list[Site]] = {}
+    pods = {site.role: site for site in sites if site.form in ("template", "podspec")}
     for site in sites:
         first = next(
             (k for k in kept if k.form == "containers" and site.form == "containers" and k.role == site.role), None
         )
+        if site.form == "containers" and site.role in pods:
+            first = pods[site.role]
         if first is None:
             kept.append(site)
         else:
@@ -819,7 +823,9 @@ def draft(
                 (*path, "specDefinition"),
                 LOW,
                 f"{extra.path} ({extra.source}) holds more containers of the same pod (beside {site.path});",
-                "the format reads one container list: the pod's other containers are not counted.",
+                "the format reads one container list: the pod's other containers are not counted."
+                if site.form == "containers"
+                else "the operator adds them to that pod: they make no pod of their own.",
             )
         reuse = builder.catalog_expression(JOB, "replicas_path") if site.job is not None else None
         scale = _scale(builder, site, (*path, "scaleDefinition"), reuse)
