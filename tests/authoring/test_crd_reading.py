@@ -13,6 +13,7 @@ from workload_map.checks.samples import run_samples
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
 from workload_map.definition.validate import validate
 from workload_map.errors import Location, Severity
+from workload_map.jq import compile_expression
 from workload_map.sources.documents import Document
 
 from . import fixtures
@@ -328,3 +329,31 @@ def test_init_containers_sidecars_beside_a_template_and_string_maps_are_no_pods(
     )
     made = draft(untyped, [Sample(sample, "s.yaml")])
     assert ".spec.driver.initContainers" not in made.text
+
+
+def test_a_bare_job_spec_below_the_spec_is_a_job_child_and_its_suspend_is_the_jobs() -> None:
+    job_spec = {
+        "type": "object",
+        "properties": {
+            "template": fixtures.TEMPLATE,
+            "parallelism": {"type": "integer"},
+            "completions": {"type": "integer"},
+            "backoffLimit": {"type": "integer"},
+            "suspend": {"type": "boolean"},
+        },
+    }
+    crd = fixtures.crd("example.com", "Scaler", {"jobTarget": job_spec, "pollingInterval": {"type": "integer"}})
+    made = draft(crd, [], catalog=builtin_definitions())
+    child = made.karta["spec"]["structureDefinition"]["childComponents"][0]
+    assert child["kind"] == {"group": "batch", "version": "v1", "kind": "Job"}
+    assert child["name"] == "jobTarget"
+    assert child["specDefinition"] == {"podTemplateSpecPath": ".spec.jobTarget.template"}
+    assert "| {spec: .} |" in child["scaleDefinition"]["replicasPath"]
+    assert "suspendDefinition" not in _root(made)
+    _load(made)
+    replicas = compile_expression(child["scaleDefinition"]["replicasPath"])
+    assert replicas.first({"spec": {"jobTarget": {"parallelism": 3, "completions": 2}}}) == 2
+    assert replicas.first({"spec": {"jobTarget": {"parallelism": 3}}}) == 3
+    # The root's own spec of that shape is the kind's own: its pods are the root's, its suspend the root's.
+    own = fixtures.crd("example.com", "Batch", job_spec["properties"])
+    assert _root(draft(own, []))["suspendDefinition"]["suspendActions"][0]["path"] == ".spec.suspend"

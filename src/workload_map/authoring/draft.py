@@ -76,7 +76,7 @@ def jq(segments: Segments) -> str:
 
 
 def _role_name(site: Site, taken: set[str]) -> str:
-    segments = site.job[:-1] if site.job else site.segments
+    segments = (site.job if site.bare_job else site.job[:-1]) if site.job else site.segments
     skip = {"template", "spec", "podTemplate", "podSpec", "containers", "container", "templateSpec", ARRAY, MAP}
     words = [s for s in segments if s not in skip]
     base = words[-1] if len(words) > 1 else (words[-1] if words and words[-1] != "spec" else "pod")
@@ -224,11 +224,13 @@ def _scale(builder: _Builder, site: Site, path: Path, reuse_job: tuple[str, str]
     if site.job is not None:
         job_rel = jq(site.job[len(item) :])
         expression, origin = reuse_job or ("(.spec.parallelism // 1)", "")
+        if site.bare_job:  # the catalog reads a Job object: wrap the bare JobSpec as the operator does
+            job_rel = f"{job_rel} | {{spec: .}}"
         factors.append(f"({job_rel} | {expression})" if job_rel != "." else f"({expression})")
         builder.note(
             (*path, "replicasPath"),
             HIGH if origin else MEDIUM,
-            f"pods per Job of the JobTemplateSpec at {schema_path(site.job)}"
+            f"pods per Job of the {'JobSpec' if site.bare_job else 'JobTemplateSpec'} at {schema_path(site.job)}"
             + (f": the catalog's {origin} replicasPath, applied to the template." if origin else "."),
         )
     if factors:
@@ -783,7 +785,9 @@ def draft(
                 builder.note(
                     (*path, "kind"),
                     HIGH,
-                    f"{schema_path(site.job)} is a JobTemplateSpec (spec.template + parallelism/completions):",
+                    f"{schema_path(site.job)} is a JobSpec (template + parallelism/completions + backoffLimit...):"
+                    if site.bare_job
+                    else f"{schema_path(site.job)} is a JobTemplateSpec (spec.template + parallelism/completions):",
                     "one batch/v1 Job per instance.",
                 )
             elif site.embeds is not None and not owner:

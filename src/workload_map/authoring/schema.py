@@ -78,6 +78,7 @@ class Site:
     hosts: Field | None = None
     instance_id: Field | None = None  # per item of the innermost collection
     job: Segments | None = None  # a batch/v1 JobTemplateSpec on the way (JobSet-like): its segments
+    bare_job: bool = False  # ``job`` is a bare JobSpec (no metadata/spec around it): the operator wraps it
     metadata: bool = False  # a PodSpec with an ObjectMeta beside it (``metadata`` sibling of ``spec``)
     free_form: str | None = None  # why an open object (no typed containers) is taken for a pod definition
     embeds: str | None = None  # the built-in kind whose spec the role object is (Deployment, StatefulSet)
@@ -239,6 +240,23 @@ def _job_template(schema: dict[str, Any], segments: Segments) -> Segments | None
     return None
 
 
+def is_job_spec(props: dict[str, Any]) -> bool:
+    """A batch/v1 JobSpec's shape: a pod template, a count and a field only Jobs have (a retry limit...)."""
+    return (
+        "template" in props
+        and bool({"parallelism", "completions"} & set(props))
+        and bool({"backoffLimit", "activeDeadlineSeconds", "ttlSecondsAfterFinished", "completionMode"} & set(props))
+    )
+
+
+def _bare_job(schema: dict[str, Any], segments: Segments) -> Segments | None:
+    """The bare JobSpec a pod template sits in below the root's spec (``.spec.jobTargetRef.template``): the
+    operator makes Jobs of it. The root's own spec of that shape is the kind's own (it runs the pods)."""
+    if len(segments) >= 3 and segments[-1] == "template" and is_job_spec(_props(_node_at(schema, segments[:-1]))):
+        return segments[:-1]
+    return None
+
+
 # The spec fields that tell the built-in controllers' specs apart when a CRD embeds one (a role object that is
 # a DeploymentSpec or StatefulSetSpec: the operator creates that object, which creates the pods).
 EMBEDDED_SPECS = (
@@ -282,6 +300,8 @@ def find_sites(schema: dict[str, Any], start: Segments = ("spec",), source: str 
             if "metadata" not in props:
                 site = Site((*segments, "spec"), "podspec", source, role=segments)
             site.job = _job_template(schema, segments)
+            if site.job is None and (bare := _bare_job(schema, segments)) is not None:
+                site.job, site.bare_job = bare, True
             if site.job is not None:
                 site.role = site.job[:-1]
             found.append(site)
@@ -354,6 +374,8 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
         ):
             # A Deployment-like spec's `paused` (or one under an update strategy) halts a rollout, not the pods.
             continue
+        if any(is_job_spec(p) for p in parents[1:]):
+            continue  # an embedded JobSpec's suspend is the Jobs' the operator makes of it, not the object's
         if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
             out.append((0, found, "true", "false"))
         elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
