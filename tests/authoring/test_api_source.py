@@ -211,3 +211,18 @@ def test_the_command_takes_the_api_source_and_prints_its_warnings(tmp_path: Path
     )
     assert missing.exit_code == 2
     assert "nope" in missing.stderr
+
+
+def test_a_pause_annotation_declared_beside_the_kind_is_its_suspend(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    (root / "api" / "v1" / "annotations.go").write_text(
+        "package v1\n\nconst (\n"
+        '\tPausedAnnotation = "brew.example.com/paused"\n'
+        '\tPausedCountAnnotation = "brew.example.com/paused-count"\n'
+        '\tOwnerAnnotation = "brew.example.com/owner"\n)\n'
+    )
+    assert [k for k, _ in api_values(root, "Brew", "v1").annotations] == ["brew.example.com/paused"]
+    suspend = draft(BREW, api_source=root).karta["spec"]["structureDefinition"]["rootComponent"]["suspendDefinition"]
+    assert suspend["suspendActions"] == [
+        {"path": '.metadata.annotations["brew.example.com/paused"]', "value": '"true"'}
+    ]

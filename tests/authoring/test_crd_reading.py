@@ -357,3 +357,37 @@ def test_a_bare_job_spec_below_the_spec_is_a_job_child_and_its_suspend_is_the_jo
     # The root's own spec of that shape is the kind's own: its pods are the root's, its suspend the root's.
     own = fixtures.crd("example.com", "Batch", job_spec["properties"])
     assert _root(draft(own, []))["suspendDefinition"]["suspendActions"][0]["path"] == ".spec.suspend"
+
+
+def test_a_pause_annotation_the_schema_describes_is_the_suspend_when_no_field_is() -> None:
+    crd = fixtures.crd("example.com", "Scaler", {"template": fixtures.TEMPLATE, "cooldown": {"type": "integer"}})
+    crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["description"] = (
+        "Scaler scales a pod. Set the annotation scaling.example.com/paused-count to hold a count, or "
+        "`scaling.example.com/paused` to pause it."
+    )
+    suspend = _root(draft(crd, []))["suspendDefinition"]
+    assert suspend == {
+        "suspendActions": [{"path": '.metadata.annotations["scaling.example.com/paused"]', "value": '"true"'}],
+        "resumeActions": [{"path": '.metadata.annotations["scaling.example.com/paused"]', "value": '"false"'}],
+    }
+    # A field switch comes first; a description that names no annotation gives none.
+    crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["suspend"] = {
+        "type": "boolean"
+    }
+    assert _root(draft(crd, []))["suspendDefinition"]["suspendActions"][0]["path"] == ".spec.suspend"
+    plain = fixtures.crd("example.com", "Scaler", {"template": fixtures.TEMPLATE})
+    plain["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["description"] = "see example.com/paused"
+    assert "suspendDefinition" not in _root(draft(plain, []))
+
+
+def test_paused_beside_a_template_and_its_update_strategy_is_no_suspend() -> None:
+    crd = fixtures.crd(
+        "example.com",
+        "Fleet",
+        {
+            "template": fixtures.TEMPLATE,
+            "updateStrategy": {"type": "object"},
+            "paused": {"type": "boolean"},
+        },
+    )
+    assert "suspendDefinition" not in _root(draft(crd, []))

@@ -709,6 +709,9 @@ def draft(
             declared = gosource.api_values(api_source, facts.kind, facts.version)
             warnings += declared.warnings
             warnings += [f"{api_source}: {w}" for w in add_api_values(facts, declared.phases, declared.conditions)]
+            facts.annotation_switches += [
+                a for a in declared.annotations if a[0] not in dict(facts.annotation_switches)
+            ]
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:
@@ -892,6 +895,19 @@ def draft(
             MEDIUM if suspend_field.schema.get("type") == "boolean" else LOW,
             f"{suspend_field.path} ({suspend_field.schema.get('type')}, {how}) in the schema:",
             f"{on} stops, {off} resumes.",
+        )
+    elif facts is not None and facts.annotation_switches:
+        key, where = facts.annotation_switches[0]
+        annotation = f'.metadata.annotations["{key}"]'
+        root["suspendDefinition"] = {
+            "suspendActions": [{"path": annotation, "value": '"true"'}],
+            "resumeActions": [{"path": annotation, "value": '"false"'}],
+        }
+        builder.note(
+            (*root_path, "suspendDefinition"),
+            LOW,
+            f"the annotation {key} pauses the object ({where}); check the values the operator reads",
+            '("true"/"false" drafted; some read "on"/"off").',
         )
     if on_root and not additional and facts is not None and facts.through_replicasets:
         additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})

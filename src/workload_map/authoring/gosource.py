@@ -92,6 +92,7 @@ class ApiValues:
 
     phases: dict[Segments, list[tuple[str, str]]] = field(default_factory=dict)  # field -> (value, evidence)
     conditions: list[tuple[str, str]] = field(default_factory=list)  # (type, evidence)
+    annotations: list[tuple[str, str]] = field(default_factory=list)  # (pause/hibernation annotation, evidence)
     warnings: list[str] = field(default_factory=list)
     kind_at: str | None = None  # file:line of the kind's struct
 
@@ -593,4 +594,21 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
         if found_values:
             values.phases[segments] = found_values
     linker.conditions(status, found)
+    values.annotations = [
+        (c.value, linker.evidence(c))
+        for c in package.consts
+        if c.file.directory == found.file.directory and switch_annotation(c.value)
+    ]
     return values
+
+
+# An annotation key (``example.com/paused``) whose name says it stops the object.
+ANNOTATION_KEY = re.compile(r"^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,}/([A-Za-z0-9][-A-Za-z0-9_.]*)$")
+SWITCH_WORDS = ("pause", "paused", "hibernation", "hibernate", "hibernated", "suspend", "suspended", "stop", "stopped")
+
+
+def switch_annotation(value: str) -> bool:
+    """An annotation key whose name is a pause/hibernation/suspend switch (``autoscaling.example/paused``); not
+    one that says more (``.../paused-replicas`` scales to a count, it is no switch)."""
+    match = ANNOTATION_KEY.match(value)
+    return match is not None and all(w in SWITCH_WORDS for w in re.split(r"[-_.]", match.group(1).lower()))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments, schema_path
+from workload_map.authoring.gosource import switch_annotation as gosource_switch
 
 # Integer fields beside a pod definition that count its pods, most telling first.
 REPLICA_NAMES = ("replicas", "replicaCount", "numReplicas", "numWorkers", "workers", "count", "size")
@@ -117,6 +118,8 @@ class SchemaFacts:
     # Values the operator's Go API types declare (--api-source): (field, value) or ("conditions", type) -> where.
     api_evidence: dict[tuple[Segments, str], str] = field(default_factory=dict)
     api_conditions: list[tuple[str, str]] = field(default_factory=list)  # (condition type, where declared)
+    # Annotations that pause the object (described in the schema, or declared in the API types): (key, where).
+    annotation_switches: list[tuple[str, str]] = field(default_factory=list)
     batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
     serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
 
@@ -374,6 +377,10 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
         ):
             # A Deployment-like spec's `paused` (or one under an update strategy) halts a rollout, not the pods.
             continue
+        if name == "paused" and any(
+            "template" in p and any(k.lower().endswith("strategy") for k in p) for p in parents[-1:]
+        ):
+            continue  # beside a template and its update strategy, `paused` halts the rollout of a new template
         if any(is_job_spec(p) for p in parents[1:]):
             continue  # an embedded JobSpec's suspend is the Jobs' the operator makes of it, not the object's
         if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
@@ -485,6 +492,30 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
     facts.phases.sort(key=lambda f: (len(f.segments), not f.enum))
 
 
+# An annotation key in a description: ``example.com/paused``, quoted or not.
+_DESCRIBED_KEY = re.compile(r"(?<![\w./-])((?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,}/[A-Za-z0-9][-A-Za-z0-9_.]*)")
+
+
+def _described_annotations(schema: dict[str, Any]) -> list[tuple[str, str]]:
+    """Pause/hibernation annotation keys the schema's descriptions name beside the word annotation."""
+    out: dict[str, str] = {}
+
+    def walk(node: Any, segments: Segments, depth: int) -> None:
+        if not isinstance(node, dict) or depth > 12 or is_pod_spec(node):
+            return
+        description = str(node.get("description") or "")
+        if "annotation" in description.lower():
+            for key in _DESCRIBED_KEY.findall(description):
+                if gosource_switch(key.rstrip(".")):
+                    out.setdefault(key.rstrip("."), f"the description of {schema_path(segments) or 'the kind'}")
+        for key, child in _props(node).items():
+            if key != "status":
+                walk(child, (*segments, key), depth + 1)
+
+    walk(schema, (), 0)
+    return list(out.items())
+
+
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -537,6 +568,7 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
         root_spec, ("spec",)
     )
     _status_fields(facts, _props(schema).get("status") or {})
+    facts.annotation_switches = _described_annotations(schema)
     _printer_columns(facts, entry.get("additionalPrinterColumns") or spec.get("additionalPrinterColumns"))
     _kind_markers(facts, root_spec)
     for part in ("spec", "status"):
