@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from tests.authoring.fixtures import crd
+from tests.authoring.fixtures import TEMPLATE, crd
 
 from workload_map.authoring import draft
 from workload_map.authoring.gosource import api_values
@@ -226,3 +226,64 @@ def test_a_pause_annotation_declared_beside_the_kind_is_its_suspend(tmp_path: Pa
     assert suspend["suspendActions"] == [
         {"path": '.metadata.annotations["brew.example.com/paused"]', "value": '"true"'}
     ]
+
+
+CONTROLLER = """\
+package controller
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	brewv1 "example.com/brewer/api/v1"
+	kegv1 "example.com/brewer/api/keg/v1"
+)
+
+func (r *BrewReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&brewv1.Brew{}).
+		Owns(&OWNED{}).
+		Owns(&corev1.Service{}).
+		Complete(r)
+}
+"""
+KEG = """\
+package v1
+
+var GroupVersion = schema.GroupVersion{Group: "keg.example.com", Version: "v1"}
+
+type KegSpec struct {
+	Taps []Tap `json:"taps"`
+}
+
+type Tap struct {
+	Template corev1.PodTemplateSpec `json:"template"`
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("owned", "kind"),
+    [
+        ("appsv1.StatefulSet", {"group": "apps", "version": "v1", "kind": "StatefulSet"}),
+        ("kegv1.Keg", {"group": "keg.example.com", "version": "v1", "kind": "Keg"}),
+        ("corev1.Pod", None),  # the pods are the root's own
+        ("corev1.ConfigMap", None),  # makes no pods
+    ],
+)
+def test_the_one_pod_making_kind_the_controller_owns_owns_the_pods(
+    tmp_path: Path, owned: str, kind: dict[str, str] | None
+) -> None:
+    root = _source(tmp_path)
+    (root / "internal" / "controller").mkdir(parents=True)
+    (root / "internal" / "controller" / "brew_controller.go").write_text(CONTROLLER.replace("OWNED", owned))
+    (root / "api" / "keg" / "v1").mkdir(parents=True)
+    (root / "api" / "keg" / "v1" / "keg_types.go").write_text(KEG)
+    spec = {"roles": {"type": "array", "items": {"type": "object", "properties": {"template": TEMPLATE}}}}
+    made = draft(crd("brew.example.com", "Brew", spec, STATUS), api_source=root)
+    child = made.karta["spec"]["structureDefinition"]["childComponents"][0]
+    assert child["kind"] == (kind or {"group": "", "version": "v1", "kind": "Pod"})
+    single = draft(crd("brew.example.com", "Brew", {"template": TEMPLATE}, STATUS), api_source=root)
+    between = single.karta["spec"]["structureDefinition"].get("additionalChildKinds")
+    assert between == ([kind] if kind else None)

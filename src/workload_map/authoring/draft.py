@@ -702,6 +702,7 @@ def draft(
     operator's Go API types under ``api_source`` (the status values they declare, gosource.py)."""
     facts = read_crd(crd, version) if crd is not None else None
     warnings: list[str] = []
+    made_by: tuple[dict[str, str], str] | None = None  # the one pod-making kind the controller owns
     if api_source is not None:
         if facts is None:
             warnings.append(f"{api_source}: the API types are read only with the kind's CRD (give --crd)")
@@ -712,6 +713,9 @@ def draft(
             facts.annotation_switches += [
                 a for a in declared.annotations if a[0] not in dict(facts.annotation_switches)
             ]
+            # One pod-making kind owned and never Pods themselves: the operator makes the pods through it.
+            if len(declared.owned) == 1 and declared.owned[0][0]["kind"] != "Pod":
+                made_by = declared.owned[0]
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:
@@ -811,6 +815,14 @@ def draft(
                 owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
                 component["kind"] = {"group": owner_group, "version": owner_version, "kind": owner_kind}
                 builder.note((*path, "kind"), HIGH, *_chain_evidence(builder, kind, selector))
+            elif made_by is not None:
+                component["kind"] = dict(made_by[0])
+                builder.note(
+                    (*path, "kind"),
+                    LOW,
+                    f"the controller owns {made_by[0]['kind']}s and no other kind that makes pods ({made_by[1]}):",
+                    f"the operator makes a {made_by[0]['kind']} of this role, and it the pods.",
+                )
             else:
                 component["kind"] = dict(POD)
                 builder.note(
@@ -824,6 +836,16 @@ def draft(
             api, _, owner_kind = owner.rpartition("/")
             owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
             additional.append({"group": owner_group, "version": owner_version, "kind": owner_kind})
+        elif on_root and made_by is not None and not (facts is not None and facts.through_replicasets):
+            additional.append(dict(made_by[0]))
+            if made_by[0]["kind"] == "Deployment":
+                additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})
+            builder.note(
+                (*base, "additionalChildKinds"),
+                LOW,
+                f"the controller owns {made_by[0]['kind']}s and no other kind that makes pods ({made_by[1]}):",
+                "the root's pods are owned through it.",
+            )
         component["specDefinition"] = _spec_definition(builder, site, (*path, "specDefinition"))
         for extra in merged.get(id(site), []):
             builder.note(

@@ -93,6 +93,8 @@ class ApiValues:
     phases: dict[Segments, list[tuple[str, str]]] = field(default_factory=dict)  # field -> (value, evidence)
     conditions: list[tuple[str, str]] = field(default_factory=list)  # (type, evidence)
     annotations: list[tuple[str, str]] = field(default_factory=list)  # (pause/hibernation annotation, evidence)
+    # Kinds the kind's controller owns that make pods (``For(&Kind{}).Owns(&appsv1.StatefulSet{})``).
+    owned: list[tuple[dict[str, str], str]] = field(default_factory=list)  # ({group, version, kind}, evidence)
     warnings: list[str] = field(default_factory=list)
     kind_at: str | None = None  # file:line of the kind's struct
 
@@ -108,6 +110,7 @@ class _Package:
         self.warnings: list[str] = []
         self.folders: dict[str, list[Path]] = {}
         self.loaded: set[str] = set()
+        self.texts: dict[Path, str | None] = {}
         for count, path in enumerate(_files(root)):
             if count >= MAX_FILES:
                 self.warnings.append(f"{root}: more than {MAX_FILES} Go files; give the API folder (api/, pkg/apis/)")
@@ -115,11 +118,13 @@ class _Package:
             self.folders.setdefault(path.parent.relative_to(root).as_posix().strip("."), []).append(path)
 
     def text(self, path: Path) -> str | None:
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.warnings.append(f"{path.relative_to(self.root).as_posix()}: not read ({exc.__class__.__name__})")
-            return None
+        if path not in self.texts:
+            try:
+                self.texts[path] = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                self.warnings.append(f"{path.relative_to(self.root).as_posix()}: not read ({exc.__class__.__name__})")
+                self.texts[path] = None
+        return self.texts[path]
 
     def load(self, directory: str) -> None:
         if directory in self.loaded:
@@ -594,6 +599,7 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
         if found_values:
             values.phases[segments] = found_values
     linker.conditions(status, found)
+    values.owned = _owned(package, found)
     values.annotations = [
         (c.value, linker.evidence(c))
         for c in package.consts
@@ -612,3 +618,78 @@ def switch_annotation(value: str) -> bool:
     one that says more (``.../paused-replicas`` scales to a count, it is no switch)."""
     match = ANNOTATION_KEY.match(value)
     return match is not None and all(w in SWITCH_WORDS for w in re.split(r"[-_.]", match.group(1).lower()))
+
+
+# The built-in kinds that make pods, by the import path of their API package.
+BUILTIN_WORKLOADS = {
+    "k8s.io/api/apps/v1": ("apps", ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet")),
+    "k8s.io/api/batch/v1": ("batch", ("Job",)),
+    "k8s.io/api/core/v1": ("", ("Pod",)),
+}
+_FOR = r"For\(\s*&(\w+)\.{kind}\{{\}}"
+_OWNS = re.compile(r"Owns\(\s*&(\w+)\.(\w+)\{\}")
+_END = re.compile(r"\.(Complete|Build)\(")
+_GROUP = re.compile(r"Group:\s*\"([^\"]+)\"")
+
+
+def _owned(package: _Package, kind: GoType) -> list[tuple[dict[str, str], str]]:
+    """The pod-making kinds a controller-runtime builder for the kind owns: ``For(&api.Kind{})`` then every
+    ``Owns(&pkg.T{})`` up to ``Complete(``/``Build(``: built-in workloads, and kinds of the repository whose
+    spec holds a pod template (their group from the folder's ``Group: "..."``)."""
+    found: list[tuple[dict[str, str], str]] = []
+    start = re.compile(_FOR.format(kind=re.escape(kind.name)))
+    for paths in package.folders.values():
+        for path in paths:
+            text = package.text(path) or ""
+            match = start.search(text) if "Owns(" in text else None
+            if match is None:
+                continue
+            file = GoFile(path.relative_to(package.root).as_posix())
+            reader = _Reader(file, text, _Package.__new__(_Package))
+            reader.out.types, reader.out.consts, reader.out.warnings = {}, [], []
+            reader.read()
+            if package_folder(package, file.imports.get(match.group(1), "")) != kind.file.directory:
+                continue
+            end = _END.search(text, match.end())
+            chain = text[match.end() : end.start() if end else match.end() + 4000]
+            line = text.count("\n", 0, match.start()) + 1
+            for qualifier, name in _OWNS.findall(chain):
+                gvk = _workload(package, file.imports.get(qualifier, ""), name)
+                if gvk is not None and gvk not in [g for g, _ in found]:
+                    found.append((gvk, f"{file.path}:{line} owns {qualifier}.{name}"))
+    return found
+
+
+def package_folder(package: _Package, import_path: str) -> str | None:
+    folders = package.folders_of(import_path) if import_path else []
+    return folders[0] if folders else None
+
+
+def _workload(package: _Package, import_path: str, name: str) -> dict[str, str] | None:
+    builtin = BUILTIN_WORKLOADS.get(import_path)
+    if builtin is not None:
+        return {"group": builtin[0], "version": "v1", "kind": name} if name in builtin[1] else None
+    folder = package_folder(package, import_path)
+    if folder is None:
+        return None
+    package.load(folder)
+    declared = package.types.get((folder, name + "Spec"))
+    if declared is None or not _holds_pods(package, declared, 0):
+        return None
+    group = next((m.group(1) for p in package.folders[folder] if (m := _GROUP.search(package.text(p) or ""))), None)
+    if group is None:
+        return None
+    return {"group": group, "version": import_path.rstrip("/").rpartition("/")[2], "kind": name}
+
+
+def _holds_pods(package: _Package, declared: GoType, depth: int) -> bool:
+    if depth > 3:
+        return False
+    for go_field in declared.fields:
+        bare = _bare(go_field.type_expr.removeprefix("[]"))[1]
+        if bare in ("PodTemplateSpec", "PodSpec"):
+            return True
+        nested = package.types.get((declared.file.directory, bare))
+        if nested is not None and nested.underlying == "struct" and _holds_pods(package, nested, depth + 1):
+            return True
+    return False
