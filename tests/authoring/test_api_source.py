@@ -14,6 +14,7 @@ from tests.authoring.fixtures import TEMPLATE, crd
 
 from workload_map.authoring import draft
 from workload_map.authoring.gosource import api_values
+from workload_map.catalog import builtin_definitions
 from workload_map.cli.main import cli
 
 TYPES = """\
@@ -236,8 +237,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	brewv1 "example.com/brewer/api/v1"
+	brewv1 "example.com/brewer/v2/api/v1"
 	kegv1 "example.com/brewer/api/keg/v1"
+	lws "sigs.k8s.io/lws/api/leaderworkerset/v1"
+	other "example.org/other/api/v1"
 )
 
 func (r *BrewReconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -268,8 +271,11 @@ type Tap struct {
     [
         ("appsv1.StatefulSet", {"group": "apps", "version": "v1", "kind": "StatefulSet"}),
         ("kegv1.Keg", {"group": "keg.example.com", "version": "v1", "kind": "Keg"}),
-        ("corev1.Pod", None),  # the pods are the root's own
+        ("lws.LeaderWorkerSet", {"group": "leaderworkerset.x-k8s.io", "version": "v1", "kind": "LeaderWorkerSet"}),
+        ("appsv1.Deployment{}).Owns(&appsv1.StatefulSet", {"group": "apps", "version": "v1", "kind": "Deployment"}),
+        ("corev1.Pod{}).Owns(&appsv1.StatefulSet", None),  # the pods are the root's own
         ("corev1.ConfigMap", None),  # makes no pods
+        ("other.Widget", None),  # another project's kind the catalog does not know
     ],
 )
 def test_the_one_pod_making_kind_the_controller_owns_owns_the_pods(
@@ -281,9 +287,27 @@ def test_the_one_pod_making_kind_the_controller_owns_owns_the_pods(
     (root / "api" / "keg" / "v1").mkdir(parents=True)
     (root / "api" / "keg" / "v1" / "keg_types.go").write_text(KEG)
     spec = {"roles": {"type": "array", "items": {"type": "object", "properties": {"template": TEMPLATE}}}}
-    made = draft(crd("brew.example.com", "Brew", spec, STATUS), api_source=root)
+    catalog = builtin_definitions()
+    made = draft(crd("brew.example.com", "Brew", spec, STATUS), api_source=root, catalog=catalog)
     child = made.karta["spec"]["structureDefinition"]["childComponents"][0]
     assert child["kind"] == (kind or {"group": "", "version": "v1", "kind": "Pod"})
-    single = draft(crd("brew.example.com", "Brew", {"template": TEMPLATE}, STATUS), api_source=root)
+    single = draft(crd("brew.example.com", "Brew", {"template": TEMPLATE}, STATUS), api_source=root, catalog=catalog)
     between = single.karta["spec"]["structureDefinition"].get("additionalChildKinds")
-    assert between == ([kind] if kind else None)
+    # A Deployment's pods come through its ReplicaSets.
+    through = (
+        [{"group": "apps", "version": "v1", "kind": "ReplicaSet"}] if kind and kind["kind"] == "Deployment" else []
+    )
+    assert between == ([kind, *through] if kind else None)
+
+
+def test_a_module_path_with_a_major_version_names_its_folder(tmp_path: Path) -> None:
+    (tmp_path / "operator" / "apis" / "brew" / "v1").mkdir(parents=True)
+    (tmp_path / "operator" / "apis" / "brew" / "v1" / "brew_types.go").write_text(TYPES)
+    (tmp_path / "operator" / "controllers").mkdir(parents=True)
+    controller = CONTROLLER.replace("OWNED", "appsv1.StatefulSet").replace(
+        "example.com/brewer/v2/api/v1", "example.com/brewer/operator/v2/apis/brew/v1"
+    )
+    (tmp_path / "operator" / "controllers" / "brew.go").write_text(controller)
+    owned = api_values(tmp_path, "Brew", "v1").owned
+    assert [g for g, _ in owned] == [{"group": "apps", "version": "v1", "kind": "StatefulSet"}]
+    assert owned[0][1] == "operator/controllers/brew.go:16 owns appsv1.StatefulSet"

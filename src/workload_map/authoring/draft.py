@@ -648,6 +648,35 @@ def _pod_selector(
     return out or None
 
 
+def _made_by(builder: _Builder, owned: list[tuple[dict[str, str], str]]) -> tuple[dict[str, str], str] | None:
+    """The kind the operator makes its pods through: the first pod-making kind its controller owns (a
+    built-in workload, a kind of its own repository with a pod template, another project's kind the catalog
+    defines), unless it owns Pods themselves; the evidence lists every such kind owned."""
+    makers: list[tuple[dict[str, str], str]] = []
+    for owned_kind, why in owned:
+        gvk = owned_kind
+        if "importPath" in gvk:
+            known = next(
+                (
+                    d.karta.identity
+                    for d in builder.catalog
+                    if d.karta.identity is not None
+                    and (d.karta.identity.kind, d.karta.identity.version) == (gvk["kind"], gvk["version"])
+                ),
+                None,
+            )
+            if known is None:
+                continue
+            gvk = {"group": known.group, "version": known.version, "kind": known.kind}
+        makers.append((gvk, why))
+    if not makers or any(g["kind"] == "Pod" and not g["group"] for g, _ in makers):
+        return None
+    if len(makers) == 1:
+        return makers[0]
+    others = ", ".join(g["kind"] for g, _ in makers[1:])
+    return makers[0][0], f"{makers[0][1]}; first of the kinds it owns, also {others}: check which role is which"
+
+
 def _one_pod_per_role(sites: list[Site]) -> tuple[list[Site], dict[int, list[Site]]]:
     """Container lists side by side in one object (Tekton's ``steps`` and ``sidecars``) are one pod's; beside
     a pod template or spec in the same object (a role's ``template`` and its ``sidecars``), they add to it."""
@@ -702,7 +731,7 @@ def draft(
     operator's Go API types under ``api_source`` (the status values they declare, gosource.py)."""
     facts = read_crd(crd, version) if crd is not None else None
     warnings: list[str] = []
-    made_by: tuple[dict[str, str], str] | None = None  # the one pod-making kind the controller owns
+    owned: list[tuple[dict[str, str], str]] = []  # what the kind's controller owns (--api-source)
     if api_source is not None:
         if facts is None:
             warnings.append(f"{api_source}: the API types are read only with the kind's CRD (give --crd)")
@@ -713,9 +742,7 @@ def draft(
             facts.annotation_switches += [
                 a for a in declared.annotations if a[0] not in dict(facts.annotation_switches)
             ]
-            # One pod-making kind owned and never Pods themselves: the operator makes the pods through it.
-            if len(declared.owned) == 1 and declared.owned[0][0]["kind"] != "Pod":
-                made_by = declared.owned[0]
+            owned = declared.owned
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:
@@ -727,6 +754,7 @@ def draft(
         kind = str(roots[0].obj.get("kind"))
     found = sample_facts.collect(list(objects), group, kind)
     builder = _Builder(catalog)
+    made_by = _made_by(builder, owned)
     sites = list(facts.sites) if facts else []
     if not sites or (facts and facts.untyped and ".spec" in facts.untyped):
         sites += [
@@ -820,7 +848,7 @@ def draft(
                 builder.note(
                     (*path, "kind"),
                     LOW,
-                    f"the controller owns {made_by[0]['kind']}s and no other kind that makes pods ({made_by[1]}):",
+                    f"the controller owns {made_by[0]['kind']}s and no Pods ({made_by[1]}):",
                     f"the operator makes a {made_by[0]['kind']} of this role, and it the pods.",
                 )
             else:
@@ -843,7 +871,7 @@ def draft(
             builder.note(
                 (*base, "additionalChildKinds"),
                 LOW,
-                f"the controller owns {made_by[0]['kind']}s and no other kind that makes pods ({made_by[1]}):",
+                f"the controller owns {made_by[0]['kind']}s and no Pods ({made_by[1]}):",
                 "the root's pods are owned through it.",
             )
         component["specDefinition"] = _spec_definition(builder, site, (*path, "specDefinition"))

@@ -93,7 +93,8 @@ class ApiValues:
     phases: dict[Segments, list[tuple[str, str]]] = field(default_factory=dict)  # field -> (value, evidence)
     conditions: list[tuple[str, str]] = field(default_factory=list)  # (type, evidence)
     annotations: list[tuple[str, str]] = field(default_factory=list)  # (pause/hibernation annotation, evidence)
-    # Kinds the kind's controller owns that make pods (``For(&Kind{}).Owns(&appsv1.StatefulSet{})``).
+    # Kinds the kind's controller owns that may make pods (``For(&Kind{}).Owns(&appsv1.StatefulSet{})``); one
+    # of another project carries its ``importPath`` and an empty group, for the caller's catalog to name.
     owned: list[tuple[dict[str, str], str]] = field(default_factory=list)  # ({group, version, kind}, evidence)
     warnings: list[str] = field(default_factory=list)
     kind_at: str | None = None  # file:line of the kind's struct
@@ -144,7 +145,14 @@ class _Package:
         return [d for d, paths in self.folders.items() if any(pattern.search(self.text(p) or "") for p in paths)]
 
     def folders_of(self, import_path: str) -> list[str]:
-        return [d for d in self.folders if d and (import_path == d or import_path.endswith("/" + d))]
+        """The folders an import path names: the one it ends with; else (a module path with a major version,
+        ``.../operator/v2/apis/x/v1`` for ``operator/apis/x/v1``) the one folder ending like it, three deep."""
+        exact = [d for d in self.folders if d and (import_path == d or import_path.endswith("/" + d))]
+        if exact:
+            return exact
+        tail = import_path.split("/")[-3:]
+        near = [d for d in self.folders if len(tail) == 3 and d.split("/")[-3:] == tail]
+        return near if len(near) == 1 else []
 
 
 def _tokens(text: str) -> list[Token]:
@@ -671,7 +679,9 @@ def _workload(package: _Package, import_path: str, name: str) -> dict[str, str] 
         return {"group": builtin[0], "version": "v1", "kind": name} if name in builtin[1] else None
     folder = package_folder(package, import_path)
     if folder is None:
-        return None
+        # Another project's kind: the caller knows it only if its catalog does (by kind and version).
+        version = import_path.rstrip("/").rpartition("/")[2]
+        return {"group": "", "version": version, "kind": name, "importPath": import_path} if import_path else None
     package.load(folder)
     declared = package.types.get((folder, name + "Spec"))
     if declared is None or not _holds_pods(package, declared, 0):
