@@ -311,3 +311,36 @@ def test_a_module_path_with_a_major_version_names_its_folder(tmp_path: Path) -> 
     owned = api_values(tmp_path, "Brew", "v1").owned
     assert [g for g, _ in owned] == [{"group": "apps", "version": "v1", "kind": "StatefulSet"}]
     assert owned[0][1] == "operator/controllers/brew.go:16 owns appsv1.StatefulSet"
+
+
+HAND_WRITTEN = """\
+package brew
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	brewv1 "example.com/brewer/api/v1"
+)
+
+func (c *Controller) jobFor(brew *brewv1.Brew) *batchv1.Job {
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: brew.Name}}
+	_ = controllerutil.SetControllerReference(brew, job, c.scheme)
+	return job
+}
+"""
+
+
+def test_a_hand_written_controller_that_builds_a_workload_and_sets_its_owner_says_the_kind(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    (root / "pkg" / "brew").mkdir(parents=True)
+    (root / "pkg" / "brew" / "jobs.go").write_text(HAND_WRITTEN)
+    assert api_values(root, "Brew", "v1").owned == [
+        (
+            {"group": "batch", "version": "v1", "kind": "Job"},
+            "pkg/brew/jobs.go:11 builds batchv1.Job and sets its owner",
+        )
+    ]
+    # Without the owner reference, building a Job says nothing of who owns it.
+    (root / "pkg" / "brew" / "jobs.go").write_text(HAND_WRITTEN.replace("SetControllerReference", "Log"))
+    assert api_values(root, "Brew", "v1").owned == []

@@ -100,15 +100,22 @@ class ApiValues:
     kind_at: str | None = None  # file:line of the kind's struct
 
 
-class _Package:
+class _Declarations:
+    """What the reader found: types by (directory, name), string constants, warnings."""
+
+    def __init__(self) -> None:
+        self.types: dict[tuple[str, str], GoType] = {}
+        self.consts: list[GoConst] = []
+        self.warnings: list[str] = []
+
+
+class _Package(_Declarations):
     """The Go files under a root, read one folder (one Go package) at a time, when a type is looked up there."""
 
     def __init__(self, root: Path) -> None:
+        super().__init__()
         self.root = root
-        self.types: dict[tuple[str, str], GoType] = {}  # (directory, name)
-        self.consts: list[GoConst] = []
         self.files: list[GoFile] = []
-        self.warnings: list[str] = []
         self.folders: dict[str, list[Path]] = {}
         self.loaded: set[str] = set()
         self.texts: dict[Path, str | None] = {}
@@ -187,7 +194,7 @@ def _comment_text(token: str) -> str:
 class _Reader:
     """One file's top-level declarations: imports, types (with struct fields) and string constants."""
 
-    def __init__(self, file: GoFile, text: str, out: _Package) -> None:
+    def __init__(self, file: GoFile, text: str, out: _Declarations) -> None:
         self.file = file
         self.tokens = _tokens(text)
         self.at = 0
@@ -652,10 +659,7 @@ def _owned(package: _Package, kind: GoType) -> list[tuple[dict[str, str], str]]:
             match = start.search(text) if "Owns(" in text else None
             if match is None:
                 continue
-            file = GoFile(path.relative_to(package.root).as_posix())
-            reader = _Reader(file, text, _Package.__new__(_Package))
-            reader.out.types, reader.out.consts, reader.out.warnings = {}, [], []
-            reader.read()
+            file = _read_imports(package, path, text)
             if package_folder(package, file.imports.get(match.group(1), "")) != kind.file.directory:
                 continue
             end = _END.search(text, match.end())
@@ -665,6 +669,44 @@ def _owned(package: _Package, kind: GoType) -> list[tuple[dict[str, str], str]]:
                 gvk = _workload(package, file.imports.get(qualifier, ""), name)
                 if gvk is not None and gvk not in [g for g, _ in found]:
                     found.append((gvk, f"{file.path}:{line} owns {qualifier}.{name}"))
+    return found or _built(package, kind)
+
+
+def _read_imports(package: _Package, path: Path, text: str) -> GoFile:
+    file = GoFile(path.relative_to(package.root).as_posix())
+    _Reader(file, text, _Declarations()).read()
+    return file
+
+
+_OWNER_CALL = re.compile(r"\b(SetControllerReference|SetOwnerReference|NewControllerRef)\(")
+_BUILT = re.compile(r"\b(\w+)\.(Deployment|StatefulSet|DaemonSet|ReplicaSet|Job|Pod)\{")
+
+
+def _built(package: _Package, kind: GoType) -> list[tuple[dict[str, str], str]]:
+    """Without a builder declaring what it owns (a hand-written controller): the built-in workloads built
+    (``&appsv1.StatefulSet{``) in the files that use the kind and set an owner reference."""
+    found: list[tuple[dict[str, str], str]] = []
+    mention = re.compile(rf"\b(\w+)\.{re.escape(kind.name)}\b")
+    for paths in package.folders.values():
+        for path in paths:
+            text = package.text(path) or ""
+            if not _OWNER_CALL.search(text) or not mention.search(text):
+                continue
+            file = _read_imports(package, path, text)
+            qualifiers = {
+                q
+                for q in mention.findall(text)
+                if package_folder(package, file.imports.get(q, "")) == kind.file.directory
+            }
+            if not qualifiers:
+                continue
+            for match in _BUILT.finditer(text):
+                gvk = _workload(package, file.imports.get(match.group(1), ""), match.group(2))
+                if gvk is not None and "importPath" not in gvk and gvk not in [g for g, _ in found]:
+                    line = text.count("\n", 0, match.start()) + 1
+                    found.append(
+                        (gvk, f"{file.path}:{line} builds {match.group(1)}.{match.group(2)} and sets its owner")
+                    )
     return found
 
 
