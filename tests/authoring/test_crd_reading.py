@@ -391,3 +391,14 @@ def test_paused_beside_a_template_and_its_update_strategy_is_no_suspend() -> Non
         },
     )
     assert "suspendDefinition" not in _root(draft(crd, []))
+
+
+def test_instances_beside_a_template_count_its_pods() -> None:
+    role = {"type": "object", "properties": {"template": fixtures.TEMPLATE, "instances": {"type": "integer"}}}
+    crd = fixtures.crd(
+        "example.com",
+        "Spark",
+        {"driver": {"type": "object", "properties": {"template": fixtures.TEMPLATE}}, "executor": role},
+    )
+    executor = _children(draft(crd, []))["executor"]
+    assert ".instances" in executor["scaleDefinition"]["replicasPath"]

@@ -17,7 +17,7 @@ from workload_map.authoring.evidence import ARRAY, MAP, Segments, schema_path
 from workload_map.authoring.gosource import switch_annotation as gosource_switch
 
 # Integer fields beside a pod definition that count its pods, most telling first.
-REPLICA_NAMES = ("replicas", "replicaCount", "numReplicas", "numWorkers", "workers", "count", "size")
+REPLICA_NAMES = ("replicas", "replicaCount", "numReplicas", "numWorkers", "workers", "instances", "count", "size")
 MIN_NAMES = ("minReplicas", "minAvailable", "minMember", "minSize", "minWorkers")
 MAX_NAMES = ("maxReplicas", "maxSize", "maxWorkers")
 # Multiplies the replica count: one pod per host of a multi-host replica (KubeRay's numOfHosts).
