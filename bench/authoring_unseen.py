@@ -18,7 +18,9 @@ one field, scored right, wrong or missing (the draft left a gap, or has nothing 
 from __future__ import annotations
 
 import fnmatch
+import io
 import subprocess
+import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,8 +68,9 @@ class Result:
 class Mirror:
     """Files of upstream repositories at a commit, read with git from local snapshots."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, scratch: Path | None = None) -> None:
         self.root = root
+        self.scratch = scratch  # where go_sources unpacks the Go files (a temporary folder of the caller's)
 
     def _git(self, repo: str, *args: str) -> str:
         where = self.root / repo.replace("/", "+") / "repo"
@@ -82,6 +85,22 @@ class Mirror:
 
     def read(self, repo: str, commit: str, path: str) -> str:
         return self._git(repo, "show", f"{commit}:{path}")
+
+    def go_sources(self, repo: str, commit: str) -> Path:
+        """The repository's Go files at the commit, unpacked once into the scratch folder (what a user
+        drafting with --api-source has: a checkout of the operator)."""
+        if self.scratch is None:
+            raise ValueError("Mirror has no scratch folder for Go sources")
+        out = self.scratch / f"{repo.replace('/', '+')}-{commit}"
+        if not out.is_dir():
+            where = self.root / repo.replace("/", "+") / "repo"
+            archive = subprocess.run(
+                ["git", "-C", str(where), "archive", commit, "--", ":(glob)**/*.go"], capture_output=True, check=True
+            ).stdout
+            out.mkdir(parents=True)
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(out, filter="data")
+        return out
 
 
 def _norm(path: str | None) -> str | None:
@@ -198,8 +217,9 @@ def _replicas(  # noqa: PLR0917 - one component's facts, each by name at its one
     return "right"
 
 
-def score(path: Path, mirror: Mirror, tree: Callable[..., Any]) -> tuple[Result, Draft]:
-    """Draft the kind of one expectations file and score every field; ``tree`` resolves one object."""
+def score(path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = False) -> tuple[Result, Draft]:
+    """Draft the kind of one expectations file and score every field; ``tree`` resolves one object. With
+    ``api`` the draft also reads the operator's Go API types (``--api-source`` on the repository)."""
     spec = yaml.safe_load(path.read_text())
     crd = yaml.load(mirror.read(spec["repo"], spec["commit"], spec["crd"]), Loader=LOADER)
     repo = spec.get("samples_repo", spec["repo"])
@@ -214,10 +234,12 @@ def score(path: Path, mirror: Mirror, tree: Callable[..., Any]) -> tuple[Result,
             continue
         samples += [Sample(d, f"{name}#{i}") for i, d in enumerate(docs) if isinstance(d, dict) and "kind" in d]
     group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
-    made = draft(crd, samples, catalog=builtin_definitions(), sources=[spec["crd"]])
+    api_source = mirror.go_sources(spec["repo"], spec["commit"]) if api else None
+    made = draft(crd, samples, catalog=builtin_definitions(), sources=[spec["crd"]], api_source=api_source)
     roots = [s.obj for s in samples if s.obj.get("kind") == kind and str(s.obj.get("apiVersion")).startswith(group)]
     result = Result(spec["name"], f"{kind}.{group}", len(roots), len(made.todos))
     result.notes += [f"{name} is not YAML (a template): not a sample" for name in skipped]
+    result.notes += [f"API types: {w}" for w in made.warnings]
     karta = yaml.safe_load(made.text)
     loaded, findings = definition_from_dict(karta, Location(path.name))
     if loaded is None:

@@ -23,7 +23,7 @@ it resolves every sample, the TODOs and Undefined statuses.
 drafting was not tuned to, their CRDs and samples read from local git snapshots of the upstream
 repositories) field by field against what their operators do (bench/authoring_unseen.py). Usage:
     .venv/bin/python bench/score_authoring.py [--json FILE]
-    .venv/bin/python bench/score_authoring.py --unseen --mirror DIR [--round NAME ...] [--drafts DIR]
+    .venv/bin/python bench/score_authoring.py --unseen --mirror DIR [--round NAME ...] [--drafts DIR] [--api-source]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import functools
 import json
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -284,12 +285,17 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="score only this round of bench/authoring_expectations, e.g. round3 (repeatable; default: all)",
     )
+    parser.add_argument(
+        "--api-source",
+        action="store_true",
+        help="also give each unseen draft its operator's Go API types from the snapshot (--unseen)",
+    )
     parser.add_argument("--recorded", action="store_true", help="statuses drafted from the lab recordings")
     args = parser.parse_args(argv)
     if args.recorded:
         return _recorded()
     if args.unseen:
-        return _unseen(args.mirror, args.drafts, args.json, args.rounds)
+        return _unseen(args.mirror, args.drafts, args.json, args.rounds, args.api_source)
     if not CORPUS.is_dir():
         print(f"no corpus at {CORPUS}", file=sys.stderr)
         return 1
@@ -331,7 +337,7 @@ def _recorded() -> int:
     return 0
 
 
-def _unseen(mirror: str | None, drafts: str | None, json_file: str | None, rounds: list[str] | None) -> int:
+def _unseen(mirror: str | None, drafts: str | None, json_file: str | None, rounds: list[str] | None, api: bool) -> int:
     from authoring_unseen import EXPECTATIONS, Mirror, score, table as unseen_table
 
     if mirror is None or not Path(mirror).is_dir():
@@ -347,11 +353,14 @@ def _unseen(mirror: str | None, drafts: str | None, json_file: str | None, round
         ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --unseen.")
+    flags = " --api-source" if api else ""
+    print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --unseen{flags}.")
+    scratch = tempfile.TemporaryDirectory(prefix="wmap-api-source-")
+    upstream = Mirror(Path(mirror), Path(scratch.name))
     for round_dir in [EXPECTATIONS / name for name in known if not rounds or name in rounds]:
         scored = []
         for path in sorted(round_dir.glob("*.yaml")):
-            result, made = score(path, Mirror(Path(mirror)), _tree)
+            result, made = score(path, upstream, _tree, api)
             scored.append(result)
             if drafts:
                 (Path(drafts) / round_dir.name).mkdir(parents=True, exist_ok=True)
@@ -364,6 +373,7 @@ def _unseen(mirror: str | None, drafts: str | None, json_file: str | None, round
             print(f"{r.name}: {note}", file=sys.stderr)
     if json_file:
         Path(json_file).write_text(json.dumps([asdict(r) for r in results], indent=2))
+    scratch.cleanup()
     return 0
 
 

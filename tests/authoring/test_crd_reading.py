@@ -13,6 +13,7 @@ from workload_map.checks.samples import run_samples
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
 from workload_map.definition.validate import validate
 from workload_map.errors import Location, Severity
+from workload_map.jq import compile_expression
 from workload_map.sources.documents import Document
 
 from . import fixtures
@@ -271,3 +272,133 @@ def test_fields_at_the_top_an_open_pod_spec_and_image_objects() -> None:
     assert root["specDefinition"] == {"podTemplateSpecPath": ".serving.template"}
     assert "childComponents" not in result.karta["spec"]["structureDefinition"]
     _load(result)
+
+
+def test_a_rollout_kind_paused_or_complete_still_serves() -> None:
+    crd = fixtures.crd(
+        "example.com",
+        "Canary",
+        {
+            "replicas": {"type": "integer"},
+            "selector": {"type": "object"},
+            "strategy": {"type": "object", "properties": {"rollingUpdate": {"type": "object"}}},
+            "template": fixtures.TEMPLATE,
+        },
+        {"phase": {"type": "string", "enum": ["Healthy", "Paused", "Degraded"]}, **fixtures.CONDITIONS},
+    )
+    mappings = _root(draft(crd, []))["statusDefinition"]["statusMappings"]
+    assert {"byPhase": "Paused"} in mappings["running"]
+    assert {"byConditions": [{"type": "Succeeded", "status": "True"}]} in mappings["running"]
+    assert "suspended" not in mappings or {"byPhase": "Paused"} not in mappings["suspended"]
+    assert {"byConditions": [{"type": "Succeeded", "status": "False"}]} not in mappings["failed"]
+    # The same words on a kind that runs to completion keep their meaning.
+    job = fixtures.crd(
+        "example.com", "Batch", {"template": fixtures.TEMPLATE}, {"phase": {"type": "string", "enum": ["Paused"]}}
+    )
+    assert {"byPhase": "Paused"} in _root(draft(job, []))["statusDefinition"]["statusMappings"]["suspended"]
+
+
+def test_init_containers_sidecars_beside_a_template_and_string_maps_are_no_pods() -> None:
+    role = {
+        "type": "object",
+        "properties": {
+            "initContainers": fixtures.CONTAINERS,
+            "sidecars": fixtures.CONTAINERS,
+            "template": fixtures.TEMPLATE,
+            "cores": {"type": "integer"},
+        },
+    }
+    selector = {
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+        "description": "Node selector added to the driver's pods, exclusive with the one at podSpec level.",
+    }
+    crd = fixtures.crd("example.com", "Spark", {"driver": role, "nodeSelector": selector})
+    children = draft(crd, []).karta["spec"]["structureDefinition"].get("childComponents", [])
+    root = _root(draft(crd, []))
+    templates = [c["specDefinition"] for c in [root, *children] if "specDefinition" in c]
+    assert templates == [{"podTemplateSpecPath": ".spec.driver.template"}]
+    sample = {
+        "apiVersion": "example.com/v1",
+        "kind": "Spark",
+        "metadata": {"name": "s"},
+        "spec": {"driver": {"initContainers": [{"name": "fetch", "image": "busybox"}]}},
+    }
+    untyped = fixtures.crd(
+        "example.com", "Spark", {"driver": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+    )
+    made = draft(untyped, [Sample(sample, "s.yaml")])
+    assert ".spec.driver.initContainers" not in made.text
+
+
+def test_a_bare_job_spec_below_the_spec_is_a_job_child_and_its_suspend_is_the_jobs() -> None:
+    job_spec = {
+        "type": "object",
+        "properties": {
+            "template": fixtures.TEMPLATE,
+            "parallelism": {"type": "integer"},
+            "completions": {"type": "integer"},
+            "backoffLimit": {"type": "integer"},
+            "suspend": {"type": "boolean"},
+        },
+    }
+    crd = fixtures.crd("example.com", "Scaler", {"jobTarget": job_spec, "pollingInterval": {"type": "integer"}})
+    made = draft(crd, [], catalog=builtin_definitions())
+    child = made.karta["spec"]["structureDefinition"]["childComponents"][0]
+    assert child["kind"] == {"group": "batch", "version": "v1", "kind": "Job"}
+    assert child["name"] == "jobTarget"
+    assert child["specDefinition"] == {"podTemplateSpecPath": ".spec.jobTarget.template"}
+    assert "| {spec: .} |" in child["scaleDefinition"]["replicasPath"]
+    assert "suspendDefinition" not in _root(made)
+    _load(made)
+    replicas = compile_expression(child["scaleDefinition"]["replicasPath"])
+    assert replicas.first({"spec": {"jobTarget": {"parallelism": 3, "completions": 2}}}) == 2
+    assert replicas.first({"spec": {"jobTarget": {"parallelism": 3}}}) == 3
+    # The root's own spec of that shape is the kind's own: its pods are the root's, its suspend the root's.
+    own = fixtures.crd("example.com", "Batch", job_spec["properties"])
+    assert _root(draft(own, []))["suspendDefinition"]["suspendActions"][0]["path"] == ".spec.suspend"
+
+
+def test_a_pause_annotation_the_schema_describes_is_the_suspend_when_no_field_is() -> None:
+    crd = fixtures.crd("example.com", "Scaler", {"template": fixtures.TEMPLATE, "cooldown": {"type": "integer"}})
+    crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["description"] = (
+        "Scaler scales a pod. Set the annotation scaling.example.com/paused-count to hold a count, or "
+        "`scaling.example.com/paused` to pause it."
+    )
+    suspend = _root(draft(crd, []))["suspendDefinition"]
+    assert suspend == {
+        "suspendActions": [{"path": '.metadata.annotations["scaling.example.com/paused"]', "value": '"true"'}],
+        "resumeActions": [{"path": '.metadata.annotations["scaling.example.com/paused"]', "value": '"false"'}],
+    }
+    # A field switch comes first; a description that names no annotation gives none.
+    crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["suspend"] = {
+        "type": "boolean"
+    }
+    assert _root(draft(crd, []))["suspendDefinition"]["suspendActions"][0]["path"] == ".spec.suspend"
+    plain = fixtures.crd("example.com", "Scaler", {"template": fixtures.TEMPLATE})
+    plain["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["description"] = "see example.com/paused"
+    assert "suspendDefinition" not in _root(draft(plain, []))
+
+
+def test_paused_beside_a_template_and_its_update_strategy_is_no_suspend() -> None:
+    crd = fixtures.crd(
+        "example.com",
+        "Fleet",
+        {
+            "template": fixtures.TEMPLATE,
+            "updateStrategy": {"type": "object"},
+            "paused": {"type": "boolean"},
+        },
+    )
+    assert "suspendDefinition" not in _root(draft(crd, []))
+
+
+def test_instances_beside_a_template_count_its_pods() -> None:
+    role = {"type": "object", "properties": {"template": fixtures.TEMPLATE, "instances": {"type": "integer"}}}
+    crd = fixtures.crd(
+        "example.com",
+        "Spark",
+        {"driver": {"type": "object", "properties": {"template": fixtures.TEMPLATE}}, "executor": role},
+    )
+    executor = _children(draft(crd, []))["executor"]
+    assert ".instances" in executor["scaleDefinition"]["replicasPath"]

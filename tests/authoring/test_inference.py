@@ -283,3 +283,17 @@ def test_the_admission_webhook_admits_a_draft_and_relays_its_todos() -> None:
         "spec.structureDefinition.childComponents[0].podSelector.componentInstanceSelector.idPath: left to do "
         "(drafted by wmap definitions new): the pod label that names this pod's instance (no sample pod shows it)"
     ]
+
+
+def test_sentences_are_read_by_their_leading_word_and_failed_actions_are_degraded() -> None:
+    # An identifier's state is its suffix; a sentence's, its leading verb or adjective.
+    assert classify("Waiting for the pods to become active") == ("initializing", "low")
+    assert classify("Store in healthy state") == ("running", "medium")
+    assert classify("Failing over") == ("degraded", "medium")
+    assert classify("Store is unrecoverable and needs a human") == ("failed", "medium")
+    # "FailedScale": a scale-up failed, the object is still there; "ScaleFailed" and "Failed" failed.
+    assert classify("FailedScale") == ("degraded", "low")
+    assert classify("ScaleFailed") == ("failed", "high")
+    assert classify("Failed") == ("failed", "high")
+    assert classify("SUBMITTED") == ("initializing", "high")
+    assert classify("Progressing") == ("initializing", "high")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -41,6 +42,14 @@ def _crd_from(path: str, sample_kinds: set[tuple[str, str]]) -> dict[str, Any]:
         crds = wanted
     data: dict[str, Any] = crds[0].data
     return data
+
+
+def _api_folder(path: str | None) -> pathlib.Path | None:
+    if path is None:
+        return None
+    if not pathlib.Path(path).is_dir():
+        raise WorkloadMapError("not a folder", Location(path), hint="give a checkout of the operator's Go source")
+    return pathlib.Path(path)
 
 
 def _kind(crd: dict[str, Any]) -> str:
@@ -85,14 +94,16 @@ def draft_definition(
     objects: Sequence[dict[str, Any]] = (),
     recordings: Sequence[str] = (),
     versions: Sequence[Sequence[dict[str, Any]]] = (),
+    api_source: str | None = None,
 ) -> Draft:
     """A draft Karta for a kind, from its CRD (a file path or the CRD object) and/or sample files (root
     objects, and the pods and intermediate owners they own) or sample ``objects``. ``recordings`` (files
     ``wmap record`` writes) and ``versions`` (sequences of one object's versions, oldest first) add the
     statuses the object went through: each phase and condition seen is mapped from the moments it held,
     with that evidence. The draft's ``text`` is commented YAML: every guess with its evidence and
-    confidence, every gap a ``TODO(wmap)`` that ``validate_definitions`` reports. Raises
-    WorkloadMapError on unreadable input."""
+    confidence, every gap a ``TODO(wmap)`` that ``validate_definitions`` reports. ``api_source`` (a folder
+    of the operator's Go source) adds the status values its API types declare; what it cannot read is in
+    the draft's ``warnings``. Raises WorkloadMapError on unreadable input."""
     from workload_map.catalog import builtin_definitions  # noqa: PLC0415 (the catalog loads only when definitions are needed)
 
     recorded, moments = _recorded(recordings, versions)
@@ -121,6 +132,7 @@ def draft_definition(
             catalog=builtin_definitions(strict=False),
             sources=sources,
             moments=moments,
+            api_source=_api_folder(api_source),
         )
     except ValueError as exc:
         where = Location(crd) if isinstance(crd, str) else Location(samples[0] if samples else "")
@@ -135,12 +147,14 @@ def draft_from_cluster(
     limit: int = 20,
     samples: Sequence[str] = (),
     connection: Connection | None = None,
+    api_source: str | None = None,
     **shortcuts: Unpack[ClusterFields],
 ) -> Draft:
     """A draft Karta for ``kind`` (``Kind.group``) read from the live cluster ``options`` (or the keyword
     shortcuts, as :func:`open_cluster`) reach: its CRD and, when instances exist (up to ``limit``, in the
     options' namespace or the context's, or all namespaces), the pods whose ownerReferences lead up to them
-    and the owners on the way; ``samples`` files add to them. ``connection`` reuses an open connection."""
+    and the owners on the way; ``samples`` files add to them. ``connection`` reuses an open connection;
+    ``api_source`` as :func:`draft_definition`."""
     from workload_map.catalog import builtin_definitions  # noqa: PLC0415 (the catalog loads only when definitions are needed)
 
     options = with_shortcuts(options, shortcuts)
@@ -154,6 +168,8 @@ def draft_from_cluster(
     given += _samples(samples)
     sources = [f"the CRD {(crd.get('metadata') or {}).get('name')} in {where}", *samples]
     try:
-        return draft(crd, given, catalog=builtin_definitions(strict=False), sources=sources)
+        return draft(
+            crd, given, catalog=builtin_definitions(strict=False), sources=sources, api_source=_api_folder(api_source)
+        )
     except ValueError as exc:
         raise WorkloadMapError("cannot draft a definition", Location(kind), detail=str(exc)) from None

@@ -10,12 +10,14 @@ such.
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.authoring import (
+    gosource,
     samples as sample_facts,
     selectors as pod_selectors,
     status as vocabulary,
@@ -24,7 +26,15 @@ from workload_map.authoring import (
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path, todo
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
-from workload_map.authoring.schema import READY_NAMES, REPLICA_NAMES, Field, SchemaFacts, Site, read_crd
+from workload_map.authoring.schema import (
+    READY_NAMES,
+    REPLICA_NAMES,
+    Field,
+    SchemaFacts,
+    Site,
+    add_api_values,
+    read_crd,
+)
 from workload_map.base.objects import owner_references
 from workload_map.definition.model import GroupVersionKind, LoadedDefinition, slug
 from workload_map.errors import format_path
@@ -45,6 +55,7 @@ class Draft:
     samples: int = 0
     pods: int = 0
     covered_by: str | None = None  # a catalog definition that already covers the kind
+    warnings: list[str] = field(default_factory=list)  # what the inputs said that could not be read (located)
 
     @property
     def name(self) -> str:
@@ -64,7 +75,7 @@ def jq(segments: Segments) -> str:
 
 
 def _role_name(site: Site, taken: set[str]) -> str:
-    segments = site.job[:-1] if site.job else site.segments
+    segments = (site.job if site.bare_job else site.job[:-1]) if site.job else site.segments
     skip = {"template", "spec", "podTemplate", "podSpec", "containers", "container", "templateSpec", ARRAY, MAP}
     words = [s for s in segments if s not in skip]
     base = words[-1] if len(words) > 1 else (words[-1] if words and words[-1] != "spec" else "pod")
@@ -212,11 +223,13 @@ def _scale(builder: _Builder, site: Site, path: Path, reuse_job: tuple[str, str]
     if site.job is not None:
         job_rel = jq(site.job[len(item) :])
         expression, origin = reuse_job or ("(.spec.parallelism // 1)", "")
+        if site.bare_job:  # the catalog reads a Job object: wrap the bare JobSpec as the operator does
+            job_rel = f"{job_rel} | {{spec: .}}"
         factors.append(f"({job_rel} | {expression})" if job_rel != "." else f"({expression})")
         builder.note(
             (*path, "replicasPath"),
             HIGH if origin else MEDIUM,
-            f"pods per Job of the JobTemplateSpec at {schema_path(site.job)}"
+            f"pods per Job of the {'JobSpec' if site.bare_job else 'JobTemplateSpec'} at {schema_path(site.job)}"
             + (f": the catalog's {origin} replicasPath, applied to the template." if origin else "."),
         )
     if factors:
@@ -326,6 +339,8 @@ def _status(
         types[t] = f"enumerated in the schema at {schema_path(conditions)}[].type"
     for t, column in facts.printer_conditions if facts else []:
         types.setdefault(t, f"the printer column {column!r} shows it")
+    for t, where_declared in facts.api_conditions if facts else []:
+        types.setdefault(t, where_declared)
     for (t, _status), _count in found.conditions.items():
         types.setdefault(t, f"seen in {found.condition_where[(t, _status)]}")
     # Values seen in a recording are placed from the moments they held (transitions.py), with that evidence.
@@ -353,20 +368,33 @@ def _status(
     for placement in observed.placements:
         add(placement.status, placement.matcher, placement.confidence, placement.evidence + ".")
     observed_labels = {u.split(" seen ")[0] for u in observed.unplaced}
+    rolling = facts is not None and facts.through_replicasets
+
+    def meaning(value: str) -> tuple[str, str, str] | None:
+        """(status, confidence, why) by the value's words; a kind that rolls out like a Deployment never
+        finishes or stops: its Paused or Completed says the rollout is, and the pods still serve."""
+        guess = vocabulary.classify(value)
+        if guess is not None and rolling and guess[0] in ("suspended", "completed"):
+            return "running", LOW, ": a rollout paused or complete, its pods still serve"
+        return (guess[0], guess[1], "") if guess is not None else None
+
     for t, where in types.items():
         if json.dumps({"byConditions": [{"type": t, "status": "True"}]}, sort_keys=True) in placed:
             continue
         if f"condition {t}=True" in observed_labels:
             continue
-        guess = vocabulary.classify(t)
+        guess = meaning(t)
         if guess is None:
             unmapped.append(f"condition {t} ({where})")
             continue
-        status, confidence = guess
-        add(status, {"byConditions": [{"type": t, "status": "True"}]}, confidence, f"condition {t}=True ({where}).")
-        if vocabulary.words(t)[-1] in vocabulary.OUTCOME_CONDITIONS and "failed" not in {
-            (vocabulary.classify(o) or ("", ""))[0] for o in types
-        }:
+        status, confidence, why = guess
+        matcher = {"byConditions": [{"type": t, "status": "True"}]}
+        add(status, matcher, confidence, f"condition {t}=True ({where}){why}.")
+        if (
+            not rolling
+            and vocabulary.words(t)[-1] in vocabulary.OUTCOME_CONDITIONS
+            and "failed" not in {(vocabulary.classify(o) or ("", ""))[0] for o in types}
+        ):
             add(
                 "failed",
                 {"byConditions": [{"type": t, "status": "False"}]},
@@ -395,9 +423,9 @@ def _status(
         for value, where in values.items():
             if json.dumps({"byPhase": value}, sort_keys=True) in placed or f"phase {value!r}" in observed_labels:
                 continue
-            guess = vocabulary.classify(value)
-            if guess is not None:
-                add(guess[0], {"byPhase": value}, guess[1], f"phase {value!r} ({where}).")
+            meant = meaning(value)
+            if meant is not None:
+                add(meant[0], {"byPhase": value}, meant[1], f"phase {value!r} ({where}){meant[2]}.")
             else:
                 unmapped.append(f"phase {value!r} ({where})")
     _ready_counts(facts, found, add)
@@ -475,6 +503,7 @@ def _batch_evidence(facts: SchemaFacts | None, found: sample_facts.SampleFacts, 
         return f"{facts.batch_fields[0]} is a run-to-completion field"
     finishing = {"succeeded", "complete", "completed", "finished", "done"}
     seen = list(facts.condition_types if facts else []) + [t for t, _ in found.conditions]
+    seen += [t for t, _ in facts.api_conditions] if facts else []
     seen += [p for f in facts.phases for p in f.enum] if facts else []
     seen += [v for values in found.phases.values() for v in values]
     words = {w for value in seen for w in vocabulary.words(value)}
@@ -501,7 +530,8 @@ def _choose_phase(
         values: dict[str, str] = {}
         schema_field = enums.get(segments)
         for value in schema_field.enum if schema_field else []:
-            values[value] = f"enumerated in the schema at {schema_path(segments)}"
+            from_api = facts.api_evidence.get((segments, value)) if facts else None
+            values[value] = from_api or f"enumerated in the schema at {schema_path(segments)}"
         for value in found.phases.get(".".join(segments), {}):
             values.setdefault(value, f"seen in {found.phase_where[('.'.join(segments), value)]}")
         hits = sum(1 for v in values if vocabulary.classify(v) is not None)
@@ -617,14 +647,47 @@ def _pod_selector(
     return out or None
 
 
+def _made_by(builder: _Builder, owned: list[tuple[dict[str, str], str]]) -> tuple[dict[str, str], str] | None:
+    """The kind the operator makes its pods through: the first pod-making kind its controller owns (a
+    built-in workload, a kind of its own repository with a pod template, another project's kind the catalog
+    defines), unless it owns Pods themselves; the evidence lists every such kind owned."""
+    makers: list[tuple[dict[str, str], str]] = []
+    for owned_kind, why in owned:
+        gvk = owned_kind
+        if "importPath" in gvk:
+            known = next(
+                (
+                    d.karta.identity
+                    for d in builder.catalog
+                    if d.karta.identity is not None
+                    and (d.karta.identity.kind, d.karta.identity.version) == (gvk["kind"], gvk["version"])
+                ),
+                None,
+            )
+            if known is None:
+                continue
+            gvk = {"group": known.group, "version": known.version, "kind": known.kind}
+        makers.append((gvk, why))
+    if not makers or any(g["kind"] == "Pod" and not g["group"] for g, _ in makers):
+        return None
+    if len(makers) == 1:
+        return makers[0]
+    others = ", ".join(g["kind"] for g, _ in makers[1:])
+    return makers[0][0], f"{makers[0][1]}; first of the kinds it owns, also {others}: check which role is which"
+
+
 def _one_pod_per_role(sites: list[Site]) -> tuple[list[Site], dict[int, list[Site]]]:
-    """Container lists side by side in one object (Tekton's ``steps`` and ``sidecars``) are one pod's."""
+    """Container lists side by side in one object (Tekton's ``steps`` and ``sidecars``) are one pod's; beside
+    a pod template or spec in the same object (a role's ``template`` and its ``sidecars``), they add to it."""
     kept: list[Site] = []
     merged: dict[int, list[Site]] = {}
+    pods = {site.role: site for site in sites if site.form in ("template", "podspec")}
     for site in sites:
         first = next(
             (k for k in kept if k.form == "containers" and site.form == "containers" and k.role == site.role), None
         )
+        if site.form == "containers" and site.role in pods:
+            first = pods[site.role]
         if first is None:
             kept.append(site)
         else:
@@ -660,10 +723,25 @@ def draft(
     catalog: Sequence[LoadedDefinition] = (),
     sources: Sequence[str] = (),
     moments: Sequence[transitions.Moment] = (),
+    api_source: pathlib.Path | None = None,
 ) -> Draft:
-    """Draft a definition from a CRD (may be None when samples say the kind), sample objects and pods, and
-    the ``moments`` of one object recorded as it went through its statuses (status mappings from them)."""
+    """Draft a definition from a CRD (may be None when samples say the kind), sample objects and pods, the
+    ``moments`` of one object recorded as it went through its statuses (status mappings from them), and the
+    operator's Go API types under ``api_source`` (the status values they declare, gosource.py)."""
     facts = read_crd(crd, version) if crd is not None else None
+    warnings: list[str] = []
+    owned: list[tuple[dict[str, str], str]] = []  # what the kind's controller owns (--api-source)
+    if api_source is not None:
+        if facts is None:
+            warnings.append(f"{api_source}: the API types are read only with the kind's CRD (give --crd)")
+        else:
+            declared = gosource.api_values(api_source, facts.kind, facts.version)
+            warnings += declared.warnings
+            warnings += [f"{api_source}: {w}" for w in add_api_values(facts, declared.phases, declared.conditions)]
+            facts.annotation_switches += [
+                a for a in declared.annotations if a[0] not in dict(facts.annotation_switches)
+            ]
+            owned = declared.owned
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:
@@ -675,6 +753,7 @@ def draft(
         kind = str(roots[0].obj.get("kind"))
     found = sample_facts.collect(list(objects), group, kind)
     builder = _Builder(catalog)
+    made_by = _made_by(builder, owned)
     sites = list(facts.sites) if facts else []
     if not sites or (facts and facts.untyped and ".spec" in facts.untyped):
         sites += [
@@ -740,7 +819,9 @@ def draft(
                 builder.note(
                     (*path, "kind"),
                     HIGH,
-                    f"{schema_path(site.job)} is a JobTemplateSpec (spec.template + parallelism/completions):",
+                    f"{schema_path(site.job)} is a JobSpec (template + parallelism/completions + backoffLimit...):"
+                    if site.bare_job
+                    else f"{schema_path(site.job)} is a JobTemplateSpec (spec.template + parallelism/completions):",
                     "one batch/v1 Job per instance.",
                 )
             elif site.embeds is not None and not owner:
@@ -761,6 +842,14 @@ def draft(
                 owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
                 component["kind"] = {"group": owner_group, "version": owner_version, "kind": owner_kind}
                 builder.note((*path, "kind"), HIGH, *_chain_evidence(builder, kind, selector))
+            elif made_by is not None:
+                component["kind"] = dict(made_by[0])
+                builder.note(
+                    (*path, "kind"),
+                    LOW,
+                    f"the controller owns {made_by[0]['kind']}s and no Pods ({made_by[1]}):",
+                    f"the operator makes a {made_by[0]['kind']} of this role, and it the pods.",
+                )
             else:
                 component["kind"] = dict(POD)
                 builder.note(
@@ -774,13 +863,25 @@ def draft(
             api, _, owner_kind = owner.rpartition("/")
             owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
             additional.append({"group": owner_group, "version": owner_version, "kind": owner_kind})
+        elif on_root and made_by is not None and not (facts is not None and facts.through_replicasets):
+            additional.append(dict(made_by[0]))
+            if made_by[0]["kind"] == "Deployment":
+                additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})
+            builder.note(
+                (*base, "additionalChildKinds"),
+                LOW,
+                f"the controller owns {made_by[0]['kind']}s and no Pods ({made_by[1]}):",
+                "the root's pods are owned through it.",
+            )
         component["specDefinition"] = _spec_definition(builder, site, (*path, "specDefinition"))
         for extra in merged.get(id(site), []):
             builder.note(
                 (*path, "specDefinition"),
                 LOW,
                 f"{extra.path} ({extra.source}) holds more containers of the same pod (beside {site.path});",
-                "the format reads one container list: the pod's other containers are not counted.",
+                "the format reads one container list: the pod's other containers are not counted."
+                if site.form == "containers"
+                else "the operator adds them to that pod: they make no pod of their own.",
             )
         reuse = builder.catalog_expression(JOB, "replicas_path") if site.job is not None else None
         scale = _scale(builder, site, (*path, "scaleDefinition"), reuse)
@@ -844,6 +945,19 @@ def draft(
             f"{suspend_field.path} ({suspend_field.schema.get('type')}, {how}) in the schema:",
             f"{on} stops, {off} resumes.",
         )
+    elif facts is not None and facts.annotation_switches:
+        key, where = facts.annotation_switches[0]
+        annotation = f'.metadata.annotations["{key}"]'
+        root["suspendDefinition"] = {
+            "suspendActions": [{"path": annotation, "value": '"true"'}],
+            "resumeActions": [{"path": annotation, "value": '"false"'}],
+        }
+        builder.note(
+            (*root_path, "suspendDefinition"),
+            LOW,
+            f"the annotation {key} pauses the object ({where}); check the values the operator reads",
+            '("true"/"false" drafted; some read "on"/"off").',
+        )
     if on_root and not additional and facts is not None and facts.through_replicasets:
         additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})
         builder.note(
@@ -889,4 +1003,6 @@ def draft(
         "Then prove it: wmap definitions test THIS.yaml --samples DIR",
     ]
     text = render(karta, builder.notes, header)
-    return Draft(karta, text, builder.todos, builder.guesses, len(found.roots), pods, builder.covering(group, kind))
+    return Draft(
+        karta, text, builder.todos, builder.guesses, len(found.roots), pods, builder.covering(group, kind), warnings
+    )

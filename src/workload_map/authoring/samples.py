@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
-from workload_map.authoring.schema import HOSTS_NAMES, ID_NAMES, MAX_NAMES, MIN_NAMES, REPLICA_NAMES, Field, Site
+from workload_map.authoring.schema import (
+    AUXILIARY_CONTAINERS,
+    HOSTS_NAMES,
+    ID_NAMES,
+    MAX_NAMES,
+    MIN_NAMES,
+    REPLICA_NAMES,
+    Field,
+    Site,
+)
 from workload_map.base.objects import meta, name_of, owner_references
 
 
@@ -72,7 +81,8 @@ def _find(value: Any, segments: Segments, depth: int, out: dict[Segments, str]) 
             _find(child, (*segments, key), depth + 1, out)
     elif isinstance(value, list):
         if value and all(_is_container(item) for item in value):
-            out.setdefault(segments, "containers")
+            if not segments or segments[-1] not in AUXILIARY_CONTAINERS:  # init containers are never a pod alone
+                out.setdefault(segments, "containers")
             return
         for item in value:
             _find(item, (*segments, ARRAY), depth + 1, out)

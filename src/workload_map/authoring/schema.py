@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments, schema_path
+from workload_map.authoring.gosource import switch_annotation as gosource_switch
 
 # Integer fields beside a pod definition that count its pods, most telling first.
-REPLICA_NAMES = ("replicas", "replicaCount", "numReplicas", "numWorkers", "workers", "count", "size")
+REPLICA_NAMES = ("replicas", "replicaCount", "numReplicas", "numWorkers", "workers", "instances", "count", "size")
 MIN_NAMES = ("minReplicas", "minAvailable", "minMember", "minSize", "minWorkers")
 MAX_NAMES = ("maxReplicas", "maxSize", "maxWorkers")
 # Multiplies the replica count: one pod per host of a multi-host replica (KubeRay's numOfHosts).
@@ -37,6 +38,7 @@ POD_DESCRIPTION = re.compile(
     r"\b(pod ?template|template (for|of|describes|that describes) (the )?pods?|podspec|pod spec)\b", re.I
 )
 TEMPLATE_NAMES = ("template", "podTemplate", "podTemplateSpec", "podSpec")
+AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
@@ -77,6 +79,7 @@ class Site:
     hosts: Field | None = None
     instance_id: Field | None = None  # per item of the innermost collection
     job: Segments | None = None  # a batch/v1 JobTemplateSpec on the way (JobSet-like): its segments
+    bare_job: bool = False  # ``job`` is a bare JobSpec (no metadata/spec around it): the operator wraps it
     metadata: bool = False  # a PodSpec with an ObjectMeta beside it (``metadata`` sibling of ``spec``)
     free_form: str | None = None  # why an open object (no typed containers) is taken for a pod definition
     embeds: str | None = None  # the built-in kind whose spec the role object is (Deployment, StatefulSet)
@@ -111,6 +114,12 @@ class SchemaFacts:
     printer_conditions: list[tuple[str, str]] = field(default_factory=list)
     printer_phases: list[tuple[Segments, str]] = field(default_factory=list)
     printer_ready: list[tuple[Segments, str]] = field(default_factory=list)
+    status_paths: set[Segments] = field(default_factory=set)  # every field the status schema declares
+    # Values the operator's Go API types declare (--api-source): (field, value) or ("conditions", type) -> where.
+    api_evidence: dict[tuple[Segments, str], str] = field(default_factory=dict)
+    api_conditions: list[tuple[str, str]] = field(default_factory=list)  # (condition type, where declared)
+    # Annotations that pause the object (described in the schema, or declared in the API types): (key, where).
+    annotation_switches: list[tuple[str, str]] = field(default_factory=list)
     batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
     serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
 
@@ -187,6 +196,9 @@ def free_form_pod(name: str, node: Any) -> str | None:
     ("template describes the pods"), when the schema leaves it open; None when it is not one."""
     if not isinstance(node, dict) or _props(node) or node.get("type") not in ("object", None):
         return None
+    values = node.get("additionalProperties")
+    if isinstance(values, dict) and values.get("type") in ("string", "integer", "number", "boolean"):
+        return None  # a map of scalars (a node selector, labels) is no pod, whatever its description says
     if not (node.get("x-kubernetes-preserve-unknown-fields") or node.get("type") == "object"):
         return None
     description = str(node.get("description") or "")
@@ -228,6 +240,23 @@ def _job_template(schema: dict[str, Any], segments: Segments) -> Segments | None
         job_spec = _node_at(schema, segments[:-1])
         if {"parallelism", "completions"} & set(_props(job_spec)):
             return segments[:-2]
+    return None
+
+
+def is_job_spec(props: dict[str, Any]) -> bool:
+    """A batch/v1 JobSpec's shape: a pod template, a count and a field only Jobs have (a retry limit...)."""
+    return (
+        "template" in props
+        and bool({"parallelism", "completions"} & set(props))
+        and bool({"backoffLimit", "activeDeadlineSeconds", "ttlSecondsAfterFinished", "completionMode"} & set(props))
+    )
+
+
+def _bare_job(schema: dict[str, Any], segments: Segments) -> Segments | None:
+    """The bare JobSpec a pod template sits in below the root's spec (``.spec.jobTargetRef.template``): the
+    operator makes Jobs of it. The root's own spec of that shape is the kind's own (it runs the pods)."""
+    if len(segments) >= 3 and segments[-1] == "template" and is_job_spec(_props(_node_at(schema, segments[:-1]))):
+        return segments[:-1]
     return None
 
 
@@ -274,6 +303,8 @@ def find_sites(schema: dict[str, Any], start: Segments = ("spec",), source: str 
             if "metadata" not in props:
                 site = Site((*segments, "spec"), "podspec", source, role=segments)
             site.job = _job_template(schema, segments)
+            if site.job is None and (bare := _bare_job(schema, segments)) is not None:
+                site.job, site.bare_job = bare, True
             if site.job is not None:
                 site.role = site.job[:-1]
             found.append(site)
@@ -282,7 +313,9 @@ def find_sites(schema: dict[str, Any], start: Segments = ("spec",), source: str 
             found.append(Site(segments, "podspec", source, role=segments[:-1]))
             return
         if node.get("type") == "array" and is_container(node.get("items")):
-            found.append(Site(segments, "containers", source, role=segments[:-1]))
+            # Init and ephemeral containers run in a pod whose main containers are elsewhere: never a pod alone.
+            if segments[-1] not in AUXILIARY_CONTAINERS:
+                found.append(Site(segments, "containers", source, role=segments[:-1]))
             return
         if "metadata" in props and "spec" in props and segments[-1] != "spec":
             # A PodTemplateSpec whose spec the schema leaves open (metadata + an open spec the description
@@ -344,6 +377,12 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
         ):
             # A Deployment-like spec's `paused` (or one under an update strategy) halts a rollout, not the pods.
             continue
+        if name == "paused" and any(
+            "template" in p and any(k.lower().endswith("strategy") for k in p) for p in parents[-1:]
+        ):
+            continue  # beside a template and its update strategy, `paused` halts the rollout of a new template
+        if any(is_job_spec(p) for p in parents[1:]):
+            continue  # an embedded JobSpec's suspend is the Jobs' the operator makes of it, not the object's
         if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
             out.append((0, found, "true", "false"))
         elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
@@ -432,6 +471,7 @@ def _kind_markers(facts: SchemaFacts, spec: dict[str, Any]) -> None:
 
 def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
     for found in _walk_fields(status, ("status",)):
+        facts.status_paths.add(found.segments)
         name = found.segments[-1]
         schema = found.schema
         if name == "conditions" and schema.get("type") == "array" and facts.conditions is None:
@@ -450,6 +490,30 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
         ):
             facts.phases.append(found)
     facts.phases.sort(key=lambda f: (len(f.segments), not f.enum))
+
+
+# An annotation key in a description: ``example.com/paused``, quoted or not.
+_DESCRIBED_KEY = re.compile(r"(?<![\w./-])((?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,}/[A-Za-z0-9][-A-Za-z0-9_.]*)")
+
+
+def _described_annotations(schema: dict[str, Any]) -> list[tuple[str, str]]:
+    """Pause/hibernation annotation keys the schema's descriptions name beside the word annotation."""
+    out: dict[str, str] = {}
+
+    def walk(node: Any, segments: Segments, depth: int) -> None:
+        if not isinstance(node, dict) or depth > 12 or is_pod_spec(node):
+            return
+        description = str(node.get("description") or "")
+        if "annotation" in description.lower():
+            for key in _DESCRIBED_KEY.findall(description):
+                if gosource_switch(key.rstrip(".")):
+                    out.setdefault(key.rstrip("."), f"the description of {schema_path(segments) or 'the kind'}")
+        for key, child in _props(node).items():
+            if key != "status":
+                walk(child, (*segments, key), depth + 1)
+
+    walk(schema, (), 0)
+    return list(out.items())
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -504,6 +568,7 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
         root_spec, ("spec",)
     )
     _status_fields(facts, _props(schema).get("status") or {})
+    facts.annotation_switches = _described_annotations(schema)
     _printer_columns(facts, entry.get("additionalPrinterColumns") or spec.get("additionalPrinterColumns"))
     _kind_markers(facts, root_spec)
     for part in ("spec", "status"):
@@ -513,3 +578,31 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
     if not schema:
         facts.untyped = [".spec", ".status"]
     return facts
+
+
+def add_api_values(
+    facts: SchemaFacts, phases: dict[Segments, list[tuple[str, str]]], conditions: list[tuple[str, str]]
+) -> list[str]:
+    """Add what the operator's API types declare (gosource.py) to what the schema says: the values of each
+    status field the schema has (as if it enumerated them, with where each is declared) and the condition
+    types. Returns a warning per declared field the CRD's status does not have (another version's types?)."""
+    warnings = []
+    open_status = ".status" in facts.untyped
+    for segments, values in phases.items():
+        if segments not in facts.status_paths and not open_status:
+            warnings.append(f"the API types declare {schema_path(segments)}, which the CRD's status does not have")
+            continue
+        known = next((f for f in facts.phases if f.segments == segments), None)
+        if known is not None and known.enum:
+            listed = set(known.enum)
+            facts.api_evidence.update(((segments, v), where) for v, where in values if v in listed)
+            continue
+        schema: dict[str, Any] = dict(known.schema) if known is not None else {"type": "string"}
+        schema["enum"] = list(dict.fromkeys(v for v, _ in values))
+        if known is not None:
+            facts.phases.remove(known)
+        facts.phases.append(Field(segments, schema))
+        facts.api_evidence.update(((segments, v), where) for v, where in values)
+    facts.phases.sort(key=lambda f: (len(f.segments), not f.enum))
+    facts.api_conditions = [c for c in conditions if c[0] not in facts.condition_types]
+    return warnings

@@ -39,6 +39,17 @@ VOCABULARY: dict[str, str] = {
     "deployed": "running",
     "serving": "running",
     "restarting": "degraded",
+    "resetting": "degraded",
+    "failing": "degraded",
+    "invalid": "failed",
+    "unrecoverable": "failed",
+    "succeeding": "completed",
+    "started": "running",
+    "progressing": "initializing",
+    "progress": "initializing",
+    "submitted": "initializing",
+    "admitted": "initializing",
+    "reserved": "initializing",
     "degraded": "degraded",
     "unhealthy": "degraded",
     "pending": "initializing",
@@ -57,6 +68,8 @@ VOCABULARY: dict[str, str] = {
 }
 # Words that turn the meaning around: "NotReady", "DEPLOYED_NOT_READY".
 NEGATIONS = ("not", "un", "no")
+# A failure word first and a noun after it names an action that failed (FailedScale, ErrorSync), not the object.
+FAILURE_WORDS = ("failed", "failure", "error")
 
 
 def words(value: str) -> list[str]:
@@ -67,8 +80,10 @@ def words(value: str) -> list[str]:
 def classify(value: str) -> tuple[str, str] | None:
     """(shared status, confidence) for a condition type or phase value, by its words; None when unknown.
 
-    The last known word decides (``PyTorchJobRunning``, ``RayClusterProvisioned``... ``Provisioned`` is not
-    a word we know, so it is left to the reviewer). A negation before it makes it unknown.
+    The last known word of an identifier decides (``PyTorchJobRunning``, ``RayClusterProvisioned``...
+    ``Provisioned`` is not a word we know, so it is left to the reviewer); the first of a sentence (``Waiting
+    for the instances to become active``: its verb leads). A negation before it makes it unknown; a failure
+    word leading an identifier names an action that failed (``FailedUpdate``): degraded, not failed.
     """
     parts = words(value)
     if not parts:
@@ -76,7 +91,9 @@ def classify(value: str) -> tuple[str, str] | None:
     known = [(i, w) for i, w in enumerate(parts) if w in VOCABULARY]
     if not known:
         return None
-    index, word = known[-1]
+    index, word = known[0] if " " in value.strip() else known[-1]
+    if word in FAILURE_WORDS and index == 0 and len(parts) > 1 and len(known) == 1 and " " not in value.strip():
+        return "degraded", LOW
     if any(p in NEGATIONS for p in parts[:index]):
         if VOCABULARY[word] == "running":
             return "initializing", LOW

@@ -38,6 +38,14 @@ if TYPE_CHECKING:
     help="A recording (wmap record) of one object: its statuses are mapped from what was seen, with the "
     "evidence (repeatable).",
 )
+@click.option(
+    "--api-source",
+    "api_source",
+    type=click.Path(exists=True, file_okay=False),
+    metavar="DIR",
+    help="A checkout of the operator (or its API folder): the status phases and condition types its Go API "
+    "types declare are mapped too.",
+)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Instances read with --kind.")
 @click.option("--crd-version", "version", metavar="VERSION", help="The CRD version to draft [default: storage].")
 @click.option("-o", "--output", "output_file", metavar="FILE", help="Write the draft to FILE, not stdout.")
@@ -49,6 +57,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     samples: tuple[str, ...],
     recordings: tuple[str, ...],
     kind: str | None,
+    api_source: str | None,
     limit: int,
     version: str | None,
     output_file: str | None,
@@ -65,7 +74,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     `wmap validate` reports. Sample pods (owned by a sample object, directly or through a Job,
     StatefulSet...) give the pod labels that tell roles and instances apart. A recording (wmap record)
     gives the statuses: each phase and condition the object went through is mapped from when it held
-    and what the pods were doing then.
+    and what the pods were doing then. --api-source reads the operator's Go API types (as text, nothing
+    is compiled) for the phase values and condition types the CRD does not list.
 
     \b
     Examples:
@@ -73,6 +83,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
       wmap definitions new --crd crd.yaml --sample captured.yaml -o my-karta.yaml
       wmap definitions new --kind PyTorchJob.kubeflow.org -n team-a -o my-karta.yaml
       wmap definitions new --crd crd.yaml --from-recording run.yaml -o my-karta.yaml
+      wmap definitions new --crd crd.yaml --api-source ~/src/my-operator -o my-karta.yaml
       wmap validate my-karta.yaml && wmap definitions test my-karta.yaml --samples captured.yaml
     """
     import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
@@ -95,9 +106,10 @@ def command(  # noqa: PLR0917 - click passes every option by name
                 dataclasses.replace(connection, namespace=namespace, all_namespaces=all_namespaces),
                 limit=limit,
                 samples=samples,
+                api_source=api_source,
             )
         else:
-            result = wm.draft_definition(crd, samples, version=version, recordings=recordings)
+            result = wm.draft_definition(crd, samples, version=version, recordings=recordings, api_source=api_source)
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
     _emit(result, output_file)
@@ -119,6 +131,8 @@ def _emit(result: Draft, output_file: str | None) -> None:
     )
     for item in result.todos:
         click.echo(f"  TODO {item}", err=True)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if result.covered_by:
         click.echo(
             f"Warning: the built-in catalog already covers this kind ({result.covered_by}); "
