@@ -94,10 +94,12 @@ class Mirror:
         out = self.scratch / f"{repo.replace('/', '+')}-{commit}"
         if not out.is_dir():
             where = self.root / repo.replace("/", "+") / "repo"
+            out.mkdir(parents=True)
+            if not self.files(repo, commit, ["*.go"]):
+                return out  # an operator not written in Go (Strimzi's Java): the reader finds nothing to read
             archive = subprocess.run(
                 ["git", "-C", str(where), "archive", commit, "--", ":(glob)**/*.go"], capture_output=True, check=True
             ).stdout
-            out.mkdir(parents=True)
             with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
                 tar.extractall(out, filter="data")
         return out
