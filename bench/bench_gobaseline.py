@@ -62,7 +62,7 @@ def definitions_file() -> Path:
     """The built-in catalog as wmap loads it, one JSON list of Kartas (rewritten when the catalog changes)."""
     from workload_map.catalog import builtin_definitions
 
-    kartas = [d.karta.model_dump(mode="json", by_alias=True, exclude_none=True) for d in builtin_definitions()]
+    kartas = [d.karta.to_dict() for d in builtin_definitions()]
     text = json.dumps(kartas, sort_keys=True)
     path = RESULTS_DIR / "gobaseline-definitions.json"
     if not path.exists() or path.read_text() != text:
