@@ -33,16 +33,16 @@ lint: $(BIN)/.installed
 
 # Unit and integration tests without a cluster, in parallel.
 unit: $(BIN)/.installed
-	$(BIN)/python -m pytest -q -n 2 -m "not live and not lab" tests
+	$(BIN)/python -m pytest -q --durations=25 -n 2 -m "not live and not lab" tests
 
 # Tests against a genuine kube-apiserver built from the Kubernetes Go module (cached between runs).
 live: $(BIN)/.installed
-	$(BIN)/python -m pytest -q -m live tests
+	$(BIN)/python -m pytest -q --durations=25 -m live tests
 
 # The cluster lab: the genuine control plane with kube-controller-manager, kube-scheduler, KWOK nodes and real
 # operators (binaries from tools/lab/build.sh, cached between runs), workloads driven step by step.
 lab: $(BIN)/.installed
-	$(BIN)/python -m pytest -q -m lab tests/lab
+	$(BIN)/python -m pytest -q --durations=25 -m lab tests/lab
 
 test: lint unit live lab
 

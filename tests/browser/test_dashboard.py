@@ -89,6 +89,10 @@ def test_the_workload_page_draws_every_pod_of_a_multi_node_workload(server: str)
         page.wait_for_selector("#workloads tbody tr")
         row = page.locator('#workloads tbody tr[data-path*="llama3-8b-pretrain"]')
         row.focus()
+        path = row.get_attribute("data-path")
+        # A change redraws the table (the event stream sends one as it connects): the row keeps the focus.
+        page.evaluate("render()")
+        assert page.evaluate("document.activeElement.dataset.path") == path
         page.keyboard.press("Enter")  # keyboard navigation: a focused row opens its page
         page.wait_for_selector("#tree")
         drawn = sorted(page.eval_on_selector_all("#tree .pod", "ps => ps.map(p => p.dataset.pod)"))

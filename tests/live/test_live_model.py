@@ -177,7 +177,9 @@ def test_a_kind_installed_while_the_model_runs_is_watched_from_then_on(
             create(conn, pod, "pods", ns)
 
         def widget_tree() -> dict[str, Any] | None:
-            trees = [t for t in _model_answer(model, ns) if t["workload"]["kind"] == "Widget"]
+            # Both pods too: the model can take the Widget in from its new watch before the pods' events reach
+            # it (a loaded run compared a pod-less answer with the fresh read below).
+            trees = [t for t in _model_answer(model, ns) if t["workload"]["kind"] == "Widget" and len(t["pods"]) == 2]
             return trees[0] if trees and not any(g.kind == "Widget" for g in model.coverage) else None
 
         tree = eventually(widget_tree, timeout=30, what="the Widget in the model with its gap closed")

@@ -153,11 +153,20 @@ def test_duplicate_child_names_rejected_by_list_map(test_cluster: TestCluster, c
     assert "Duplicate value" in proc.stderr and "childComponents" in proc.stderr, proc.stderr
 
 
-def test_catalog_install_dry_run_and_diff(test_cluster: TestCluster, crd: str, conn: Connection) -> None:
+def test_catalog_install_dry_run_and_diff(
+    test_cluster: TestCluster, crd: str, conn: Connection, tmp_path: Path
+) -> None:
+    # Stored without the catalog's labels, as kubectl applies it, whatever ran before on the shared cluster
+    # (tests run in random order; another module's catalog install labels it).
+    pod_definition = next(d for d in builtin_definitions() if d.name == "core-pod-v1")
+    path = tmp_path / "core-pod-v1.yaml"
+    path.write_text(yaml.safe_dump(pod_definition.karta.to_dict()))
+    _ok(test_cluster.kubectl("delete", "krt", "core-pod-v1", "--ignore-not-found"))
+    _ok(test_cluster.kubectl("create", "-f", str(path)))
     dry = catalog_sync.install(conn, ["RayJob", "core-pod-v1"], dry_run=True)
     assert [r.name for r in dry] == ["ray-io-rayjob-v1", "core-pod-v1"]
     assert all(r.dry_run for r in dry)
-    # installed by kubectl above without labels: the dry run would configure them, and changed nothing
+    # installed by kubectl without labels: the dry run would configure it, and changed nothing
     live = conn.request("GET", "/apis/run.ai/v1alpha1/kartas/core-pod-v1")
     assert "run.ai/karta-kind" not in (live["metadata"].get("labels") or {})
 

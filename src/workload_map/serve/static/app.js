@@ -239,12 +239,19 @@ async function listPage() {
   lastItems = list.items;
   const kept = list.items.filter((w) => !state.cluster || w.cluster === state.cluster);
   const app = document.getElementById("app");
-  const focused = document.activeElement && document.activeElement.id;
+  const active = document.activeElement;
+  const focused = active && active.id;
+  // A focused row (keyboard navigation) keeps its focus when a change redraws the table.
+  const focusedRow = active && active.dataset && active.dataset.path ? [active.dataset.path, active.dataset.cluster] : null;
   app.replaceChildren(...[banner(status), el("h1", {}, fleet() ? "Fleet overview" : "Cluster overview"),
     el("div", { class: "overview" }, capacityPanel(summary), attention(kept)),
     el("h2", {}, "Workloads"), totals(filtered(list.items), list.items.length), filters(list.items),
     el("div", { class: "scroll" }, table(list.items))].filter(Boolean));
   if (focused) { const again = document.getElementById(focused); if (again) again.focus(); }
+  if (focusedRow) {
+    const again = [...document.querySelectorAll("#workloads tbody tr")].find((r) => r.dataset.path === focusedRow[0] && r.dataset.cluster === focusedRow[1]);
+    if (again) again.focus();
+  }
 }
 
 function podColour(pod) {
@@ -512,7 +519,19 @@ function notFound(what) {
     el("h1", {}, "Not found"), el("p", {}, what), el("p", {}, el("a", { href: "#/" }, "← back to the overview"))));
 }
 
-async function render() {
+// One render at a time; one asked for meanwhile runs when it ends, reading the hash then. Overlapping renders
+// let a slower one put its older page back over a newer one (the event stream's first change arrives while
+// the first page loads; a click navigates while a change's render waits for the API).
+let rendering = null, renderAgain = false;
+function render() {
+  if (rendering) { renderAgain = true; return rendering; }
+  rendering = (async () => {
+    try { do { renderAgain = false; await renderPage(); } while (renderAgain); } finally { rendering = null; }
+  })();
+  return rendering;
+}
+
+async function renderPage() {
   const hash = location.hash || "#/";
   document.title = "workload-map";
   try {
