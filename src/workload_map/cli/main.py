@@ -17,6 +17,7 @@ from click.shell_completion import CompletionItem
 
 from workload_map.cli.options import output_option
 from workload_map.cli.output import echo_document
+from workload_map.cli.process_exit import ending_here, exit_without_teardown
 from workload_map.cmdline.errors import CliError, one_line_errors
 
 COMPLETE_VAR = "_WMAP_COMPLETE"
@@ -253,7 +254,14 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "wmap"
     prog_name = "kubectl wmap" if prog == "kubectl-wmap" else "wmap"
-    cli.main(args=argv, prog_name=prog_name, complete_var=COMPLETE_VAR)
+    if argv is None:  # the console script: the process ends with the command
+        ending_here()
+    try:
+        cli.main(args=argv, prog_name=prog_name, complete_var=COMPLETE_VAR)
+    except SystemExit as done:
+        if argv is None:
+            exit_without_teardown(done)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover
