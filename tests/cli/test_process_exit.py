@@ -9,6 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from workload_map.cli import process_exit
 from workload_map.cli.main import cli
 
 # The console script, with os._exit reported (what it was called with, what get kept) and an exit hook.
@@ -54,8 +55,6 @@ def test_exit_codes_and_messages_are_the_interpreters(dump_file: Path) -> None:
 
 
 def test_in_process_keeps_nothing(dump_file: Path, defs_file: Path) -> None:
-    from workload_map.cli import process_exit
-
     result = CliRunner().invoke(cli, ["get", "-A", "--from-file", str(dump_file), "--definitions", str(defs_file)])
     assert result.exit_code == 0
     assert process_exit._Process.kept == []

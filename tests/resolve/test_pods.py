@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import workload_map.resolve.pods as pods_module
 from corpus import corpus_objects
 from helpers import JOBSET_DEFINITION, LWS_DEFINITION, loaded, pod
 from workload_map.base.snapshot import Snapshot
@@ -208,8 +209,6 @@ spec:
 
 
 def test_a_key_path_is_evaluated_once_per_pod_and_each_failure_reported(monkeypatch) -> None:
-    import workload_map.resolve.pods as pods_module
-
     widget = {
         "apiVersion": "example.com/v1",
         "kind": "Widget",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from workload_map.resolve.resources import gpu_count, is_gpu_resource, pod_resources
+from workload_map.resolve.resources import _pod_resources, gpu_count, is_gpu_resource, pod_resources
 
 
 def c(name: str, requests: dict | None = None, limits: dict | None = None, **extra: object) -> dict:
@@ -112,8 +112,6 @@ SHAPES = [
 def test_remembered_shapes_give_what_computing_gives() -> None:
     """pod_resources remembers each container shape: the same answers (problems included, with the
     container's name), a copy every time, whatever the order the shapes come in."""
-    from workload_map.resolve.resources import _pod_resources
-
     for spec in [*SHAPES, *reversed(SHAPES), *SHAPES]:
         first = pod_resources(spec)
         assert first == _pod_resources(spec), spec
