@@ -3,12 +3,15 @@
 
     python bench/bench_commands.py                # 7 rounds
     python bench/bench_commands.py --rounds 11
+    python bench/bench_commands.py --before-src /tmp/main/src   # also --help and get -A of another checkout
 
 Each command reads the built-in example (``src/workload_map/examples/ai-cluster.yaml``, 13 workloads)
 with a warm definitions cache and compiled bytecode, as every call after the first one after install.
 A round runs every command once, in a rotated order, so load that drifts during the run reaches every
 command alike; a command's ratio is the median over rounds of its CPU over the baseline's in the same
-round. CPU is ``wait4``'s (the process and what it waited for: the libjq worker included). kubectl comes
+round. With ``--before-src``, that checkout's ``--help`` and ``get -A`` (through ``PYTHONPATH``, by ``env``)
+run in the same rounds, and their ratio is over that checkout's own ``--help``. CPU is ``wait4``'s (the
+process and what it waited for: the libjq worker included). kubectl comes
 from ``tools/testcluster/build.sh`` (built once and cached; the figure is left out if Go is missing).
 """
 
@@ -34,9 +37,11 @@ HELP = "wmap --help"
 KUBECTL = "kubectl version --client"
 GET_TARGET = 2.0  # example get -A, x wmap --help CPU
 HELP_TARGET = 1.0  # wmap --help, x kubectl version --client CPU
+BEFORE = "before: "
+BEFORE_HELP = BEFORE + "--help"
 
 
-def commands(wmap: str, kubectl: str | None) -> dict[str, list[str]]:
+def commands(wmap: str, kubectl: str | None, before_src: str | None = None) -> dict[str, list[str]]:
     dump = ("--from-file", str(EXAMPLE))
     out = {
         HELP: [wmap, "--help"],
@@ -53,6 +58,10 @@ def commands(wmap: str, kubectl: str | None) -> dict[str, list[str]]:
     }
     if kubectl is not None:
         out[KUBECTL] = [kubectl, "version", "--client"]
+    if before_src is not None:
+        before = ["env", f"PYTHONPATH={before_src}"]
+        out[BEFORE_HELP] = [*before, *out[HELP]]
+        out[BEFORE + "get -A"] = [*before, *out["get -A"]]
     return out
 
 
@@ -98,6 +107,9 @@ def figures(samples: list[dict[str, Sample]]) -> list[Figure]:
         fig.note = f"{fig.extra['ratio_to_help']:.2f}x --help" + (
             f", {fig.extra['ratio_to_kubectl']:.2f}x kubectl" if "ratio_to_kubectl" in fig.extra else ""
         )
+        if name.startswith(BEFORE):
+            fig.extra["ratio_to_before_help"] = ratio(name, BEFORE_HELP)
+            fig.note += f", {fig.extra['ratio_to_before_help']:.2f}x before's --help"
         if name == "get -A":
             fig.target, fig.met = f"<= {GET_TARGET:g}x --help", fig.extra["ratio_to_help"] <= GET_TARGET
         if name == HELP and "ratio_to_kubectl" in fig.extra:
@@ -106,9 +118,11 @@ def figures(samples: list[dict[str, Sample]]) -> list[Figure]:
     return out
 
 
-def run(*, n: int = 7, log: Any = print) -> tuple[list[Figure], dict[str, Any]]:
+def run(*, n: int = 7, before_src: str | None = None, log: Any = print) -> tuple[list[Figure], dict[str, Any]]:
     compileall.compile_dir(str(REPO_ROOT / "src" / "workload_map"), quiet=1)
-    argvs = commands(str(VENV_BIN / "wmap"), kubectl_binary())
+    if before_src is not None:
+        compileall.compile_dir(str(Path(before_src) / "workload_map"), quiet=1)
+    argvs = commands(str(VENV_BIN / "wmap"), kubectl_binary(), before_src)
     cache = tempfile.mkdtemp(prefix="wmap-bench-cache-")
     try:
         env = dict(os.environ, WMAP_CACHE_DIR=cache)
@@ -130,10 +144,11 @@ def run(*, n: int = 7, log: Any = print) -> tuple[list[Figure], dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=7, help="rounds of every command (median; default 7)")
+    ap.add_argument("--before-src", help="the src/ of another checkout: its --help and get -A in the same rounds")
     args = ap.parse_args(argv)
     info, load, started = machine(), os.getloadavg(), time.time()
     print(f"machine: {info['cpu']}, {info['cpus']} CPUs, Python {info['python']}, {info['commit']}, load {load}")
-    figs, details = run(n=args.rounds)
+    figs, details = run(n=args.rounds, before_src=args.before_src)
     out = write_results("commands", info=info, load=load, started=started, figures=figs, details=details)
     print(f"wrote {out}")
     return 0

@@ -23,7 +23,7 @@ it resolves every sample, the TODOs and Undefined statuses.
 drafting was not tuned to, their CRDs and samples read from local git snapshots of the upstream
 repositories) field by field against what their operators do (bench/authoring_unseen.py). Usage:
     .venv/bin/python bench/score_authoring.py [--json FILE]
-    .venv/bin/python bench/score_authoring.py --unseen --mirror DIR [--drafts DIR]
+    .venv/bin/python bench/score_authoring.py --unseen --mirror DIR [--round NAME ...] [--drafts DIR]
 """
 
 from __future__ import annotations
@@ -277,12 +277,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unseen", action="store_true", help="score the kinds of bench/authoring_expectations")
     parser.add_argument("--mirror", metavar="DIR", help="git snapshots of the upstream repositories (--unseen)")
     parser.add_argument("--drafts", metavar="DIR", help="also write each unseen kind's draft there (--unseen)")
+    parser.add_argument(
+        "--round",
+        dest="rounds",
+        action="append",
+        metavar="NAME",
+        help="score only this round of bench/authoring_expectations, e.g. round3 (repeatable; default: all)",
+    )
     parser.add_argument("--recorded", action="store_true", help="statuses drafted from the lab recordings")
     args = parser.parse_args(argv)
     if args.recorded:
         return _recorded()
     if args.unseen:
-        return _unseen(args.mirror, args.drafts, args.json)
+        return _unseen(args.mirror, args.drafts, args.json, args.rounds)
     if not CORPUS.is_dir():
         print(f"no corpus at {CORPUS}", file=sys.stderr)
         return 1
@@ -324,11 +331,16 @@ def _recorded() -> int:
     return 0
 
 
-def _unseen(mirror: str | None, drafts: str | None, json_file: str | None) -> int:
+def _unseen(mirror: str | None, drafts: str | None, json_file: str | None, rounds: list[str] | None) -> int:
     from authoring_unseen import EXPECTATIONS, Mirror, score, table as unseen_table
 
     if mirror is None or not Path(mirror).is_dir():
         print("--unseen needs --mirror DIR: git snapshots <owner>+<name>/repo of the repositories", file=sys.stderr)
+        return 2
+    known = sorted(p.name for p in EXPECTATIONS.iterdir() if p.is_dir())
+    unknown = sorted(set(rounds or []) - set(known))
+    if unknown:
+        print(f"no round {', '.join(unknown)} in {EXPECTATIONS} (there are: {', '.join(known)})", file=sys.stderr)
         return 2
     results = []
     commit = subprocess.run(
@@ -336,7 +348,7 @@ def _unseen(mirror: str | None, drafts: str | None, json_file: str | None) -> in
     ).stdout.strip()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --unseen.")
-    for round_dir in sorted(p for p in EXPECTATIONS.iterdir() if p.is_dir()):
+    for round_dir in [EXPECTATIONS / name for name in known if not rounds or name in rounds]:
         scored = []
         for path in sorted(round_dir.glob("*.yaml")):
             result, made = score(path, Mirror(Path(mirror)), _tree)

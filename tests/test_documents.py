@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import orjson
+from pathlib import Path
 
-from workload_map.errors import Location
+import orjson
+import pytest
+
+from workload_map.base import cache
+from workload_map.errors import DocumentError, Location
+from workload_map.sources import documents
 from workload_map.sources.documents import Document, parse_text
 
 
@@ -35,3 +40,25 @@ def test_plain_documents_and_equality() -> None:
     # A mapping named ...List without an items list is an object, not a list.
     docs = parse_text('{"kind": "ConfigList", "items": {"a": 1}}', "c.json")
     assert len(docs) == 1 and str(docs[0].location) == "c.json, document 0"
+
+
+def test_shipped_yaml_read_before_comes_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(cache.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    shipped = str(Path(documents.__file__).resolve().parents[1] / "examples" / "f.yaml")
+    first = b"a: 1\n---\nb: [x, y]\n"
+    assert [d.data for d in parse_text(first, shipped)] == [{"a": 1}, {"b": ["x", "y"]}]
+    assert len(list((tmp_path / "cache").iterdir())) == 1  # stored
+    with monkeypatch.context() as patch:  # read back without PyYAML
+        patch.setattr(documents, "_load_yaml", lambda *_: pytest.fail("parsed again"))
+        assert [d.data for d in parse_text(first, shipped)] == [{"a": 1}, {"b": ["x", "y"]}]
+    assert [d.data for d in parse_text(b"a: 2\n", shipped)] == [{"a": 2}]  # other bytes: parsed
+    with pytest.raises(DocumentError, match="YAML syntax error"):  # an error is never stored
+        parse_text(b"a: [1\n", shipped)
+    assert len(list((tmp_path / "cache").iterdir())) == 2
+    # A user's file (a dump may hold Secrets) is parsed every time and never copied into the cache.
+    user = str(tmp_path / "dump.yaml")
+    assert [d.data for d in parse_text(b"kind: Secret\ndata: {k: djE=}\n", user)] == [
+        {"kind": "Secret", "data": {"k": "djE="}}
+    ]
+    assert len(list((tmp_path / "cache").iterdir())) == 2

@@ -106,6 +106,7 @@ if TYPE_CHECKING:
     from workload_map.resolve.status import StatusResult as StatusResult
     from workload_map.resolve.writes import PodSpecChange as PodSpecChange
     from workload_map.sources.kube.connection import RequestCounter as RequestCounter
+    from workload_map.tree.events import WorkloadEvent as WorkloadEvent
     from workload_map.tree.figures import (
         WorkloadFigures as WorkloadFigures,
         WorkloadTotals as WorkloadTotals,
@@ -190,6 +191,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "workload_map.tree.model": ("ComponentNode", "InstanceNode", "PodCounts", "WorkloadTree"),
     "workload_map.placement.figures": ("GpuFigures", "gpu_figures"),
     "workload_map.tree.figures": ("figures_of", "WorkloadFigures", "WorkloadTotals"),
+    "workload_map.tree.events": ("WorkloadEvent",),
 }
 _MODULE_OF: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
 

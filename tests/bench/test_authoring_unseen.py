@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from tests.authoring import fixtures
 
@@ -82,3 +83,39 @@ def test_each_field_is_right_wrong_or_missing(tmp_path: Path) -> None:
     assert "phase Succeeded mapped to ['completed'], expected ['failed']" in result.notes
     row = authoring_unseen.table([result]).splitlines()[2]
     assert row == "| Worker (Worker.example.com) | 1 | 1 | 1/1 | 1/1 | 1/1 | 1/3 (1 gap) | 0/1 | 4/7 |"
+
+
+def test_round_picks_one_round_of_expectations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commit = _snapshot(tmp_path / "mirror")
+    for round_name, name in (("round1", "Seen worker"), ("round2", "Blind worker")):
+        (tmp_path / "expect" / round_name).mkdir(parents=True)
+        (tmp_path / "expect" / round_name / "worker.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "name": name,
+                    "repo": "example/worker",
+                    "commit": commit,
+                    "crd": "crd.yaml",
+                    "samples": ["samples/*.yaml"],
+                    "components": [{"owner": ["Pod"], "template": ".spec.template", "replicas": ".spec.replicas"}],
+                    "statuses": [],
+                    "suspend": ".spec.suspend",
+                }
+            )
+        )
+    monkeypatch.setattr(authoring_unseen, "EXPECTATIONS", tmp_path / "expect")
+    mirror = str(tmp_path / "mirror")
+
+    assert score_authoring.main(["--unseen", "--mirror", mirror, "--round", "round2"]) == 0
+    out = capsys.readouterr().out
+    assert "round2:" in out and "Blind worker" in out
+    assert "round1:" not in out and "Seen worker" not in out
+
+    assert score_authoring.main(["--unseen", "--mirror", mirror]) == 0  # every round, as before
+    out = capsys.readouterr().out
+    assert "Seen worker" in out and "Blind worker" in out
+
+    assert score_authoring.main(["--unseen", "--mirror", mirror, "--round", "round9"]) == 2
+    assert "no round round9" in capsys.readouterr().err

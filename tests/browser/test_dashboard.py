@@ -7,6 +7,8 @@ import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -132,3 +134,65 @@ def test_a_token_guards_everything_but_the_probes() -> None:
         with browser_page() as page:
             page.goto(base + "/?token=s3cret")
             page.wait_for_selector("#workloads tbody tr")
+
+
+def _event(name: str, about: tuple[str, str, str], **fields: Any) -> Any:
+    """A core/v1 Event in ml-serving about (kind, name, uid)."""
+    kind, obj, uid = about
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": name, "namespace": "ml-serving", "uid": f"event-{name}"},
+        "involvedObject": {"kind": kind, "name": obj, "namespace": "ml-serving", "uid": uid},
+        **fields,
+    }
+
+
+def test_the_workload_page_lists_its_events_and_leads_to_the_pod(tmp_path: Path) -> None:
+    """The example's Deployment tei-embeddings with Events on it, its ReplicaSet and a crash-looping pod."""
+    now = datetime.now(UTC)
+
+    def stamp(minutes: int) -> str:
+        return (now - timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    pod = "tei-embeddings-gqmv6fw7bk-9zfkm"  # the example's crash-looping pod
+    deployment = ("Deployment", "tei-embeddings", "e8311496-4c3c-44aa-a05e-34a7fd6caefa")
+    replicaset = ("ReplicaSet", "tei-embeddings-gqmv6fw7bk", "8e1a3047-7c3e-4e95-9691-5d5653da5cd7")
+    events = [
+        _event("scaled", deployment, type="Normal", reason="ScalingReplicaSet",
+               message="Scaled up replica set tei-embeddings-gqmv6fw7bk to 2", count=1, firstTimestamp=stamp(42),
+               lastTimestamp=stamp(42), source={"component": "deployment-controller"}),
+        _event("created", replicaset, type="Normal", reason="SuccessfulCreate", message=f"Created pod: {pod}",
+               count=1, firstTimestamp=stamp(41), lastTimestamp=stamp(41),
+               source={"component": "replicaset-controller"}),
+        _event("backoff", ("Pod", pod, "ffaee2b6-8a89-428d-8fab-f852e541467c"), type="Warning", reason="BackOff",
+               message=f"Back-off restarting failed container server in pod {pod}", count=12, firstTimestamp=stamp(30),
+               lastTimestamp=stamp(1), source={"component": "kubelet", "host": "gpu-h100-00-01"}),
+    ]  # fmt: skip
+    dump = tmp_path / "events.yaml"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": events}))
+    with serve("--from-file", str(EXAMPLE), "--from-file", str(dump)) as base, browser_page() as page:
+        page.set_viewport_size({"width": 1000, "height": 900})  # the narrowest window the dashboard is made for
+        page.goto(base + "/#/w/ml-serving/deployment/tei-embeddings")
+        page.wait_for_selector("#events tbody tr")
+        rows = page.eval_on_selector_all(
+            "#events tbody tr", "rs => rs.map(r => [r.dataset.type, r.dataset.reason, r.className])"
+        )
+        assert rows == [
+            ["Normal", "ScalingReplicaSet", ""],
+            ["Normal", "SuccessfulCreate", ""],
+            ["Warning", "BackOff", "warning"],
+        ]
+        warning = page.locator("#events tr.warning")
+        assert "(x12 over 30m)" in warning.inner_text() and "kubelet, gpu-h100-00-01" in warning.inner_text()
+        highlighted = warning.locator("td.type").evaluate("td => getComputedStyle(td).fontWeight")
+        assert int(highlighted) >= 600
+        # the table fits the window: no horizontal scroll of the page
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        # the pod's name leads to its row of the pod table
+        page.click(f'#events a[data-pod-link="{pod}"]')
+        page.wait_for_selector(f'#pods tr.target[data-pod="{pod}"]')
+        assert page.evaluate("document.activeElement.dataset.pod") == pod
+        assert page.locator("#pods tr.target").count() == 1
+        page.evaluate("window.scrollTo(0, 0)")
+        screenshot(page, "dashboard-events")

@@ -33,8 +33,10 @@ def test_read_only_clusterrole_reads_what_the_cli_lists_and_nothing_else() -> No
     resources = {(g, r) for g, r, _ in grants}
     roots = {(d.karta.identity.group, plural(d.karta.identity.kind)) for d in builtin_definitions() if d.karta.identity}
     owners = {(g, plural(k)) for g, k in child_kinds(builtin_definitions())}
-    assert resources == roots | owners | {("run.ai", "kartas")}
+    assert resources == roots | owners | {("run.ai", "kartas"), ("", "events")}
     assert ("run.ai", "kartas", "watch") in grants  # `wmap serve` takes a changed Karta into effect
+    # describe lists the namespace's Events, serve watches them; nothing else is read of them
+    assert {v for g, r, v in grants if (g, r) == ("", "events")} == {"list", "watch"}
     for core in ("secrets", "configmaps", "services", "serviceaccounts"):
         assert ("", core) not in resources
 

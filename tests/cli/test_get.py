@@ -68,8 +68,11 @@ def test_namespace_flag(wmap: Invoke) -> None:
 def test_wide(wmap: Invoke) -> None:
     result = wmap("get", "minijob/train", "-o", "wide")
     header, row = result.stdout.splitlines()
-    assert header.split()[-5:] == ["PENDING", "FAILED", "NODES", "DEFINITION", "QUEUE"]
-    assert row.split()[-5:] == ["1", "0", "1", "test-wmap-io-minijob-v1", "<none>"]
+    assert header.split()[-8:] == ["GPUS", "AGE", "GPUS-IN-USE", "PENDING", "FAILED", "NODES", "DEFINITION", "QUEUE"]
+    # GPUS is GPUs desired (3 pods); GPUS-IN-USE what the pods bound to a node hold: the Pending one holds none
+    cells = row.split()
+    assert (cells[-8], cells[-6]) == ("5", "3")
+    assert cells[-5:] == ["1", "0", "1", "test-wmap-io-minijob-v1", "<none>"]
 
 
 def test_json_list_and_single(wmap: Invoke) -> None:

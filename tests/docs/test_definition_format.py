@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from tests.docs.format_blocks import FORMAT_DOC, Block, blocks, commands, run, write_files
 
 import workload_map as wm
-from workload_map.definition.model import Karta
+from workload_map.definition.schema import KARTA
 
 FOUND = blocks()
 _TABLE = re.compile(r"<!-- fields: (?P<model>\w+) -->\n(?P<table>(?:\|[^\n]*\n)+)")
@@ -50,7 +50,7 @@ def _documented() -> dict[str, list[str]]:
 
 
 def test_every_field_of_the_model_is_described_and_nothing_else() -> None:
-    models = _models(Karta, {})
+    models = _models(KARTA, {})
     documented = _documented()
     assert sorted(documented) == sorted(models), "a table per object of the format (<!-- fields: Model -->)"
     for name, model in models.items():

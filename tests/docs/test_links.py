@@ -125,3 +125,31 @@ def test_the_checker_finds_what_is_missing(tmp_path: Path) -> None:
     assert _cited("my-karta.yaml") is None and _cited("tests/transitions/<framework>/*.yaml") is None
     assert _module_exists("workload_map.definition.model") and _module_exists("workload_map.definition.model.Karta")
     assert not _module_exists("workload_map.no_such_module")
+
+
+# What a user receives (the package, its catalog, the docs, the chart and manifests) must stand alone: a
+# reference to the development machine's shared corpus or to a sibling checkout is a dead end for them.
+_OUTSIDE = re.compile(r"\.\./shared\b|/work/")
+_SHIPPED = ("src/", "docs/", "charts/", "deploy/", "README.md", "CHANGELOG.md", "CONTRIBUTING.md", "Dockerfile")
+
+
+def shipped_files() -> list[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", *_SHIPPED],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return [name for name in listed if (ROOT / name).is_file()]
+
+
+def test_shipped_files_cite_nothing_outside_the_repository() -> None:
+    found = []
+    for name in shipped_files():
+        try:
+            text = (ROOT / name).read_text()
+        except UnicodeDecodeError:
+            continue  # a binary (an image): it cites nothing
+        found += [f"{name}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1) if _OUTSIDE.search(line)]
+    assert not found, "\n".join(found)

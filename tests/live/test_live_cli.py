@@ -508,11 +508,15 @@ def test_request_budget_through_the_cli(test_cluster: TestCluster, scenario: dic
     result = wmap("describe", "jobset/paralleljobs", "-n", scenario["train"], "--kubeconfig", kubeconfig, env=env)
     assert result.exit_code == 0, result.output
     verbs, lines = _requests(result.stderr)
-    # /api + /apis, (Karta list,) the JobSet by name, its Jobs, its pods by label selector, and for describe's
-    # Queue line one list per queue kind the cluster serves (other live tests install Kueue, KAI, Volcano CRDs).
+    # /api + /apis, (Karta list,) the JobSet by name, its Jobs, its pods by label selector, for describe's
+    # Queue line one list per queue kind the cluster serves (other live tests install Kueue, KAI, Volcano CRDs)
+    # and for its Events section one list of the namespace's Events.
     queue_groups = ("kueue.x-k8s.io", "scheduling.run.ai", "scheduling.volcano.sh")
     queue_lists = sum(1 for line in lines if line.startswith("LIST /apis/") and any(g in line for g in queue_groups))
-    assert verbs == {"GET": 2, "LIST": 3 + karta + queue_lists}, lines
+    assert verbs == {"GET": 2, "LIST": 3 + karta + queue_lists + 1}, lines
+    assert [line for line in lines if "/events?" in line] == [
+        f"LIST /api/v1/namespaces/{scenario['train']}/events?limit=500"
+    ], lines
     pods = next(line for line in lines if line.startswith("LIST /api/v1/namespaces/") and "/pods?" in line)
     assert "labelSelector=" in pods and "jobset-name%3Dparalleljobs" in pods, pods
     assert any("fieldSelector=metadata.name%3Dparalleljobs" in line for line in lines), lines

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from tests.browser.support import serve
 from tests.cluster.apiserver import TestCluster
 from tests.live.fleet_data import write_kubeconfig
@@ -201,6 +201,27 @@ def test_kai_workloads_read_live(report: wm.QueueReport) -> None:
     assert waiter.scheduler_object == "podgroup.scheduling.run.ai/pg-waiter"
 
 
+def test_get_shows_the_queue_only_a_podgroup_names_live(cluster: TestCluster) -> None:
+    """`get -o wide` and `--queue` read the PodGroups too: the waiter, which only its PodGroup puts in
+    live-team, is in it as `wmap queues` says."""
+    kubeconfig = ["-n", NAMESPACE, "--kubeconfig", str(cluster.kubeconfig_path)]
+    wide = subprocess.run(
+        [WMAP, "get", "job", "-o", "wide", *kubeconfig], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert wide.returncode == 0, wide.stderr
+    header, *rows = wide.stdout.splitlines()
+    assert header.split()[-1] == "QUEUE"
+    assert {row.split()[0]: row.split()[-1] for row in rows} == {"trainer": "live-team", "waiter": "live-team"}
+    named = subprocess.run(
+        [WMAP, "get", "job", "--queue", "live-team", "-o", "name", *kubeconfig],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert named.stdout.split() == ["job.batch/trainer", "job.batch/waiter"], named.stderr
+
+
 def test_volcano_queues_read_live(report: wm.QueueReport) -> None:
     queue = report.queue("volcano/Queue/live-vq")
     assert queue is not None and queue.parent == "volcano/Queue/live-vroot" and queue.weight == 3
@@ -328,18 +349,61 @@ def test_queues_under_the_role_wmap_auth_prints(cluster: TestCluster, tmp_path: 
             cluster.kubectl("delete", "clusterrole", f"{name}-definitions")
 
 
+def _served_queues(base: str) -> dict[str, Any]:
+    with urllib.request.urlopen(base + "/api/v1/queues", timeout=10) as answer:
+        (row,) = json.load(answer)["clusters"]
+    return dict(row)
+
+
+def _series(base: str, name: str, **labels: str) -> list[float]:
+    """The values of ``name``'s samples that carry ``labels`` (and any others)."""
+    with urllib.request.urlopen(base + "/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    return [
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name and labels.items() <= sample.labels.items()
+    ]
+
+
 def test_serve_reads_the_queues_live(cluster: TestCluster) -> None:
-    """`wmap serve` against the cluster: /api/v1/queues carries the live report (the periodic read through the
-    command's connection flags)."""
+    """`wmap serve` against the cluster: /api/v1/queues carries the live report from its first answer (the
+    queue kinds are read with the workloads, through the command's connection flags)."""
 
     with serve("--kubeconfig", str(cluster.kubeconfig_path), "--capacity-interval=0") as base:
-        deadline = time.monotonic() + 60
-        while True:
-            with urllib.request.urlopen(base + "/api/v1/queues", timeout=10) as answer:
-                (row,) = json.load(answer)["clusters"]
-            if row["queues"] is not None or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-    assert row["error"] is None, row["error"]
+        row = _served_queues(base)
+    assert row["queues"] is not None and row["stale"] == [], row
     team = next(q for q in row["queues"] if q["key"] == "kai/Queue/live-team")
     assert team["gpus"]["quota"] == 2 and team["gpus"]["waiting"] == 8
+
+
+def test_serve_follows_a_quota_change_by_its_watch(cluster: TestCluster) -> None:
+    """A KAI queue's quota changed while `wmap serve` runs reaches /api/v1/queues and the wmap_queue_quota
+    series as a watch event of queues.scheduling.run.ai: nothing reads the cluster again."""
+
+    conn = admin(cluster)
+    path = "/apis/scheduling.run.ai/v2/queues/live-team"
+
+    def quota(gpus: int) -> None:
+        patch = {"spec": {"resources": {"gpu": {"quota": gpus, "limit": 6, "overQuotaWeight": 2}}}}
+        conn.request("PATCH", path, body=patch, content_type="application/merge-patch+json")
+
+    def team(base: str) -> dict[str, Any]:
+        return next(q for q in _served_queues(base)["queues"] if q["key"] == "kai/Queue/live-team")
+
+    queues = {"resource": "queues.scheduling.run.ai"}
+    series = {"scheduler": "kai", "queue": "live-team", "resource": "nvidia.com/gpu"}
+    try:
+        with serve("--kubeconfig", str(cluster.kubeconfig_path), "--capacity-interval=0") as base:
+            assert team(base)["gpus"]["quota"] == 2
+            assert _series(base, "wmap_queue_quota", **series) == [2]
+            assert sum(_series(base, "wmap_watch_events_total", **queues, type="MODIFIED")) == 0
+            quota(3)
+            eventually(lambda: team(base)["gpus"]["quota"] == 3, timeout=60, what="the new quota in /api/v1/queues")
+            assert _series(base, "wmap_queue_quota", **series) == [3]
+            assert sum(_series(base, "wmap_watch_events_total", **queues, type="MODIFIED")) >= 1
+            assert sum(_series(base, "wmap_watch_relists_total", **queues)) == 0  # a watch event, no new list
+    finally:
+        quota(2)
+        conn.close()

@@ -27,7 +27,7 @@ from workload_map.catalog import builtin_definitions
 from workload_map.gang.emit import VOLCANO_GROUP_ANNOTATION
 from workload_map.operator.gang import NAMESPACE_LABEL
 from workload_map.operator.kube import operator_connection
-from workload_map.sources.kube.access import cli_rules
+from workload_map.sources.kube.access import serve_rules
 from workload_map.sources.kube.connection import ClusterError, Connection
 
 pytestmark = pytest.mark.live
@@ -315,12 +315,13 @@ def test_cli_read_only_commands_work_under_exactly_the_printed_role_and_never_wr
 def test_wmap_serve_of_one_namespace_works_under_the_role_wmap_auth_prints(
     test_cluster: TestCluster, release: Release, conn: Connection, tmp_path: Path
 ) -> None:
-    """A team's dashboard: `wmap serve -n NS` under exactly the Role of `wmap auth -n NS` (and its ClusterRole
-    for the Kartas) serves that namespace's workloads with every resource readable and nothing forbidden."""
+    """A team's dashboard: `wmap serve -n NS` under exactly the Role of `wmap auth -n NS --queues` (and its
+    ClusterRole for the Kartas and the cluster-scoped queues) serves that namespace's workloads, and watches
+    whichever queue kinds are served, with every resource readable and nothing forbidden."""
 
     ns = _namespace(conn, {})
     jobset_scenario(conn, ns, name="team-train", running=True)
-    reader = _cli_user(test_cluster, ns, "wmap-team", tmp_path)
+    reader = _cli_user(test_cluster, ns, "wmap-team", tmp_path, "--queues")
     port = free_port()
     argv = [sys.executable, "-m", "workload_map.cli.main", "serve", "-n", ns, "--capacity-interval=0"]
     log = tmp_path / "serve-ns.log"
@@ -409,7 +410,7 @@ def test_wmap_serve_works_under_its_own_account_and_reads_nothing_else(
         assert not _can(test_cluster, kubeconfig, *args), args
     documented = {
         (g, r, v, False)
-        for rule in cli_rules(builtin_definitions())
+        for rule in serve_rules(builtin_definitions())
         for g in rule["apiGroups"]
         for r in rule["resources"]
         for v in rule["verbs"]

@@ -14,8 +14,9 @@ from tests.operator.support import REPO_ROOT, helm_template
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.loader import load_text
 from workload_map.operator import rbac
+from workload_map.queues import QUEUE_KINDS
 from workload_map.sources.kube import access
-from workload_map.sources.kube.reads import child_kinds, operator_read_kinds
+from workload_map.sources.kube.reads import child_kinds, cli_read_kinds, operator_read_kinds
 
 SECURITY_DOC = REPO_ROOT / "docs" / "security.md"
 # (api group, resource, verb, limited to named objects)
@@ -211,11 +212,26 @@ def test_serve_identity_is_its_own_read_only_account() -> None:
         {"kind": "ServiceAccount", "name": "wm-workload-map-serve", "namespace": "workload-map"}
     ]
     assert binding["roleRef"]["name"] == "wm-workload-map-serve"
-    # exactly what `wmap auth` prints for read-only use: reads only, no Secret, ConfigMap or Service
-    assert role["rules"] == access.cli_rules(builtin_definitions())
+    # what `wmap auth` prints for read-only use, and the queue kinds: reads only, no Secret, ConfigMap or Service
+    assert role["rules"] == access.serve_rules(builtin_definitions())
     grants = _grants(role["rules"])
     assert {v for _, _, v, _ in grants} <= set(access.READ)
     assert not {(g, r) for g, r, _, _ in grants} & {("", "secrets"), ("", "configmaps"), ("", "services")}
+
+
+def test_serve_role_reads_every_kind_serve_lists_and_watches() -> None:
+    """The chart's serve role grants get, list and watch on every kind its live model lists and watches: the
+    read-only commands' kinds and each scheduler kind the queue reader lists (``QUEUE_KINDS``, whichever are
+    served), and the queue kinds are those of docs/security.md's queue table."""
+    docs = _chart_docs("--set", "serve.enabled=true")
+    [role] = [d for d in docs if d["kind"] == "ClusterRole" and d["metadata"]["name"] == "wm-workload-map-serve"]
+    grants = _grants(role["rules"])
+    queue_kinds = {(group, access.plural(kind)) for group, kind, _, _ in QUEUE_KINDS}
+    read = {(group, access.plural(kind)) for group, kind in cli_read_kinds(builtin_definitions())} | queue_kinds
+    missing = {(g, r, v) for g, r in read for v in access.READ if (g, r, v, False) not in grants}
+    assert not missing, f"serve reads these but its chart role does not grant them: {sorted(missing)}"
+    assert queue_kinds == {(g, r) for g, r, _, _ in _table("The CLI: queues")}
+    assert {v for _, _, v, _ in grants} <= set(access.READ)
 
 
 def test_cli_capacity_rules_have_their_lines_in_the_table() -> None:
@@ -239,7 +255,7 @@ def test_cli_capacity_rules_have_their_lines_in_the_table() -> None:
 
 def test_cli_queue_rules_have_their_lines_in_the_table() -> None:
     """What `wmap auth --queues` adds, in both forms, is exactly the table: cluster-scoped queues in the
-    ClusterRole even with -n, the per-workload objects in the Role; lists only, nothing else."""
+    ClusterRole even with -n, the per-workload objects in the Role; reads only (serve watches them)."""
     definitions = builtin_definitions()
     documented = _table("The CLI: queues")
     base = _grants(access.cli_rules(definitions))
@@ -250,7 +266,7 @@ def test_cli_queue_rules_have_their_lines_in_the_table() -> None:
     split = {
         doc["kind"]: _grants(doc["rules"]) for doc in access.cli_manifests(definitions, queues=True, namespace="a")
     }
-    assert ("kueue.x-k8s.io", "clusterqueues", "list", False) in split["ClusterRole"]
+    assert ("kueue.x-k8s.io", "clusterqueues", "watch", False) in split["ClusterRole"]
     assert ("scheduling.run.ai", "queues", "list", False) in split["ClusterRole"]
-    assert ("kueue.x-k8s.io", "workloads", "list", False) in split["Role"]
-    assert {v for _, _, v, _ in documented} == {"list"}
+    assert ("kueue.x-k8s.io", "workloads", "watch", False) in split["Role"]
+    assert {v for _, _, v, _ in documented} == set(access.READ)

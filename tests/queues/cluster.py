@@ -5,7 +5,8 @@ GPUs of nominal quota (borrowing limit 4) and ``team-b`` with 8; LocalQueue ``te
 it: ``a1`` admitted with 8 GPUs, ``a2`` admitted with 4 GPUs borrowed from the cohort, ``a3`` pending (no
 flavor fits). KAI: Queue ``department`` (16 GPUs) above ``team-x`` (quota 4, limit 8, over-quota weight 2);
 Job ``x1`` with 3 pods of 2 GPUs bound, Job ``x2`` waiting with a PodGroup KAI did not schedule. Volcano:
-Queue ``vq`` (deserved 4 GPUs, capability 8, guarantee 2, weight 3); Volcano Job ``v1`` pending.
+Queue ``vq`` (deserved 4 GPUs, capability 8, guarantee 2, weight 3); Volcano Job ``v1`` pending; apart
+(``volcano_pytorchjob``), PyTorchJob ``pt-vq`` in ``vq`` named only by its PodGroup.
 """
 
 from __future__ import annotations
@@ -342,6 +343,36 @@ def volcano_objects() -> list[dict[str, Any]]:
         "status": {"state": "Open"},
     }
     return [job, pod_group, queue, root]
+
+
+def volcano_pytorchjob() -> list[dict[str, Any]]:
+    """A PyTorchJob the training operator gang-schedules with Volcano: only its PodGroup names the queue
+    (``runPolicy.schedulingPolicy.queue`` becomes the PodGroup's ``spec.queue``), which Volcano let in."""
+    replica = {
+        "replicas": 1,
+        "template": {
+            "spec": {"containers": [{"name": "pytorch", "image": "x", "resources": {"limits": {"nvidia.com/gpu": 2}}}]}
+        },
+    }
+    job = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": {"name": "pt-vq", "namespace": "team-v", "uid": "uid-pt-vq"},
+        "spec": {
+            "runPolicy": {"schedulingPolicy": {"queue": "vq", "minAvailable": 2}},
+            "pytorchReplicaSpecs": {"Master": replica, "Worker": replica},
+        },
+        "status": {"conditions": [{"type": "Created", "status": "True", "reason": "PyTorchJobCreated"}]},
+    }
+    owner = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "name": "pt-vq", "uid": "uid-pt-vq"}
+    pod_group = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "pt-vq", "namespace": "team-v", "ownerReferences": [{**owner, "controller": True}]},
+        "spec": {"queue": "vq", "minMember": 2, "minResources": {"nvidia.com/gpu": "4"}},
+        "status": {"phase": "Inqueue"},
+    }
+    return [job, pod_group]
 
 
 def all_objects() -> list[dict[str, Any]]:

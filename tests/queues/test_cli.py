@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 import workload_map as wm
 from workload_map.cli.main import cli
 
-from .cluster import all_objects
+from .cluster import all_objects, volcano_pytorchjob
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +81,19 @@ def test_describe_queue_line(dump: Path) -> None:
     result = run(dump, "describe", "job/a3", "-n", "team-a")
     line = next(line for line in result.output.splitlines() if line.startswith("Queue:"))
     assert "kueue a-queue: Pending (Pending: couldn't assign flavors" in line
+
+
+def test_a_queue_only_the_podgroup_names_is_the_workloads_queue_everywhere(tmp_path: Path) -> None:
+    """The training operator puts a PyTorchJob in a Volcano queue through its PodGroup alone: get's
+    --queue and QUEUE column say the queue `wmap queues` counts it in."""
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all([*all_objects(), *volcano_pytorchjob()]))
+    assert run(path, "get", "-A", "--queue", "vq", "-o", "name").output.split() == [
+        "pytorchjob.kubeflow.org/pt-vq",
+        "job.batch.volcano.sh/v1",
+    ]
+    wide = run(path, "get", "pytorchjob", "-n", "team-v", "-o", "wide").output.splitlines()
+    assert wide[1].split()[-1] == "vq"
+    report = wm.open_dump(str(path), namespace=None).queues()
+    item = report.workload("team-v", "PyTorchJob", "pt-vq")
+    assert item is not None and (item.queue, item.state) == ("vq", "Admitted")

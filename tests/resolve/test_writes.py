@@ -98,8 +98,7 @@ spec:
     }
     result = update_pod_specs(pod_definition, obj, PodSpecChange(labels={"b": "2"}, scheduler_name="kai"))
     assert result.patch == {"metadata": {"labels": {"b": "2"}}, "spec": {"schedulerName": "kai"}}
-    hostile = pod_definition.model_copy()
-    wire = hostile.to_dict()
+    wire = pod_definition.to_dict()
     wire["spec"]["structureDefinition"]["rootComponent"]["specDefinition"] = {
         "fragmentedPodSpecDefinition": {"schedulerNamePath": ".metadata.name"}
     }

@@ -18,7 +18,7 @@ import yaml
 
 from workload_map.crd import GROUP, PLURAL, VERSION
 from workload_map.crd.labels import FIELD_MANAGER, INDEX_LABELS, index_labels
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 from workload_map.sources.kube.connection import ClusterError, Connection
 
 APPLY_PATCH = "application/apply-patch+yaml"

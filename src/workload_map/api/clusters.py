@@ -114,7 +114,7 @@ def live_options(options: ClusterOptions, **reading: Any) -> LiveOptions:
     """What the sources read a cluster with: the connection and scope of ``options`` for its one cluster,
     the definitions loaded, and ``reading`` (``LiveOptions``' fields of what to read: kinds, describe,
     capacity, ...). The one place a ClusterOptions becomes a LiveOptions."""
-    from workload_map.api.definitions import as_definitions  # noqa: PLC0415 (ClusterOptions stays light: the definition model (pydantic) loads only when a cluster is opened)
+    from workload_map.api.definitions import as_definitions  # noqa: PLC0415 (ClusterOptions stays light: the definition model loads only when a cluster is opened)
     from workload_map.sources.kube import LiveOptions  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
     return LiveOptions(

@@ -15,7 +15,7 @@ from workload_map.errors import DocumentError, Location, Severity, WorkloadMapEr
 from workload_map.sources.documents import is_empty_list, read_source
 
 if TYPE_CHECKING:
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
     from workload_map.sources.documents import Document
 
 KARTA_API_VERSION = "run.ai/v1alpha1"
@@ -55,8 +55,7 @@ def definition_files(paths: Sequence[str]) -> list[LoadedDefinition]:
 
 def as_definitions(given: Iterable[str | LoadedDefinition | Any]) -> list[LoadedDefinition]:
     """Paths, LoadedDefinitions and Karta models, in the caller's order, as LoadedDefinitions."""
-    from workload_map.definition.loader import LoadedDefinition  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
-    from workload_map.definition.model import Karta  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
+    from workload_map.definition.model import Karta, LoadedDefinition  # noqa: PLC0415 (the definition model only when definitions are given)
 
     out: list[LoadedDefinition] = []
     paths: list[str] = []
@@ -94,7 +93,7 @@ def _is_karta(data: Any) -> bool:
 
 def split_dump(docs: Iterable[Document]) -> tuple[list[dict[str, Any]], list[LoadedDefinition], list[str]]:
     """Objects, the Karta definitions found among them (origin "cluster") and warnings."""
-    from workload_map.definition.loader import LoadedDefinition, checked_definition, first_of  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
+    from workload_map.definition.model import LoadedDefinition  # noqa: PLC0415 (the definition model only when a dump is read)
 
     objects: list[dict[str, Any]] = []
     definitions: list[LoadedDefinition] = []
@@ -106,6 +105,8 @@ def split_dump(docs: Iterable[Document]) -> tuple[list[dict[str, Any]], list[Loa
         if isinstance(doc.data, dict) and doc.data.get("kind"):
             with_objects.add(doc.source)
         if _is_karta(doc.data):
+            from workload_map.definition.loader import checked_definition, first_of  # noqa: PLC0415 (the parser and pydantic only when the dump holds a definition)
+
             # A broken Karta is left out (the built-in definition of its kind stays), as live (cluster.fetch).
             karta, problems = checked_definition(doc.data, doc.location)
             if karta is None or problems:

@@ -297,6 +297,7 @@ def open_fleet(
     workload: str | Sequence[str] | None = None,
     capacity: bool | Literal["only"] = False,
     queues: bool = False,
+    events: bool = False,
     **shortcuts: Unpack[ClusterFields],
 ) -> Fleet:
     """A :class:`Fleet` of the contexts ``options`` name (``contexts``; else ``context``; else every context
@@ -306,7 +307,7 @@ def open_fleet(
     A cluster that cannot be read is in ``Fleet.failures`` (one line each); the call raises only for a
     kubeconfig that cannot be read or names no context. ``capacity`` reads each cluster's nodes and quotas
     too, for :meth:`Fleet.capacity` and :meth:`Fleet.fit` (docs/placement.md); ``queues`` the schedulers'
-    queue objects, for :meth:`Fleet.queues` (docs/queues.md).
+    queue objects, for :meth:`Fleet.queues` (docs/queues.md); ``events`` the Events of the namespace read.
     """
 
     options = with_shortcuts(options, shortcuts)
@@ -320,7 +321,12 @@ def open_fleet(
         began = time.monotonic()
         try:
             view = open_cluster(
-                options.for_context(context), types=types, workload=workload, capacity=capacity, queues=queues
+                options.for_context(context),
+                types=types,
+                workload=workload,
+                capacity=capacity,
+                queues=queues,
+                events=events,
             )
         except Exception as exc:
             return _failure(context, exc), (began, time.monotonic())

@@ -22,12 +22,13 @@ from workload_map.base.objects import group_of, is_pod, name_of, namespace_of, o
 from workload_map.base.snapshot import Snapshot
 from workload_map.definition.registry import DefinitionRegistry
 from workload_map.errors import Location, WorkloadMapError
+from workload_map.queues import QUEUE_GROUPS
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.documents import Document
 
 if TYPE_CHECKING:
     from workload_map.api.clusters import ClusterFields, ClusterOptions
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
     from workload_map.live.model import LiveModel
     from workload_map.sources.kube import Connection
 
@@ -126,7 +127,8 @@ class _Compact:
     """What ``open_dump(compact=True)`` keeps of an object for these definitions (see its docstring).
 
     An object of a kind no definition covers is only ever read as someone's owner (WorkloadIndex walks
-    owner chains by uid or kind/namespace/name), so its identity and its own owners are all it needs."""
+    owner chains by uid or kind/namespace/name), so its identity and its own owners are all it needs; but
+    the schedulers' queue objects are kept whole: a PodGroup's queue is the QUEUE ``get`` shows."""
 
     def __init__(
         self, definitions: Sequence[LoadedDefinition], *, whole: frozenset[tuple[str, str]] = frozenset()
@@ -153,6 +155,8 @@ class _Compact:
             return self.pods.whole(data)
         if (group, kind) in self.covered or (group, kind) == ("", "Pod"):
             return self.pods(data)  # an owned pod projected, a workload without its managed fields
+        if group in QUEUE_GROUPS:
+            return data
         metadata = data.get("metadata")
         if not isinstance(metadata, dict):
             return data
@@ -177,7 +181,8 @@ class _Compact:
         pod, identity = self._decoders
         if kind == "Pod" and api_version == "v1":
             return pod(text) if pod is not None and not self.whole else None
-        if (self._group_of(api_version), kind) in self.covered or kind == "Pod":
+        group = self._group_of(api_version)
+        if (group, kind) in self.covered or kind == "Pod" or group in QUEUE_GROUPS:
             return None
         return identity(text)
 
@@ -214,6 +219,7 @@ def open_cluster(
     workload: str | Sequence[str] | None = None,
     capacity: bool | Literal["only"] = False,
     queues: bool = False,
+    events: bool = False,
     connection: Connection | None = None,
     **shortcuts: Unpack[ClusterFields],
 ) -> View:
@@ -227,7 +233,8 @@ def open_cluster(
     is in ``View.coverage``. ``capacity`` also reads Nodes, ResourceQuotas and the pods holding node
     resources, for :meth:`View.capacity` and :meth:`View.fit` (docs/placement.md); ``"only"`` reads them and
     no workload. ``queues`` also reads the schedulers' queue objects the cluster serves (Kueue, KAI,
-    Volcano), for :meth:`View.queues` (docs/queues.md). ``connection`` reuses an open connection (tests
+    Volcano), for :meth:`View.queues` (docs/queues.md). ``events`` also reads the Events of the namespace read
+    (one list), for :meth:`View.events`. ``connection`` reuses an open connection (tests
     count its requests).
     """
     from workload_map.sources.kube import live_source  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
@@ -244,6 +251,7 @@ def open_cluster(
             capacity=bool(capacity),
             workloads=capacity != "only",
             queues=queues,
+            events=events,
         )
     )
     view = WorkloadIndex(source.snapshot, source.registry)
@@ -256,6 +264,8 @@ def watch_cluster(
     /,
     *,
     on_notice: Callable[[str], None] | None = None,
+    queues: bool = False,
+    events: bool = True,
     **shortcuts: Unpack[ClusterFields],
 ) -> LiveModel:
     """A started LiveModel of the whole cluster (or of one ``namespace`` of the options: what a Role there
@@ -264,7 +274,9 @@ def watch_cluster(
     shortcuts are :func:`open_cluster`'s, except that no ``namespace`` means every namespace here and
     ``timeout`` (a one-shot read's deadline) does not apply: the model runs until stopped.
     ``on_notice`` gets one line per watch failure cause and per recovery (``model.problems()``: what is
-    stale now)."""
+    stale now). ``queues`` also watches the schedulers' queue kinds the cluster serves: ``model.queues()``
+    is then the queue report (docs/queues.md) of the current state. ``events``: also watch the Events of
+    the workloads' objects (``model.workload_events``), bounded (docs/metrics.md, "Events")."""
     from workload_map.live.model import LiveModel  # noqa: PLC0415 (the live model only when a cluster is watched)
 
     options = with_shortcuts(options, shortcuts)
@@ -273,6 +285,6 @@ def watch_cluster(
     options = dataclasses.replace(
         options, timeout=None, all_namespaces=options.all_namespaces or options.namespace is None
     )
-    model = LiveModel(live_options(options), on_notice=on_notice)
+    model = LiveModel(live_options(options, queues=queues, events=events), on_notice=on_notice)
     model.start()
     return model

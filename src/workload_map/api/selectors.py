@@ -109,7 +109,7 @@ def matches(requirements: list[Requirement], labels: object) -> bool:
 def check_status(status: str) -> None:
     """The ``--status`` filter of ``wmap get`` (any case): a status that is none of the primary statuses
     would match nothing, silently; it is a ValueError naming them, as the CLI refuses it."""
-    from workload_map.definition.model import ResourceStatus  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
+    from workload_map.definition.model import ResourceStatus  # noqa: PLC0415 (the definition model only when a status filter is checked)
 
     known = [s.value for s in ResourceStatus]
     if status.lower() not in {s.lower() for s in known}:

@@ -13,7 +13,7 @@ from workload_map.sources.recording import Checkpoint, is_recording, recording_f
 if TYPE_CHECKING:
     from workload_map.checks.expectations import Expectation
     from workload_map.checks.samples import SampleResult
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
     from workload_map.sources.recording import Recording
 
 

@@ -23,18 +23,15 @@ from workload_map.errors import (
     UnknownTypeError,
     WorkloadMapError,
 )
-from workload_map.gang import plan_gang, plan_in_view
-from workload_map.gang.emit import emit
-from workload_map.placement import Capacity, WorkloadRequirements, fit, requirements_of
-from workload_map.queues import build_queues, named_queue
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.tree.build import tree_of, trees_of
+from workload_map.tree.events import EVENT_KINDS, events_in, scope_of
 
 if TYPE_CHECKING:
     import threading
 
     from workload_map.base.coverage import Coverage
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
     from workload_map.definition.registry import DefinitionRegistry, KindInfo
     from workload_map.gang.emit import Emission
     from workload_map.gang.model import GangPlan
@@ -44,6 +41,7 @@ if TYPE_CHECKING:
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.resolve.writes import PodSpecChange
     from workload_map.sources.kube import LiveSource, RequestCounter
+    from workload_map.tree.events import WorkloadEvent
     from workload_map.tree.model import WorkloadTree
 
 DryRun = Literal["none", "client", "server"]
@@ -255,8 +253,8 @@ class View:
     ) -> Listing:
         """The workloads ``wmap get`` would list: every top-level workload, or every workload of ``type``
         (only ``names`` when given), in ``namespace`` (the view's scope by default; None: all), matching
-        the label ``selector`` (kubectl syntax), with primary ``status`` (case-insensitive) and naming the
-        scheduler ``queue`` (:func:`named_queue`: a Kueue LocalQueue, a KAI or Volcano queue).
+        the label ``selector`` (kubectl syntax), with primary ``status`` (case-insensitive) and in the
+        scheduler ``queue`` (:meth:`queue_names`: a Kueue LocalQueue, a KAI or Volcano queue).
 
         One workload that cannot be resolved becomes a line of ``problems``, never a failure.
         ``progress`` may wrap the objects being resolved (a progress bar).
@@ -284,7 +282,7 @@ class View:
         if status:
             trees = [t for t in trees if t.status.primary.value.lower() == status.lower()]
         if queue is not None:
-            trees = [t for t in trees if queue_of(t) == queue]
+            trees = [t for t, named in zip(trees, self.queue_names(trees), strict=True) if named == queue]
         return Listing(trees, problems, missing)
 
     def owner_of(self, obj: Obj) -> Obj | None:
@@ -301,6 +299,8 @@ class View:
     ) -> GangPlan:
         """The pod groups a workload needs (docs/gang.md); emit manifests with :func:`emit_pod_groups`."""
 
+        from workload_map.gang import plan_in_view  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
+
         obj = self._object(target, name, namespace)
         try:
             return plan_in_view(self._index, obj)
@@ -313,6 +313,7 @@ class View:
         Pod and ResourceQuota objects, or from a live view opened with ``capacity=True``."""
         if self._capacity is not None:
             return self._capacity
+        from workload_map.placement import Capacity  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         source = self.live_source
         if source is not None:
@@ -343,6 +344,8 @@ class View:
                 "this view was opened without the queue objects", hint="open it with open_cluster(..., queues=True)"
             )
 
+        from workload_map.queues import build_queues  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
+
         scope = self._scope(namespace)
         trees, problems = trees_of(self._index, self._index.workloads(None, scope, top_level=True))
         report = build_queues(self._index.snapshot, trees, self._index.registry.covers, scope)
@@ -350,14 +353,37 @@ class View:
         report.warnings.extend(problems)
         return report
 
+    def queue_names(self, trees: Sequence[WorkloadTree]) -> list[str | None]:
+        """The queue each workload is in, by name, or None (what ``get``'s QUEUE column shows): the queue it
+        or its pods name, else the one its scheduler objects name (a PodGroup's ``spec.queue``), as
+        :meth:`queues` lists it. A live view reads the scheduler objects when opened with ``queues=True``;
+        without them, only what the workload and its pods name."""
+        from workload_map.queues import queue_names  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
+
+        return queue_names(self._index.snapshot, trees, self._index.registry.covers)
+
     def queued(self, tree: WorkloadTree) -> QueuedWorkload | None:
         """One workload's queue and the scheduler's verdict on it (what ``wmap describe`` prints), or None
         when it names no queue; resolves nothing else (a live view needs ``queues=True``)."""
         if self.live_source is not None and not self.live_source.queues:
             return None
+        from workload_map.queues import build_queues  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         report = build_queues(self._index.snapshot, [tree], self._index.registry.covers, tree.namespace)
         return report.workload(tree.namespace, tree.kind, tree.name)
+
+    def events(self, tree: WorkloadTree) -> list[WorkloadEvent]:
+        """The Events of the workload's root, of the objects it owns and of its pods, newest last (what
+        ``wmap describe`` lists under ``Events:``): a dump's Events, or a live view's opened with
+        ``events=True`` (the Events of the namespace read)."""
+        source = self.live_source
+        if source is not None and not source.events:
+            raise WorkloadMapError(
+                "this view was opened without the Events", hint="open it with open_cluster(..., events=True)"
+            )
+        snapshot = self._index.snapshot
+        scope = scope_of(tree.workload, snapshot, [pod.obj for pod in tree.all_pods])
+        return events_in(scope, [obj for group, kind in EVENT_KINDS for obj in snapshot.of_kind(group, kind)])
 
     def components(
         self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE
@@ -365,6 +391,8 @@ class View:
         """Per pod-producing component: replicas, per-pod requests, node claim and gang min members, in
         Karmada's ComponentRequirements shape. ``target`` may be a manifest not in the view (a dict): it is
         resolved through the view's definitions."""
+        from workload_map.gang import plan_gang  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
+        from workload_map.placement import requirements_of  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         obj = self._object(target, name, namespace)
         definition, _ = self._index.registry.for_object(obj)
@@ -388,6 +416,7 @@ class View:
     def _name_from_pods(self, plan: GangPlan, obj: Obj) -> None:
         """Give the spec's groups whose name hangs on pod labels (``pg-…-<.metadata.labels[...]>``) the
         names ``gang`` resolves from the workload's pods, member by member, when it has pods."""
+        from workload_map.gang import plan_in_view  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         try:
             from_pods = plan_in_view(self._index, obj)
@@ -413,6 +442,7 @@ class View:
     ) -> FitResult:
         """How many complete copies of a workload (``"TYPE/NAME"``, a tree, a manifest dict, or
         requirements) fit on this view's capacity (or ``capacity``) now, and why one more does not."""
+        from workload_map.placement import WorkloadRequirements, fit  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
         requirements = (
             target if isinstance(target, WorkloadRequirements) else self.components(target, name, namespace=namespace)
@@ -500,7 +530,9 @@ class View:
 
 
 def queue_of(tree: WorkloadTree) -> str | None:
-    """The scheduler queue a workload names (on itself or its pods), or None (docs/queues.md)."""
+    """The scheduler queue a workload names on itself or its pods, or None (docs/queues.md); the queue it
+    is in, its scheduler objects' included, is :meth:`View.queue_names`."""
+    from workload_map.queues import named_queue  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
     named = named_queue(tree.workload, [p.obj for p in tree.all_pods])
     return named[1] if named is not None else None
@@ -545,6 +577,7 @@ def emit_pod_groups(
 ) -> Emission:
     """PodGroup manifests of a plan for ``scheduler`` ("kai", "volcano", "coscheduling", "workload-api"),
     with how each pod attaches to its group (docs/gang.md)."""
+    from workload_map.gang.emit import emit  # noqa: PLC0415 (get and describe load no gang, placement or queue code: start-up, docs/architecture.md)
 
     return emit(
         plan,

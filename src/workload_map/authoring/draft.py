@@ -26,8 +26,7 @@ from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
 from workload_map.authoring.schema import READY_NAMES, REPLICA_NAMES, Field, SchemaFacts, Site, read_crd
 from workload_map.base.objects import owner_references
-from workload_map.definition.loader import LoadedDefinition
-from workload_map.definition.model import GroupVersionKind, slug
+from workload_map.definition.model import GroupVersionKind, LoadedDefinition, slug
 from workload_map.errors import format_path
 
 POD = {"group": "", "version": "v1", "kind": "Pod"}

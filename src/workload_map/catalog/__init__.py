@@ -8,12 +8,15 @@ into warnings, because one bad catalog entry must not stop a user from reading e
 from __future__ import annotations
 
 import functools
-from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workload_map.definition import compiled
-from workload_map.definition.loader import LoadedDefinition, load_text
-from workload_map.definition.model import Karta
+from workload_map.definition.model import Karta, LoadedDefinition
 from workload_map.errors import Finding, Location, Severity, WorkloadMapError
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 ORIGIN = "builtin"
 _PACKAGE = "workload_map.catalog"
@@ -30,13 +33,15 @@ def load_builtin() -> Catalog:
     The whole catalog is one cache entry keyed by every file's name and bytes: a warm process reads no
     YAML and compiles no jq for it (``workload_map.definition.compiled``).
     """
-    root = resources.files(_PACKAGE).joinpath(_DIRECTORY)
+    root = _definitions()
     if not root.is_dir():
         return (), ()
     entries = sorted(root.iterdir(), key=lambda e: e.name)
     files = [(e.name, e.read_bytes()) for e in entries if e.name.endswith(".yaml") and e.is_file()]
 
     def load() -> tuple[Catalog, tuple[Karta, ...]]:
+        from workload_map.definition.loader import load_text  # noqa: PLC0415 (the parser, pydantic and PyYAML only when the catalog is not in the cache)
+
         loaded: list[LoadedDefinition] = []
         findings: list[Finding] = []
         with compiled.one_entry():
@@ -48,6 +53,18 @@ def load_builtin() -> Catalog:
 
     parts = [part for name, content in files for part in (name, content)]
     return compiled.remembered([b"catalog", *parts], load)
+
+
+def _definitions() -> Traversable:
+    # Installed as files (any pip install), the directory is read with pathlib: importlib.resources loads
+    # tempfile, zipfile and shutil with the compression modules, ~6 ms of CPU in every command that reads
+    # definitions. A zipped installation goes through importlib.resources.
+    here = Path(__file__).parent / _DIRECTORY
+    if here.is_dir():
+        return here
+    from importlib import resources  # noqa: PLC0415 (only for a zipped installation, see above)
+
+    return resources.files(_PACKAGE).joinpath(_DIRECTORY)
 
 
 def builtin_definitions(*, strict: bool = True) -> list[LoadedDefinition]:

@@ -6,8 +6,7 @@ when the committed page differs from what this module renders.
 
 from __future__ import annotations
 
-from workload_map.definition.loader import LoadedDefinition
-from workload_map.definition.model import Karta
+from workload_map.definition.model import Karta, LoadedDefinition
 
 HEADER = """# The built-in catalog
 

@@ -14,7 +14,7 @@ from typing import Any
 from workload_map.base.snapshot import group_of, is_pod, key_of, version_of
 from workload_map.definition.expressions import Target, iter_expressions
 from workload_map.definition.gaps import template_gap
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 from workload_map.errors import Finding, Location, Severity
 from workload_map.jq import JqError, compile_expression
 from workload_map.resolve.components import resolve_components

@@ -26,7 +26,7 @@ from typing import Any
 
 from workload_map.base.snapshot import ObjectKey, Snapshot, group_of, key_of, name_of, namespace_of
 from workload_map.checks.expectations import Expectation
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 from workload_map.definition.registry import AmbiguousType, DefinitionRegistry
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.documents import Document

@@ -1,24 +1,23 @@
-"""The ``wmap`` entry point: the command group, error handling, ``version`` and ``completion``.
+"""The ``wmap`` entry point: the command group, its table of commands and error handling.
 
 Only click is imported here at load time; see the package docstring.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import signal
 import sys
-import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from click.shell_completion import CompletionItem
 
-from workload_map.cli.options import output_option
-from workload_map.cli.output import echo_document
 from workload_map.cli.process_exit import ending_here, exit_without_teardown
-from workload_map.cmdline.errors import CliError, one_line_errors
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 COMPLETE_VAR = "_WMAP_COMPLETE"
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
@@ -28,6 +27,8 @@ class WmapGroup(click.Group):
     """Turns every failure into one ``error:`` line (or a traceback with ``--debug``)."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        from workload_map.cmdline.errors import one_line_errors  # noqa: PLC0415 (not for --help: it never invokes)
+
         with one_line_errors(bool(ctx.params.get("debug"))):
             return super().invoke(ctx)
 
@@ -132,6 +133,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "workload_map.cli.commands.serve",
         "Watch the cluster and serve its workloads: a dashboard, a JSON API and Prometheus metrics.",
     ),
+    "version": ("workload_map.cli.commands.version", "Print the wmap version."),
+    "completion": ("workload_map.cli.commands.completion", "Print a shell completion script."),
 }
 
 
@@ -164,6 +167,8 @@ class LazyCommands(WmapGroup):
     def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
         # Command names come from the table; options and arguments of a command are completed by the
         # command itself once its name is typed (click resolves it through get_command).
+        from click.shell_completion import CompletionItem  # noqa: PLC0415 (only when completing)
+
         items = [
             CompletionItem(name, help=self._short_help(ctx, name))
             for name in self.list_commands(ctx)
@@ -210,38 +215,6 @@ def cli(debug: bool) -> None:
     """
 
 
-@cli.command("version")
-@output_option(("text", "json", "yaml"), "text")
-def version_cmd(output: str) -> None:
-    """Print the wmap version."""
-    from workload_map import __version__  # noqa: PLC0415 (importlib.metadata only for the version)
-
-    if output == "text":
-        click.echo(f"wmap version {__version__}")
-        return
-
-    info = {"version": __version__, "python": ".".join(map(str, sys.version_info[:3]))}
-    echo_document(info, output)
-
-
-@cli.command("completion")
-@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
-def completion_cmd(shell: str) -> None:
-    """Print a shell completion script.
-
-    \b
-    bash:  source <(wmap completion bash)
-    zsh:   source <(wmap completion zsh)
-    fish:  wmap completion fish | source
-    """
-    from click.shell_completion import get_completion_class  # noqa: PLC0415 (completion only when asked)
-
-    completion_class = get_completion_class(shell)
-    if completion_class is None:  # pragma: no cover - Choice already restricts the shells
-        raise CliError(f"unsupported shell {shell!r}")
-    click.echo(completion_class(cli, {}, "wmap", COMPLETE_VAR).source())
-
-
 def _exit_on_sigterm(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
 
@@ -249,9 +222,11 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 def main(argv: list[str] | None = None) -> None:
     # SIGTERM's default action skips exit hooks; as an exit they run and end helper processes (the
     # libjq worker) before wmap is gone, as Ctrl-C does.
-    # Only from the main thread: a host running the CLI in another thread keeps its own handling.
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    # Only the main thread may set a handler (ValueError elsewhere): a host running the CLI in another thread
+    # keeps its own handling.
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "wmap"
     prog_name = "kubectl wmap" if prog == "kubectl-wmap" else "wmap"
     if argv is None:  # the console script: the process ends with the command

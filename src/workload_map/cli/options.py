@@ -31,8 +31,8 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The ResourceStatus values, spelled out: importing the definition model (pydantic) would add ~85 ms to
-# every command's start; tests/cli/test_options.py keeps the two equal.
+# The ResourceStatus values, spelled out: importing the definition model would add its classes to every
+# command's start, `--help` included; tests/cli/test_options.py keeps the two equal.
 STATUSES = (
     "Initializing",
     "Running",

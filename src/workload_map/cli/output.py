@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -72,6 +71,8 @@ def terminal_width() -> int | None:
     pipe or a file gets whole rows, for scripts, as kubectl does."""
     if not _is_tty(sys.stdout):
         return None
+    import shutil  # noqa: PLC0415 (only on a terminal: shutil loads the compression modules, start-up)
+
     return shutil.get_terminal_size().columns
 
 
@@ -252,9 +253,7 @@ def render(renderable: Any) -> str:
     no_color = bool(os.environ.get("NO_COLOR"))
     color = tty and not no_color
     buffer = _Capture("utf-8" if can_encode("└─├│", stdout_encoding()) else "ascii")
-    width = None
-    if tty:
-        width = shutil.get_terminal_size().columns
+    width = terminal_width()
     out = Console(
         file=buffer,
         force_terminal=color,

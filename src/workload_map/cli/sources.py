@@ -33,6 +33,7 @@ def open_view(
     capacity: bool | Literal["only"] = False,
     compact: bool = False,
     queues: bool = False,
+    events: bool = False,
 ) -> View:
     """The View a command reads: dumps (``--from-file``), else the live cluster with kubectl's flags
     (``connection``, from ``options.connection_options``); library errors become one-line CLI errors.
@@ -53,6 +54,7 @@ def open_view(
             workload=f"{describe[0]}/{describe[1]}" if describe else None,
             capacity=capacity,
             queues=queues,
+            events=events,
         )
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None
@@ -91,6 +93,7 @@ def open_fleet(
     describe: tuple[str, str] | None = None,
     capacity: bool | Literal["only"] = False,
     queues: bool = False,
+    events: bool = False,
 ) -> Fleet:
     """The Fleet the flags name (every cluster read at once; see ``is_fleet``); a cluster not read is in
     ``Fleet.failures``, the caller warns and exits 5. Usage and kubeconfig errors are CLI errors."""
@@ -110,6 +113,7 @@ def open_fleet(
             workload=f"{describe[0]}/{describe[1]}" if describe else None,
             capacity=capacity,
             queues=queues,
+            events=events,
         )
     except wm.WorkloadMapError as exc:
         raise from_library(exc) from None

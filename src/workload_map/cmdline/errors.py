@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import sys
-import traceback
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -99,6 +98,8 @@ def one_line_errors(debug: bool) -> Iterator[None]:
         yield
     except CliError:
         if debug:
+            import traceback  # noqa: PLC0415 (only with --debug: every command runs inside this)
+
             traceback.print_exc()
         raise
     except (click.ClickException, click.exceptions.Exit, click.Abort):

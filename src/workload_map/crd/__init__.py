@@ -1,6 +1,7 @@
 """The ``kartas.run.ai`` CustomResourceDefinition, generated from the project's own pydantic model.
 
-``Karta.model_json_schema()`` is turned into a *structural* OpenAPI v3 schema the API server accepts:
+The JSON schema of the model's pydantic form (``workload_map.definition.schema``) is turned into a
+*structural* OpenAPI v3 schema the API server accepts:
 
 * every ``$ref`` is inlined (structural schemas have no references);
 * ``anyOf: [X, null]`` (pydantic's optional fields) becomes ``X`` — optional means absent, and the API
@@ -26,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from workload_map.definition.model import Karta
+from workload_map.definition.schema import KARTA
 
 GROUP = "run.ai"
 VERSION = "v1alpha1"
@@ -194,7 +195,7 @@ def _walk_lists(node: Any) -> None:
 
 def openapi_schema() -> dict[str, Any]:
     """The structural OpenAPI v3 schema of the Karta object."""
-    raw = Karta.model_json_schema(by_alias=True)
+    raw = KARTA.model_json_schema(by_alias=True)
     defs = raw.get("$defs", {})
     spec = _convert(defs["KartaSpec"], defs, "KartaSpec")
 

@@ -1,15 +1,16 @@
 """Definitions loaded once: the parsed Karta and its compiled expressions, kept across processes.
 
 Turning a definition into something the resolver can run is pure and, for a one-shot command, most of
-its cost: the pydantic model validation (and, once per process, building its schema), and for every jq
+its cost: the pydantic schema validation (and, once per process, building the schema), and for every jq
 expression the sandbox analysis, libjq's syntax check and the fast-path parse. The first time a
 definition is loaded all of that is done for every expression it holds (so libjq validates a definition
 when it is loaded, not when an expression happens to run) and the result goes to the on-disk cache
 (``workload_map.base.cache``); a later process that meets the same definition reads the result back and
-primes the jq engine with the verdicts.
+primes the jq engine with the verdicts. What is stored is the plain model (frozen dataclasses, see
+``workload_map.definition.model``), so reading it back loads neither pydantic, PyYAML nor the loader.
 
 Keys are the definition's content and the code fingerprint (:func:`fingerprint`): the sources of the
-modules that load definitions and compile jq, and the versions of pydantic, pydantic-core, the libjq
+modules that load definitions and compile jq, and the installed pydantic, pydantic-core, libjq
 binding, purejq, PyYAML and Python. Editing the code, upgrading or reinstalling a library moves every
 key, so an entry is never read by code other than the code that wrote it. Only successful loads are
 stored: a definition with problems is parsed again, so its findings always carry the caller's locations.
@@ -27,8 +28,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
-import pydantic
-import pydantic_core
 
 from workload_map.base import cache
 from workload_map.definition.expressions import iter_expressions
@@ -36,7 +35,7 @@ from workload_map.definition.model import Karta
 from workload_map.errors import Finding
 from workload_map.jq import LIMITS, Verdict, prime, verdicts
 
-FORMAT = "definitions-1"
+FORMAT = "definitions-2"
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The modules whose code decides what a stored entry holds.
 _SOURCES = (
@@ -48,6 +47,7 @@ _SOURCES = (
     "definition/gaps.py",
     "definition/loader.py",
     "definition/model.py",
+    "definition/schema.py",
     "definition/validate.py",
     "definition/writable.py",
     "jq/_isolated.py",
@@ -62,8 +62,9 @@ _SOURCES = (
     "jq/sandbox.py",
     "sources/documents.py",
 )
-# The libjq binding decides syntax verdicts, purejq the fast-path ASTs, PyYAML what a YAML file holds.
-_LIBRARIES = ("jq", "purejq", "yaml")
+# The libjq binding decides syntax verdicts, purejq the fast-path ASTs, PyYAML what a YAML file holds,
+# pydantic what a document parses to. Located, not imported: a warm process must not load them.
+_LIBRARIES = ("jq", "purejq", "yaml", "pydantic", "pydantic_core")
 
 T = TypeVar("T")
 _storing = contextvars.ContextVar("storing", default=True)
@@ -82,7 +83,7 @@ def _stat(path: str | None) -> str:
 @functools.cache
 def fingerprint() -> str:
     """The code version entries are keyed by (file sizes and modification times, as ``.pyc`` files are)."""
-    parts = [FORMAT, sys.version, pydantic.VERSION, pydantic_core.__version__]
+    parts = [FORMAT, sys.version]
     parts += [_stat(str(_PACKAGE / name)) for name in _SOURCES]
     for library in _LIBRARIES:
         spec = find_spec(library)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from workload_map.definition.model import ComponentDefinition, Karta
+from workload_map.definition.model import ComponentDefinition, Karta, wire_fields
 
 
 class Target(StrEnum):
@@ -38,10 +38,9 @@ def _component_expressions(component: ComponentDefinition, base: tuple[str | int
         yield from ref(("specDefinition", "metadataPath"), spec.metadata_path)
         fragments = spec.fragmented_pod_spec_definition
         if fragments is not None:
-            for field_name, field in type(fragments).model_fields.items():
+            for field_name, alias in wire_fields(fragments):
                 value = getattr(fragments, field_name)
                 if value is not None:
-                    alias = field.alias or field_name
                     yield from ref(("specDefinition", "fragmentedPodSpecDefinition", alias), value)
     scale = component.scale_definition
     if scale is not None:

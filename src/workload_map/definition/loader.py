@@ -7,18 +7,14 @@ closest one when it looks misspelt) instead of being dropped.
 from __future__ import annotations
 
 import copy
-import difflib
 import functools
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args
-
-from pydantic import BaseModel, ValidationError
+from typing import Any
 
 from workload_map.definition import compiled
-from workload_map.definition.model import API_VERSION, KIND, Karta
+from workload_map.definition.model import API_VERSION, KIND, Karta, LoadedDefinition
 from workload_map.errors import DocumentError, Finding, Location, Severity
 from workload_map.sources.documents import (
     STDIN,
@@ -29,78 +25,6 @@ from workload_map.sources.documents import (
     parse_text,
     read_source,
 )
-
-
-@dataclass(frozen=True)
-class LoadedDefinition:
-    karta: Karta
-    location: Location
-    origin: str = "file"  # builtin | file | cluster
-
-    @property
-    def name(self) -> str:
-        return self.karta.name
-
-
-def _model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
-    """The model class that holds the field named by the last element of a pydantic error loc."""
-    model: type[BaseModel] | None = Karta
-    for part in loc[:-1]:
-        if model is None:
-            return None
-        if isinstance(part, int):
-            continue
-        field = next((f for name, f in model.model_fields.items() if part in (f.alias or name, name)), None)
-        if field is None:
-            return None
-        model = _inner_model(field.annotation)
-    return model
-
-
-def _inner_model(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in get_args(annotation):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def _allowed_fields(loc: tuple[str | int, ...]) -> list[str]:
-    model = _model_at(loc)
-    if model is None:
-        return []
-    return [f.alias or name for name, f in model.model_fields.items()]
-
-
-def _describe(error: Any) -> str:
-    kind = error["type"]
-    loc = tuple(error["loc"])
-    if kind == "extra_forbidden":
-        field = str(loc[-1]) if loc else "?"
-        allowed = _allowed_fields(loc)
-        close = difflib.get_close_matches(field, allowed, n=1, cutoff=0.6)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
-        listing = f" (allowed here: {', '.join(allowed)})" if allowed else ""
-        return f"unknown field '{field}'{hint}{listing}"
-    if kind == "missing":
-        return "required field is missing"
-    if kind in ("string_type", "dict_type", "list_type", "model_type", "model_attributes_type"):
-        expected = {
-            "string_type": "a string",
-            "dict_type": "a mapping",
-            "list_type": "a list",
-            "model_type": "a mapping",
-            "model_attributes_type": "a mapping",
-        }[kind]
-        got = type(error.get("input")).__name__
-        got = {"NoneType": "null", "dict": "mapping", "str": "string"}.get(got, got)
-        return f"must be {expected}, got {got}"
-    if kind == "too_short":
-        return "must not be empty"
-    message = str(error.get("msg", kind))
-    return message.removeprefix("Value error, ")
 
 
 def definition_from_dict(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
@@ -126,8 +50,12 @@ def _parse(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
         findings.append(Finding(location.child("kind"), f"kind must be '{KIND}', got {kind!r}"))
     if findings:
         return None, findings
+    from pydantic import ValidationError  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
+
+    from workload_map.definition import schema  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
+
     try:
-        karta = Karta.model_validate(data, by_alias=True)
+        karta = schema.parse(data)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         # A union reports one error per branch; keep the first per location.
@@ -137,7 +65,7 @@ def _parse(data: Any, location: Location) -> tuple[Karta | None, list[Finding]]:
             if loc in seen:
                 continue
             seen.add(loc)
-            findings.append(Finding(location.child(*loc), _describe(error)))
+            findings.append(Finding(location.child(*loc), schema.describe(error)))
         return None, findings + _semantic_findings(data, errors, location)
     except RecursionError:
         return None, [Finding(location, "definition is nested too deeply")]
@@ -152,6 +80,9 @@ def _semantic_findings(data: dict[str, Any], errors: list[Any], location: Locati
     findings point into the document as written); when that cannot give a loadable definition (a
     required field is missing or a list item itself is refused) only the schema findings stand.
     """
+    from pydantic import ValidationError  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
+
+    from workload_map.definition import schema  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
     from workload_map.definition.validate import validate  # noqa: PLC0415 (pydantic only when a definition is parsed from source)
 
     pruned = copy.deepcopy(data)
@@ -169,7 +100,7 @@ def _semantic_findings(data: dict[str, Any], errors: list[Any], location: Locati
             return []
         parent.pop(loc[-1], None)
     try:
-        karta = Karta.model_validate(pruned, by_alias=True)
+        karta = schema.parse(pruned)
     except (ValidationError, RecursionError):
         return []
     return validate(karta, location)

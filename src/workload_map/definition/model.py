@@ -1,29 +1,128 @@
 """The Karta ``run.ai/v1alpha1`` object model.
 
 Field names and nesting follow the public ``kartas.run.ai`` CRD exactly so that definitions written
-here load in KAI Scheduler's pod grouper and the reverse. Every model forbids unknown fields: a
-misspelt ``replicaPath`` must be an error, never a silently ignored key.
+here load in KAI Scheduler's pod grouper and the reverse: a field's name in a document is its Python
+name in camelCase (:func:`wire_name`).
+
+The model is plain frozen records (:class:`Model`), readable without pydantic: a command whose definitions
+come from the compiled cache (``workload_map.definition.compiled``) unpickles them and never loads the
+parser. Parsing a document is ``workload_map.definition.schema``'s job (pydantic models derived from these
+classes, which forbid unknown fields: a misspelt ``replicaPath`` must be an error, never a silently
+ignored key).
 """
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from workload_map.errors import Location
+
+T = TypeVar("T")
 
 API_VERSION = "run.ai/v1alpha1"
 KIND = "Karta"
 
 
-class _Strict(BaseModel):
-    # defer_build: the validation schema (tens of ms) is built on the first validation, which a process
-    # whose definitions all come from the cache (workload_map.definition.compiled) never does.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True, defer_build=True)
+def wire_name(field_name: str) -> str:
+    """A field's name in a document: ``replicas_path`` -> ``replicasPath``."""
+    head, *rest = field_name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-class GroupVersionKind(_Strict):
+def wire_fields(model: Model) -> list[tuple[str, str]]:
+    """(field name, name in a document) of every field of a model object, in declaration order."""
+    return [(name, wire_name(name)) for name in model.FIELDS]
+
+
+class _Factory:
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
+
+
+_REQUIRED: Any = object()
+
+
+def field(*, default_factory: Callable[[], T]) -> T:
+    """A field whose default is made for each object (a list, a dict, a model)."""
+    made: Any = _Factory(default_factory)
+    return made  # type: ignore[no-any-return]
+
+
+@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
+class Model:
+    """A frozen, keyword-only record: ``@dataclass(frozen=True, kw_only=True)`` without its cost at import.
+
+    The standard dataclass writes and compiles five or six methods per class with ``exec``: ~1 ms a class on
+    the 2-core CI machine, ~30 ms of CPU for the 28 classes here, which every command that reads a definition
+    loads (a warm ``wmap get`` on the built-in example spent a fifth of its imports in dataclass creation,
+    bench/README.md). These methods are shared and read the field table made once per class. Objects pickle
+    by their ``__dict__`` (no ``__init__`` on the way back), which is how the compiled cache stores them.
+    """
+
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+    _DEFAULTS: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls) -> None:
+        own = tuple(inspect.get_annotations(cls))
+        cls.FIELDS = cls.FIELDS + own
+        defaults = dict(cls._DEFAULTS)
+        for name in own:
+            default = cls.__dict__.get(name, _REQUIRED)
+            defaults[name] = default
+            if default is not _REQUIRED:
+                delattr(cls, name)  # the object's own value, never a shared class attribute
+        cls._DEFAULTS = defaults
+
+    def __init__(self, **values: Any) -> None:
+        unknown = values.keys() - self._DEFAULTS.keys()
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {sorted(unknown)}")
+        own = self.__dict__
+        for name, default in self._DEFAULTS.items():
+            if name in values:
+                own[name] = values[name]
+            elif isinstance(default, _Factory):
+                own[name] = default.make()
+            elif default is _REQUIRED:
+                raise TypeError(f"{type(self).__name__}() missing required keyword argument {name!r}")
+            else:
+                own[name] = default
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete field {name!r}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(self.__dict__[name] for name in self.FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Model)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._values()))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={self.__dict__[name]!r}" for name in self.FIELDS)
+        return f"{type(self).__name__}({shown})"
+
+    def replace(self, **changes: Any) -> Any:
+        """A copy with ``changes``."""
+        return type(self)(**{**self.__dict__, **changes})
+
+
+class GroupVersionKind(Model):
     group: str = ""
     version: str
     kind: str
@@ -33,34 +132,31 @@ class GroupVersionKind(_Strict):
         return f"{self.group}/{self.version}" if self.group else self.version
 
     def to_json(self) -> dict[str, str]:
-        # What model_dump gives, without building the serializer (a deferred schema) in every process.
         return {"group": self.group, "version": self.version, "kind": self.kind}
 
     def __str__(self) -> str:
         return f"{self.kind}.{self.version}.{self.group}" if self.group else f"{self.kind}.{self.version}"
 
 
-class FragmentedPodSpecDefinition(_Strict):
-    scheduler_name_path: str | None = Field(None, alias="schedulerNamePath")
-    labels_path: str | None = Field(None, alias="labelsPath")
-    annotations_path: str | None = Field(None, alias="annotationsPath")
-    resources_path: str | None = Field(None, alias="resourcesPath")
-    resource_claims_path: str | None = Field(None, alias="resourceClaimsPath")
-    pod_affinity_path: str | None = Field(None, alias="podAffinityPath")
-    node_affinity_path: str | None = Field(None, alias="nodeAffinityPath")
-    containers_path: str | None = Field(None, alias="containersPath")
-    container_path: str | None = Field(None, alias="containerPath")
-    priority_class_name_path: str | None = Field(None, alias="priorityClassNamePath")
-    image_path: str | None = Field(None, alias="imagePath")
+class FragmentedPodSpecDefinition(Model):
+    scheduler_name_path: str | None = None
+    labels_path: str | None = None
+    annotations_path: str | None = None
+    resources_path: str | None = None
+    resource_claims_path: str | None = None
+    pod_affinity_path: str | None = None
+    node_affinity_path: str | None = None
+    containers_path: str | None = None
+    container_path: str | None = None
+    priority_class_name_path: str | None = None
+    image_path: str | None = None
 
 
-class SpecDefinition(_Strict):
-    pod_template_spec_path: str | None = Field(None, alias="podTemplateSpecPath")
-    pod_spec_path: str | None = Field(None, alias="podSpecPath")
-    metadata_path: str | None = Field(None, alias="metadataPath")
-    fragmented_pod_spec_definition: FragmentedPodSpecDefinition | None = Field(
-        None, alias="fragmentedPodSpecDefinition"
-    )
+class SpecDefinition(Model):
+    pod_template_spec_path: str | None = None
+    pod_spec_path: str | None = None
+    metadata_path: str | None = None
+    fragmented_pod_spec_definition: FragmentedPodSpecDefinition | None = None
 
     @property
     def forms(self) -> list[str]:
@@ -75,30 +171,30 @@ class SpecDefinition(_Strict):
         return used
 
 
-class ScaleDefinition(_Strict):
-    replicas_path: str | None = Field(None, alias="replicasPath")
-    min_replicas_path: str | None = Field(None, alias="minReplicasPath")
-    max_replicas_path: str | None = Field(None, alias="maxReplicasPath")
+class ScaleDefinition(Model):
+    replicas_path: str | None = None
+    min_replicas_path: str | None = None
+    max_replicas_path: str | None = None
 
 
-class ComponentTypeSelector(_Strict):
-    key_path: str | None = Field(None, alias="keyPath")
+class ComponentTypeSelector(Model):
+    key_path: str | None = None
     value: str | None = None
-    match_labels: dict[str, str] | None = Field(None, alias="matchLabels")
+    match_labels: dict[str, str] | None = None
 
 
-class ComponentInstanceSelector(_Strict):
-    id_path: str = Field(alias="idPath")
+class ComponentInstanceSelector(Model):
+    id_path: str
 
 
-class ReplicaSelector(_Strict):
-    key_path: str = Field(alias="keyPath")
+class ReplicaSelector(Model):
+    key_path: str
 
 
-class PodSelector(_Strict):
-    component_type_selector: ComponentTypeSelector | None = Field(None, alias="componentTypeSelector")
-    component_instance_selector: ComponentInstanceSelector | None = Field(None, alias="componentInstanceSelector")
-    replica_selector: ReplicaSelector | None = Field(None, alias="replicaSelector")
+class PodSelector(Model):
+    component_type_selector: ComponentTypeSelector | None = None
+    component_instance_selector: ComponentInstanceSelector | None = None
+    replica_selector: ReplicaSelector | None = None
 
 
 class ResourceStatus(StrEnum):
@@ -113,50 +209,38 @@ class ResourceStatus(StrEnum):
     UNDEFINED = "Undefined"
 
 
-class PhaseDefinition(_Strict):
+class PhaseDefinition(Model):
     path: str
 
 
-class ConditionsDefinition(_Strict):
-    path: str
-    type_field_name: str = Field("type", alias="typeFieldName")
-    status_field_name: str = Field("status", alias="statusFieldName")
-    message_field_name: str | None = Field("message", alias="messageFieldName")
-    reason_field_name: str | None = Field("reason", alias="reasonFieldName")
-
+class ConditionsDefinition(Model):
     # The Go type has no omitempty on these names, so objects written by Go clients carry "" for
-    # "unset"; the CRD default only applies to absent fields. Read "" (and null) as the default.
-    @field_validator("type_field_name", "status_field_name", "message_field_name", "reason_field_name", mode="before")
-    @classmethod
-    def _empty_is_default(cls, value: Any, info: ValidationInfo) -> Any:
-        if value in ("", None):
-            return {
-                "type_field_name": "type",
-                "status_field_name": "status",
-                "message_field_name": "message",
-                "reason_field_name": "reason",
-            }[str(info.field_name)]
-        return value
+    # "unset"; the schema reads "" (and null) as the default.
+    path: str
+    type_field_name: str = "type"
+    status_field_name: str = "status"
+    message_field_name: str | None = "message"
+    reason_field_name: str | None = "reason"
 
 
-class ExpectedCondition(_Strict):
+class ExpectedCondition(Model):
     type: str
     status: str | None = None
     reason: str | None = None
 
 
-class ExpressionMatcher(_Strict):
+class ExpressionMatcher(Model):
     expression: str
-    expected_result: str = Field(alias="expectedResult")
+    expected_result: str
 
 
-class StatusMatcher(_Strict):
-    by_phase: str | None = Field(None, alias="byPhase")
-    by_conditions: list[ExpectedCondition] | None = Field(None, alias="byConditions")
-    by_expression: ExpressionMatcher | None = Field(None, alias="byExpression")
+class StatusMatcher(Model):
+    by_phase: str | None = None
+    by_conditions: list[ExpectedCondition] | None = None
+    by_expression: ExpressionMatcher | None = None
 
 
-class StatusMappings(_Strict):
+class StatusMappings(Model):
     initializing: list[StatusMatcher] | None = None
     running: list[StatusMatcher] | None = None
     completed: list[StatusMatcher] | None = None
@@ -172,116 +256,109 @@ class StatusMappings(_Strict):
         for status in ResourceStatus:
             if status is ResourceStatus.UNDEFINED:
                 continue
-            field = status.value.lower()
-            matchers: list[StatusMatcher] | None = getattr(self, field)
+            name = status.value.lower()
+            matchers: list[StatusMatcher] | None = getattr(self, name)
             if matchers:
-                out.append((status, field, matchers))
+                out.append((status, name, matchers))
         return out
 
 
-class StatusDefinition(_Strict):
-    phase_definition: PhaseDefinition | None = Field(None, alias="phaseDefinition")
-    conditions_definition: ConditionsDefinition | None = Field(None, alias="conditionsDefinition")
+class StatusDefinition(Model):
+    phase_definition: PhaseDefinition | None = None
+    conditions_definition: ConditionsDefinition | None = None
     # Absent is the same as {}: a gang-only or scheduling-only definition maps no status (KAI Scheduler
     # accepts it; every workload is Undefined). The validator warns.
-    status_mappings: StatusMappings = Field(default_factory=StatusMappings, alias="statusMappings")
+    status_mappings: StatusMappings = field(default_factory=StatusMappings)
 
 
-class SuspendAction(_Strict):
+class SuspendAction(Model):
+    # The format stores the value JSON-encoded in a string ("true" writes the boolean true; the schema
+    # refuses a string that is not JSON). Objects written by the Go reference may carry the raw JSON
+    # value instead; both are read.
     path: str
-    # The format stores the value JSON-encoded in a string ("true" writes the boolean true). Objects
-    # written by the Go reference may carry the raw JSON value instead; both are read.
     value: Any
-
-    @field_validator("value")
-    @classmethod
-    def _value_is_json(cls, raw: Any) -> Any:
-        if isinstance(raw, str):
-            try:
-                json.loads(raw)
-            except ValueError as exc:
-                raise ValueError(f"value must be a JSON-encoded string such as 'true' or '\"x\"': {exc}") from None
-        return raw
 
     @property
     def decoded_value(self) -> Any:
         return json.loads(self.value) if isinstance(self.value, str) else self.value
 
 
-class SuspendDefinition(_Strict):
-    suspend_actions: list[SuspendAction] = Field(alias="suspendActions", min_length=1)
-    resume_actions: list[SuspendAction] = Field(alias="resumeActions", min_length=1)
+class SuspendDefinition(Model):
+    suspend_actions: list[SuspendAction]  # not empty (the schema's rule)
+    resume_actions: list[SuspendAction]
 
 
-class ComponentDefinition(_Strict):
+class ComponentDefinition(Model):
     name: str
     kind: GroupVersionKind | None = None
-    owner_ref: str | None = Field(None, alias="ownerRef")
-    spec_definition: SpecDefinition | None = Field(None, alias="specDefinition")
-    scale_definition: ScaleDefinition | None = Field(None, alias="scaleDefinition")
-    status_definition: StatusDefinition | None = Field(None, alias="statusDefinition")
-    suspend_definition: SuspendDefinition | None = Field(None, alias="suspendDefinition")
-    instance_id_path: str | None = Field(None, alias="instanceIdPath")
-    pod_selector: PodSelector | None = Field(None, alias="podSelector")
+    owner_ref: str | None = None
+    spec_definition: SpecDefinition | None = None
+    scale_definition: ScaleDefinition | None = None
+    status_definition: StatusDefinition | None = None
+    suspend_definition: SuspendDefinition | None = None
+    instance_id_path: str | None = None
+    pod_selector: PodSelector | None = None
 
 
-class StructureDefinition(_Strict):
-    root_component: ComponentDefinition = Field(alias="rootComponent")
-    child_components: list[ComponentDefinition] = Field(default_factory=list, alias="childComponents")
-    additional_child_kinds: list[GroupVersionKind] = Field(default_factory=list, alias="additionalChildKinds")
+class StructureDefinition(Model):
+    root_component: ComponentDefinition
+    child_components: list[ComponentDefinition] = field(default_factory=list)
+    additional_child_kinds: list[GroupVersionKind] = field(default_factory=list)
 
 
-class PodGroupMember(_Strict):
-    component_name: str = Field(alias="componentName")
-    group_by_key_paths: list[str] = Field(default_factory=list, alias="groupByKeyPaths")
-    filters: list[str] = Field(default_factory=list)
+class PodGroupMember(Model):
+    component_name: str
+    group_by_key_paths: list[str] = field(default_factory=list)
+    filters: list[str] = field(default_factory=list)
 
 
-class PodGroupDefinition(_Strict):
+class PodGroupDefinition(Model):
     name: str
     members: list[PodGroupMember]
 
 
-class Topology(_Strict):
-    topology_name: str | None = Field(None, alias="topologyName")
-    required_topology_level: str | None = Field(None, alias="requiredTopologyLevel")
-    preferred_topology_level: str | None = Field(None, alias="preferredTopologyLevel")
+class Topology(Model):
+    topology_name: str | None = None
+    required_topology_level: str | None = None
+    preferred_topology_level: str | None = None
 
 
-class SubGroupDefinition(_Strict):
-    component_name: str = Field(alias="componentName")
+class SubGroupDefinition(Model):
+    component_name: str
     topology: Topology | None = None
 
 
-class SingleGroupDefinition(_Strict):
+class SingleGroupDefinition(Model):
     name: str
-    sub_groups: list[SubGroupDefinition] = Field(default_factory=list, alias="subGroups")
+    sub_groups: list[SubGroupDefinition] = field(default_factory=list)
     topology: Topology | None = None
 
 
-class GangScheduling(_Strict):
-    pod_groups: list[PodGroupDefinition] | None = Field(None, alias="podGroups")
-    pod_group: SingleGroupDefinition | None = Field(None, alias="podGroup")
+class GangScheduling(Model):
+    pod_groups: list[PodGroupDefinition] | None = None
+    pod_group: SingleGroupDefinition | None = None
 
 
-class OptimizationInstructions(_Strict):
-    gang_scheduling: GangScheduling | None = Field(None, alias="gangScheduling")
+class OptimizationInstructions(Model):
+    gang_scheduling: GangScheduling | None = None
 
 
-class KartaSpec(_Strict):
-    structure_definition: StructureDefinition = Field(alias="structureDefinition")
-    optimization_instructions: OptimizationInstructions | None = Field(None, alias="optimizationInstructions")
+class KartaSpec(Model):
+    structure_definition: StructureDefinition
+    optimization_instructions: OptimizationInstructions | None = None
 
 
-class Karta(_Strict):
+class Karta(Model):
     # metadata and status are Kubernetes-owned (ObjectMeta, conditions) and kept verbatim.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True, defer_build=True)
-
-    api_version: str = Field(alias="apiVersion")
+    api_version: str
     kind: str
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
     spec: KartaSpec
     status: dict[str, Any] | None = None
+    # The wire form (only the fields the author set, camelCase), recorded by the schema when it parsed the
+    # document: what to_dict gives. Not a field of the format (the schema leaves it out). JSON text, because
+    # every warm command unpickles it and few read it: bytes come back as one copy, a dict object by object.
+    document: bytes = b"{}"
 
     @property
     def name(self) -> str:
@@ -317,7 +394,19 @@ class Karta(_Strict):
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form: only fields the author set, camelCase, ready for YAML/JSON or the API server."""
-        return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
+        wire: dict[str, Any] = json.loads(self.document)  # not orjson: integers of any size
+        return wire
+
+
+@dataclass(frozen=True)
+class LoadedDefinition:
+    karta: Karta
+    location: Location
+    origin: str = "file"  # builtin | file | cluster
+
+    @property
+    def name(self) -> str:
+        return self.karta.name
 
 
 def slug(gvk: GroupVersionKind) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from workload_map.base.snapshot import Obj, group_of, version_of
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 
 # Short names kubectl users type for the kinds the catalog covers (from each CRD's shortNames, and
 # the built-in API). Live clusters add whatever discovery reports.

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workload_map.base.objects import key_of, meta, uid_of
-from workload_map.definition.loader import LoadedDefinition
-from workload_map.definition.model import Karta, PodGroupMember, Topology
+from workload_map.definition.model import Karta, LoadedDefinition, PodGroupMember, Topology
 from workload_map.gang.model import (
     FORM_POD_GROUP,
     FORM_POD_GROUPS,

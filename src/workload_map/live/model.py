@@ -37,20 +37,25 @@ from workload_map.base.gc_pause import bulk_load
 from workload_map.base.objects import Obj
 from workload_map.base.snapshot import Snapshot
 from workload_map.gang.compute import deferred_plan_in_view
+from workload_map.live.events import EventStore, events_informer
 from workload_map.live.projection import Projection, projection_for
+from workload_map.live.queues import QueueState
 from workload_map.resolve.workloads import WorkloadIndex, gap_warnings
 from workload_map.tree.build import trees_of
+from workload_map.tree.events import is_event
 
 if TYPE_CHECKING:
     from workload_map.base.snapshot import Snapshot
     from workload_map.definition.registry import DefinitionRegistry
     from workload_map.gang.model import GangPlan
     from workload_map.live.gaps import ApiserverProbe, KindPoller
+    from workload_map.queues import QueueReport
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.sources.kube import LiveOptions, LiveSource
     from workload_map.sources.kube.discovery import ServedResource
     from workload_map.sources.kube.fetch import ListResult
     from workload_map.sources.kube.informer import Informer
+    from workload_map.tree.events import WorkloadEvent
     from workload_map.tree.model import WorkloadTree
 
 SETTLE_SECONDS = 0.05  # a burst of events (a rollout) is applied as one batch
@@ -94,6 +99,7 @@ class Resolved:
 
     tree: WorkloadTree
     planner: Callable[[], GangPlan] | None = field(default=None, repr=False, compare=False)
+    members: tuple[str, ...] = field(default=(), repr=False, compare=False)  # uids whose Events are its own
     _plan: Any = field(default=_UNPLANNED, init=False, repr=False, compare=False)
 
     @property
@@ -187,13 +193,19 @@ class LiveModel:
         self._project = Projection()  # what the store keeps of an object; set from the definitions in effect
         self._listed: list[ListResult] = []  # every watched list, the gaps' included
         self._coverage_changed = False  # set by a batch that opened or closed a gap
+        # with the queue kinds watched (LiveOptions.queues): queues()
+        self._queues: QueueState | None = QueueState() if options.queues else None
+        self._store = threading.Lock()  # held while the store changes: queues() reads it whole, in its thread
+        self.events = EventStore()  # the Events of the workloads' objects (live/events.py)
 
     # -- lifecycle
     def start(self) -> None:
         """Read the whole cluster once, resolve it, then keep it current in background threads."""
         began = time.monotonic()
         self.started_at = time.time()
-        self._install(self._read(), began)
+        source = self._read()
+        with self._store:
+            self._install(source, began)
         self._applier = threading.Thread(target=self._apply_loop, name="wmap live model", daemon=True)
         self._applier.start()
 
@@ -210,6 +222,7 @@ class LiveModel:
                 all_namespaces=not one_namespace,
                 project_for=self._projection_for,
                 per_namespace=False,
+                events=False,  # watched instead, by their own informer
             )
         )
 
@@ -270,6 +283,8 @@ class LiveModel:
             for listed in gap_lists
         ]
         self._listed = [*self.source.lists, *gap_lists]
+        if self.options.events:  # the workloads' Events, in the namespaces read (live/events.py)
+            self._watchers.append(events_informer(connection, source, out, stop, self.watch_seconds))
         kartas = source.discovery.resource(KARTA_GROUP, KARTA_KIND, [KARTA_VERSION])
         if kartas is not None and kartas.can("watch"):
             changes = DefinitionChanges(source.karta_objects, out)
@@ -307,7 +322,8 @@ class LiveModel:
         if old_source is not None:
             old_source.connection.close()
         self.reloads += 1  # before the new answer is visible, so whoever sees it sees the count too
-        self._install(source, began)
+        with self._store:
+            self._install(source, began)
         notes.append(("kartas.run.ai", "changed: the cluster was read again with the definitions now in effect"))
 
     def stop(self) -> None:
@@ -345,15 +361,29 @@ class LiveModel:
         model._load(snapshot)
         model.sync_seconds = time.monotonic() - began
         model.version = 1
+        model._queues = QueueState()  # a dump holds the queue objects it was written with
         return model
 
     def _load(self, snapshot: Iterable[Obj], *, projected: bool = False) -> None:
+        events: list[tuple[str, Any, Any]] = []  # a dump's Events (a cluster's come from their own watch)
         with bulk_load():
             for obj in snapshot:
+                if is_event(obj):
+                    events.append(("ADDED", obj, None))
+                    continue
                 self._put(obj if projected else self._project(obj))
             for uid in self._objects:
                 self._root[uid] = self._root_of(uid)
             self._resolve_all()
+            self.events.apply(events, self._workload_object)
+
+    def _workload_object(self, uid: str) -> bool:
+        """The object is in the store and part of a workload (the Events kept are theirs)."""
+        return uid in self._objects and self._root.get(uid) in self._results
+
+    def workload_events(self, item: Resolved) -> list[WorkloadEvent]:
+        """The Events of a workload's objects (its root, what it owns, its pods), newest last."""
+        return self.events.of(item.members)
 
     @property
     def ready(self) -> bool:
@@ -414,6 +444,21 @@ class LiveModel:
         with self._lock:
             items = [r for results in self._results.values() for r in results]
         return sorted(items, key=lambda r: (r.tree.namespace, r.tree.name, r.tree.kind))
+
+    def queues(self) -> QueueReport | None:
+        """The queue report (``View.queues``, docs/queues.md) of the current version, or None when the model
+        does not watch the queue kinds (``LiveOptions.queues``)."""
+        if self._queues is None:
+            return None
+        namespace = None if self.options.all_namespaces else self.options.namespace
+        warnings = self.source.queue_warnings if self.source is not None else []
+
+        def store() -> tuple[int, Iterable[Obj], Iterable[list[Resolved]]]:
+            return self.version, self._objects.values(), self._results.values()
+
+        return self._queues.report(
+            self._store, store, self.registry, self.coverage, namespace=namespace, warnings=warnings
+        )
 
     def wait_for_version(self, version: int, timeout: float) -> bool:
         """Block until a batch after ``version`` is applied (tests and benchmarks)."""
@@ -505,12 +550,14 @@ class LiveModel:
         trees, _problems = trees_of(view, workloads)
         resolved: list[Resolved] = []
         for tree in trees:
+            owned = self._subtree(_uid(tree.workload))
+            members = (*owned, *{_uid(pod.obj) for pod in tree.all_pods}.difference(owned))
             planner: Callable[[], GangPlan] | None
             try:
                 planner = deferred_plan_in_view(view, tree.workload)
             except (LookupError, ValueError, TypeError):
                 planner = None
-            resolved.append(Resolved(tree, planner))
+            resolved.append(Resolved(tree, planner, members))
         return resolved
 
     def _resolve_all(self) -> None:
@@ -581,7 +628,8 @@ class LiveModel:
         if any(kind == "DEFINITIONS" for kind, _, _ in batch):
             self._reload(notes)  # everything else in the batch is of the store being replaced
         else:
-            self._apply_events(batch, notes, dirty)
+            with self._store:
+                self._apply_events(batch, notes, dirty)
         with self._changed:
             self.version += 1
             self._changed.notify_all()
@@ -593,9 +641,12 @@ class LiveModel:
 
     def _apply_events(self, batch: list[tuple[str, Any, Any]], notes: list[tuple[str, str]], dirty: set[str]) -> None:
         now = time.time()
+        events: list[tuple[str, Any, Any]] = []  # applied once the batch's workloads are resolved
         with bulk_load():
             for kind, payload, extra in batch:
-                if kind == "FAILED":
+                if kind == "EVENTS":
+                    events.append(payload)
+                elif kind == "FAILED":
                     self._failed(payload, extra, dirty, notes)
                 elif kind == "CONTACT":
                     self.apiserver_error = payload
@@ -610,6 +661,7 @@ class LiveModel:
                 self._resolve_all()
             else:
                 self._resolve(dirty)
+            notes.extend(("events", line) for line in self.events.apply(events, self._workload_object))
 
     def problems(self) -> list[str]:
         """What is not current now, one line per cause: why the model is not ready (the API server not
@@ -653,6 +705,7 @@ class LiveModel:
             dirty.add(old_root)
         if kind == "DELETED":
             self._remove(uid)
+            self.events.forget(uid)
             for child in list(self._children.get(uid, ())):
                 self._reroot(child, dirty)
             return

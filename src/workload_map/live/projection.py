@@ -29,7 +29,7 @@ from workload_map.definition.expressions import Target, iter_expressions
 from workload_map.jq.reads import input_reads
 
 if TYPE_CHECKING:
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
 
 from workload_map.base.objects import Obj
 

@@ -4,7 +4,7 @@ A core package: it reads a Snapshot's objects and the workload trees built from 
 (docs/queues.md says where every figure comes from).
 """
 
-from workload_map.queues.build import build_queues
+from workload_map.queues.build import build_queues, queue_names
 from workload_map.queues.kinds import QUEUE_GROUPS, QUEUE_KINDS, named_queue
 from workload_map.queues.model import STATES, Queue, QueuedWorkload, QueueReport, ResourceQuota
 
@@ -18,4 +18,5 @@ __all__ = [
     "ResourceQuota",
     "build_queues",
     "named_queue",
+    "queue_names",
 ]

@@ -72,9 +72,10 @@ def build_queues(
             warnings.append(f"localqueue {queue.namespace}/{queue.name}: its ClusterQueue {queue.parent} is not there")
             queue.state = queue.state or "ClusterQueueMissing"
 
-    owned = _scheduler_objects(snapshot, covers)
+    owned = scheduler_objects(snapshot, covers)
     attributed: set[int] = set()
-    for tree in trees:
+    # as `wmap get -A` sorts them, whichever order the trees were resolved in (a read, the live model)
+    for tree in sorted(trees, key=lambda t: (t.namespace, t.name, t.kind)):
         item = _queued(tree, owned, by_key, warnings)
         if item is not None:
             report.workloads.append(item)
@@ -86,7 +87,29 @@ def build_queues(
     return report
 
 
-def _scheduler_objects(snapshot: Snapshot, covers: Covers) -> dict[int, list[Obj]]:
+def queue_names(snapshot: Snapshot, trees: Sequence[WorkloadTree], covers: Covers) -> list[str | None]:
+    """The queue each workload of ``trees`` is in, by name (what ``get``'s QUEUE column and ``--queue``
+    show), or None: the name :func:`workload_queue` gives, as the report lists it."""
+    owned = scheduler_objects(snapshot, covers)
+    named = (workload_queue(tree, owned.get(id(tree.workload), [])) for tree in trees)
+    return [found[1] if found is not None else None for found in named]
+
+
+def workload_queue(tree: WorkloadTree, objects: Sequence[Obj]) -> tuple[str, str] | None:
+    """(scheduler, queue name) of a workload: the queue it or its pods name (:func:`named_queue`), else the
+    one its scheduler objects (``objects``: its Kueue Workload, its PodGroups) name; None when none does."""
+    named = named_queue(tree.workload, [p.obj for p in tree.all_pods])
+    if named is not None:
+        return named
+    for scheduler, group in (("kueue", KUEUE_GROUP), ("kai", KAI_GROUP), ("volcano", VOLCANO_GROUP)):
+        obj = _of(objects, group, "Workload" if scheduler == "kueue" else "PodGroup")
+        queue = spec_queue(obj) if obj is not None else None
+        if queue:
+            return scheduler, queue
+    return None
+
+
+def scheduler_objects(snapshot: Snapshot, covers: Covers) -> dict[int, list[Obj]]:
     """id(top-level workload) -> its Kueue Workloads and PodGroups, through owner references."""
     out: dict[int, list[Obj]] = {}
     for group, kind in ((KUEUE_GROUP, "Workload"), (KAI_GROUP, "PodGroup"), (VOLCANO_GROUP, "PodGroup")):
@@ -101,7 +124,7 @@ def _scheduler_objects(snapshot: Snapshot, covers: Covers) -> dict[int, list[Obj
     return out
 
 
-def _of(objects: list[Obj], group: str, kind: str) -> Obj | None:
+def _of(objects: Sequence[Obj], group: str, kind: str) -> Obj | None:
     found = [o for o in objects if (group_of(str(o.get("apiVersion") or "")), o.get("kind")) == (group, kind)]
     return found[-1] if found else None
 
@@ -113,13 +136,7 @@ def _queued(
     kueue_workload = _of(objects, KUEUE_GROUP, "Workload")
     kai_group = _of(objects, KAI_GROUP, "PodGroup")
     volcano_group = _of(objects, VOLCANO_GROUP, "PodGroup")
-    named = named_queue(tree.workload, [p.obj for p in tree.all_pods])
-    if named is None:  # a scheduler object may name it when the workload does not
-        for scheduler, obj in (("kueue", kueue_workload), ("kai", kai_group), ("volcano", volcano_group)):
-            queue = spec_queue(obj) if obj is not None else None
-            if queue:
-                named = (scheduler, queue)
-                break
+    named = workload_queue(tree, objects)
     if named is None:
         return None
     scheduler, queue_name = named

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from workload_map.definition.model import ComponentDefinition, Karta
+from workload_map.definition.model import ComponentDefinition, Karta, wire_fields
 from workload_map.jq import to_text
 from workload_map.resolve.evaluate import Diagnostics, run_checked
 from workload_map.resolve.templates import from_fragments, from_pod_spec, from_template
@@ -191,13 +191,11 @@ def _templates(reader: _Reader, component: Component) -> list[dict[str, Any] | N
     if fragments is None:
         return [None] * n
     per_field: dict[str, list[Any]] = {}
-    for field_name, info in type(fragments).model_fields.items():
+    for field_name, alias in wire_fields(fragments):
         expression = getattr(fragments, field_name)
         if expression is None:
             continue
-        values = reader.values(
-            expression, "specDefinition", "fragmentedPodSpecDefinition", info.alias or field_name, optional=True
-        )
+        values = reader.values(expression, "specDefinition", "fragmentedPodSpecDefinition", alias, optional=True)
         per_field[field_name] = values if values is not None else [None] * n
     return [from_fragments(fragments, {name: column[i] for name, column in per_field.items()}) for i in range(n)]
 

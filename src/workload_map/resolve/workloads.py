@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from workload_map.base.coverage import Cause, Gap, group_gaps, summary
 from workload_map.base.gc_pause import bulk
 from workload_map.base.snapshot import Obj, Snapshot, group_of, is_pod, key_of, name_of, namespace_of
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 from workload_map.definition.registry import DefinitionRegistry, KindInfo
 
 

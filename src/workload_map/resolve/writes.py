@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.definition.gaps import TODO_MARK, template_gap
-from workload_map.definition.model import ComponentDefinition, Karta, SuspendAction
+from workload_map.definition.model import ComponentDefinition, Karta, SuspendAction, wire_fields
 from workload_map.errors import WorkloadMapError
 from workload_map.jq import JqError, compile_expression, to_text
 from workload_map.jq.pathexpr import path_problem
@@ -269,11 +269,11 @@ def _targets(component: ComponentDefinition, obj: Any) -> list[_Target]:
                 target.metadata = path
     elif spec.fragmented_pod_spec_definition is not None:
         fragments = spec.fragmented_pod_spec_definition
-        for field_name, info in type(fragments).model_fields.items():
+        for field_name, alias in wire_fields(fragments):
             expression = getattr(fragments, field_name)
             if expression is None:
                 continue
-            what = f"{name}.{info.alias or field_name}"
+            what = f"{name}.{alias}"
             try:
                 paths = _aligned(expression, obj, n, what)
             except WriteError as exc:

@@ -24,7 +24,8 @@ def type_path(kind: str, group: str) -> str:
 
 def row(item: Resolved) -> dict[str, Any]:
     """One workload as the table shows it (the columns of ``wmap get -o wide``), its figures as every
-    surface counts them (docs/semantics.md "Figures"): ``gpus`` is GPUs desired (``get``'s GPUS)."""
+    surface counts them and under their names (docs/semantics.md "Figures"): ``gpusDesired`` is ``get``'s
+    GPUS; ``gpus``, the same figure, is kept for the clients of this API's v1."""
 
     tree = item.tree
     counts = tree.counts
@@ -56,6 +57,7 @@ def row(item: Resolved) -> dict[str, Any]:
             "running": known(counts.running),
         },
         "problems": figures.problems,
+        "gpusDesired": number(figures.gpus_desired),
         "gpus": number(figures.gpus_desired),
         "gpusRequested": number(figures.gpus_requested),
         "gpusInUse": None if figures.gpus_in_use is None else number(figures.gpus_in_use),
@@ -169,6 +171,7 @@ def workload(model: LiveReader, namespace: str, type_name: str, name: str) -> di
                 "row": row(item),
                 "tree": _jsonable(tree.to_json()),
                 "gang": item.gang.to_json() if item.gang else None,
+                "events": [event.to_json() for event in model.workload_events(item)],
             }
     return None
 
@@ -220,7 +223,8 @@ _ROW = {
             "(0 for a Completed, Failed or Suspended workload), pending, failed, running; null when incomplete",
         },
         "problems": {"type": ["object", "null"], "description": "pods with a problem by reason (CrashLoopBackOff)"},
-        "gpus": {"type": "number", "description": "GPUs desired (wmap get's GPUS)"},
+        "gpusDesired": {"type": "number", "description": "GPUs desired (wmap get's GPUS)"},
+        "gpus": {"type": "number", "description": "the same as gpusDesired, kept for v1 clients"},
         "gpusRequested": {"type": "number", "description": "GPUs desired, 0 when Completed, Failed or Suspended"},
         "gpusInUse": {
             "type": ["number", "null"],
@@ -299,7 +303,9 @@ OPENAPI: dict[str, Any] = {
         },
         "/api/v1/workloads/{namespace}/{type}/{name}": {
             "get": {
-                "summary": "One workload: its tree (docs/tree-json.md) with the status explanation, and its gang plan",
+                "summary": "One workload: its tree (docs/tree-json.md) with the status explanation, its gang plan, "
+                "and the Events of its root, what it owns and its pods (newest last: type, reason, message, count, "
+                "firstSeen, lastSeen, from, object {kind, name, namespace})",
                 "parameters": [
                     {"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
                     for p in ("namespace", "type", "name")
@@ -317,8 +323,8 @@ OPENAPI: dict[str, Any] = {
         "/api/v1/queues": {
             "get": {
                 "summary": "Per cluster: the schedulers' queues with quota, usage and waiting demand, and every "
-                "queued workload with its admission state and reason (docs/queues.md), as last read "
-                "(age in seconds; --queues-interval)",
+                "queued workload with its admission state and reason (docs/queues.md), of the current "
+                "state: the queue kinds are watched with the workloads",
                 "parameters": _FILTERS[:1],  # cluster
                 "responses": {"200": {"description": "QueueList"}},
             }

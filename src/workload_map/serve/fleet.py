@@ -40,12 +40,6 @@ def poll_capacity(
     _poll(clusters, figures, (clusters.gpu_figures, clusters.capacity_read, clusters.capacity_errors), interval, stop)
 
 
-def poll_queues(clusters: Clusters, read: Callable[[str], QueueReport], interval: float, stop: threading.Event) -> None:
-    """Read each served cluster's queues (``View.queues`` of a full read with ``queues=True``) now and every
-    ``interval`` seconds until ``stop``; a failed read keeps the last report and says why in ``queues_errors``."""
-    _poll(clusters, read, (clusters.queues, clusters.queues_read, clusters.queues_errors), interval, stop)
-
-
 def _poll(
     clusters: Clusters,
     read: Callable[[str], Any],
@@ -127,10 +121,6 @@ class Clusters:
         self.gpu_figures: dict[str, dict[str, Any]] = {}
         self.capacity_read: dict[str, float] = {}  # cluster -> wall-clock time of its last capacity read
         self.capacity_errors: dict[str, str] = {}  # cluster -> why its last capacity read failed
-        # Kept current by ``wmap serve --queues-interval`` (poll_queues), as the capacity above.
-        self.queues: dict[str, QueueReport] = {}
-        self.queues_read: dict[str, float] = {}
-        self.queues_errors: dict[str, str] = {}
         self.retrying: set[str] = set()  # clusters not read whose start is being tried again (rejoin)
 
     @property
@@ -347,22 +337,28 @@ class Clusters:
         return {"apiVersion": api.API_VERSION, "kind": "Fleet", "version": version, "clusters": rows}
 
     def queue_reports(self, cluster: str | None = None) -> dict[str, Any]:
-        """``GET /api/v1/queues``: per cluster served (or only ``cluster``), its last queue report
-        (docs/queues.md; null until the first read), its age in seconds and why the last read failed."""
+        """``GET /api/v1/queues``: per cluster served (or only ``cluster``), the queue report of its model's
+        current state (docs/queues.md; the queue kinds are watched with the workloads; null when its model
+        watches none), the model's ``version`` and what may be out of date now (``stale``, as the workloads')."""
         rows = []
-        for name in self.order:
-            if name not in self.models or (cluster is not None and name != cluster):
+        for name, model in self.models.items():
+            if cluster is not None and name != cluster:
                 continue
-            report = self.queues.get(name)
+            report = model.queues()
             rows.append(
                 {
                     "cluster": name,
-                    "age": (time.time() - self.queues_read[name]) if name in self.queues_read else None,
-                    "error": self.queues_errors.get(name),
+                    "version": model.version,
+                    "stale": model.problems(),
                     **(report.to_json() if report is not None else {"queues": None, "workloads": None, "warnings": []}),
                 }
             )
         return {"apiVersion": api.API_VERSION, "kind": "QueueList", "clusters": rows}
+
+    def queues(self) -> dict[str, QueueReport]:
+        """Each served cluster's current queue report (the clusters whose model watches the queue kinds)."""
+        reports = {name: model.queues() for name, model in self.models.items()}
+        return {name: report for name, report in reports.items() if report is not None}
 
 
 def _said(single: bool, name: str, lines: list[str]) -> list[str]:

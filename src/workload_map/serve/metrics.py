@@ -79,7 +79,7 @@ class FleetCollector(Collector):
         for cluster, value in sorted(self.clusters.free_gpus.items()):
             free.add_metric([cluster], value)
         yield free
-        yield from queue_families(self.clusters.queues)
+        yield from queue_families(self.clusters.queues())
         yield from merged.values()
 
 

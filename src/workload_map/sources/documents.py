@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from workload_map.base import json_codec as _json
+from workload_map.base import cache, json_codec as _json
 from workload_map.base.gc_pause import bulk
 from workload_map.errors import DocumentError, Location
 from workload_map.sources.lists import split_items
@@ -185,7 +186,47 @@ def _looks_like_json(text: str | bytes) -> bool:
     return bool(head) and head[:1] in ("{", "[", b"{", b"[")
 
 
+# The package's own YAML (the built-in example: 245 kB) read before comes from the on-disk cache
+# (workload_map.base.cache): PyYAML costs ~30 ms to import and ~80 ms to parse it, unpickling its result
+# ~3 ms. A user's files are parsed every time: a dump may hold Secrets, which a cache would copy to disk.
+_PACKAGE = Path(__file__).resolve().parents[1]
+_CACHED_YAML_BELOW = 4 * 1024 * 1024
+_YAML_FORMAT = "yaml-documents-1"
+
+
+def _shipped(source: str) -> bool:
+    try:
+        return Path(source).resolve().is_relative_to(_PACKAGE)
+    except (OSError, ValueError):
+        return False
+
+
 def _parse_yaml(text: str | bytes, source: str) -> list[Any]:
+    """The documents of a YAML stream; a file shipped in the package from the cache when this PyYAML
+    parsed the same bytes before."""
+    if len(text) >= _CACHED_YAML_BELOW or not _shipped(source):
+        return _load_yaml(text, source)
+    spec = find_spec("yaml")
+    library = _stat(spec.origin if spec is not None else None)
+    key = cache.key_of(_YAML_FORMAT, sys.version, library, text)
+    hit = cache.load(key)
+    if type(hit) is list:
+        return hit
+    docs = _load_yaml(text, source)
+    if cache.writable():
+        cache.store(key, docs)
+    return docs
+
+
+def _stat(path: str | None) -> str:
+    try:
+        st = Path(path).stat() if path else None
+    except OSError:
+        st = None
+    return f"{path}:{st.st_size}:{st.st_mtime_ns}" if st is not None else "-"
+
+
+def _load_yaml(text: str | bytes, source: str) -> list[Any]:
     import yaml  # noqa: PLC0415 (PyYAML only for YAML input/output)
 
     # libyaml is several times faster on large dumps; the pure loader behaves the same.

@@ -23,7 +23,7 @@ from workload_map.sources.documents import Document, read_source
 
 if TYPE_CHECKING:
     from workload_map.checks.samples import SampleResult
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
 
 RECORDING_API_VERSION = "workload-map.run.ai/v1alpha1"
 RECORDING_KIND = "Recording"

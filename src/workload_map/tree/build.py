@@ -7,8 +7,7 @@ from typing import Any
 
 from workload_map.base.gc_pause import bulk
 from workload_map.base.objects import key_of
-from workload_map.definition.loader import LoadedDefinition
-from workload_map.definition.model import ResourceStatus
+from workload_map.definition.model import LoadedDefinition, ResourceStatus
 from workload_map.resolve.components import resolve_components
 from workload_map.resolve.evaluate import Diagnostics
 from workload_map.resolve.pods import PodPlacer

@@ -290,6 +290,7 @@ class WorkloadTree:
             "totals": {
                 "pods": _pod_totals(counts, self.incomplete),
                 "gpus": json_number(self.gpus),
+                "gpusDesired": json_number(figures.gpus_desired),  # the figure's name; ``gpus`` is the same
                 "gpusCurrent": json_number(gpu_count(self.current_requests)),
                 "gpusInUse": None if figures.gpus_in_use is None else json_number(figures.gpus_in_use),
                 "problems": figures.problems,

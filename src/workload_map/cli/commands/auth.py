@@ -21,7 +21,8 @@ from workload_map.cli.options import definitions_option
 @click.option(
     "--queues",
     is_flag=True,
-    help="Also allow wmap queues: list on the queue kinds of Kueue, KAI and Volcano (docs/queues.md).",
+    help="Also allow wmap queues and wmap serve's Queues: get/list/watch on the queue kinds of Kueue, KAI and "
+    "Volcano (docs/queues.md).",
 )
 @click.option(
     "-n",
@@ -48,7 +49,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     Read-only use (get, describe, explain, snapshot, gang) needs get/list/watch on the covered workload
     kinds, the kinds that own their pods, and pods, plus get/list on Kartas; never Secrets, ConfigMaps or
     Services. --update adds patch on the workload kinds; --capacity adds list on nodes, pods of every
-    namespace (what the nodes hold) and resourcequotas; --queues adds list on the schedulers' queue kinds.
+    namespace (what the nodes hold) and resourcequotas; --queues adds reads of the schedulers' queue kinds.
     Bind the role with a (Cluster)RoleBinding.
 
     \b

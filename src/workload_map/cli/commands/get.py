@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from workload_map import ClusterOptions, Fleet, View, WorkloadTree
 
 HEADERS = ("NAME", "TYPE", "STATUS", "COMPONENTS", "PODS", "GPUS", "AGE")
-WIDE_HEADERS = ("PENDING", "FAILED", "NODES", "DEFINITION", "QUEUE")
+# GPUS is GPUs desired, kubectl-style short; -o wide adds GPUs in use: the two GPU figures of the dashboard's
+# table ("GPUs desired", "GPUs in use"), under the names of docs/semantics.md "Figures".
+WIDE_HEADERS = ("GPUS-IN-USE", "PENDING", "FAILED", "NODES", "DEFINITION", "QUEUE")
 OPTIONAL = ("COMPONENTS",)  # left out, in this order, when the table is wider than the terminal
 TRUNCATE = ("TYPE", "NAME", "NAMESPACE", "STATUS")  # then cut, the widest first
 WATCH_TIMEOUT_ENV = "WMAP_WATCH_TIMEOUT"
@@ -42,13 +44,8 @@ def type_column(tree: WorkloadTree) -> str:
     return display_type(tree.group, tree.kind)
 
 
-def _queue(tree: WorkloadTree) -> str:
-    from workload_map import queue_of  # noqa: PLC0415 (a command's --help loads only click)
-
-    return queue_of(tree) or "<none>"
-
-
-def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
+def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool, queue: str | None = None) -> list[str]:
+    """``queue``: the queue the workload is in (View.queue_names), for -o wide's QUEUE."""
     from workload_map import figures_of  # noqa: PLC0415 (a command's --help loads only click)
     from workload_map.cli.output import age, number  # noqa: PLC0415 (a command's --help loads only click)
 
@@ -68,11 +65,12 @@ def row(tree: WorkloadTree, *, wide: bool, with_namespace: bool) -> list[str]:
         nodes = {p.state.node for p in tree.all_pods if p.state.node}
         unknown = "?" if incomplete else None
         cells += [
+            "?" if figures.gpus_in_use is None else number(figures.gpus_in_use),
             unknown or str(counts.pending),
             unknown or str(counts.failed),
             unknown or str(len(nodes)),
             tree.definition.name,
-            _queue(tree),
+            queue or "<none>",
         ]
     return [tree.namespace, *cells] if with_namespace else cells
 
@@ -159,6 +157,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     \b
     TYPE is a kind (JobSet), plural (jobsets), short name (lws), kind.group or kind.version.group.
     Without --from-file the objects come from the cluster of the kubeconfig (kubectl's flags).
+    PODS is pods ready/desired, GPUS is GPUs desired; -o wide adds GPUS-IN-USE (held by bound pods).
     \b
     Examples:
       wmap get -A
@@ -208,6 +207,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         connection=connection,
         kinds=[type_name] if type_name else None,
         compact=True,  # rows, trees and warnings only: nothing of the objects beyond what resolution reads
+        queues=output == "wide" or queue is not None,  # the PodGroups and Kueue Workloads that name a queue
     )
     try:
         ns = view.namespace
@@ -215,6 +215,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         query = _Query(type_name, names, selector, status, queue)
         trees, problems, missing = query.trees(view, progress=True)
         printer = _Printer(output, with_namespace=ns is None, single=len(names) == 1)
+        printer.read_queues(view, trees)
         printer.first([("", t) for t in trees])
         keep_until_exit(view, trees)  # freed with the process, not object by object (cli/process_exit.py)
         if not trees and not missing:
@@ -285,6 +286,7 @@ class _Query:
             all_namespaces=all_namespaces,
             connection=connection,
             kinds=[self.type_name] if self.type_name else None,
+            queues=output == "wide" or self.queue is not None,
         )
         try:
             require_some(fleet)
@@ -300,6 +302,8 @@ class _Query:
             except wm.WorkloadMapError as exc:
                 raise from_library(exc) from None
             printer = _Printer(output, with_namespace=all_namespaces, single=False, fleet=True)
+            for cluster, view in fleet.views.items():
+                printer.read_queues(view, [item.tree for item in listing if item.cluster == cluster], cluster)
             if not listing.workloads and not listing.missing:
                 where = " in any namespace" if all_namespaces else f" in namespace {namespace}" if namespace else ""
                 click.echo(f"No resources found{where} in {len(fleet.views)} clusters.", err=True)
@@ -336,6 +340,13 @@ class _Printer:
         self.widths: list[int] | None = None  # set once the header is printed
         self.shown: dict[str, list[str]] = {}  # workload key -> last row printed, without AGE
         self.last: dict[str, tuple[str, WorkloadTree]] = {}  # workload key -> its tree in the latest state
+        self.queues: dict[str, str | None] = {}  # workload key -> its queue (-o wide's QUEUE), as last read
+
+    def read_queues(self, view: View, trees: list[WorkloadTree], cluster: str = "") -> None:
+        """The queue of each of ``trees`` in ``view`` (of ``cluster``), for -o wide's QUEUE column."""
+        if self.output == "wide":
+            names = view.queue_names(trees)
+            self.queues.update((self.key(cluster, t), n) for t, n in zip(trees, names, strict=True))
 
     def headers(self) -> list[str]:
         headers = list(HEADERS) + (list(WIDE_HEADERS) if self.output == "wide" else [])
@@ -343,7 +354,8 @@ class _Printer:
         return ["CLUSTER", *headers] if self.fleet else headers
 
     def row(self, cluster: str, tree: WorkloadTree) -> list[str]:
-        cells = row(tree, wide=self.output == "wide", with_namespace=self.with_namespace)
+        queue = self.queues.get(self.key(cluster, tree))
+        cells = row(tree, wide=self.output == "wide", with_namespace=self.with_namespace, queue=queue)
         return [cluster, *cells] if self.fleet else cells
 
     def document(self, cluster: str, tree: WorkloadTree) -> dict[str, Any]:
@@ -463,6 +475,7 @@ def _watch(view: View, query: _Query, printer: _Printer, timeout: float | None) 
     try:
         for current, warnings in view.watch(timeout):
             trees, _, _ = query.trees(current)
+            printer.read_queues(current, trees)
             printer.changes(trees)
             emit_warnings(warnings)
     except WorkloadMapError as exc:
@@ -486,6 +499,7 @@ def _fleet_watch(fleet: Fleet, query: _Query, printer: _Printer, timeout: float 
         for change in fleet.watch(timeout):
             if change.view is not None:
                 trees, _, _ = query.trees(change.view)
+                printer.read_queues(change.view, trees, change.cluster)
                 printer.changes(trees, change.cluster)
             else:
                 ended.append(change.cluster)

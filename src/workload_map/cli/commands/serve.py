@@ -13,7 +13,7 @@ from workload_map.cli.options import definitions_option, fleet_connection_option
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from workload_map import ClusterOptions, LiveModel, QueueReport
+    from workload_map import ClusterOptions, LiveModel
     from workload_map.serve.fleet import Clusters
 
 TOKEN_ENV = "WMAP_SERVE_TOKEN"
@@ -73,11 +73,10 @@ POOL_LABEL = "nvidia.com/gpu.product"  # GPU Feature Discovery's label: the dash
 @click.option(
     "--queues-interval",
     type=click.FloatRange(min=0),
-    default=60.0,
-    show_default=True,
+    default=None,
+    hidden=True,
     metavar="SECONDS",
-    help="Read each cluster's scheduler queues (Kueue, KAI, Volcano) and their workloads this often, for "
-    "/api/v1/queues, the wmap_queue_* series and the Queues page (0: never).",
+    help="Deprecated and ignored: the queues are watched with the workloads.",
 )
 @click.option(
     "-n",
@@ -99,7 +98,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     max_connections: int,
     idle_timeout: float,
     capacity_interval: float,
-    queues_interval: float,
+    queues_interval: float | None,
     namespace: str | None,
     from_file: tuple[str, ...],
     definition_paths: tuple[str, ...],
@@ -109,7 +108,8 @@ def command(  # noqa: PLR0917 - click passes every option by name
     """Watch the cluster and serve its workloads: a dashboard, a JSON API and Prometheus metrics.
 
     \b
-    One LIST + WATCH per covered kind and for pods; each event re-resolves only the workloads it touches.
+    One LIST + WATCH per covered kind, for pods and for the scheduler queue kinds served (Kueue, KAI,
+    Volcano); each event re-resolves only the workloads it touches.
     Endpoints: / (dashboard), /api/v1 (JSON API, /api/v1/openapi.json), /metrics (docs/metrics.md),
     /healthz, /readyz. Read-only: nothing served writes to the cluster. With --from-file it serves a dump.
     A fleet's cluster that cannot be read at start is reported, and retried until it joins.
@@ -125,9 +125,16 @@ def command(  # noqa: PLR0917 - click passes every option by name
 
     from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
     from workload_map.cmdline.errors import EXIT_USAGE, CliError  # noqa: PLC0415 (a command's --help loads only click)
-    from workload_map.serve.fleet import poll_capacity, poll_queues, rejoin  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.serve.fleet import poll_capacity, rejoin  # noqa: PLC0415 (a command's --help loads only click)
     from workload_map.serve.server import Service  # noqa: PLC0415 (a command's --help loads only click)
 
+    if queues_interval is not None:
+        emit_warnings(
+            [
+                "--queues-interval is deprecated and ignored: wmap serve watches the queue kinds with the "
+                "workloads, so the queue figures change with each event (drop the flag)"
+            ]
+        )
     token = _token(token_file)
     if token is None and not _loopback(address):
         if not allow_unauthenticated:
@@ -193,18 +200,6 @@ def command(  # noqa: PLR0917 - click passes every option by name
                 name="wmap serve capacity",
                 daemon=True,
             ).start()
-        if queues_interval:
-            threading.Thread(
-                target=poll_queues,
-                args=(
-                    clusters,
-                    _queues_reader(from_file, definition_paths, connection, namespace),
-                    queues_interval,
-                    stopped,
-                ),
-                name="wmap serve queues",
-                daemon=True,
-            ).start()
         threading.Event().wait(serve_timeout)
     except KeyboardInterrupt:
         pass
@@ -260,6 +255,7 @@ def _models(
         return wm.watch_cluster(
             dataclasses.replace(connection.for_context(context), namespace=namespace, definitions=definition_paths),
             on_notice=lambda line: emit_warnings([prefix + line]),  # a watch failing or back: one line per cause
+            queues=True,  # the Queues page, /api/v1/queues and wmap_queue_* change with each event too
         )
 
     contexts = list(connection.contexts) or ([connection.context] if connection.context else [])
@@ -319,32 +315,6 @@ def _capacity_reader(
         with view:
             total, pools = wm.gpu_figures(view.capacity(), POOL_LABEL)
             return {"total": total.to_json(), "pools": [p.to_json() for p in pools]}
-
-    return read
-
-
-def _queues_reader(
-    from_file: tuple[str, ...], definition_paths: tuple[str, ...], connection: ClusterOptions, namespace: str | None
-) -> Callable[[str], QueueReport]:
-    """One cluster's queue report, as ``wmap queues`` reads it (every namespace, or ``-n NS``'s workloads)."""
-    import dataclasses  # noqa: PLC0415 (a command's --help loads only click)
-
-    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
-
-    def read(cluster: str) -> QueueReport:
-        if from_file:
-            view = wm.open_dump(*from_file, definitions=definition_paths, namespace=namespace)
-        else:
-            scope = dataclasses.replace(
-                connection.for_context(cluster or None),
-                namespace=namespace,
-                all_namespaces=namespace is None,
-                definitions=definition_paths,
-                timeout=None,  # the command's --timeout bounds no periodic read
-            )
-            view = wm.open_cluster(scope, queues=True)
-        with view:
-            return view.queues(namespace=namespace)
 
     return read
 

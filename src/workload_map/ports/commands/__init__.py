@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         cli_rules as cli_rules,
         operator_read_rules as operator_read_rules,
         plural as plural,
+        serve_rules as serve_rules,
     )
     from workload_map.sources.kube.reads import operator_read_kinds as operator_read_kinds
     from workload_map.sources.kube.record import (
@@ -48,6 +49,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "cli_rules",
         "operator_read_rules",
         "plural",
+        "serve_rules",
     ),
     # the kinds the operator reads: what its chart's RBAC grants
     "workload_map.sources.kube.reads": ("operator_read_kinds",),

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from workload_map.base.coverage import Coverage, Gap
     from workload_map.definition.registry import DefinitionRegistry
     from workload_map.live.model import Resolved as Resolved, ResourceState as ResourceState
+    from workload_map.queues import QueueReport
     from workload_map.sources.kube.retry import RetryPolicy as RetryPolicy
+    from workload_map.tree.events import WorkloadEvent
 
 
 class LiveReader(Protocol):
@@ -61,6 +63,12 @@ class LiveReader(Protocol):
 
     def workloads(self) -> list[Resolved]:
         """Every top-level workload as last resolved, sorted as ``wmap get -A`` sorts them."""
+
+    def queues(self) -> QueueReport | None:
+        """The queue report of the current state (docs/queues.md), or None when queues are not watched."""
+
+    def workload_events(self, item: Resolved) -> list[WorkloadEvent]:
+        """The Events of a workload's objects (its root, what it owns, its pods), newest last."""
 
     def readiness(self) -> tuple[bool, str]:
         """``/readyz``: ready or not, and why in one line."""

@@ -86,7 +86,7 @@ const COLUMNS = [
   ["status", "Status", (w) => w.status],
   ["components", "Components", (w) => w.components.map((c) => c.name + "(" + c.pods + ")").join(" ") || "<none>", "wide"],
   ["pods", "Pods ready/desired", (w) => (w.pods.ready ?? -1) / Math.max(1, w.pods.desired)],
-  ["gpus", "GPUs desired", (w) => w.gpus],
+  ["gpus", "GPUs desired", (w) => w.gpusDesired],
   ["inuse", "GPUs in use", (w) => w.gpusInUse ?? -1],
   ["problems", "Problems", (w) => problemsText(w.problems)],
   ["age", "Age", (w) => -Date.parse(w.creationTimestamp || 0)],
@@ -148,7 +148,7 @@ function capacityPanel(summary) {
       el("span", { class: "used", style: `width:${(100 * p.inUse) / Math.max(1, p.total)}%` }),
       el("span", { class: "free", style: `width:${(100 * p.free) / Math.max(1, p.total)}%` })))));
   const table = rows.length ? el("table", { id: "pools", "aria-label": "GPU pools" },
-    el("thead", {}, el("tr", {}, ["Pool", "Nodes", "GPUs", "In use", "Free", "In use · free"].map((h) => el("th", { scope: "col" }, h)))),
+    el("thead", {}, el("tr", {}, ["Pool", "Nodes", "GPUs total", "GPUs in use", "GPUs free", "In use · free"].map((h) => el("th", { scope: "col" }, h)))),
     el("tbody", {}, rows)) : null;
   return el("section", { class: "panel", id: "capacity" }, el("h2", {}, "GPU capacity"), cards, table);
 }
@@ -203,7 +203,7 @@ function table(items) {
     el("td", { "data-col": "status" }, chip(w.status), w.incomplete && w.incomplete.length ? el("span", { class: "muted", title: w.incomplete.join("; ") }, " (incomplete)") : null),
     el("td", { class: "wide", "data-col": "components" }, COLUMNS[4][2](w)),
     el("td", { class: "num", "data-col": "pods" }, count(w.pods.ready) + "/" + w.pods.desired),
-    el("td", { class: "num", "data-col": "gpus" }, number(w.gpus)),
+    el("td", { class: "num", "data-col": "gpus" }, number(w.gpusDesired)),
     el("td", { class: "num", "data-col": "inuse" }, number(w.gpusInUse)),
     el("td", { "data-col": "problems", class: "problems", title: w.reason || "" }, problemsText(w.problems)),
     el("td", { "data-col": "age" }, age(w.creationTimestamp))));
@@ -344,6 +344,35 @@ function podTable(tree) {
       el("td", { class: "reason", "data-col": "reason" }, reason(p)))))));
 }
 
+// The Events of the workload, what it owns and its pods, as wmap describe lists them: newest last, warnings
+// highlighted, a pod's name leading to its row of the pod table.
+function eventsPanel(events, tree) {
+  if (!events || !events.length) return el("p", { class: "muted", id: "events" }, "No events.");
+  const pods = new Set([...tree.pods, ...tree.unattributed].map((p) => p.name));
+  const seen = (e) => age(e.lastSeen) + (e.count > 1 ? ` (x${e.count} over ${age(e.firstSeen)})` : "");
+  const object = (e) => {
+    const text = `${e.object.kind.toLowerCase()}/${e.object.name}`;
+    if (e.object.kind !== "Pod" || !pods.has(e.object.name)) return text;
+    return el("a", { href: "#", class: "pod-link", "data-pod-link": e.object.name, onclick: (click) => { click.preventDefault(); showPod(e.object.name); } }, text);
+  };
+  return el("div", { class: "scroll" }, el("table", { id: "events", "aria-label": "events" },
+    el("thead", {}, el("tr", {}, ["Type", "Reason", "Age", "From", "Object", "Message"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, events.map((e) => el("tr", { class: e.type === "Warning" ? "warning" : "", "data-type": e.type, "data-reason": e.reason },
+      el("td", { class: "type" }, e.type), el("td", {}, e.reason), el("td", {}, seen(e)), el("td", {}, e.from || "—"),
+      el("td", { "data-col": "object" }, object(e)), el("td", { class: "wrap message" }, e.message))))));
+}
+
+// Scroll to a pod's row of the pod table and mark it (the page's hash is the route: no anchor to jump to).
+function showPod(name) {
+  const row = [...document.querySelectorAll("#pods tr[data-pod]")].find((r) => r.dataset.pod === name);
+  if (!row) return;
+  for (const marked of document.querySelectorAll("#pods tr.target")) marked.classList.remove("target");
+  row.classList.add("target");
+  row.tabIndex = -1;
+  row.scrollIntoView({ block: "center" });
+  row.focus({ preventScroll: true });
+}
+
 function explanation(status) {
   const check = (c) => el("li", { class: c.ok ? "ok" : "no" },
     `${c.ok ? "✓" : "✗"} ${c.kind}: expected ${JSON.stringify(c.expected)}, actual ${JSON.stringify(c.actual)}${c.detail ? " (" + c.detail + ")" : ""}`);
@@ -391,7 +420,7 @@ async function fleetPage() {
 }
 
 // The Queues page: each cluster's scheduler queues as a tree (quota, limit, GPUs used with a bar against the
-// quota, borrowed, workloads admitted and waiting, GPUs waiting), then the workloads that wait and why, in
+// quota, borrowed, workloads admitted and waiting, GPUs waiting, GPUs in use), then the workloads that wait and why, in
 // the scheduler's words (docs/queues.md). The figures are /api/v1/queues, as `wmap queues` prints them.
 async function queuesPage() {
   const [doc, status] = await Promise.all([api("/api/v1/queues"), api("/api/v1/status")]);
@@ -401,7 +430,7 @@ async function queuesPage() {
   for (const c of doc.clusters) {
     const title = doc.clusters.length > 1 || c.cluster ? el("h2", {}, "Cluster " + c.cluster) : null;
     if (c.queues === null) {
-      sections.push(title, el("p", { class: "muted" }, c.error ? "Queues not read: " + c.error : "Queues not read yet."));
+      sections.push(title, el("p", { class: "muted" }, "Queues not watched."));
       continue;
     }
     const byKey = Object.fromEntries(c.queues.map((q) => [q.key, q]));
@@ -421,23 +450,26 @@ async function queuesPage() {
           g.quota !== null ? el("div", { class: "quota-mark", style: `left:${(100 * g.quota) / scale}%` }) : null)),
         el("td", { class: "num" + (over ? " over" : ""), "data-col": "borrowed" }, gpu(g.borrowed)),
         el("td", { class: "num", "data-col": "admitted" }, q.workloads.admitted), el("td", { class: "num", "data-col": "waiting" }, q.workloads.waiting),
-        el("td", { class: "num", "data-col": "gpus-waiting" }, gpu(g.waiting))));
+        el("td", { class: "num", "data-col": "gpus-waiting" }, gpu(g.waiting)),
+        el("td", { class: "num", "data-col": "gpus-in-use" }, gpu(g.inUse))));
       for (const child of q.children) if (byKey[child]) visit(byKey[child], depth + 1);
     };
     for (const q of c.queues) if (!q.parent || !byKey[q.parent]) visit(q, 0);
-    const head = el("tr", {}, ["Scheduler", "Queue", "Kind", "GPU quota", "GPU limit", "GPUs used", "", "Borrowed", "Admitted", "Waiting", "GPUs waiting"].map((h) => el("th", { scope: "col" }, h)));
+    const head = el("tr", {}, ["Scheduler", "Queue", "Kind", "GPU quota", "GPU limit", "GPUs used", "", "Borrowed", "Admitted", "Waiting", "GPUs waiting", "GPUs in use"].map((h) => el("th", { scope: "col" }, h)));
     const waiting = c.workloads.filter((w) => ["Pending", "QuotaReserved", "Unknown"].includes(w.state));
     sections.push(title,
       c.queues.length ? el("table", { class: "queues", "aria-label": "queues" + (c.cluster ? " of " + c.cluster : "") }, el("thead", {}, head), el("tbody", {}, rows))
         : el("p", { class: "muted" }, "No Kueue, KAI or Volcano queue in this cluster."),
       el("h2", {}, "Waiting workloads"),
       waiting.length ? el("table", { class: "waiting", "aria-label": "waiting workloads" },
-        el("thead", {}, el("tr", {}, ["Namespace", "Workload", "Queue", "State", "GPUs", "Why (the scheduler's words)"].map((h) => el("th", { scope: "col" }, h)))),
+        el("thead", {}, el("tr", {}, ["Namespace", "Workload", "Queue", "State", "GPUs desired", "Why (the scheduler's words)"].map((h) => el("th", { scope: "col" }, h)))),
         el("tbody", {}, waiting.map((w) => el("tr", { "data-workload": w.namespace + "/" + w.name },
-          el("td", {}, w.namespace), el("td", {}, w.kind + "/" + w.name), el("td", {}, w.queue), el("td", {}, w.state),
-          el("td", { class: "num" }, gpu(w.gpus)), el("td", { class: "why" }, (w.reason ? w.reason + (w.message ? ": " : "") : "") + w.message)))))
+          el("td", { "data-col": "namespace" }, w.namespace), el("td", { "data-col": "workload" }, w.kind + "/" + w.name),
+          el("td", { "data-col": "queue" }, w.queue), el("td", { "data-col": "state" }, w.state),
+          el("td", { class: "num", "data-col": "gpus" }, gpu(w.gpus)),
+          el("td", { class: "why", "data-col": "why" }, (w.reason ? w.reason + (w.message ? ": " : "") : "") + w.message)))))
         : el("p", { class: "muted" }, "Nothing waits."),
-      c.age !== null ? el("p", { class: "muted" }, `Read ${Math.round(c.age)} s ago` + (c.error ? "; the last read failed: " + c.error : "")) : null);
+      c.stale.length ? el("p", { class: "muted" }, "May be out of date: " + c.stale.join("; ")) : null);
   }
   document.getElementById("app").replaceChildren(...[banner(status), el("h1", {}, "Queues"), ...sections].filter(Boolean));
 }
@@ -464,12 +496,13 @@ async function workloadPage(target) {
     row.incomplete.length ? el("p", { class: "muted", id: "incomplete" }, "Counts unknown: " + row.incomplete.join("; ")) : null,
     el("div", { class: "cards" },
       card("pods-ready", count(row.pods.ready) + "/" + row.pods.desired, "pods ready / desired"),
-      card("gpus-desired", number(row.gpus), "GPUs desired"),
+      card("gpus-desired", number(row.gpusDesired), "GPUs desired"),
       card("gpus-inuse", number(row.gpusInUse), "GPUs in use"),
       card("nodes", row.nodes.length, "nodes"),
       card("definition", row.definition, "definition", "small")),
     el("h2", {}, "Tree"), el("div", { class: "panel" }, treeView(tree)),
     el("h2", {}, "Pods"), podTable(tree),
+    el("h2", {}, "Events"), eventsPanel(doc.events, tree),
     el("div", { class: "grid2" }, explanation(tree.status), gangPanel(doc.gang))].filter(Boolean));
 }
 

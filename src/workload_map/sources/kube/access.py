@@ -12,6 +12,8 @@ a ConfigMap or a Service of a workload.
 * The CLI's read-only commands list every covered workload kind, the owner-chain kinds and pods, and read
   the cluster's Kartas; ``wmap update``/suspend also patches the workload object itself and nothing else
   (:func:`cli_rules`).
+* ``wmap serve`` lists and watches what the read-only commands list, and the schedulers' queue kinds
+  (:func:`serve_rules`).
 
 The operator's ClusterRole in the chart is generated from these rules (``python -m workload_map.manifests``);
 ``wmap auth`` prints the CLI's. docs/security.md documents every rule.
@@ -23,9 +25,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 from workload_map.sources.kube.fetch import KARTA_GROUP
-from workload_map.sources.kube.reads import GroupKind, cli_read_kinds, operator_read_kinds, root_kinds
+from workload_map.sources.kube.reads import GroupKind, cli_read_kinds, operator_read_kinds, root_kinds, serve_read_kinds
 
 READ = ["get", "list", "watch"]
 # wmap update sends one JSON merge patch of the workload object (workload_map.api.cluster_update); it never
@@ -69,6 +71,9 @@ def operator_read_rules(definitions: Iterable[LoadedDefinition]) -> list[Rule]:
 
 
 KARTA_READ_RULE: Rule = {"apiGroups": [KARTA_GROUP], "resources": ["kartas"], "verbs": ["get", "list", "watch"]}
+# The Events of the namespaces read: ``wmap describe`` lists them, ``wmap serve`` watches them (its workload
+# page); without it both show workloads without events and say so.
+EVENTS_READ_RULE: Rule = {"apiGroups": [""], "resources": ["events"], "verbs": ["list", "watch"]}
 
 # ``wmap capacity`` and ``wmap fit`` (workload_map.sources.kube.capacity): one LIST each of Nodes (cluster-scoped),
 # the non-terminal pods of every namespace (what the nodes hold, whoever owns it) and ResourceQuotas.
@@ -79,17 +84,22 @@ CAPACITY_CLUSTER_RULES: list[Rule] = [
 CAPACITY_NAMESPACED_RULES: list[Rule] = [{"apiGroups": [""], "resources": ["resourcequotas"], "verbs": ["list"]}]
 
 
-# ``wmap queues`` (workload_map.sources.kube.queues): one LIST per queue kind the cluster serves. Cluster-scoped
-# queues go in the ClusterRole even with -n; the per-workload objects are read in the namespace in scope.
+# ``wmap queues`` (workload_map.sources.kube.queues): one LIST per queue kind the cluster serves; ``wmap serve``
+# (``-n NS`` too) lists and watches them. Cluster-scoped queues go in the ClusterRole even with -n; the
+# per-workload objects are read in the namespace in scope.
 QUEUE_CLUSTER_RULES: list[Rule] = [
-    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["clusterqueues", "cohorts", "resourceflavors"], "verbs": ["list"]},
-    {"apiGroups": ["scheduling.run.ai"], "resources": ["queues"], "verbs": ["list"]},
-    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["queues"], "verbs": ["list"]},
+    {
+        "apiGroups": ["kueue.x-k8s.io"],
+        "resources": ["clusterqueues", "cohorts", "resourceflavors"],
+        "verbs": list(READ),
+    },
+    {"apiGroups": ["scheduling.run.ai"], "resources": ["queues"], "verbs": list(READ)},
+    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["queues"], "verbs": list(READ)},
 ]
 QUEUE_NAMESPACED_RULES: list[Rule] = [
-    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "workloads"], "verbs": ["list"]},
-    {"apiGroups": ["scheduling.run.ai"], "resources": ["podgroups"], "verbs": ["list"]},
-    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["podgroups"], "verbs": ["list"]},
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "workloads"], "verbs": list(READ)},
+    {"apiGroups": ["scheduling.run.ai"], "resources": ["podgroups"], "verbs": list(READ)},
+    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["podgroups"], "verbs": list(READ)},
 ]
 
 
@@ -98,11 +108,17 @@ def cli_rules(definitions: Iterable[LoadedDefinition], *, update: bool = False) 
 
     Kartas are cluster-scoped: the rule on them belongs in a ClusterRole (:func:`cli_manifests` splits)."""
     defs = list(definitions)
-    rules = [dict(KARTA_READ_RULE), *_rules(cli_read_kinds(defs), READ)]
+    rules = [dict(KARTA_READ_RULE), *_rules(cli_read_kinds(defs), READ), dict(EVENTS_READ_RULE)]
     if update:
         roots = {k for k in root_kinds(defs) if k[0] != KARTA_GROUP}
         rules += _rules(roots, UPDATE)
     return rules
+
+
+def serve_rules(definitions: Iterable[LoadedDefinition]) -> list[Rule]:
+    """The rules of ``wmap serve``'s account (the chart's ``serve-rbac.yaml``): the CLI's read-only rules and
+    get/list/watch on every queue kind (:func:`~workload_map.sources.kube.reads.serve_read_kinds`)."""
+    return [dict(KARTA_READ_RULE), *_rules(serve_read_kinds(definitions), READ)]
 
 
 def capacity_rules() -> tuple[list[Rule], list[Rule]]:
@@ -111,7 +127,7 @@ def capacity_rules() -> tuple[list[Rule], list[Rule]]:
 
 
 def queue_rules() -> tuple[list[Rule], list[Rule]]:
-    """(cluster-wide, per-namespace) rules ``wmap queues`` adds to the read-only ones."""
+    """(cluster-wide, per-namespace) rules ``wmap queues`` and ``wmap serve`` add to the read-only ones."""
     return [dict(r) for r in QUEUE_CLUSTER_RULES], [dict(r) for r in QUEUE_NAMESPACED_RULES]
 
 
@@ -159,6 +175,7 @@ def cli_manifests(
 __all__ = [
     "CAPACITY_CLUSTER_RULES",
     "CAPACITY_NAMESPACED_RULES",
+    "EVENTS_READ_RULE",
     "QUEUE_CLUSTER_RULES",
     "QUEUE_NAMESPACED_RULES",
     "READ",
@@ -169,4 +186,5 @@ __all__ = [
     "operator_read_rules",
     "plural",
     "queue_rules",
+    "serve_rules",
 ]

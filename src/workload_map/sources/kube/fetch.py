@@ -19,7 +19,7 @@ from typing import Any
 from workload_map.base.coverage import Cause, Coverage, Gap
 from workload_map.base.gc_pause import bulk
 from workload_map.base.snapshot import Obj, Snapshot
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 from workload_map.definition.registry import DefinitionRegistry
 from workload_map.errors import Location
 from workload_map.sources.kube.connection import CancelledError, ClusterError, Connection, GoneError, resource_path

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import orjson
@@ -76,6 +77,7 @@ class Informer(threading.Thread):
         retry: bool = False,
         list_first: bool = False,
         name: str | None = None,
+        project: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(daemon=True, name=name or f"watch {listed.resource.display}")
         self.connection = connection
@@ -85,6 +87,9 @@ class Informer(threading.Thread):
         self.watch_seconds = watch_seconds
         self.retry = retry
         self.list_first = list_first
+        # What replaces each object as it arrives (list pages and watch events alike): a reader that keeps
+        # part of each object never holds whole lists of full ones (the live model's Events).
+        self.project = project
         self.resource_version = listed.resource_version
         self.opened: list[Any] = []
         self.failures = 0
@@ -125,6 +130,7 @@ class Informer(threading.Thread):
                 self.listed.namespace,
                 label_selector=self.listed.label_selector,
                 field_selector=self.listed.field_selector,
+                project=self.project,
             )
         except ClusterError as exc:
             self.out.put(("FAILED", self.listed, exc))
@@ -170,7 +176,7 @@ class Informer(threading.Thread):
                         continue
                     obj.setdefault("apiVersion", res.api_version)
                     obj.setdefault("kind", res.kind)
-                    self.out.put((kind, obj, time.time()))
+                    self.out.put((kind, obj if self.project is None else self.project(obj), time.time()))
                 if gone:
                     raise GoneError(f"Gone ({res.display}): the watch resource version is too old", status=410)
             except GoneError:

@@ -25,7 +25,7 @@ from workload_map.sources.kube.reads import discovery_groups
 
 if TYPE_CHECKING:
     from workload_map.base.snapshot import Obj, Snapshot
-    from workload_map.definition.loader import LoadedDefinition
+    from workload_map.definition.model import LoadedDefinition
     from workload_map.definition.registry import DefinitionRegistry, KindInfo
     from workload_map.resolve.workloads import WorkloadIndex
     from workload_map.sources.kube.capacity import CapacityObjects
@@ -57,6 +57,7 @@ class LiveOptions(ConnectionOptions):
     capacity: bool = False  # also read nodes, quotas and the pods holding node resources (capacity, fit)
     workloads: bool = True  # False: read no workload (``wmap capacity``: the capacity read alone)
     queues: bool = False  # also read the schedulers' queue objects that are served (``wmap queues``)
+    events: bool = False  # also read the Events of the namespace read (``wmap describe``'s Events section)
     # -A: a kind the user may not list cluster-wide is listed in each namespace (fetch.fetch_snapshot).
     per_namespace: bool = True
 
@@ -75,6 +76,7 @@ class LiveSource:
     capacity: CapacityObjects | None = None  # read with LiveOptions.capacity
     queues: bool = False  # the snapshot holds the served queue kinds (LiveOptions.queues)
     queue_warnings: list[str] = field(default_factory=list)  # queue kinds that could not be read
+    events: bool = False  # the snapshot holds the namespace's Events (LiveOptions.events)
 
     def index(self) -> WorkloadIndex:
         view = WorkloadIndex(self.snapshot, self.registry)
@@ -167,6 +169,16 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
             warnings=queue_warnings,
         )
         warnings.extend(queue_warnings)  # said by every command that reads them (describe), and by View.queues
+    if options.events:
+        snapshot, lists = _with_events(
+            snapshot,
+            lists,
+            connection=connection,
+            discovery=discovery,
+            namespace=namespace or connection.namespace if options.describe is not None else namespace,
+            chunk=chunk,
+            warnings=warnings,
+        )
     capacity = None
     if options.capacity:
         from workload_map.sources.kube.capacity import fetch_capacity  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
@@ -186,6 +198,7 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
         lists=lists,
         queues=options.queues,
         queue_warnings=queue_warnings,
+        events=options.events,
     )
 
 
@@ -205,6 +218,28 @@ def _with_queues(
     read = fetch_queue_objects(connection, discovery, namespace, chunk_size=chunk)
     warnings.extend(read.warnings)
     listed = None if snapshot.listed is None else {*snapshot.listed, *read.kinds}
+    merged = Snapshot(
+        [*snapshot.objects, *read.objects], coverage=snapshot.coverage, listed=listed, named=snapshot.named
+    )
+    return merged, [*lists, *read.lists]
+
+
+def _with_events(
+    snapshot: Snapshot,
+    lists: list[ListResult],
+    *,
+    connection: Connection,
+    discovery: Discovery,
+    namespace: str | None,
+    chunk: int | None,
+    warnings: list[str],
+) -> tuple[Snapshot, list[ListResult]]:
+    """The snapshot with the Events of ``namespace`` added (they own nothing: no walk changes)."""
+    from workload_map.sources.kube.events import fetch_events  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+
+    read = fetch_events(connection, discovery, namespace, chunk_size=chunk)
+    warnings.extend(read.warnings)
+    listed = None if snapshot.listed is None else {*snapshot.listed, ("", "Event")}
     merged = Snapshot(
         [*snapshot.objects, *read.objects], coverage=snapshot.coverage, listed=listed, named=snapshot.named
     )

@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from workload_map.crd import GROUP as KARTA_GROUP
-from workload_map.definition.loader import LoadedDefinition
+from workload_map.definition.model import LoadedDefinition
 from workload_map.definition.registry import DefinitionRegistry
 from workload_map.gang.compute import gang_definitions
+from workload_map.queues import QUEUE_KINDS
 from workload_map.sources.kube.discovery import Discovery, ServedResource
 
 GroupKind = tuple[str, str]
@@ -157,6 +158,17 @@ def cli_read_kinds(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
     return {k for k in kinds if k[0] != KARTA_GROUP}
 
 
+def queue_read_kinds() -> set[GroupKind]:
+    """The schedulers' kinds the queue model lists (``sources/kube/queues.py``), whichever are served."""
+    return {(group, kind) for group, kind, _, _ in QUEUE_KINDS}
+
+
+def serve_read_kinds(definitions: Iterable[LoadedDefinition]) -> set[GroupKind]:
+    """Kinds ``wmap serve`` lists and watches: what the read-only commands list, and the queue kinds (its
+    live model keeps the queues current with the workloads)."""
+    return cli_read_kinds(definitions) | queue_read_kinds()
+
+
 __all__ = [
     "GroupKind",
     "Plan",
@@ -168,5 +180,7 @@ __all__ = [
     "operator_read_kinds",
     "owner_kind_needed",
     "plan_lists",
+    "queue_read_kinds",
     "root_kinds",
+    "serve_read_kinds",
 ]
