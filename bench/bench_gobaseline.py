@@ -61,8 +61,14 @@ def build() -> Path:
 def definitions_file() -> Path:
     """The built-in catalog as wmap loads it, one JSON list of Kartas (rewritten when the catalog changes)."""
     from workload_map.catalog import builtin_definitions
+    from workload_map.definition.schema import KARTA
 
-    kartas = [d.karta.to_dict() for d in builtin_definitions()]
+    # The model is plain dataclasses now and keeps only the fields the author set (to_dict): the schema
+    # gives the defaults back, so the Go program sees every field wmap resolves with.
+    kartas = [
+        KARTA.model_validate(d.karta.to_dict(), by_alias=True).model_dump(mode="json", by_alias=True, exclude_none=True)
+        for d in builtin_definitions()
+    ]
     text = json.dumps(kartas, sort_keys=True)
     path = RESULTS_DIR / "gobaseline-definitions.json"
     if not path.exists() or path.read_text() != text:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import workload_map.resolve.pods as pods_module
 from corpus import corpus_objects
 from helpers import JOBSET_DEFINITION, LWS_DEFINITION, loaded, pod
 from workload_map.base.snapshot import Snapshot
@@ -184,3 +185,57 @@ def test_ten_thousand_pods_resolve() -> None:
     tree = tree_of(view, view.workloads()[0])
     assert tree.counts.current == 10_000
     assert tree.unattributed == []
+
+
+WIDGET_DEFINITION = """
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: test-widget}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: widget
+      kind: {group: example.com, version: v1, kind: Widget}
+    childComponents:
+    - name: first
+      ownerRef: widget
+      podSelector:
+        componentTypeSelector: {keyPath: '.metadata.labels.n | tonumber | tostring', value: "1"}
+    - name: second
+      ownerRef: widget
+      podSelector:
+        componentTypeSelector: {keyPath: '.metadata.labels.n | tonumber | tostring', value: "2"}
+"""
+
+
+def test_a_key_path_is_evaluated_once_per_pod_and_each_failure_reported(monkeypatch) -> None:
+    widget = {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default", "uid": "widget-uid"},
+    }
+    owner = ("example.com/v1", "Widget", "w")
+    objects = [
+        widget,
+        pod("w-two", labels={"n": "2"}, owner=owner, owner_uid="widget-uid"),
+        pod("w-bad", labels={"n": "x"}, owner=owner, owner_uid="widget-uid"),
+    ]
+    evaluated: list[str] = []
+    real_run = pods_module.run
+
+    def counting(expression: str, value: object) -> object:
+        evaluated.append(f"{expression} on {value['metadata']['name']}")  # type: ignore[index]
+        return real_run(expression, value)
+
+    monkeypatch.setattr(pods_module, "run", counting)
+    view = WorkloadIndex(Snapshot(objects), [loaded(WIDGET_DEFINITION)])
+    tree = tree_of(view, view.workloads()[0])
+    placed = {p.name: p.component for c in tree.components for i in c.instances for p in i.pods}
+    assert placed == {"w-two": "second"}
+    assert [p.name for p in tree.unattributed] == ["w-bad"]
+    key_path = ".metadata.labels.n | tonumber | tostring"
+    assert evaluated.count(f"{key_path} on w-two") == 1  # the second component reads the first's answer
+    assert evaluated.count(f"{key_path} on w-bad") == 2  # a failure is not remembered ...
+    failures = [w for w in tree.warnings if "w-bad: selector failed" in w]
+    assert len(failures) == 2  # ... and is reported at each component's keyPath
+    assert failures[0] != failures[1], failures  # two places in the definition

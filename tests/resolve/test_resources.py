@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from workload_map.resolve.resources import gpu_count, is_gpu_resource, pod_resources
+from workload_map.resolve.resources import _pod_resources, gpu_count, is_gpu_resource, pod_resources
 
 
 def c(name: str, requests: dict | None = None, limits: dict | None = None, **extra: object) -> dict:
@@ -80,3 +80,41 @@ def test_bad_quantities_are_problems_not_crashes() -> None:
     assert any("cpu" in p for p in result.problems)
     assert any("initContainers" in p for p in result.problems)
     assert pod_resources(None).requests == {}
+
+
+SHAPES = [
+    {"containers": [c("a", requests={"cpu": "1"}, limits={"nvidia.com/gpu": "8"})], "nodeName": "n1"},
+    {"containers": [c("a", requests={"cpu": "1"}, limits={"nvidia.com/gpu": "8"})], "nodeName": "n2"},
+    {"containers": [c("a", requests={"cpu": "1"}, limits={"nvidia.com/gpu": 8})]},  # a number: not remembered
+    {"containers": [c("a", requests={"cpu": "1"}, limits={"nvidia.com/gpu": True})]},  # not a quantity
+    {"containers": [c("a", requests={"cpu": "lots"})]},  # a problem that names the container
+    {"containers": [{"resources": {"requests": {"cpu": "lots"}}}]},  # ... one without a name: '?'
+    {"containers": [{"name": None, "resources": {"requests": {"cpu": "lots"}}}]},  # ... a null name: None
+    {"containers": [c("?", requests={"cpu": "lots"})]},
+    {
+        "containers": [c("app", requests={"cpu": "1"})],
+        "initContainers": [c("init", requests={"cpu": "4"}), c("side", requests={"cpu": "1"}, restartPolicy="Always")],
+    },
+    {"containers": [c("app", requests={"cpu": "1"})], "initContainers": [c("init", requests={"cpu": "4"})]},
+    {
+        "containers": [c("app", requests={"cpu": "1"})],
+        "resources": {"requests": {"cpu": "2"}},
+        "overhead": {"cpu": "1"},
+    },
+    {"containers": [c("app", requests={"cpu": "1"})], "resources": "odd", "overhead": ["odd"]},
+    {"containers": [c("app", requests={"cpu": "1"})], "resourceClaims": [{"name": "gpu"}]},
+    {"containers": [c("app", requests={"cpu": "1"}), "not a container"], "initContainers": {}},
+    {"containers": "not a list"},
+    {"containers": [c({"a": 1}, requests={"cpu": "1"})]},  # type: ignore[arg-type] - a name that is no text
+]
+
+
+def test_remembered_shapes_give_what_computing_gives() -> None:
+    """pod_resources remembers each container shape: the same answers (problems included, with the
+    container's name), a copy every time, whatever the order the shapes come in."""
+    for spec in [*SHAPES, *reversed(SHAPES), *SHAPES]:
+        first = pod_resources(spec)
+        assert first == _pod_resources(spec), spec
+        first.requests["cpu"] = Decimal(99)
+        first.problems.append("changed by a caller")
+        assert pod_resources(spec) == _pod_resources(spec), spec

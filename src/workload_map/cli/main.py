@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from workload_map.cli.process_exit import ending_here, exit_without_teardown
+
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
@@ -227,7 +229,14 @@ def main(argv: list[str] | None = None) -> None:
             signal.signal(signal.SIGTERM, _exit_on_sigterm)
     prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "wmap"
     prog_name = "kubectl wmap" if prog == "kubectl-wmap" else "wmap"
-    cli.main(args=argv, prog_name=prog_name, complete_var=COMPLETE_VAR)
+    if argv is None:  # the console script: the process ends with the command
+        ending_here()
+    try:
+        cli.main(args=argv, prog_name=prog_name, complete_var=COMPLETE_VAR)
+    except SystemExit as done:
+        if argv is None:
+            exit_without_teardown(done)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -247,21 +247,36 @@ class PodPlacer:
         # The selectors of the components that can claim a pod, read once per workload, not once per pod.
         self._selectors = [_Selector(c) for c in self.ordered if c.error is None and _has_direct_selector(c.definition)]
 
-    def _matches(self, selector: _Selector, pod: dict[str, Any]) -> tuple[bool, str | None]:
+    def _text(
+        self, expression: str, pod: dict[str, Any], path: tuple[str | int, ...], texts: dict[str, str | None]
+    ) -> tuple[bool, str | None]:
+        """_first_text, once per expression and pod: the components of a workload often test the same key
+        path with different values (a JobSet's replicated jobs: 13,287 of 56,832 evaluations at 1,000
+        workloads). Failures are not remembered, so each is reported where it is, as before."""
+        if expression in texts:
+            return True, texts[expression]
+        ok, text = _first_text(expression, pod, self.diagnostics, path)
+        if ok:
+            texts[expression] = text
+        return ok, text
+
+    def _matches(
+        self, selector: _Selector, pod: dict[str, Any], texts: dict[str, str | None]
+    ) -> tuple[bool, str | None]:
         """Whether the component's own selectors claim the pod, and the instance id they give."""
         if selector.labels:
             labels = meta(pod).get("labels")
             if not isinstance(labels, dict) or any(labels.get(k) != v for k, v in selector.labels):
                 return False, None
         if selector.key_path is not None:
-            ok, text = _first_text(selector.key_path, pod, self.diagnostics, selector.key_path_at)
+            ok, text = self._text(selector.key_path, pod, selector.key_path_at, texts)
             if not ok or text is None:
                 return False, None
             if selector.value is not None and text != selector.value:
                 return False, None
         instance_id = None
         if selector.id_path is not None:
-            ok, instance_id = _first_text(selector.id_path, pod, self.diagnostics, selector.id_path_at)
+            ok, instance_id = self._text(selector.id_path, pod, selector.id_path_at, texts)
             if not ok or instance_id is None or instance_id not in selector.instance_ids:
                 return False, None
         return True, instance_id
@@ -285,8 +300,9 @@ class PodPlacer:
         spec = pod.get("spec")
         placed = PlacedPod(pod, pod_state(pod), pod_resources(spec if isinstance(spec, dict) else None))
         candidates: list[tuple[Component, str | None]] = []
+        texts: dict[str, str | None] = {}
         for selector in self._selectors:
-            ok, instance_id = self._matches(selector, pod)
+            ok, instance_id = self._matches(selector, pod, texts)
             if ok:
                 candidates.append((selector.component, instance_id))
         chosen: tuple[Component, str | None] | None = None

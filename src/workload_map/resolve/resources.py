@@ -85,6 +85,85 @@ def _containers(spec: Mapping[str, Any], key: str, problems: list[str]) -> list[
 
 def pod_resources(spec: Mapping[str, Any] | None) -> PodResources:
     """Effective requests of one pod from its PodSpec."""
+    key = _resources_key(spec) if isinstance(spec, dict) else None
+    if key is None:
+        return _pod_resources(spec)
+    known = _KNOWN.get(key)
+    if known is None:
+        if len(_KNOWN) >= _KNOWN_MAX:
+            _KNOWN.clear()
+        known = _KNOWN[key] = _pod_resources(spec)
+    return PodResources(dict(known.requests), known.resource_claims, list(known.problems))
+
+
+# The pods of a workload repeat a few container shapes: pod_resources of each distinct shape is computed once
+# (parsing and summing Decimals per pod took 0.22 s of get -A's ~3.5 s CPU at 1,000 workloads; with the
+# shapes remembered, 0.09 s). A shape is everything pod_resources reads, kept only when every quantity is a
+# string (1 == True == 1.0 as keys, not as quantities); anything else is computed as before.
+_KNOWN: dict[tuple[Any, ...], PodResources] = {}
+_KNOWN_MAX = 4096  # distinct shapes; a long-running host starts over past this
+
+
+def _flat(raw: Any) -> tuple[tuple[str, str], ...] | None:
+    if raw is None:
+        return ()
+    if type(raw) is not dict or not all(type(v) is str for v in raw.values()):
+        return None
+    return tuple(raw.items())
+
+
+def _container_key(container: Any) -> tuple[Any, ...] | None:
+    if type(container) is not dict:
+        return None
+    resources = container.get("resources")
+    if resources is None:
+        return (container.get("name", "?"), container.get("restartPolicy"))
+    if type(resources) is not dict:
+        return None
+    requests, limits = _flat(resources.get("requests")), _flat(resources.get("limits"))
+    if requests is None or limits is None:
+        return None
+    return (container.get("name", "?"), container.get("restartPolicy"), requests, limits)
+
+
+def _resources_key(spec: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The shape of ``spec`` for pod_resources, hashable; None when it cannot be told exactly."""
+    parts: list[Any] = []
+    for key in ("containers", "initContainers"):
+        containers = spec.get(key)
+        if containers is None:
+            parts.append(None)
+            continue
+        if type(containers) is not list:
+            return None
+        for container in containers:
+            one = _container_key(container)
+            if one is None:
+                return None
+            parts.append(one)
+        parts.append(len(containers))
+    pod_level = spec.get("resources")
+    if pod_level is not None:
+        level = _container_key({"resources": pod_level})
+        if level is None:
+            return None
+        parts.append(level)
+    else:
+        parts.append(None)
+    overhead = _flat(spec.get("overhead"))
+    claims = spec.get("resourceClaims")
+    if overhead is None or not (claims is None or type(claims) is list):
+        return None
+    parts.append(overhead)
+    parts.append(len(claims) if claims else 0)
+    try:
+        hash(tuple(parts))
+    except TypeError:  # a container name or restart policy that is not text
+        return None
+    return tuple(parts)
+
+
+def _pod_resources(spec: Mapping[str, Any] | None) -> PodResources:
     result = PodResources()
     if not isinstance(spec, Mapping):
         return result

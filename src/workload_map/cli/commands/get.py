@@ -172,6 +172,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
     import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
     from workload_map.cli.kinds import resolve_kind, split_target, type_label  # noqa: PLC0415 (a command's --help loads only click)
     from workload_map.cli.output import emit_warnings  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.cli.process_exit import keep_until_exit  # noqa: PLC0415 (a command's --help loads only click)
     from workload_map.cli.sources import is_fleet, open_view  # noqa: PLC0415 (a command's --help loads only click)
     from workload_map.cmdline.errors import EXIT_PARTIAL, not_found  # noqa: PLC0415 (a command's --help loads only click)
 
@@ -216,6 +217,7 @@ def command(  # noqa: PLR0917 - click passes every option by name
         printer = _Printer(output, with_namespace=ns is None, single=len(names) == 1)
         printer.read_queues(view, trees)
         printer.first([("", t) for t in trees])
+        keep_until_exit(view, trees)  # freed with the process, not object by object (cli/process_exit.py)
         if not trees and not missing:
             click.echo(f"No resources found in {ns} namespace." if ns else "No resources found.", err=True)
         warnings = view.warnings_in_full() if verbose else view.warnings

@@ -117,9 +117,9 @@ def cli_rules(definitions: Iterable[LoadedDefinition], *, update: bool = False) 
 
 def serve_rules(definitions: Iterable[LoadedDefinition]) -> list[Rule]:
     """The rules of ``wmap serve``'s account (the chart's ``serve-rbac.yaml``): the CLI's read-only rules
-    (its Events included), get/list/watch on every queue kind (:func:`~workload_map.sources.kube.reads.serve_read_kinds`), and what
-    its capacity reads (``--capacity-interval``, on by default) add to them: nodes and resource quotas (the
-    pods are read already)."""
+    (its Events included), get/list/watch on every queue kind
+    (:func:`~workload_map.sources.kube.reads.serve_read_kinds`), and what its capacity reads
+    (``--capacity-interval``, on by default) add to them: nodes and resource quotas (pods are read already)."""
     capacity = [dict(r) for r in (*CAPACITY_CLUSTER_RULES, *CAPACITY_NAMESPACED_RULES) if r["resources"] != ["pods"]]
     return [dict(KARTA_READ_RULE), *_rules(serve_read_kinds(definitions), READ), dict(EVENTS_READ_RULE), *capacity]
 
