@@ -37,8 +37,12 @@ def keep_until_exit(*objects: Any) -> None:
 
 def exit_without_teardown(done: SystemExit) -> None:
     """End the process as the interpreter would for ``done``, without its teardown; returns (and the
-    interpreter exits as usual) when a non-daemon thread is still alive or the output cannot be flushed
-    (a closed pipe: the interpreter reports that as it always does)."""
+    interpreter exits as usual) when the command kept nothing (a command with files of its own, such as
+    ``wmap record`` ended by SIGTERM with its recording open, needs the interpreter to flush and close
+    them), when a non-daemon thread is still alive, or when the output cannot be flushed (a closed pipe:
+    the interpreter reports that as it always does)."""
+    if not _Process.kept:
+        return
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         return
     code = done.code
