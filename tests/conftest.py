@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -24,6 +25,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get(_CACHE_ENV):
         os.environ[_CACHE_ENV] = tempfile.mkdtemp(prefix="wmap-test-cache-")
         _created.append(os.environ[_CACHE_ENV])
+    # A shell starts background jobs (nohup, `cmd &` in a CI script) with SIGINT ignored, and every process a
+    # test starts would inherit that: the tests that end wmap with Ctrl-C as a user would (watch, record,
+    # serve, the no-leftovers checks) would wait for a process that rightly ignores it. With a handler here,
+    # exec gives each child SIGINT at its default, as from a terminal.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

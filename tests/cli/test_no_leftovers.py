@@ -60,18 +60,9 @@ def widgets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return dump, definition
 
 
-# A shell starts background jobs (nohup, `cmd &` in a script: how CI may run the suite) with SIGINT ignored,
-# and Python then leaves it ignored, as it should; a terminal's foreground command has it at its default,
-# which is the case under test. The disposition survives exec, and the pid stays wmap's.
-_AS_FROM_A_TERMINAL = (
-    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
-)
-
-
 def start(dump: Path, definition: Path, *extra: str) -> subprocess.Popen[bytes]:
-    command = [str(WMAP), "get", *extra, "--from-file", str(dump), "--definitions", str(definition)]
     return subprocess.Popen(
-        [sys.executable, "-c", _AS_FROM_A_TERMINAL, *command],
+        [str(WMAP), "get", *extra, "--from-file", str(dump), "--definitions", str(definition)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group: the command and whatever it started

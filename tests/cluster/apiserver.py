@@ -282,6 +282,10 @@ class TestCluster:
         self.apiserver_port = 0
         self._etcd: subprocess.Popen[bytes] | None = None
         self._apiserver: subprocess.Popen[bytes] | None = None
+        # A test may stop the apiserver from a thread of the code under test (a LIST worker) and start it
+        # again from its own: the start must wait for a stop still under way (a graceful stop closes the
+        # port at once and exits seconds later), or it sees the old process running and starts none.
+        self._apiserver_lifecycle = threading.RLock()
         self._log_files: list[IO[bytes]] = []
         self._pki: dict[str, Path] = {}
         self._started = False
@@ -362,23 +366,26 @@ class TestCluster:
 
     def stop_apiserver(self, *, graceful: bool = True) -> None:
         """Stop only kube-apiserver (etcd keeps the data). SIGKILL if not graceful."""
-        if self._apiserver is None:
-            return
-        if graceful:
-            self._terminate(self._apiserver, "kube-apiserver")
-        else:
-            with contextlib.suppress(ProcessLookupError):
-                self._apiserver.kill()
-            self._apiserver.wait(timeout=30)
-        self._apiserver = None
+        with self._apiserver_lifecycle:
+            if self._apiserver is None:
+                return
+            if graceful:
+                self._terminate(self._apiserver, "kube-apiserver")
+            else:
+                with contextlib.suppress(ProcessLookupError):
+                    self._apiserver.kill()
+                self._apiserver.wait(timeout=30)
+            self._apiserver = None
 
     def start_apiserver(self) -> None:
-        """Start kube-apiserver again on the same port with the same data."""
-        if self.apiserver_running:
-            return
-        if not self.apiserver_port:
-            raise TestClusterError("start() the cluster first")
-        self._start_apiserver()
+        """Start kube-apiserver again on the same port with the same data (after a stop under way in
+        another thread has ended)."""
+        with self._apiserver_lifecycle:
+            if self.apiserver_running:
+                return
+            if not self.apiserver_port:
+                raise TestClusterError("start() the cluster first")
+            self._start_apiserver()
 
     @contextlib.contextmanager
     def frozen_apiserver(self) -> Iterator[None]:
@@ -395,8 +402,9 @@ class TestCluster:
                 self._apiserver.send_signal(signal.SIGCONT)
 
     def restart_apiserver(self, *, graceful: bool = True) -> None:
-        self.stop_apiserver(graceful=graceful)
-        self.start_apiserver()
+        with self._apiserver_lifecycle:
+            self.stop_apiserver(graceful=graceful)
+            self.start_apiserver()
 
     # ---------------------------------------------------------------- helpers
 
