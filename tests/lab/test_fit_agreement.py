@@ -193,14 +193,24 @@ def _gpus_free(lab: Any) -> float:
     return float(total["gpus"]["free"]) + float((total.get("tainted") or {}).get("gpus") or 0)
 
 
-def _settled(pods: list[dict[str, Any]], expected: int) -> bool:
-    """Every pod exists and the scheduler has decided on it: bound, or tried and left Pending."""
+# Coscheduling's PreFilter turns a gang member away while the Job controller is still creating its siblings;
+# the scheduler tries it again once they exist, so that Pending is no decision yet (with wmap run in the test
+# process, the copies are created fast enough for the wait to see it).
+_GANG_INCOMPLETE = "cannot find enough sibling pods"
+
+
+def _settled(pods: list[dict[str, Any]], expected: int, *, to_fit: bool) -> bool:
+    """Every pod exists and the scheduler has decided on it: bound, or tried and left Pending (for copies
+    fit says fit, not while coscheduling only waits for the gang's siblings: it tries again)."""
 
     def decided(pod: dict[str, Any]) -> bool:
         if pod.get("spec", {}).get("nodeName"):
             return True
         return any(
-            c["type"] == "PodScheduled" and c["status"] == "False" for c in pod.get("status", {}).get("conditions", [])
+            c["type"] == "PodScheduled"
+            and c["status"] == "False"
+            and not (to_fit and _GANG_INCOMPLETE in c.get("message", ""))
+            for c in pod.get("status", {}).get("conditions", [])
         )
 
     return len(pods) == expected and all(decided(p) for p in pods)
@@ -221,7 +231,7 @@ def _wait_settled(lab: Any, shape: Shape, copy: str | None, expected: int) -> li
 
     def settled(pods: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
         mine = _pods_of(pods, copy)
-        return mine if _settled(mine, expected) else None
+        return mine if _settled(mine, expected, to_fit=copy is None) else None
 
     found: list[dict[str, Any]] = lab.wait_for(
         "v1",
@@ -247,15 +257,19 @@ def _create_copy(lab: Any, shape: Shape, copy: str) -> None:
         group = emitted["items"][0] if emitted.get("kind") == "List" else emitted
         assert group["spec"]["minMember"] == shape.pods, group
         lab.kube.create(group)
-        lab.wmap(
-            "update",
-            f"job/{name}",
-            "-n",
-            NAMESPACE,
-            "--label",
-            f"scheduling.x-k8s.io/pod-group={group['metadata']['name']}",
-        )
-        lab.wmap("update", f"job/{name}", "-n", NAMESPACE, "--resume")
+        _update(lab, f"job/{name}", "--label", f"scheduling.x-k8s.io/pod-group={group['metadata']['name']}")
+        _update(lab, f"job/{name}", "--resume")
+
+
+def _update(lab: Any, target: str, *change: str) -> None:
+    """``wmap update``, run again as its hint says when the Job controller wrote the Job between its read
+    and its write (409: the write is guarded by the version read)."""
+    for _ in range(5):
+        result = lab.wmap("update", target, "-n", NAMESPACE, *change, check=False)
+        if result.returncode == 0:
+            return
+        assert "error: Conflict" in result.stderr, result.stderr
+    raise AssertionError(f"wmap update {target} {' '.join(change)}: a conflict five times in a row")
 
 
 def known_disagreement(shape: Shape) -> str | None:
