@@ -159,26 +159,19 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
     warnings.extend(more)
     queue_warnings: list[str] = []
     if options.queues:
-        snapshot, lists = _with_queues(
-            snapshot,
-            lists,
-            connection=connection,
-            discovery=discovery,
-            namespace=namespace,
-            chunk=chunk,
-            warnings=queue_warnings,
-        )
+        from workload_map.sources.kube.queues import fetch_queue_objects  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+
+        queues = fetch_queue_objects(connection, discovery, namespace, chunk_size=chunk)
+        queue_warnings.extend(queues.warnings)
+        snapshot, lists = _with_read(snapshot, lists, queues.objects, queues.lists, queues.kinds)
         warnings.extend(queue_warnings)  # said by every command that reads them (describe), and by View.queues
     if options.events:
-        snapshot, lists = _with_events(
-            snapshot,
-            lists,
-            connection=connection,
-            discovery=discovery,
-            namespace=namespace or connection.namespace if options.describe is not None else namespace,
-            chunk=chunk,
-            warnings=warnings,
-        )
+        from workload_map.sources.kube.events import fetch_events  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
+
+        in_scope = namespace or connection.namespace if options.describe is not None else namespace
+        events = fetch_events(connection, discovery, in_scope, chunk_size=chunk)
+        warnings.extend(events.warnings)
+        snapshot, lists = _with_read(snapshot, lists, events.objects, events.lists, [("", "Event")])
     capacity = None
     if options.capacity:
         from workload_map.sources.kube.capacity import fetch_capacity  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
@@ -202,48 +195,18 @@ def live_source(options: LiveOptions | None = None) -> LiveSource:
     )
 
 
-def _with_queues(
+def _with_read(
     snapshot: Snapshot,
     lists: list[ListResult],
-    *,
-    connection: Connection,
-    discovery: Discovery,
-    namespace: str | None,
-    chunk: int | None,
-    warnings: list[str],
+    objects: list[Obj],
+    read: list[ListResult],
+    kinds: list[tuple[str, str]],
 ) -> tuple[Snapshot, list[ListResult]]:
-    """The snapshot with the served queue kinds added (their objects own no pod: no walk changes)."""
-    from workload_map.sources.kube.queues import fetch_queue_objects  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
-
-    read = fetch_queue_objects(connection, discovery, namespace, chunk_size=chunk)
-    warnings.extend(read.warnings)
-    listed = None if snapshot.listed is None else {*snapshot.listed, *read.kinds}
-    merged = Snapshot(
-        [*snapshot.objects, *read.objects], coverage=snapshot.coverage, listed=listed, named=snapshot.named
-    )
-    return merged, [*lists, *read.lists]
-
-
-def _with_events(
-    snapshot: Snapshot,
-    lists: list[ListResult],
-    *,
-    connection: Connection,
-    discovery: Discovery,
-    namespace: str | None,
-    chunk: int | None,
-    warnings: list[str],
-) -> tuple[Snapshot, list[ListResult]]:
-    """The snapshot with the Events of ``namespace`` added (they own nothing: no walk changes)."""
-    from workload_map.sources.kube.events import fetch_events  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
-
-    read = fetch_events(connection, discovery, namespace, chunk_size=chunk)
-    warnings.extend(read.warnings)
-    listed = None if snapshot.listed is None else {*snapshot.listed, ("", "Event")}
-    merged = Snapshot(
-        [*snapshot.objects, *read.objects], coverage=snapshot.coverage, listed=listed, named=snapshot.named
-    )
-    return merged, [*lists, *read.lists]
+    """The snapshot with objects of ``kinds`` added that own no pod (the served queue kinds, the Events):
+    no owner walk changes, only what was listed."""
+    listed = None if snapshot.listed is None else {*snapshot.listed, *kinds}
+    merged = Snapshot([*snapshot.objects, *objects], coverage=snapshot.coverage, listed=listed, named=snapshot.named)
+    return merged, [*lists, *read]
 
 
 def _resolve(registry: LiveRegistry, type_name: str) -> KindInfo | None:
