@@ -153,6 +153,9 @@ def completion_story(s: Story) -> None:
     lab.kube.delete(API, "TrainJob", "train", s.namespace, propagationPolicy="Foreground")
     s.wait_pods(lambda pods: not pods, "every pod gone with the TrainJob")
     lab.wait_for(JOBSET_API, "JobSet", s.namespace, lambda items: not items, what="the JobSet gone")
+    # Foreground deletion removes the owner last: the garbage collector drops the TrainJob's
+    # foregroundDeletion finalizer only after its JobSet is gone, so until then kubectl and wmap list it.
+    lab.wait_for(API, "TrainJob", s.namespace, lambda items: not items, what="the TrainJob gone")
     s.scenario.captured["after delete"] = lab.wmap("get", "trainjobs", "-n", s.namespace, check=False)
 
 
