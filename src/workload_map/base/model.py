@@ -44,6 +44,8 @@ def _frozen_delattr(self: Any, name: str) -> None:
 class Model:
     """A keyword-only record, frozen (and hashable) unless declared ``class X(Model, frozen=False)``.
 
+    ``class X(Model, kw_only=False)`` also takes the fields by position, in declaration order.
+
     What ``@dataclass(frozen=True, kw_only=True)`` (or ``@dataclass(kw_only=True)``) gives: ``__init__`` by
     keyword with defaults and ``field(default_factory=...)``, ``__eq__`` between objects of the same class,
     ``__repr__``; frozen ones hash by their values, mutable ones are unhashable. Objects pickle by their
@@ -56,8 +58,10 @@ class Model:
     # The same table split for __init__: plain defaults copied at once, factories, required names.
     _PLAIN: ClassVar[dict[str, Any]] = {}
     _FACTORIES: ClassVar[tuple[tuple[str, Callable[[], Any]], ...]] = ()
+    _KW_ONLY: ClassVar[bool] = True
 
-    def __init_subclass__(cls, *, frozen: bool = True) -> None:
+    def __init_subclass__(cls, *, frozen: bool = True, kw_only: bool = True) -> None:
+        cls._KW_ONLY = kw_only
         own = tuple(inspect.get_annotations(cls))
         cls.FIELDS = cls.FIELDS + own
         defaults = dict(cls._DEFAULTS)
@@ -70,14 +74,14 @@ class Model:
         cls._PLAIN = {n: d for n, d in defaults.items() if d is not _REQUIRED and not isinstance(d, _Factory)}
         cls._FACTORIES = tuple((n, d.make) for n, d in defaults.items() if isinstance(d, _Factory))
         if frozen:
-            cls.__setattr__ = _frozen_setattr  # type: ignore[method-assign,assignment]
-            cls.__delattr__ = _frozen_delattr  # type: ignore[method-assign,assignment]
+            cls.__setattr__ = _frozen_setattr  # type: ignore[method-assign]
+            cls.__delattr__ = _frozen_delattr  # type: ignore[method-assign]
         else:
-            cls.__setattr__ = object.__setattr__  # type: ignore[method-assign]
-            cls.__delattr__ = object.__delattr__  # type: ignore[method-assign]
             cls.__hash__ = None  # type: ignore[assignment]  # as a mutable dataclass with eq: unhashable
 
-    def __init__(self, **values: Any) -> None:
+    def __init__(self, *by_position: Any, **values: Any) -> None:
+        if by_position:
+            values = self._by_position(by_position, values)
         own = self.__dict__
         own.update(self._PLAIN)
         for name, make in self._FACTORIES:
@@ -86,6 +90,16 @@ class Model:
         own.update(values)
         if len(own) != len(self.FIELDS):
             self._refuse(values)
+
+    def _by_position(self, by_position: tuple[Any, ...], values: dict[str, Any]) -> dict[str, Any]:
+        name = type(self).__name__
+        if self._KW_ONLY or len(by_position) > len(self.FIELDS):
+            raise TypeError(f"{name}() takes at most {0 if self._KW_ONLY else len(self.FIELDS)} positional arguments")
+        named = dict(zip(self.FIELDS, by_position, strict=False))
+        twice = named.keys() & values.keys()
+        if twice:
+            raise TypeError(f"{name}() got multiple values for arguments {sorted(twice)}")
+        return {**named, **values}
 
     def _refuse(self, values: dict[str, Any]) -> None:
         unknown = values.keys() - self._DEFAULTS.keys()
