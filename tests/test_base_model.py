@@ -27,7 +27,7 @@ def test_keyword_only_by_default_with_defaults_made_per_object() -> None:
     assert hash(Frozen(name="a", tags=None)) == hash(Frozen(name="a", tags=None))  # type: ignore[arg-type]
     assert repr(a) == "Frozen(name='a', tags=[], count=0)"
     assert a.replace(count=2) == Frozen(name="a", count=2)
-    with pytest.raises(TypeError, match="positional"):
+    with pytest.raises(TypeError, match="takes 1 positional argument"):
         Frozen("a")  # type: ignore[call-arg]
     with pytest.raises(AttributeError, match="frozen"):
         a.count = 1  # type: ignore[misc]
@@ -35,9 +35,9 @@ def test_keyword_only_by_default_with_defaults_made_per_object() -> None:
 
 
 def test_missing_and_unknown_fields_are_named() -> None:
-    with pytest.raises(TypeError, match="missing required keyword argument 'name'"):
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'name'"):
         Frozen()  # type: ignore[call-arg]
-    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['nmae'\]"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nmae'"):
         Frozen(name="a", nmae="b")  # type: ignore[call-arg]
 
 
@@ -51,5 +51,5 @@ def test_mutable_takes_fields_by_position_and_is_unhashable() -> None:
         hash(m)
     with pytest.raises(TypeError, match="multiple values"):
         Mutable("m", name="n")  # type: ignore[misc]
-    with pytest.raises(TypeError, match="at most 3 positional"):
+    with pytest.raises(TypeError, match="takes from 2 to 4 positional"):
         Mutable("m", 1, [], 4)  # type: ignore[call-arg]
