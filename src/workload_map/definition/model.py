@@ -14,7 +14,6 @@ ignored key).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -312,8 +311,7 @@ class Karta(Model):
         return wire
 
 
-@dataclass(frozen=True)
-class LoadedDefinition:
+class LoadedDefinition(Model, kw_only=False):
     karta: Karta
     location: Location
     origin: str = "file"  # builtin | file | cluster
