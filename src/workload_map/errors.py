@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from workload_map.base.model import Model
+
 
 def format_path(parts: Sequence[str | int]) -> str:
     """``("spec", "childComponents", 2, "podSelector")`` -> ``spec.childComponents[2].podSelector``."""
@@ -22,8 +24,7 @@ def format_path(parts: Sequence[str | int]) -> str:
     return out
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(Model, kw_only=False):
     source: str = ""
     document: int | None = None
     path: str = ""
@@ -54,8 +55,7 @@ class Severity(StrEnum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Model, kw_only=False):
     location: Location
     message: str
     severity: Severity = Severity.ERROR

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from workload_map.base.model import Model
 
 # Label keys: optional DNS prefix and a name; values may be empty.
 _KEY = r"[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?"
@@ -20,8 +21,7 @@ class SelectorError(ValueError):
     pass
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(Model, kw_only=False):
     key: str
     op: str  # = != in notin exists !exists
     values: tuple[str, ...] = ()

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from workload_map.api.selectors import check_status, matches, parse_selector
+from workload_map.base.model import Model, field
 from workload_map.base.objects import Obj, key_of, meta
 from workload_map.base.snapshot import Snapshot
 from workload_map.definition.registry import AmbiguousType
@@ -80,8 +80,7 @@ def type_label(info: KindInfo) -> str:
     return info.display.lower()
 
 
-@dataclass
-class Listing:
+class Listing(Model, frozen=False, kw_only=False):
     """The workloads a listing selected (iterate it), what could not be resolved, and names not found."""
 
     workloads: list[WorkloadTree]

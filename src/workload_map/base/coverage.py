@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+from workload_map.base.model import Model, field
 
 
 class Cause(enum.Enum):
@@ -26,8 +27,7 @@ class Cause(enum.Enum):
     FAILED = "failed"  # the list failed otherwise (timeout, 5xx): unknown, and maybe not for long
 
 
-@dataclass(frozen=True)
-class Gap:
+class Gap(Model, kw_only=False):
     """One kind in one namespace (``namespace`` None: every namespace) that was not read, and why."""
 
     group: str
@@ -65,8 +65,7 @@ class Gap:
         return "retry the command"
 
 
-@dataclass
-class Coverage:
+class Coverage(Model, frozen=False, kw_only=False):
     """The gaps of one read; empty means everything needed was read."""
 
     gaps: list[Gap] = field(default_factory=list)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from workload_map.base.coverage import Coverage
 from workload_map.base.gc_pause import bulk
+from workload_map.base.model import Model
 from workload_map.base.objects import (
     DEFAULT_NAMESPACE,
     Obj,
@@ -31,8 +31,7 @@ from workload_map.base.objects import (
 )
 
 
-@dataclass(frozen=True)
-class OwnerChain:
+class OwnerChain(Model, kw_only=False):
     """The owners of an object, nearest first, and why the walk stopped early if it did."""
 
     owners: tuple[Obj, ...]

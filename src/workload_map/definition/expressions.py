@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import StrEnum
 
+from workload_map.base.model import Model
 from workload_map.definition.model import ComponentDefinition, Karta, wire_fields
 
 
@@ -14,8 +14,7 @@ class Target(StrEnum):
     POD = "pod"
 
 
-@dataclass(frozen=True)
-class ExpressionRef:
+class ExpressionRef(Model, kw_only=False):
     path: tuple[str | int, ...]
     expression: str
     target: Target

@@ -13,16 +13,12 @@ ignored key).
 
 from __future__ import annotations
 
-import inspect
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, TypeVar, dataclass_transform
+from typing import Any
 
+from workload_map.base.model import Model, field
 from workload_map.errors import Location
-
-T = TypeVar("T")
 
 API_VERSION = "run.ai/v1alpha1"
 KIND = "Karta"
@@ -37,89 +33,6 @@ def wire_name(field_name: str) -> str:
 def wire_fields(model: Model) -> list[tuple[str, str]]:
     """(field name, name in a document) of every field of a model object, in declaration order."""
     return [(name, wire_name(name)) for name in model.FIELDS]
-
-
-class _Factory:
-    __slots__ = ("make",)
-
-    def __init__(self, make: Callable[[], Any]) -> None:
-        self.make = make
-
-
-_REQUIRED: Any = object()
-
-
-def field(*, default_factory: Callable[[], T]) -> T:
-    """A field whose default is made for each object (a list, a dict, a model)."""
-    made: Any = _Factory(default_factory)
-    return made  # type: ignore[no-any-return]
-
-
-@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
-class Model:
-    """A frozen, keyword-only record: ``@dataclass(frozen=True, kw_only=True)`` without its cost at import.
-
-    The standard dataclass writes and compiles five or six methods per class with ``exec``: ~1 ms a class on
-    the 2-core CI machine, ~30 ms of CPU for the 28 classes here, which every command that reads a definition
-    loads (a warm ``wmap get`` on the built-in example spent a fifth of its imports in dataclass creation,
-    bench/README.md). These methods are shared and read the field table made once per class. Objects pickle
-    by their ``__dict__`` (no ``__init__`` on the way back), which is how the compiled cache stores them.
-    """
-
-    FIELDS: ClassVar[tuple[str, ...]] = ()
-    _DEFAULTS: ClassVar[dict[str, Any]] = {}
-
-    def __init_subclass__(cls) -> None:
-        own = tuple(inspect.get_annotations(cls))
-        cls.FIELDS = cls.FIELDS + own
-        defaults = dict(cls._DEFAULTS)
-        for name in own:
-            default = cls.__dict__.get(name, _REQUIRED)
-            defaults[name] = default
-            if default is not _REQUIRED:
-                delattr(cls, name)  # the object's own value, never a shared class attribute
-        cls._DEFAULTS = defaults
-
-    def __init__(self, **values: Any) -> None:
-        unknown = values.keys() - self._DEFAULTS.keys()
-        if unknown:
-            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {sorted(unknown)}")
-        own = self.__dict__
-        for name, default in self._DEFAULTS.items():
-            if name in values:
-                own[name] = values[name]
-            elif isinstance(default, _Factory):
-                own[name] = default.make()
-            elif default is _REQUIRED:
-                raise TypeError(f"{type(self).__name__}() missing required keyword argument {name!r}")
-            else:
-                own[name] = default
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete field {name!r}")
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(self.__dict__[name] for name in self.FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, Model)
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash((type(self), self._values()))
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={self.__dict__[name]!r}" for name in self.FIELDS)
-        return f"{type(self).__name__}({shown})"
-
-    def replace(self, **changes: Any) -> Any:
-        """A copy with ``changes``."""
-        return type(self)(**{**self.__dict__, **changes})
 
 
 class GroupVersionKind(Model):
@@ -398,8 +311,7 @@ class Karta(Model):
         return wire
 
 
-@dataclass(frozen=True)
-class LoadedDefinition:
+class LoadedDefinition(Model, kw_only=False):
     karta: Karta
     location: Location
     origin: str = "file"  # builtin | file | cluster

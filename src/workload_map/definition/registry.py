@@ -7,8 +7,8 @@ has still resolves through another version of the same group and kind, with a wa
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from workload_map.base.model import Model
 from workload_map.base.snapshot import Obj, group_of, version_of
 from workload_map.definition.model import LoadedDefinition
 
@@ -75,8 +75,7 @@ def plural_of(kind: str) -> str:
     return lower + "s"
 
 
-@dataclass(frozen=True)
-class KindInfo:
+class KindInfo(Model, kw_only=False):
     group: str
     kind: str
     plural: str

@@ -21,6 +21,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
 
+from workload_map.base import model as base_model
 from workload_map.definition import model
 
 
@@ -65,18 +66,19 @@ _PLAIN: dict[type[BaseModel], type] = {}
 
 
 @functools.cache
-def schema_of(plain: type[model.Model]) -> type[BaseModel]:
+def schema_of(plain: type[base_model.Model]) -> type[BaseModel]:
     """The pydantic model that checks documents of a model class."""
-    hints = get_type_hints(plain, vars(model))
+    # the base's own ClassVar tables are evaluated too, in the base module's names
+    hints = get_type_hints(plain, {**vars(base_model), **vars(model)})
     fields: dict[str, Any] = {}
     for name, default in plain._DEFAULTS.items():
         if (plain, name) in _NOT_IN_DOCUMENTS:
             continue
         constraints = dict(_CONSTRAINTS.get((plain, name), {}))
-        if isinstance(default, model._Factory):
+        if isinstance(default, base_model._Factory):
             factory = default.make
             constraints["default_factory"] = schema_of(factory) if _is_model(factory) else factory
-        elif default is not model._REQUIRED:
+        elif default is not base_model._REQUIRED:
             constraints["default"] = default
         fields[name] = (_swap(hints[name]), Field(alias=model.wire_name(name), **constraints))
     schema: type[BaseModel] = create_model(
@@ -101,7 +103,7 @@ def _swap(annotation: Any) -> Any:
 
 
 def _is_model(value: Any) -> bool:
-    return isinstance(value, type) and issubclass(value, model.Model)
+    return isinstance(value, type) and issubclass(value, base_model.Model)
 
 
 KARTA = schema_of(model.Karta)

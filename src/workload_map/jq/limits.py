@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from workload_map.base.model import Model
 
 
-@dataclass
-class Limits:
+class Limits(Model, frozen=False, kw_only=False):
     timeout_seconds: float = 1.0
     max_input_bytes: int = 8 * 1024 * 1024
     max_output_bytes: int = 8 * 1024 * 1024

@@ -8,8 +8,9 @@ it, because shadowing a builtin is never needed in a workload definition.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from workload_map.base.model import Model
 
 from .errors import JqSandboxError
 
@@ -85,8 +86,7 @@ _TOKEN_RE = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(Model, kw_only=False):
     kind: str  # ident, var, op, field, num, format, str, kw
     text: str
     pos: int

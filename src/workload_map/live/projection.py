@@ -20,11 +20,11 @@ from __future__ import annotations
 import pathlib
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from types import GenericAlias
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from workload_map.base import cache
+from workload_map.base.model import Model
 from workload_map.definition.expressions import Target, iter_expressions
 from workload_map.jq.reads import input_reads
 
@@ -177,8 +177,7 @@ def _owned_pod(obj: Obj) -> bool:
     return owned and obj.get("kind") == "Pod" and obj.get("apiVersion") in ("v1", None)
 
 
-@dataclass(frozen=True)
-class Projection:
+class Projection(Model, kw_only=False):
     """What to keep of each object, for one set of definitions (``projection_for``)."""
 
     whole_pods: bool = False  # a pod expression may read any part of a pod

@@ -9,10 +9,10 @@ two can be compared.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from workload_map.base.model import Model, field
 from workload_map.resolve.resources import is_gpu_resource
 
 Amounts = dict[str, Decimal]  # resource name -> quantity
@@ -44,8 +44,7 @@ def add(into: Amounts, more: Amounts, factor: Decimal = Decimal(1)) -> None:
         into[name] = into.get(name, Decimal(0)) + value * factor
 
 
-@dataclass
-class ResourceQuota:
+class ResourceQuota(Model, frozen=False, kw_only=False):
     """One resource of a queue (of one Kueue flavor; ``flavor`` is "" for KAI and Volcano).
 
     ``quota``: what the queue is entitled to (Kueue nominalQuota, KAI quota, Volcano deserved); ``limit``:
@@ -93,8 +92,7 @@ class ResourceQuota:
         }
 
 
-@dataclass
-class QueuedWorkload:
+class QueuedWorkload(Model, frozen=False, kw_only=False):
     """A workload and its queue: ``queue`` is the name the workload carries (a Kueue LocalQueue, a KAI or
     Volcano Queue), ``queue_key`` the :attr:`Queue.key` it counts in (a Kueue ClusterQueue) or None when
     that queue is not there. ``state`` is one of :data:`STATES`; ``reason``/``message`` the scheduler's
@@ -143,8 +141,7 @@ class QueuedWorkload:
         }
 
 
-@dataclass
-class Queue:
+class Queue(Model, frozen=False, kw_only=False):
     """One queue of one scheduler. ``key`` is unique in a report: ``scheduler/kind/name`` for cluster-scoped
     queues, ``scheduler/kind/namespace/name`` for LocalQueues. ``parent`` is the key of the queue above
     (a Cohort, a parent queue, a LocalQueue's ClusterQueue) or None."""
@@ -245,8 +242,7 @@ class Queue:
         }
 
 
-@dataclass
-class QueueReport:
+class QueueReport(Model, frozen=False, kw_only=False):
     """Every queue found (hierarchy in ``parent``/``children``), every workload that names a queue, and
     what could not be read or attributed (one line each)."""
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.model import Model, field
 from workload_map.definition.model import ComponentDefinition, Karta, wire_fields
 from workload_map.jq import to_text
 from workload_map.resolve.evaluate import Diagnostics, run_checked
 from workload_map.resolve.templates import from_fragments, from_pod_spec, from_template
 
 
-@dataclass(frozen=True)
-class Scale:
+class Scale(Model, kw_only=False):
     replicas: int | None = None
     min_replicas: int | None = None
     max_replicas: int | None = None
@@ -21,8 +20,7 @@ class Scale:
         return {"replicas": self.replicas, "min": self.min_replicas, "max": self.max_replicas}
 
 
-@dataclass
-class Instance:
+class Instance(Model, frozen=False, kw_only=False):
     component: str
     id: str | None
     index: int
@@ -31,8 +29,7 @@ class Instance:
     desired_pods: int = 0
 
 
-@dataclass
-class Component:
+class Component(Model, frozen=False, kw_only=False):
     definition: ComponentDefinition
     path: tuple[str | int, ...]  # field path of the component in the definition
     parent: str | None

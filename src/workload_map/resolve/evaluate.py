@@ -7,15 +7,14 @@ field that holds the expression and the object it ran on, and resolution goes on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.model import Model, field
 from workload_map.errors import Finding, Location, Severity
 from workload_map.jq import JqError, compile_expression
 
 
-@dataclass
-class Diagnostics:
+class Diagnostics(Model, frozen=False, kw_only=False):
     """Warnings gathered while resolving one workload."""
 
     subject: str  # e.g. "jobset/default/train"

@@ -7,9 +7,9 @@ selectors decide where inside the workload it goes. A pod that no selector claim
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.model import Model, field
 from workload_map.base.objects import meta, name_of, namespace_of
 from workload_map.definition.gaps import TODO_MARK, selector_gap
 from workload_map.definition.model import ComponentDefinition
@@ -22,8 +22,7 @@ from workload_map.resolve.resources import PodResources, json_number, pod_resour
 STARTING = frozenset({"ContainerCreating", "PodInitializing"})
 
 
-@dataclass(frozen=True)
-class Termination:
+class Termination(Model, kw_only=False):
     """How a container last ended (``lastState.terminated``, or ``state.terminated``): OOMKilled, Error."""
 
     container: str
@@ -45,8 +44,7 @@ class Termination:
         return f"{self.container}: {self.reason}{code}{when}"
 
 
-@dataclass
-class PodState:
+class PodState(Model, frozen=False, kw_only=False):
     phase: str
     ready: bool
     pending_reason: str | None
@@ -169,8 +167,7 @@ def _last_termination(containers: list[dict[str, Any]]) -> Termination | None:
     return max(failed, key=lambda e: e.finished_at or "") if failed else None
 
 
-@dataclass
-class PlacedPod:
+class PlacedPod(Model, frozen=False, kw_only=False):
     obj: dict[str, Any]
     state: PodState
     resources: PodResources

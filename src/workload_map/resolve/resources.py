@@ -9,10 +9,10 @@ is what makes GPU and CPU totals match what the cluster actually reserves.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from workload_map.base.model import Model, field
 from workload_map.resolve.quantity import QuantityError, format_quantity, parse_quantity
 
 Requests = dict[str, Decimal]
@@ -26,8 +26,7 @@ def is_gpu_resource(name: str) -> bool:
     return name.endswith("/gpu")
 
 
-@dataclass
-class PodResources:
+class PodResources(Model, frozen=False, kw_only=False):
     requests: Requests = field(default_factory=dict)
     resource_claims: int = 0
     problems: list[str] = field(default_factory=list)

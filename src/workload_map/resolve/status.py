@@ -7,9 +7,9 @@ status and matcher by matcher, why it matched or not.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.model import Model, field
 from workload_map.definition.model import (
     ConditionsDefinition,
     ExpectedCondition,
@@ -32,8 +32,7 @@ PRECEDENCE: tuple[ResourceStatus, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(Model, kw_only=False):
     type: str
     status: str | None
     reason: str | None
@@ -43,8 +42,7 @@ class Condition:
         return {"type": self.type, "status": self.status, "reason": self.reason, "message": self.message}
 
 
-@dataclass
-class Check:
+class Check(Model, frozen=False, kw_only=False):
     """One criterion of a matcher and how it fared."""
 
     kind: str  # phase | condition | expression
@@ -63,8 +61,7 @@ class Check:
         }
 
 
-@dataclass
-class MatcherResult:
+class MatcherResult(Model, frozen=False, kw_only=False):
     index: int
     matched: bool
     checks: list[Check] = field(default_factory=list)
@@ -79,8 +76,7 @@ class MatcherResult:
         }
 
 
-@dataclass
-class StatusExplanation:
+class StatusExplanation(Model, frozen=False, kw_only=False):
     status: ResourceStatus
     matched: bool
     matchers: list[MatcherResult]
@@ -89,8 +85,7 @@ class StatusExplanation:
         return {"status": self.status.value, "matched": self.matched, "matchers": [m.to_json() for m in self.matchers]}
 
 
-@dataclass
-class StatusResult:
+class StatusResult(Model, frozen=False, kw_only=False):
     primary: ResourceStatus
     matched: list[ResourceStatus]
     phase: str | None

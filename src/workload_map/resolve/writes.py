@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.model import Model, field
 from workload_map.definition.gaps import TODO_MARK, template_gap
 from workload_map.definition.model import ComponentDefinition, Karta, SuspendAction, wire_fields
 from workload_map.errors import WorkloadMapError
@@ -53,8 +53,7 @@ class WriteError(WorkloadMapError):
     """A requested change cannot be made; nothing was written."""
 
 
-@dataclass
-class PodSpecChange:
+class PodSpecChange(Model, frozen=False, kw_only=False):
     """What to change in every targeted pod template. ``None`` leaves a field alone.
 
     Maps are merged entry by entry (``labels``, ``annotations``, ``node_selector``, and the
@@ -77,7 +76,7 @@ class PodSpecChange:
     node_selector: dict[str, str] | None = None  # has no fragment paths for these two
 
     def is_empty(self) -> bool:
-        return all(getattr(self, name) is None for name in self.__dataclass_fields__ if name != "container")
+        return all(getattr(self, name) is None for name in self.FIELDS if name != "container")
 
     def problems(self) -> list[tuple[str, str, str]]:
         """``(field, value, why)`` for each value Kubernetes would refuse (a label key or value, an
@@ -87,8 +86,7 @@ class PodSpecChange:
         return change_problems(self)
 
 
-@dataclass
-class WriteResult:
+class WriteResult(Model, frozen=False, kw_only=False):
     obj: dict[str, Any]
     patch: dict[str, Any]
     changes: list[str] = field(default_factory=list)
@@ -199,8 +197,7 @@ def merge_patch(old: Any, new: Any) -> Any:
     return patch
 
 
-@dataclass
-class _Target:
+class _Target(Model, frozen=False, kw_only=False):
     """Where one instance's pod fields live in the object."""
 
     component: str

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from workload_map.base.model import Model
 from workload_map.base.objects import Obj, group_of, meta, name_of, namespace_of, owner_references, uid_of
 
 EVENT_KINDS = (("", "Event"), ("events.k8s.io", "Event"))  # (group, kind) of the two forms of an Event
@@ -109,8 +110,7 @@ def newest_last(events: Iterable[WorkloadEvent]) -> list[WorkloadEvent]:
     return sorted(events, key=lambda e: (e.last_seen or "", e.first_seen or ""))
 
 
-@dataclass(frozen=True)
-class EventScope:
+class EventScope(Model, kw_only=False):
     """The objects whose events are a workload's, as kubectl describe selects an object's events: by uid,
     and by kind, namespace and name only for an object without one (a hand-written dump). An event naming
     another uid, or none, is not about an object that has one (an earlier pod of the same name)."""

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
+from workload_map.base.model import Model, field
 
 if TYPE_CHECKING:
     from workload_map.resolve.pods import PlacedPod
@@ -52,8 +53,7 @@ def holds_gpus(pod: PlacedPod) -> bool:
     return pod.state.node is not None and pod.state.phase not in ("Succeeded", "Failed")
 
 
-@dataclass(frozen=True)
-class WorkloadFigures:
+class WorkloadFigures(Model, kw_only=False):
     """The figures of one workload (module docstring); ``None``: unknown (part of it could not be read)."""
 
     status: str
@@ -139,8 +139,7 @@ def status_reason(tree: WorkloadTree, pods: list[PlacedPod] | None = None) -> st
     return None
 
 
-@dataclass
-class WorkloadTotals:
+class WorkloadTotals(Model, frozen=False, kw_only=False):
     """The figures summed over a set of workloads (a cluster, a namespace, what a dashboard filter keeps)."""
 
     workloads: int = 0

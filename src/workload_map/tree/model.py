@@ -7,10 +7,10 @@ stable within a minor version, so scripts and dashboards can rely on them.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from workload_map.base.model import Model, field
 from workload_map.base.objects import group_of, meta, name_of, namespace_of, version_of
 from workload_map.definition.model import GroupVersionKind
 from workload_map.resolve.components import Component, Instance
@@ -22,8 +22,7 @@ from workload_map.tree.figures import figures_of
 TREE_API_VERSION = "workload-map/v1alpha1"
 
 
-@dataclass
-class PodCounts:
+class PodCounts(Model, frozen=False, kw_only=False):
     desired: int = 0
     current: int = 0
     ready: int = 0
@@ -45,15 +44,14 @@ class PodCounts:
         self.failed += pod.state.failed
 
     def merge(self, other: PodCounts) -> None:
-        for name in self.__dataclass_fields__:
+        for name in self.FIELDS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def to_json(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return {name: getattr(self, name) for name in self.FIELDS}
 
 
-@dataclass
-class InstanceNode:
+class InstanceNode(Model, frozen=False, kw_only=False):
     """One component instance with the pods that exist for it.
 
     ``workload_finished``: the workload's primary status is Completed or Failed, so none of its desired
@@ -143,8 +141,7 @@ def _pod_order(pod: PlacedPod) -> tuple[str, str]:
     return (pod.replica or "", pod.name)
 
 
-@dataclass
-class ComponentNode:
+class ComponentNode(Model, frozen=False, kw_only=False):
     component: Component
     instances: list[InstanceNode]
 
@@ -173,8 +170,7 @@ class ComponentNode:
         }
 
 
-@dataclass
-class DefinitionRef:
+class DefinitionRef(Model, frozen=False, kw_only=False):
     name: str
     origin: str  # builtin | file | cluster
     source: str
@@ -184,8 +180,7 @@ class DefinitionRef:
         return {"name": self.name, "origin": self.origin, "source": self.source, "version": self.version}
 
 
-@dataclass
-class WorkloadTree:
+class WorkloadTree(Model, frozen=False, kw_only=False):
     workload: dict[str, Any]
     definition: DefinitionRef
     status: StatusResult
