@@ -339,8 +339,7 @@ class TestCluster:
             self._pki = _write_pki(self._mkdir("pki"))
             self._write_token_file()
             self._start_etcd()
-            self.apiserver_port = _free_port()
-            self._start_apiserver()
+            self._start_apiserver_on_a_free_port()
             self.kubeconfig_for(self.admin_token, self.kubeconfig_path, user=ADMIN_USER)
             self.kubeconfig_for(self.restricted_token, self.restricted_kubeconfig_path, user=RESTRICTED_USER)
         except BaseException:
@@ -648,6 +647,19 @@ class TestCluster:
             self._terminate(self._apiserver, "kube-apiserver")
             self._apiserver = None
             raise
+
+    def _start_apiserver_on_a_free_port(self) -> None:
+        # A port found free can be taken before kube-apiserver binds it (by another test run's server under
+        # pytest-xdist, or as a client's ephemeral port): then it exits at once, and another port is tried.
+        for attempt in range(3):
+            self.apiserver_port = _free_port()
+            try:
+                self._start_apiserver()
+                return
+            except TestClusterError:
+                if attempt == 2 or "address already in use" not in _tail(self.apiserver_log, 40):
+                    raise
+                self._failed = False
 
     def _apiserver_ready(self) -> bool:
         try:
