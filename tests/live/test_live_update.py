@@ -81,18 +81,6 @@ KINDS: dict[str, Path | None] = {
     "TaskRun.tekton.dev": CORPUS / "tekton-pipelinerun/crd/300-taskrun.yaml",
     "PipelineRun.tekton.dev": CORPUS / "tekton-pipelinerun/crd/300-pipelinerun.yaml",
 }
-# CRDs no other module installs: removed again at the end (they would change what later modules see served,
-# and tests/live/test_live_authoring.py starts from a cluster without Dask).
-OWN_CRDS = {
-    "FlinkDeployment.flink.apache.org",
-    "DaskCluster.kubernetes.dask.org",
-    "DaskWorkerGroup.kubernetes.dask.org",
-    "DaskJob.kubernetes.dask.org",
-    "Experiment.kubeflow.org",
-    "Workflow.argoproj.io",
-    "TaskRun.tekton.dev",
-    "PipelineRun.tekton.dev",
-}
 
 QUEUE = {"kai.scheduler/queue": "team-a"}
 # Each pod field of the format, sent alone so that the server's answer is attributed to it.
@@ -141,7 +129,7 @@ SERVER_REFUSES: dict[str, dict[str, str]] = {
     # The Dask CRDs embed a PodSpec schema older than resourceClaims: refused the same way.
     **{
         kind: {"resource_claims": '.spec.resourceClaims"'}
-        for kind in OWN_CRDS
+        for kind in KINDS
         if kind.endswith(".kubernetes.dask.org")
     },
     # TrainJob: spec.trainer is immutable (CEL self == oldSelf); image and resources live there.
@@ -256,10 +244,18 @@ def _path(discovery: Discovery, obj: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="module")
-def installed(test_cluster: TestCluster) -> Iterator[Installed]:
+def cluster(testcluster_bin_dir: Path) -> Iterator[TestCluster]:
+    # A cluster of its own: every framework's CRD is installed here, and a module sharing the session cluster
+    # would see them served (more kinds its restricted users may not list, more lists in `wmap get -A`).
+    with TestCluster(testcluster_bin_dir) as own:
+        yield own
+
+
+@pytest.fixture(scope="module")
+def installed(cluster: TestCluster) -> Iterator[Installed]:
     for path in {p for p in KINDS.values() if p is not None}:
-        _install_crd(test_cluster, path)
-    conn = admin(test_cluster)
+        _install_crd(cluster, path)
+    conn = admin(cluster)
     groups = {k.split(".", 1)[1] for k in KINDS}
 
     def served() -> Discovery | None:
@@ -291,10 +287,6 @@ def installed(test_cluster: TestCluster) -> Iterator[Installed]:
             created["x-case"] = label
             state.objects.setdefault(kind, []).append(created)
     yield state
-    for kind in OWN_CRDS:
-        path = KINDS[kind]
-        assert path is not None
-        test_cluster.kubectl("delete", "-f", str(path), "--ignore-not-found", "--wait=true")
     conn.close()
 
 
