@@ -35,9 +35,11 @@ lint: $(BIN)/.installed
 unit: $(BIN)/.installed
 	$(BIN)/python -m pytest -q --durations=25 -n 2 -m "not live and not lab" tests
 
-# Tests against a genuine kube-apiserver built from the Kubernetes Go module (cached between runs).
+# Tests against a genuine kube-apiserver built from the Kubernetes Go module (cached between runs), in
+# parallel: each worker starts its own session cluster, and a module's tests stay on one worker (--dist
+# loadfile), with its module-scoped fixtures.
 live: $(BIN)/.installed
-	$(BIN)/python -m pytest -q --durations=25 -m live tests
+	$(BIN)/python -m pytest -q --durations=25 -n 2 --dist loadfile -m live tests
 
 # The cluster lab: the genuine control plane with kube-controller-manager, kube-scheduler, KWOK nodes and real
 # operators (binaries from tools/lab/build.sh, cached between runs), workloads driven step by step.
