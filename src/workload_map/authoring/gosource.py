@@ -618,7 +618,7 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
     values.annotations = [
         (c.value, linker.evidence(c))
         for c in package.consts
-        if c.file.directory == found.file.directory and switch_annotation(c.value)
+        if c.file.directory == found.file.directory and switch_annotation(c.value) and not _selects(c.doc)
     ]
     return values
 
@@ -633,6 +633,15 @@ def switch_annotation(value: str) -> bool:
     one that says more (``.../paused-replicas`` scales to a count, it is no switch)."""
     match = ANNOTATION_KEY.match(value)
     return match is not None and all(w in SWITCH_WORDS for w in re.split(r"[-_.]", match.group(1).lower()))
+
+
+# A doc comment saying the annotation's value names things (``the names of Pods to suspend``): it acts on
+# those, a debugging aid, not a switch that stops the whole object.
+_SELECTION = re.compile(r"(?i)\bnames? of\b|\blist of\b|comma[- ]separated|\bwhich pods\b")
+
+
+def _selects(doc: list[str]) -> bool:
+    return _SELECTION.search(" ".join(doc)) is not None
 
 
 # The built-in kinds that make pods, by the import path of their API package.

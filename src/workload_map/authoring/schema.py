@@ -39,6 +39,8 @@ POD_DESCRIPTION = re.compile(
 )
 TEMPLATE_NAMES = ("template", "podTemplate", "podTemplateSpec", "podSpec")
 AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
+# A parent field that schedules runs: a switch under it stops the schedule, not the object's own pods.
+SCHEDULE_PARENT = re.compile(r"(?i)cron|schedul")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
@@ -383,6 +385,8 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
             continue  # beside a template and its update strategy, `paused` halts the rollout of a new template
         if any(is_job_spec(p) for p in parents[1:]):
             continue  # an embedded JobSpec's suspend is the Jobs' the operator makes of it, not the object's
+        if any(SCHEDULE_PARENT.search(s) for s in found.segments[1:-1]):
+            continue  # under a schedule (cronPolicy, schedule): it stops the next runs, not this object's pods
         if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
             out.append((0, found, "true", "false"))
         elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
