@@ -336,8 +336,8 @@ class _Reader:
             self.at += not self.line_tokens()  # a stray bracket: step over it rather than loop
             return
         self.at += 1
-        if (token := self.peek()) is not None and token.text == "[":  # type parameters
-            self.skip_balanced()
+        if (token := self.peek()) is not None and token.text == "[" and (after := self.peek(1)) and after.text != "]":
+            self.skip_balanced()  # type parameters; ``[]T`` is a list type
         if (token := self.peek()) is not None and token.text == "=":
             self.at += 1
         rest = self.peek()
@@ -517,16 +517,29 @@ class _Linker:
         """Condition types: the constants of the condition struct's ``Type``; without a typed one (a shared
         metav1.Condition), the condition-typed constants declared beside the kind."""
         for segments, go_field, owner in self.walk(status, ("status",), set()):
-            if segments[-1] != "conditions" or not go_field.type_expr.startswith("[]"):
+            listed = self.slice_item(go_field.type_expr, owner.file) if segments[-1] == "conditions" else None
+            if listed is None:
                 continue
-            item = self.resolve(go_field.type_expr[2:], owner.file)
+            item = self.resolve(*listed)
             type_field = next((f for f in item.fields if f.json == "type"), None) if item else None
             typed = self.resolve(type_field.type_expr, item.file) if type_field and item else None
             if typed is not None and typed.underlying != "struct":
                 found = self.marker_values(typed.doc, f"{typed.file.path}:{typed.line}")
-                self.values.conditions += found or [(c.value, self.evidence(c)) for c in self.constants_of(typed)]
+                constants = self.constants_of(typed)
+                # A condition type shared by a project's kinds (a common package): the kind's own constants.
+                own = [c for c in constants if c.file.directory == kind.file.directory]
+                self.values.conditions += found or [(c.value, self.evidence(c)) for c in own or constants]
                 return
         self.values.conditions += [(c.value, self.evidence(c)) for c in self.kind_conditions(kind)]
+
+    def slice_item(self, type_expr: str, where: GoFile) -> tuple[str, GoFile] | None:
+        """The item type of a list field: ``[]Condition``, or a named list (``type Conditions []Condition``)."""
+        if type_expr.startswith("[]"):
+            return type_expr[2:], where
+        declared = self.resolve(type_expr, where)
+        if declared is not None and declared.underlying.startswith("[]"):
+            return declared.underlying[2:], declared.file
+        return None
 
     def kind_conditions(self, kind: GoType) -> list[GoConst]:
         """Condition-typed constants in the kind's own files (its struct's file and files named after it);

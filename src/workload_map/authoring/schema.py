@@ -41,6 +41,8 @@ TEMPLATE_NAMES = ("template", "podTemplate", "podTemplateSpec", "podSpec")
 AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
 # A parent field that schedules runs: a switch under it stops the schedule, not the object's own pods.
 SCHEDULE_PARENT = re.compile(r"(?i)cron|schedul")
+# Any other count of ready or available members: ``availableNodes``, ``readyInstances``.
+READY_COUNT = re.compile(r"^(ready|available)[A-Z][a-z]+$")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
@@ -485,7 +487,11 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
                 facts.conditions = found
                 enum = type_schema.get("enum")
                 facts.condition_types = [str(v) for v in enum] if isinstance(enum, list) else []
-        elif schema.get("type") == "integer" and len(found.segments) == 2 and name in READY_NAMES:
+        elif (
+            schema.get("type") == "integer"
+            and len(found.segments) == 2
+            and (name in READY_NAMES or READY_COUNT.match(name))
+        ):
             facts.ready_counts.append(found)
         elif (
             schema.get("type") == "string"
