@@ -115,3 +115,98 @@ def test_a_count_of_ready_members_of_any_name_says_running() -> None:
     assert {"byExpression": {"expression": "(.status.readyBarrels // 0) > 0", "expectedResult": "true"}} in running[
         "running"
     ]
+
+
+CONTROLLER = """\
+package controller
+
+import (
+	"fmt"
+
+	stillv1 "example.com/still/api/still/v1"
+	msgs "example.com/still/pkg/messages"
+)
+
+const (
+	StateHeating       = "Heating the wash"
+	StateDistilling    = "Distilling"
+	StateNoCopper      = "Copper pot missing"
+	StateFailedCooling = "Coolant gone"
+	StateLeaking       = "Leaking"
+)
+
+func (r *Reconciler) setState(ctx context.Context, still *stillv1.Still, state string, ready int32) error {
+	copy := still.DeepCopy()
+	copy.Status.CurrentState = state // the one write
+	return r.client.Status().Update(ctx, copy)
+}
+
+func (r *Reconciler) record(ctx context.Context, still *stillv1.Still, state string) error {
+	return r.setState(ctx, still, state, 0)
+}
+
+func (r *Reconciler) Reconcile(ctx context.Context, still *stillv1.Still) error {
+	if _, err := r.setState(ctx, still, StateHeating, 0); err != nil {
+		return err
+	}
+	pot, err := r.pot(ctx, still)
+	if err != nil {
+		if _, uerr := r.setState(ctx, still, StateNoCopper, 0); uerr != nil {
+			return uerr
+		}
+		return err
+	}
+	if pot.Cold() {
+		r.record(ctx, still, StateFailedCooling)
+		return nil
+	}
+	if pot.Dripping() {
+		if err := r.record(ctx, still, msgs.Leaking); err != nil {
+			return err
+		}
+		r.recorder.Event(still, corev1.EventTypeWarning, "Leak", fmt.Sprintf("pot %s", pot))
+		return nil
+	}
+	still.Status.CurrentState = "Bottled"
+	if err := r.record(ctx, still, StateDistilling); err != nil {
+		return err
+	}
+	return nil
+}
+"""
+
+MESSAGES = """\
+package messages
+
+const Leaking = "Leaking at the seams"
+"""
+
+
+def test_the_values_a_controller_writes_into_a_free_string_are_its_phases(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    for folder, name, text in [("pkg/controller", "still.go", CONTROLLER), ("pkg/messages", "m.go", MESSAGES)]:
+        (root / folder).mkdir(parents=True)
+        (root / folder / name).write_text(text)
+    found = api_values(root, "Still", "v1")
+    written = dict(found.phases[("status", "currentState")])
+    # Through setState's and record's parameters to the calls, constants of this package and an imported one,
+    # and a literal; each with the place it is written.
+    assert set(written) == {
+        "Heating the wash",
+        "Copper pot missing",
+        "Coolant gone",
+        "Leaking at the seams",
+        "Bottled",
+        "Distilling",
+    }
+    assert written["Heating the wash"] == "written at pkg/controller/still.go:29 (StateHeating)"
+    assert written["Bottled"] == "written at pkg/controller/still.go:50"
+    meanings = {value: meant[:2] for (_, value), meant in found.meanings.items()}
+    # No word of theirs places these: inside `if err != nil`, or followed by a warning event -> failed (low);
+    # a failure word in the constant's name -> by that name. The setter's own error check is no failure path.
+    assert meanings == {
+        "Copper pot missing": ("failed", "low"),
+        "Leaking at the seams": ("failed", "low"),
+        "Coolant gone": ("failed", "medium"),
+    }
+    assert "Bottled" not in meanings and "Heating the wash" not in meanings
