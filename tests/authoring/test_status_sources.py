@@ -210,3 +210,44 @@ def test_the_values_a_controller_writes_into_a_free_string_are_its_phases(tmp_pa
         "Coolant gone": ("failed", "medium"),
     }
     assert "Bottled" not in meanings and "Heating the wash" not in meanings
+
+
+CONDITIONS_BUILT = """\
+package status
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Conditions of a Still, set by the reconciler.
+const (
+	StillRequested string = "StillRequested"
+	StillReady     string = "StillReady"
+)
+
+func condition(kind string, status metav1.ConditionStatus) metav1.Condition {
+	return metav1.Condition{
+		Type:   kind,
+		Status: status,
+	}
+}
+
+func Initial() []metav1.Condition {
+	return []metav1.Condition{condition(StillRequested, metav1.ConditionTrue), condition(StillReady, "False")}
+}
+
+func Other() metav1.Condition {
+	return metav1.Condition{Reason: "x", Type: "Bottled"}
+}
+"""
+
+
+def test_condition_types_a_controller_builds_when_the_api_declares_none(tmp_path: Path) -> None:
+    root = tmp_path
+    kind = KIND.replace("commonv1.Conditions", "[]metav1.Condition")
+    for folder, name, text in [("api/still/v1", "still_types.go", kind), ("pkg/status", "c.go", CONDITIONS_BUILT)]:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / name).write_text(text)
+    found = dict(api_values(root, "Still", "v1").conditions)
+    assert list(found) == ["StillRequested", "StillReady", "Bottled"]
+    assert found["StillRequested"] == "built at pkg/status/c.go:19 (StillRequested)"
+    assert classify("StillRequested") == ("initializing", "high")
+    assert classify("JobQueuing") == ("initializing", "high")

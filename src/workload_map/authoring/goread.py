@@ -98,6 +98,9 @@ class Package(Declarations):
                 break
             self.folders.setdefault(path.parent.relative_to(root).as_posix().strip("."), []).append(path)
 
+    def all_files(self) -> list[Path]:
+        return [path for paths in self.folders.values() for path in paths]
+
     def text(self, path: Path) -> str | None:
         if path not in self.texts:
             try:

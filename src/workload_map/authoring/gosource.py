@@ -164,7 +164,14 @@ class _Linker:
                 own = [c for c in constants if c.file.directory == kind.file.directory]
                 self.values.conditions += found or [(c.value, self.evidence(c)) for c in own or constants]
                 return
-        self.values.conditions += [(c.value, self.evidence(c)) for c in self.kind_conditions(kind)]
+        declared = [(c.value, self.evidence(c)) for c in self.kind_conditions(kind)]
+        if not declared:
+            # Untyped constants elsewhere (a controller package): the types its Condition literals are built with.
+            built = gowrites.written_condition_types(
+                self.package.all_files(), self.package.root, self.package.text, kind.name, _constants(self.package)
+            )
+            declared = [(w.value, w.evidence.replace("written at", "built at")) for w in built]
+        self.values.conditions += declared
 
     def slice_item(self, type_expr: str, where: GoFile) -> tuple[str, GoFile] | None:
         """The item type of a list field: ``[]Condition``, or a named list (``type Conditions []Condition``)."""
@@ -298,6 +305,11 @@ def written_meaning(written: gowrites.Written) -> tuple[str, str, str] | None:
 
 def _written(package: Package, field_name: str) -> list[gowrites.Written]:
     """The values the controller writes into ``Status.<field_name>``, its constants looked up by package."""
+    return gowrites.written_values(package.all_files(), package.root, package.text, field_name, _constants(package))
+
+
+def _constants(package: Package) -> gowrites.ConstantLookup:
+    """A string constant by (qualifier, name) as the Go file at a path sees it."""
     imports: dict[Path, GoFile] = {}
 
     def constant(qualifier: str | None, name: str, path: Path) -> str | None:
@@ -313,8 +325,7 @@ def _written(package: Package, field_name: str) -> list[gowrites.Written]:
             package.load(directory)
         return next((c.value for c in package.consts if c.name == name and c.file.directory in folders), None)
 
-    files = [path for paths in package.folders.values() for path in paths]
-    return gowrites.written_values(files, package.root, package.text, field_name, constant)
+    return constant
 
 
 # An annotation key (``example.com/paused``) whose name says it stops the object.

@@ -65,6 +65,32 @@ def written_values(
     return list(found.values())
 
 
+_CONDITION_LITERAL = re.compile(r"\b\w+\.Condition\{")
+_TYPE_KEY = re.compile(r"\bType:\s*([^,\n}]+)")
+
+
+def written_condition_types(
+    files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str, constant: ConstantLookup
+) -> list[Written]:
+    """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, the value
+    a constant, a literal or a parameter of the builder function), in the files that name the kind."""
+    found: dict[str, Written] = {}
+    reader = _Sites(files, root, text, constant)
+    for path in files:
+        body = text(path) or ""
+        if kind not in body or ".Condition{" not in body:
+            continue
+        for literal in _CONDITION_LITERAL.finditer(body):
+            end = _arguments(body, literal.end())
+            inside = body[literal.end() : end[-1][1] + len(end[-1][0])] if end else ""
+            if (key := _TYPE_KEY.search(inside)) is None:
+                continue
+            at = literal.end() + key.start(1)
+            for written in reader.values(_strip_comment(key.group(1)), path, at, 0, set()):
+                found.setdefault(written.value, written)
+    return list(found.values())
+
+
 def _strip_comment(expression: str) -> str:
     return re.sub(r"\s*//.*$", "", expression).strip().rstrip("{").strip()
 

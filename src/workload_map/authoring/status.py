@@ -68,6 +68,12 @@ VOCABULARY: dict[str, str] = {
     "provisioning": "initializing",
     "deploying": "initializing",
     "queued": "initializing",
+    "queuing": "initializing",
+    "queueing": "initializing",
+    "requested": "initializing",
+    "setting": "initializing",  # "Setting up ...": a start-up step
+    "scaled": "running",  # a scale went through: the pods it asked for run
+    "fallback": "degraded",  # serving a fallback instead of what was asked
     "scheduling": "initializing",
     "waiting": "initializing",
     "upgrading": "initializing",
@@ -79,6 +85,8 @@ OPERATOR_WORK = ("reconcile", "reconciled", "reconciliation", "reconciler", "syn
 # Words whose status is only likely (an update may also be the first rollout; a reachable endpoint is not
 # every pod): the mapping's confidence is lowered.
 WEAK_WORDS = (
+    "scaled",
+    "setting",
     "ready",
     "available",
     "active",
