@@ -21,6 +21,8 @@ REPLICA_NAMES = ("replicas", "replicaCount", "numReplicas", "numWorkers", "worke
 MIN_NAMES = ("minReplicas", "minAvailable", "minMember", "minSize", "minWorkers")
 MAX_NAMES = ("maxReplicas", "maxSize", "maxWorkers")
 # Multiplies the replica count: one pod per host of a multi-host replica (KubeRay's numOfHosts).
+# A count of pods in one group (a leader and its workers), itself counted by the group's holder.
+GROUP_SIZE_NAMES = ("size", "groupSize")
 HOSTS_NAMES = ("numOfHosts", "hostsPerReplica", "numHosts")
 ID_NAMES = ("name", "groupName", "replicaName", "taskName", "roleName")
 SUSPEND_BOOLEANS = ("suspend", "suspended", "paused", "stopped", "stop")
@@ -231,11 +233,29 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
         site.hosts = site.hosts or _first(node, segments, HOSTS_NAMES, ("integer",))
     for segments in candidates:
         site.replicas = site.replicas or described_count(_node_at(schema, segments), segments)
+    _multiply_groups(site, schema, candidates)
     if site.role:
         site.embeds = embedded_kind(site.role[-1], _node_at(schema, site.role))
     if last_collection >= 0 and site.segments[last_collection] == ARRAY:
         item = site.segments[: last_collection + 1]
         site.instance_id = _first(_node_at(schema, item), item, ID_NAMES, ("string",))
+
+
+def _multiply_groups(site: Site, schema: dict[str, Any], candidates: list[Segments]) -> None:
+    """A group's size beside the pod definition (``pattern.size``) and a count of such groups further out
+    (``roles[].replicas``): the pods are the groups times their size, so the outer count is the replicas and
+    the size multiplies it (as pods per host of a multi-host replica do)."""
+    if site.replicas is None or site.replicas.segments[-1] not in GROUP_SIZE_NAMES or site.hosts is not None:
+        return
+    inner = site.replicas.segments[:-1]
+    for segments in candidates:
+        if len(segments) >= len(inner) or segments != inner[: len(segments)]:
+            continue  # only a count on an object that holds the group counts its groups
+        names = tuple(n for n in REPLICA_NAMES if n not in GROUP_SIZE_NAMES)
+        outer = _first(_node_at(schema, segments), segments, names, ("integer",))
+        if outer is not None:
+            site.replicas, site.hosts = outer, site.replicas
+            return
 
 
 def _job_template(schema: dict[str, Any], segments: Segments) -> Segments | None:
