@@ -3,6 +3,7 @@ the values its controller writes into a free string field. Our own small Go file
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.authoring.fixtures import crd
@@ -251,3 +252,45 @@ def test_condition_types_a_controller_builds_when_the_api_declares_none(tmp_path
     assert found["StillRequested"] == "built at pkg/status/c.go:19 (StillRequested)"
     assert classify("StillRequested") == ("initializing", "high")
     assert classify("JobQueuing") == ("initializing", "high")
+
+
+def test_a_status_object_counting_members_by_state_gives_the_ready_count() -> None:
+    members = {"type": "object", "properties": {"all": {"type": "integer"}, "ready": {"type": "integer"}}}
+    kind = crd("still.example.com", "Still", {}, {"replicas": members})
+    running = draft(kind).karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    expression = {"byExpression": {"expression": "(.status.replicas.ready // 0) > 0", "expectedResult": "true"}}
+    assert expression in running["running"]
+
+
+def test_the_draft_maps_written_values_by_where_they_are_written(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    for folder, name, text in [("pkg/controller", "still.go", CONTROLLER), ("pkg/messages", "m.go", MESSAGES)]:
+        (root / folder).mkdir(parents=True)
+        (root / folder / name).write_text(text)
+    made = draft(STILL, api_source=root)
+    status = made.karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    assert status["phaseDefinition"]["path"] == '.status.currentState // ""'
+    failed = status["statusMappings"]["failed"]
+    assert {"byPhase": "Copper pot missing"} in failed and {"byPhase": "Coolant gone"} in failed
+    assert (
+        "phase 'Copper pot missing' (written at pkg/controller/still.go:34 (StateNoCopper)): written on a" in made.text
+    )
+    # The reconcile completing is no outcome: its False is not failed, and the kind still never completes.
+    running = status["statusMappings"]["running"]
+    assert {"byConditions": [{"type": "DistillationComplete", "status": "True"}]} in status["statusMappings"][
+        "completed"
+    ]
+    assert {"byExpression": {"expression": "(.status.readyBarrels // 0) > 0", "expectedResult": "true"}} in running
+
+
+def test_a_reconcile_complete_condition_is_no_outcome_and_the_kind_no_batch() -> None:
+    status = {"conditions": STATUS["conditions"]}
+    kind = crd("still.example.com", "Still", {}, status)
+    kind["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["conditions"][
+        "items"
+    ]["properties"]["type"]["enum"] = ["ReconciliationComplete", "Ready"]
+    made = draft(kind)
+    mappings = made.karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    assert {"byConditions": [{"type": "ReconciliationComplete", "status": "True"}]} in mappings["running"]
+    assert "failed" not in mappings or all("ReconciliationComplete" not in json.dumps(m) for m in mappings["failed"])
+    assert not [t for t in made.todos if ".completed" in t.split(":")[0]]  # a service: nothing to complete

@@ -74,6 +74,7 @@ def draft(
             declared = gosource.api_values(api_source, facts.kind, facts.version)
             warnings += declared.warnings
             warnings += [f"{api_source}: {w}" for w in add_api_values(facts, declared.phases, declared.conditions)]
+            facts.api_meanings = declared.meanings
             facts.annotation_switches += [
                 a for a in declared.annotations if a[0] not in dict(facts.annotation_switches)
             ]

@@ -45,6 +45,8 @@ AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
 SCHEDULE_PARENT = re.compile(r"(?i)cron|schedul")
 # Any other count of ready or available members: ``availableNodes``, ``readyInstances``.
 READY_COUNT = re.compile(r"^(ready|available)[A-Z][a-z]+$")
+# A status object counting the members by state (``.status.replicas.ready``).
+MEMBER_NAMES = ("replicas", "pods", "instances", "workers", "nodes")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
@@ -123,6 +125,8 @@ class SchemaFacts:
     status_paths: set[Segments] = field(default_factory=set)  # every field the status schema declares
     # Values the operator's Go API types declare (--api-source): (field, value) or ("conditions", type) -> where.
     api_evidence: dict[tuple[Segments, str], str] = field(default_factory=dict)
+    # What a value the controller writes means where its words do not say (gosource.ApiValues.meanings).
+    api_meanings: dict[tuple[Segments, str], tuple[str, str, str]] = field(default_factory=dict)
     api_conditions: list[tuple[str, str]] = field(default_factory=list)  # (condition type, where declared)
     # Annotations that pause the object (described in the schema, or declared in the API types): (key, where).
     annotation_switches: list[tuple[str, str]] = field(default_factory=list)
@@ -507,10 +511,9 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
                 facts.conditions = found
                 enum = type_schema.get("enum")
                 facts.condition_types = [str(v) for v in enum] if isinstance(enum, list) else []
-        elif (
-            schema.get("type") == "integer"
-            and len(found.segments) == 2
-            and (name in READY_NAMES or READY_COUNT.match(name))
+        elif schema.get("type") == "integer" and (
+            (len(found.segments) == 2 and (name in READY_NAMES or READY_COUNT.match(name)))
+            or (len(found.segments) == 3 and found.segments[1] in MEMBER_NAMES and name in ("ready", "available"))
         ):
             facts.ready_counts.append(found)
         elif (
