@@ -91,6 +91,7 @@ class Site:
     metadata: bool = False  # a PodSpec with an ObjectMeta beside it (``metadata`` sibling of ``spec``)
     free_form: str | None = None  # why an open object (no typed containers) is taken for a pod definition
     embeds: str | None = None  # the built-in kind whose spec the role object is (Deployment, StatefulSet)
+    alternative: Segments | None = None  # an optional object of the list item, beside others holding pods
 
     @property
     def path(self) -> str:
@@ -363,7 +364,26 @@ def find_sites(schema: dict[str, Any], start: Segments = ("spec",), source: str 
     walk(_node_at(schema, start), start, 0)
     for site in found:
         _fill_counts(site, schema)
+    _mark_alternatives(found, schema)
     return found
+
+
+def _mark_alternatives(sites: list[Site], schema: dict[str, Any]) -> None:
+    """Pod definitions under different optional objects of the same list item (``roles[].standalone`` and
+    ``roles[].leaderWorker``) are alternatives: an item makes the pods of the one it sets, none of the others."""
+    by_item: dict[Segments, set[str]] = {}
+    for site in sites:
+        last = max((i for i, s in enumerate(site.segments) if s in (ARRAY, MAP)), default=-1)
+        if last >= 0 and len(site.role) > last + 1:
+            by_item.setdefault(site.segments[: last + 1], set()).add(site.role[last + 1])
+    for site in sites:
+        last = max((i for i, s in enumerate(site.segments) if s in (ARRAY, MAP)), default=-1)
+        item = site.segments[: last + 1]
+        if last < 0 or len(by_item.get(item, ())) < 2 or len(site.role) <= last + 1:
+            continue
+        key = site.role[last + 1]
+        if key not in (_node_at(schema, item).get("required") or []):
+            site.alternative = (*item, key)
 
 
 def _walk_fields(node: Any, segments: Segments, depth: int = 0) -> Iterator[Field]:
