@@ -294,3 +294,59 @@ def test_a_reconcile_complete_condition_is_no_outcome_and_the_kind_no_batch() ->
     assert {"byConditions": [{"type": "ReconciliationComplete", "status": "True"}]} in mappings["running"]
     assert "failed" not in mappings or all("ReconciliationComplete" not in json.dumps(m) for m in mappings["failed"])
     assert not [t for t in made.todos if ".completed" in t.split(":")[0]]  # a service: nothing to complete
+
+
+LABELS = """\
+package utils
+
+const Prefix = "still.example.com"
+
+const (
+	// ColdAnnotationName is read by the reconciler.
+	ColdAnnotationName = Prefix + "/hibernation"
+	// HoldAnnotationName holds the names of the pods to keep cold.
+	HoldAnnotationName = Prefix + "/suspend"
+)
+"""
+
+READER = """\
+package controller
+
+import (
+	stillv1 "example.com/still/api/still/v1"
+	"example.com/still/pkg/utils"
+)
+
+const ColdOn = "on"
+
+func isCold(still *stillv1.Still) bool {
+	return still.Annotations[utils.ColdAnnotationName] == ColdOn
+}
+
+func held(still *stillv1.Still) string {
+	return still.Annotations[utils.HoldAnnotationName]
+}
+
+// IsUnmanaged tells whether the operator skips this still entirely.
+func IsUnmanaged(still *stillv1.Still) bool {
+	return still.Annotations["still.example.com/pause"] == "true"
+}
+"""
+
+
+def test_a_pause_annotation_the_controller_reads_is_the_suspend_with_the_value_it_compares(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    for folder, name, text in [("pkg/utils", "labels.go", LABELS), ("pkg/controller", "cold.go", READER)]:
+        (root / folder).mkdir(parents=True)
+        (root / folder / name).write_text(text)
+    found = api_values(root, "Still", "v1")
+    # Declared in a helper package by concatenation, found by the controller's read; the one naming pods is
+    # none, nor the one that only stops the operator (read where it decides to leave the object alone).
+    assert [k for k, _ in found.annotations] == ["still.example.com/hibernation"]
+    assert found.annotation_values == {"still.example.com/hibernation": "on"}
+    suspend = draft(STILL, api_source=root).karta["spec"]["structureDefinition"]["rootComponent"]["suspendDefinition"]
+    path = '.metadata.annotations["still.example.com/hibernation"]'
+    assert suspend == {
+        "suspendActions": [{"path": path, "value": '"on"'}],
+        "resumeActions": [{"path": path, "value": '"off"'}],
+    }

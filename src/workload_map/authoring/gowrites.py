@@ -91,6 +91,67 @@ def written_condition_types(
     return list(found.values())
 
 
+_ANNOTATION_READ = re.compile(
+    r"\b(?:Annotations|GetAnnotations\(\))\[\s*([\w.]+|\"[^\"\n]*\")\s*\](?:\s*(?:==|!=)\s*([\w.]+|\"[^\"\n]*\"))?"
+)
+
+
+# A function that tells whether the operator leaves the object alone (``IsUnmanaged``, "skip reconciliation"):
+# an annotation it reads stops the operator, not the pods.
+_OPERATOR_SWITCH = re.compile(r"(?i)managed|reconcil|orchestrat")
+
+
+@dataclass
+class AnnotationRead:
+    key: str
+    compared: str | None  # the value the controller compares it with (``== HibernationOn``), if any
+    evidence: str
+    stops_operator: bool = False  # read where the operator decides to leave the object alone
+
+
+def annotations_read(
+    files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str, constant: ConstantLookup
+) -> list[AnnotationRead]:
+    """The annotation keys the controller reads from an object's annotations (``obj.Annotations[key]``) in
+    the files that name the kind, each with the value it is compared with."""
+    found: dict[str, AnnotationRead] = {}
+    reader = _Sites(files, root, text, constant)
+    for path in files:
+        body = text(path) or ""
+        if kind not in body or "Annotations" not in body:
+            continue
+        for match in _ANNOTATION_READ.finditer(body):
+            keys = list(reader.values(match.group(1), path, match.start(1), MAX_HOPS, set()))
+            compared = (
+                list(reader.values(match.group(2), path, match.start(2), MAX_HOPS, set())) if match.group(2) else []
+            )
+            function = _enclosing(body, match.start())
+            for key in keys:
+                where = f"read at {_located(root, path, body, match.start())}"
+                read = found.setdefault(key.value, AnnotationRead(key.value, None, where))
+                read.compared = read.compared or (compared[0].value if compared else None)
+                read.stops_operator = read.stops_operator or _OPERATOR_SWITCH.search(function) is not None
+    return list(found.values())
+
+
+def _enclosing(body: str, at: int) -> str:
+    """The name and doc comment of the function around ``at``."""
+    function = None
+    for match in _FUNC.finditer(body, 0, at):
+        function = match
+    if function is None:
+        return ""
+    above = body[: function.start()].rstrip("\n").split("\n")
+    doc = []
+    while above and above[-1].lstrip().startswith("//"):
+        doc.append(above.pop())
+    return function.group(1) + " " + " ".join(doc)
+
+
+def _located(root: Path, path: Path, body: str, at: int) -> str:
+    return f"{path.relative_to(root).as_posix()}:{body.count(chr(10), 0, at) + 1}"
+
+
 def _strip_comment(expression: str) -> str:
     return re.sub(r"\s*//.*$", "", expression).strip().rstrip("{").strip()
 

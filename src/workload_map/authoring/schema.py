@@ -131,6 +131,7 @@ class SchemaFacts:
     api_conditions: list[tuple[str, str]] = field(default_factory=list)  # (condition type, where declared)
     # Annotations that pause the object (described in the schema, or declared in the API types): (key, where).
     annotation_switches: list[tuple[str, str]] = field(default_factory=list)
+    annotation_values: dict[str, str] = field(default_factory=dict)  # key -> the value that suspends
     batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
     serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
 
