@@ -350,3 +350,18 @@ def test_a_pause_annotation_the_controller_reads_is_the_suspend_with_the_value_i
         "suspendActions": [{"path": path, "value": '"on"'}],
         "resumeActions": [{"path": path, "value": '"off"'}],
     }
+
+
+def test_odd_controller_text_never_raises_nor_loops(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    (root / "pkg" / "controller").mkdir(parents=True)
+    (root / "pkg" / "controller" / "odd.go").write_text(
+        "package controller\n\n"
+        "// Still: a helper calling itself with the state it sets.\n"
+        "func set(s *Still, state string) {\n\ts.Status.CurrentState = state\n\tset(s, state)\n}\n"
+        'func call(s *Still) { set(s, "Cooling"); set(s, "unclosed) }\n'
+        "func end(s *Still) { s.Status.CurrentState = \n"
+        "func more(s *Still) { x := s.Annotations[\n"
+    )
+    found = api_values(root, "Still", "v1")
+    assert [v for v, _ in found.phases[("status", "currentState")]] == ["Cooling"]

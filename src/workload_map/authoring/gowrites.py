@@ -23,6 +23,7 @@ from pathlib import Path
 MAX_HOPS = 3
 MAX_VALUES = 60
 _FUNC = re.compile(r"^func\s*(?:\([^)]*\)\s*)?(\w+)\s*(?:\[[^\]]*\])?\(([^)]*)\)", re.M)
+_DECLARATION = re.compile(r"^\s*func\s*(?:\([^)]*\)\s*)?$")
 _LITERAL = re.compile(r'^"(?:\\.|[^"\\])*"$|^`[^`]*`$')
 _NAME = re.compile(r"^(?:(\w+)\.)?([A-Za-z_]\w*)$")
 _CONVERSION = re.compile(r"^(?:\w+\.)?\w+\((.*)\)$", re.S)
@@ -216,7 +217,7 @@ class _Sites:
                 continue
             for match in call.finditer(text):
                 line_start = text.rfind("\n", 0, match.start()) + 1
-                if text[line_start : match.start()].lstrip().startswith("func"):
+                if _DECLARATION.match(text[line_start : match.start()]):
                     continue  # the declaration itself
                 arguments = _arguments(text, match.end())
                 if index < len(arguments):
