@@ -134,6 +134,7 @@ const (
 	StateNoCopper      = "Copper pot missing"
 	StateFailedCooling = "Coolant gone"
 	StateLeaking       = "Leaking"
+	StateAging         = "Aging in oak"
 )
 
 func (r *Reconciler) setState(ctx context.Context, still *stillv1.Still, state string, ready int32) error {
@@ -172,6 +173,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, still *stillv1.Still) error 
 	if err := r.record(ctx, still, StateDistilling); err != nil {
 		return err
 	}
+	if still.Status.ReadyBarrels == *still.Spec.Barrels {
+		r.record(ctx, still, StateAging)
+	}
 	return nil
 }
 """
@@ -199,16 +203,19 @@ def test_the_values_a_controller_writes_into_a_free_string_are_its_phases(tmp_pa
         "Leaking at the seams",
         "Bottled",
         "Distilling",
+        "Aging in oak",
     }
-    assert written["Heating the wash"] == "written at pkg/controller/still.go:29 (StateHeating)"
-    assert written["Bottled"] == "written at pkg/controller/still.go:50"
+    assert written["Heating the wash"] == "written at pkg/controller/still.go:30 (StateHeating)"
+    assert written["Bottled"] == "written at pkg/controller/still.go:51"
     meanings = {value: meant[:2] for (_, value), meant in found.meanings.items()}
     # No word of theirs places these: inside `if err != nil`, or followed by a warning event -> failed (low);
     # a failure word in the constant's name -> by that name. The setter's own error check is no failure path.
+    # Written when the ready count reaches the desired one -> running (low).
     assert meanings == {
         "Copper pot missing": ("failed", "low"),
         "Leaking at the seams": ("failed", "low"),
         "Coolant gone": ("failed", "medium"),
+        "Aging in oak": ("running", "low"),
     }
     assert "Bottled" not in meanings and "Heating the wash" not in meanings
 
@@ -273,7 +280,7 @@ def test_the_draft_maps_written_values_by_where_they_are_written(tmp_path: Path)
     failed = status["statusMappings"]["failed"]
     assert {"byPhase": "Copper pot missing"} in failed and {"byPhase": "Coolant gone"} in failed
     assert (
-        "phase 'Copper pot missing' (written at pkg/controller/still.go:34 (StateNoCopper)): written on a" in made.text
+        "phase 'Copper pot missing' (written at pkg/controller/still.go:35 (StateNoCopper)): written on a" in made.text
     )
     # The reconcile completing is no outcome: its False is not failed, and the kind still never completes.
     running = status["statusMappings"]["running"]

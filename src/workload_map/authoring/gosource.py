@@ -311,6 +311,8 @@ def written_meaning(written: gowrites.Written) -> tuple[str, str, str] | None:
         return named[0], named[1], f"by the constant's name {written.constant}"
     if written.failure:
         return "failed", LOW, "written on a failure path (an error check, a warning event or an error log)"
+    if written.all_ready:
+        return "running", LOW, "written when the ready count reaches the desired one"
     return None
 
 

@@ -9,8 +9,9 @@ followed when it is a parameter of the function it sits in (to the calls of that
 resolved to string constants (of the same package or an imported one) and literals.
 
 Where a value is written says what no word may: a value written on a failure path (inside ``if err != nil``,
-or followed in its block by a warning event or an error log) is the object failing (low confidence, with
-the site as evidence). Hand-written for the reason gosource.py gives.
+or followed in its block by a warning event or an error log) is the object failing, one written in a block
+that runs when a ready count reaches the desired one (``if ready == desired {``) the object running (low
+confidence, with the site as evidence). Hand-written for the reason gosource.py gives.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ _LITERAL = re.compile(r'^"(?:\\.|[^"\\])*"$|^`[^`]*`$')
 _NAME = re.compile(r"^(?:(\w+)\.)?([A-Za-z_]\w*)$")
 _CONVERSION = re.compile(r"^(?:\w+\.)?\w+\((.*)\)$", re.S)
 _FAILURE_AFTER = re.compile(r"EventTypeWarning|\"Warning\"|\b(?:klog|log|logger|Log)\.Error|\.Error\(|Errorf\(")
+_ALL_READY = re.compile(
+    r"(?i)\b\w*(ready|available)\w*\s*(==|>=)\s*\*?[\w.]+|\b\w*(replicas|desired|size)\w*\s*(==|<=)\s*\w*(ready|available)"
+)
 _ERR_CHECK = re.compile(r"\berr\s*!=\s*nil")
 _ASSIGNS_ERR = re.compile(r"\berr\s*:?=(?!=)")
 
@@ -37,6 +41,7 @@ class Written:
     value: str
     evidence: str  # ``written at pkg/controller/x.go:12 (StatusReady)``
     failure: bool  # written on a failure path (at any of its sites)
+    all_ready: bool = False  # written where the ready count has reached the desired one (at its first site)
     constant: str | None = None  # the constant's name (``StatusFailedAlreadyExists``): its words say more
 
 
@@ -178,7 +183,9 @@ class _Sites:
         if _LITERAL.match(expression):
             value = expression[1:-1]
             if value.strip() and value.isprintable():
-                yield Written(value, f"written at {self.where(path, at)}", _on_failure_path(self.text(path) or "", at))
+                body = self.text(path) or ""
+                where = f"written at {self.where(path, at)}"
+                yield Written(value, where, _on_failure_path(body, at), all_ready=_when_all_ready(body, at))
             return
         name = _NAME.match(expression)
         if name is None:
@@ -191,7 +198,7 @@ class _Sites:
         if constant is not None:
             body = self.text(path) or ""
             where = f"written at {self.where(path, at)} ({identifier})"
-            yield Written(constant, where, _on_failure_path(body, at), identifier)
+            yield Written(constant, where, _on_failure_path(body, at), _when_all_ready(body, at), identifier)
             return
         if qualifier is None and hops < MAX_HOPS:
             yield from self.through_callers(identifier, path, at, hops, seen)
@@ -276,6 +283,28 @@ def _string_end(text: str, start: int) -> int:
     return index
 
 
+def _block_header(body: str, at: int) -> str:
+    """The header of the block the line at ``at`` sits in: the line of the first unmatched ``{`` before it."""
+    depth = 0
+    index = body.rfind("\n", 0, at)
+    while index >= 0:
+        char = body[index]
+        if char == "}":
+            depth += 1
+        elif char == "{":
+            if depth == 0:
+                return body[body.rfind("\n", 0, index) + 1 : index]
+            depth -= 1
+        index -= 1
+    return ""
+
+
+def _when_all_ready(body: str, at: int) -> bool:
+    """The site's block runs when a ready count reaches the desired one (``if ready == desired {``,
+    ``status.ReadyReplicas >= *spec.Replicas``)."""
+    return _ALL_READY.search(_block_header(body, at)) is not None
+
+
 def _on_failure_path(body: str, at: int) -> bool:
     """The site sits in an ``if err != nil`` block, or its block goes on to a warning event or an error log.
 
@@ -285,20 +314,7 @@ def _on_failure_path(body: str, at: int) -> bool:
     line_end = body.find("\n", at)
     line_end = len(body) if line_end < 0 else line_end
     site_line = body[line_start:line_end]
-    # The enclosing block's header: the line of the first unmatched ``{`` before the site.
-    depth = 0
-    index = line_start - 1
-    header = ""
-    while index >= 0:
-        char = body[index]
-        if char == "}":
-            depth += 1
-        elif char == "{":
-            if depth == 0:
-                header = body[body.rfind("\n", 0, index) + 1 : index]
-                break
-            depth -= 1
-        index -= 1
+    header = _block_header(body, at)
     if _ERR_CHECK.search(header) and not _ASSIGNS_ERR.search(header):
         return True
     # The rest of the block, the site line's own block left out.
