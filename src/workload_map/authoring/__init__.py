@@ -2,7 +2,10 @@
 
 The inference reads structure, never framework names: ``schema.py`` walks the CRD's schema,
 ``samples.py`` what sample objects show where the schema is open, ``selectors.py`` the labels on sample
-pods, ``status.py`` the words of condition types and phases; ``draft.py`` writes the commented Karta.
+pods, ``status.py`` the words of condition types and phases, ``gosource.py`` the operator's Go source;
+``draft.py`` writes the commented Karta from its parts: ``roles.py`` (each pod definition's component),
+``children.py`` (the objects between the root and its pods), ``statuses.py`` (the status definition), all
+noting their evidence in a ``builder.Builder``.
 """
 
 from workload_map.authoring.draft import Draft, draft
