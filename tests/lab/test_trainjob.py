@@ -99,6 +99,10 @@ def _start(lab: Lab, s: Story) -> None:
     lab.kube.create(trainjob(s.namespace, "train"))
 
 
+def _denied(event: Obj) -> bool:
+    return event.get("reason") == "TrainJobResourcesCreationFailed" and "denied the request" in event.get("message", "")
+
+
 def _jobset_ready(jobset: Obj) -> bool:
     return all(r.get("ready") == 1 for r in (jobset.get("status") or {}).get("replicatedJobsStatus") or [{}])
 
@@ -299,18 +303,16 @@ def suspend_story(s: Story) -> None:
         "v1",
         "Event",
         s.namespace,
-        lambda events: [e for e in events if e.get("reason") == "TrainJobResourcesCreationFailed"],
-        what="the Trainer's TrainJobResourcesCreationFailed event",
+        # The same reason may be given once at creation too ("TrainingRuntime ... not found": the trainer saw the
+        # TrainJob before its cache had the runtime created just before it); the resume's is the webhook's.
+        lambda events: [e for e in events if _denied(e)],
+        what="the Trainer's TrainJobResourcesCreationFailed event carrying the JobSet webhook's refusal",
     )
     lab.quiet(s.namespace)
     assert not s.pods(), "pods after a resume the JobSet's webhook refused"
     assert lab.kube.get(JOBSET_API, "JobSet", "train", s.namespace)["spec"]["suspend"] is True
     s.observe("resumed, refused by the JobSet's webhook")
-    s.scenario.captured["refusal"] = [
-        e["message"]
-        for e in lab.kube.list("v1", "Event", s.namespace)
-        if e.get("reason") == "TrainJobResourcesCreationFailed"
-    ]
+    s.scenario.captured["refusal"] = [e["message"] for e in lab.kube.list("v1", "Event", s.namespace) if _denied(e)]
 
     lab.wmap("update", "trainjobs/train", "-n", s.namespace, *_resources(2))
     s.wait_pods(lambda pods: phase_counts(pods) == {"Pending": 2}, "2 pods bound again, starting")
