@@ -159,7 +159,15 @@ class _Package(_Declarations):
             return exact
         tail = import_path.split("/")[-3:]
         near = [d for d in self.folders if len(tail) == 3 and d.split("/")[-3:] == tail]
-        return near if len(near) == 1 else []
+        if len(near) == 1:
+            return near
+        # A module named without a domain (``operator`` in its go.mod), in a folder of the repository: the
+        # import path past the module's name is the end of one folder's (``operator/api/v1`` for ``api/v1``).
+        module, _, inside = import_path.partition("/")
+        if "." in module or not inside:
+            return []
+        local = [d for d in self.folders if d == inside or d.endswith("/" + inside)]
+        return local if len(local) == 1 else []
 
 
 def _tokens(text: str) -> list[Token]:
@@ -427,8 +435,8 @@ class _Linker:
         self.values = values
 
     def resolve(self, type_expr: str, where: GoFile) -> GoType | None:
-        """The declaration a field's type names: in the same directory, else the imported package's
-        directory (the import path ends with it), else the one declaration of that name; None outside."""
+        """The declaration a field's type names: in the same directory, else in the folder the import
+        names (``folders_of``); None outside the source given."""
         qualifier, name = _bare(type_expr)
         if qualifier is None:
             return self.package.types.get((where.directory, name))
@@ -437,11 +445,7 @@ class _Linker:
             return None
         for directory in self.package.folders_of(path):
             self.package.load(directory)
-        for declared in self.package.types.values():
-            if declared.name != name:
-                continue
-            directory = declared.file.directory
-            if directory and (path == directory or path.endswith("/" + directory)):
+            if (declared := self.package.types.get((directory, name))) is not None:
                 return declared
         return None
 
