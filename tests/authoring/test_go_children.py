@@ -5,8 +5,12 @@ kind's fields through parameters, locals and range variables."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from workload_map.authoring.evidence import ARRAY
+from tests.authoring.fixtures import POD_SPEC, crd
+
+from workload_map.authoring import Draft, draft
+from workload_map.authoring.evidence import ARRAY, TODO_MARK
 from workload_map.authoring.gochildren import built_children, functions
 from workload_map.authoring.gosource import GoFile
 
@@ -196,3 +200,118 @@ func external(x int) int
         "opts": "...Option",
     }
     assert declared[0].line == 3
+
+
+ORCHARD_CRD = crd(
+    "orchard.example.com",
+    "Orchard",
+    {
+        "rows": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "trees": {"type": "integer", "default": 3}},
+            },
+        },
+        "keeper": {"type": "object", "properties": {"count": {"type": "integer"}}},
+        # Shaped like a pod spec, with no count: what the operator adds to the pods it builds.
+        "helpers": POD_SPEC,
+    },
+)
+
+
+def _structure(made: Draft) -> dict[str, Any]:
+    return dict(made.karta["spec"]["structureDefinition"])
+
+
+def test_draft_components_from_the_workloads_the_code_builds(tmp_path: Path) -> None:
+    made = draft(ORCHARD_CRD, api_source=_tree(tmp_path))
+    children = {c["name"]: c for c in _structure(made).get("childComponents", [])}
+    # The pod-shaped .spec.helpers has no count and the code counts its workloads elsewhere: not a pod.
+    assert set(children) == {"row", "keeper"}
+    row = children["row"]
+    assert row["kind"] == {"group": "apps", "version": "v1", "kind": "StatefulSet"}
+    assert row["instanceIdPath"] == ".spec.rows[]? | .name"
+    assert row["scaleDefinition"] == {"replicasPath": ".spec.rows[]? | (.trees // 3)"}
+    assert TODO_MARK in row["specDefinition"]["podTemplateSpecPath"]  # one clear gap: no template in the object
+    keeper = children["keeper"]
+    assert keeper["kind"]["kind"] == "Deployment"
+    assert keeper["scaleDefinition"] == {"replicasPath": "(.spec.keeper.count // 1)"}
+    assert "operator/pkg/builders/rows.go:16" in made.text
+    assert ".spec.helpers" in made.text  # said why it is no component
+
+
+def test_draft_without_the_source_keeps_the_pod_shaped_field(tmp_path: Path) -> None:
+    children = _structure(draft(ORCHARD_CRD)).get("childComponents", [])
+    assert [c["specDefinition"] for c in children] == [{"podSpecPath": ".spec.helpers"}]
+
+
+def test_a_whole_spec_shaped_like_a_pod_gives_its_containers_to_the_built_job(tmp_path: Path) -> None:
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "types.go").write_text(
+        """package api
+
+type Cluster struct {
+	Spec   ClusterSpec   `json:"spec,omitempty"`
+	Status ClusterStatus `json:"status,omitempty"`
+}
+
+type ClusterSpec struct {
+	Size       int32       `json:"size,omitempty"`
+	Containers []Container `json:"containers"`
+}
+
+type Container struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
+type ClusterStatus struct{}
+"""
+    )
+    (tmp_path / "ctl").mkdir()
+    (tmp_path / "ctl" / "job.go").write_text(
+        """package ctl
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	api "example.com/cluster/api"
+)
+
+func NewClusterJob(c *api.Cluster) *batchv1.Job {
+	return &batchv1.Job{Spec: batchv1.JobSpec{Parallelism: &c.Spec.Size, Completions: &c.Spec.Size}}
+}
+"""
+    )
+    made = draft(
+        crd("hpc.example.com", "Cluster", {**POD_SPEC["properties"], "size": {"type": "integer"}}), api_source=tmp_path
+    )
+    (component,) = _structure(made)["childComponents"]
+    assert component["kind"] == {"group": "batch", "version": "v1", "kind": "Job"}
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {"containersPath": ".spec.containers"}}
+    assert component["scaleDefinition"] == {"replicasPath": "(.spec.size // 1)"}
+
+
+def test_a_built_workload_counted_at_the_spec_makes_the_roots_pods(tmp_path: Path) -> None:
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "types.go").write_text(API.replace("package v1", "package api"))
+    (tmp_path / "ctl").mkdir()
+    (tmp_path / "ctl" / "serve.go").write_text(
+        """package ctl
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	api "example.com/orchard/api"
+)
+
+func (r *Reconciler) deploymentFor(o *api.Orchard) *appsv1.Deployment {
+	return &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &o.Spec.Size}}
+}
+"""
+    )
+    spec = {"size": {"type": "integer", "default": 2}, "image": {"type": "string"}}
+    structure = _structure(draft(crd("orchard.example.com", "Orchard", spec), api_source=tmp_path))
+    (component,) = structure["childComponents"]
+    assert component["kind"]["kind"] == "Deployment"
+    assert component["scaleDefinition"] == {"replicasPath": "(.spec.size // 2)"}
+    assert "specDefinition" not in structure["rootComponent"]

@@ -17,6 +17,7 @@ from typing import Any
 
 from workload_map.authoring import (
     children as child_kinds,
+    gochildren,
     gosource,
     roles,
     samples as sample_facts,
@@ -97,6 +98,9 @@ def draft(
         ]
     sites, bases = roles.without_base_templates(sites)
     sites, merged = roles.one_pod_per_role(sites)
+    built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
+    placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
+    sites = placed.sites if placed is not None else sites
     selectors = pod_selectors.infer(sites, found)
     root_name = re.sub(r"[^a-z0-9-]", "", kind.lower()) or "root"
     base: Path = ("spec", "structureDefinition")
@@ -129,6 +133,7 @@ def draft(
         selector = selectors.get(index)
         owner = selector.owner_kinds.most_common(1)[0][0] if selector and selector.owner_kinds else ""
         embedding = embedded.get(index)
+        maker = placed.makers.get(index) if placed is not None else None
         if on_root:
             component, path = root, root_path
         else:
@@ -160,6 +165,9 @@ def draft(
                     else f"{schema_path(site.job)} is a JobTemplateSpec (spec.template + parallelism/completions):",
                     "one batch/v1 Job per instance.",
                 )
+            elif maker is not None and not owner:
+                component["kind"] = dict(maker.kind)
+                builder.note((*path, "kind"), MEDIUM, *_built_evidence(maker))
             elif site.embeds is not None and not owner:
                 component["kind"] = {"group": "apps", "version": "v1", "kind": site.embeds}
                 builder.note(
@@ -199,6 +207,11 @@ def draft(
             api, _, owner_kind = owner.rpartition("/")
             owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
             additional.append({"group": owner_group, "version": owner_version, "kind": owner_kind})
+        elif on_root and maker is not None:
+            additional.append(dict(maker.kind))
+            if maker.kind["kind"] == "Deployment":
+                additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})
+            builder.note((*base, "additionalChildKinds"), MEDIUM, *_built_evidence(maker))
         elif on_root and made_by is not None and not (facts is not None and facts.through_replicasets):
             additional.append(dict(made_by[0]))
             if made_by[0]["kind"] == "Deployment":
@@ -235,6 +248,16 @@ def draft(
             LOW,
             f"{shared.path} ({shared.source}) is taken as the base template the roles below it are merged onto",
             "(the same key under two or more roles, no count of its own): not a component.",
+        )
+    if placed is not None and facts is not None:
+        for child in placed.unplaced:
+            child_kinds.built_component(builder, facts, child, children, taken, root_name)
+    for part in placed.dropped if placed is not None else []:
+        builder.note(
+            (*root_path, "name"),
+            LOW,
+            f"{part.path} ({part.source}) is shaped like a pod but has no count, and the operator's code counts its",
+            "workloads elsewhere: taken for a part it adds to the pods it builds, not a component.",
         )
     child_kinds.sample_children(builder, found, children, taken, root_name)
     if not sites and not children:
@@ -344,3 +367,11 @@ def draft(
     return Draft(
         karta, text, builder.todos, builder.guesses, len(found.roots), pods, builder.covering(group, kind), warnings
     )
+
+
+def _built_evidence(maker: gochildren.BuiltChild) -> list[str]:
+    how = f"; its {maker.count_key} reads {schema_path(maker.count)}" if maker.count else ""
+    return [
+        f"the operator builds a {maker.kind['kind']} for these pods at {maker.where}{how}",
+        f"({maker.function}, reached by {' > '.join(maker.chain)}).",
+    ]

@@ -13,6 +13,7 @@ not the kind itself (``pool *api.Pool``) is placed where the kind's spec holds t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,10 +181,14 @@ class _Program:
             self.by_folder[directory] = found
         return self.by_folder[directory]
 
-    def everything(self) -> Iterator[GoFunc]:
+    def mentioning(self, word: str) -> Iterator[GoFunc]:
+        """The functions of the folders with a file that names ``word`` (a text search first: a large
+        repository's other folders are never parsed unless a call leads there)."""
+        pattern = re.compile(rf"\b{re.escape(word)}\b")
         for directory in sorted(self.package.folders):
-            for named in self.folder(directory).values():
-                yield from named
+            if any(pattern.search(self.package.text(p) or "") for p in self.package.folders[directory]):
+                for named in self.folder(directory).values():
+                    yield from named
 
     def calls(self, function: GoFunc) -> Iterator[GoFunc]:
         """The repository's functions ``function`` calls: ``f(``, ``x.method(`` in its own folder,
@@ -407,7 +412,7 @@ def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
         return []
     program = _Program(package)
     locator = _Locator(package, declared)
-    queue = [(f, [f.name]) for f in program.everything() if _takes(f, locator, declared) and not _double(f)]
+    queue = [(f, [f.name]) for f in program.mentioning(kind) if _takes(f, locator, declared) and not _double(f)]
     seen = {id(f) for f, _ in queue}
     out: list[BuiltChild] = []
     while queue:

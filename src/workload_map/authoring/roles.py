@@ -30,7 +30,7 @@ def role_name(site: Site, taken: set[str]) -> str:
     return name
 
 
-def _item(site: Site) -> Segments:
+def item_of(site: Site) -> Segments:
     last = max((i for i, s in enumerate(site.segments) if s in (ARRAY, MAP)), default=-1)
     return site.segments[: last + 1]
 
@@ -42,7 +42,7 @@ def _relative(item: Segments, found: Field | None) -> str | None:
 
 
 def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] | None) -> dict[str, str]:
-    item = _item(site)
+    item = item_of(site)
     prefix = f"{jq(item)} | " if item else ""
     replicas = _relative(item, site.replicas)
     hosts = _relative(item, site.hosts)
@@ -128,7 +128,7 @@ def spec_definition(builder: Builder, site: Site, path: Path) -> dict[str, Any]:
 
 
 def instance_ids(builder: Builder, site: Site, path: Path, lower: bool) -> str | None:
-    item = _item(site)
+    item = item_of(site)
     if not item:
         return None
     suffix = " | ascii_downcase" if lower else ""

@@ -122,6 +122,12 @@ class SchemaFacts:
     annotation_switches: list[tuple[str, str]] = field(default_factory=list)
     batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
     serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
+    schema: dict[str, Any] = field(default_factory=dict, repr=False)  # the version's openAPIV3Schema
+
+    def field_at(self, segments: Segments) -> Field | None:
+        """The schema's field at ``segments`` (``[]`` an item of a list), None where it declares none."""
+        node = _node_at(self.schema, segments)
+        return Field(segments, node) if node else None
 
 
 def _props(node: Any) -> dict[str, Any]:
@@ -556,6 +562,7 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
         kind=str(names["kind"]),
         plural=str(names.get("plural") or ""),
         namespaced=spec.get("scope", "Namespaced") == "Namespaced",
+        schema=schema,
     )
     roots = spec_roots(schema)
     facts.sites = [site for root in roots for site in find_sites(schema, (root,))]
