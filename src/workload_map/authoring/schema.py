@@ -83,6 +83,9 @@ class Site:
     metadata: bool = False  # a PodSpec with an ObjectMeta beside it (``metadata`` sibling of ``spec``)
     free_form: str | None = None  # why an open object (no typed containers) is taken for a pod definition
     embeds: str | None = None  # the built-in kind whose spec the role object is (Deployment, StatefulSet)
+    # Counts of the list items above the object that counts the pods (a role's replicas over the size of
+    # each replica's group): the pods are the product.
+    instances: list[Field] = field(default_factory=list)
 
     @property
     def path(self) -> str:
@@ -233,6 +236,13 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
         site.hosts = site.hosts or _first(node, segments, HOSTS_NAMES, ("integer",))
     for segments in candidates:
         site.replicas = site.replicas or described_count(_node_at(schema, segments), segments)
+    if site.replicas is not None and site.job is None:
+        holder = site.replicas.segments[:-1]
+        for index, segment in enumerate(site.segments[: len(holder)]):
+            item = site.segments[: index + 1]
+            count = _first(_node_at(schema, item), item, REPLICA_NAMES, ("integer",)) if segment == ARRAY else None
+            if count is not None and count.segments != site.replicas.segments:
+                site.instances.append(count)
     if site.role:
         site.embeds = embedded_kind(site.role[-1], _node_at(schema, site.role))
     if last_collection >= 0 and site.segments[last_collection] == ARRAY:
