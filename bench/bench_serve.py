@@ -150,7 +150,7 @@ def _targets(model: Any) -> list[dict[str, Any]]:
         res = listed.resource
         paths[(res.api_version, res.kind)] = (res.group, res.version, res.plural, res.namespaced)
     pods, workloads = [], []
-    for obj in model._objects.values():  # the bench reads the store; pods are projected, workloads are not
+    for obj in model._forest.objects.values():  # the bench reads the store; pods are projected, workloads are not
         where = paths.get((obj.get("apiVersion"), obj.get("kind")))
         md = obj.get("metadata") or {}
         if where is None:
@@ -227,20 +227,20 @@ def model_child(kubeconfig: str, spec: dict[str, Any]) -> dict[str, Any]:
     gang_began = time.perf_counter()
     planned = sum(len(r.gang_groups) for r in model.workloads())  # what the first scrape plans
     gang_seconds = time.perf_counter() - gang_began
-    pods = [o for o in model._objects.values() if o.get("kind") == "Pod"]
+    pods = [o for o in model._forest.objects.values() if o.get("kind") == "Pod"]
     owned = [p for p in pods if (p.get("metadata") or {}).get("ownerReferences")]
     out.update(
         sync_seconds=model.sync_seconds,
         sync_cpu_seconds=sync_cpu,
         workloads=len(model.workloads()),
-        objects=len(model._objects),
+        objects=len(model._forest.objects),
         pods=len(pods),
         rss_mb_synced=rss_synced,
         rss_mb_peak_sync=peak_sync,
         first_gang_plans_seconds=gang_seconds,
         gang_groups=planned,
         rss_mb_planned=_rss_mb(),
-        store_mb=deep_size(model._objects) / 2**20,
+        store_mb=deep_size(model._forest.objects) / 2**20,
         projected_pod_bytes=deep_size(owned) / len(owned) if owned else None,
     )
     del pods, owned

@@ -80,7 +80,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "placement": ("foundation", "jq", "definition", "resolve", "tree", "gang"),
     "queues": ("foundation", "jq", "definition", "resolve", "tree"),
     "views": _BELOW_VIEWS,
-    "sources": (*_BELOW_VIEWS, "views"),
+    "sources": _BELOW_VIEWS,  # a source reads; checking what it read is the API's (api/recordings.py)
     "api": (*_BELOW_VIEWS, "views", "sources"),
     "ports": _BELOW_PORTS,
     "cli-conventions": _BELOW_PORTS,

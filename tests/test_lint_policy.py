@@ -48,3 +48,18 @@ def test_imports_sit_at_module_level_in_the_package_and_the_tests() -> None:
         if "noqa: PLC0415" in line and not re.search(r"noqa: PLC0415 \(.+\)", line)
     ]
     assert reasons == [], "a lazy import says why: # noqa: PLC0415 (reason)"
+
+
+# The developers' guide: split a file before it passes ~800 lines (one concept per module).
+MAX_LINES = 800
+
+
+def test_no_source_file_passes_the_size_at_which_it_is_split() -> None:
+    long_files = [
+        f"{path.relative_to(REPO)}: {lines} lines"
+        for top in ("src", "tests", "bench", "tools")
+        for pattern in ("*.py", "*.js", "*.go", "*.sh")
+        for path in sorted((REPO / top).rglob(pattern))
+        if ".venv" not in path.parts and (lines := len(path.read_text(errors="replace").splitlines())) > MAX_LINES
+    ]
+    assert long_files == [], "split these by concept (CONTRIBUTING.md)"

@@ -229,6 +229,17 @@ def test_a_pause_annotation_declared_beside_the_kind_is_its_suspend(tmp_path: Pa
     ]
 
 
+def test_an_annotation_that_names_the_pods_to_hold_is_no_suspend(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    (root / "api" / "v1" / "annotations.go").write_text(
+        "package v1\n\nconst (\n"
+        "\t// HoldAnnotation lists the names of the pods whose kettle stays cold, to debug them.\n"
+        '\tHoldAnnotation = "brew.example.com/suspend"\n)\n'
+    )
+    assert api_values(root, "Brew", "v1").annotations == []
+    assert "suspendDefinition" not in draft(BREW, api_source=root).karta["spec"]["structureDefinition"]["rootComponent"]
+
+
 CONTROLLER = """\
 package controller
 

@@ -64,7 +64,7 @@ def test_a_roles_replicas_multiply_the_size_of_its_groups() -> None:
     made = draft(ENSEMBLE)
     children = {c["name"]: c for c in made.karta["spec"]["structureDefinition"]["childComponents"]}
     assert children["group"]["scaleDefinition"]["replicasPath"] == (
-        ".spec.roles[]? | (.replicas // 1) * (if .group == null then 0 else 1 end) * (.group.size // 1)"
+        ".spec.roles[]? | (if .group == null then 0 else 1 end) * (.replicas // 1) * (.group.size // 1)"
     )
     assert children["member"]["scaleDefinition"]["replicasPath"] == (
         ".spec.roles[]? | (.replicas // 1) as $n0 | .parts.members[]? | $n0 * (.size // 1)"

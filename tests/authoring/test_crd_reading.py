@@ -393,6 +393,34 @@ def test_paused_beside_a_template_and_its_update_strategy_is_no_suspend() -> Non
     assert "suspendDefinition" not in _root(draft(crd, []))
 
 
+def test_a_suspend_under_a_schedule_stops_the_next_runs_and_is_no_suspend() -> None:
+    cron = {"type": "object", "properties": {"schedule": {"type": "string"}, "suspend": {"type": "boolean"}}}
+    crd = fixtures.crd("example.com", "Batch", {"template": fixtures.TEMPLATE, "cronPolicy": cron})
+    assert "suspendDefinition" not in _root(draft(crd, []))
+    crd = fixtures.crd(
+        "example.com", "Batch", {"template": fixtures.TEMPLATE, "cronPolicy": cron, "suspend": {"type": "boolean"}}
+    )
+    assert _root(draft(crd, []))["suspendDefinition"]["suspendActions"] == [{"path": ".spec.suspend", "value": "true"}]
+
+
+def test_groups_times_their_size_count_the_pods() -> None:
+    group = {"type": "object", "properties": {"size": {"type": "integer"}, "template": fixtures.TEMPLATE}}
+    crew = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "replicas": {"type": "integer"}, "gang": group},
+    }
+    crd = fixtures.crd("example.com", "Crew", {"crews": {"type": "array", "items": crew}})
+    gang = _children(draft(crd, []))["gang"]
+    # (a crew without a gang runs none of its pods: test_counts.py)
+    assert gang["scaleDefinition"]["replicasPath"] == (
+        ".spec.crews[]? | (if .gang == null then 0 else 1 end) * (.replicas // 1) * (.gang.size // 1)"
+    )
+    # A size alone is the count.
+    alone = fixtures.crd("example.com", "Crew", {"crews": {"type": "array", "items": group}})
+    (only,) = _children(draft(alone, [])).values()
+    assert only["scaleDefinition"]["replicasPath"] == ".spec.crews[]? | (.size // 1)"
+
+
 def test_instances_beside_a_template_count_its_pods() -> None:
     role = {"type": "object", "properties": {"template": fixtures.TEMPLATE, "instances": {"type": "integer"}}}
     crd = fixtures.crd(

@@ -30,7 +30,7 @@ from .recorder import Recorder
 
 RECORDINGS = Path(__file__).resolve().parent / "recordings"
 # wmap's tree document fields each expectation key is read from (docs/tree-json.md); the same keys as
-# a Recording checkpoint's expect (workload_map.checks.samples.EXPECT_KEYS).
+# a Recording checkpoint's expect (workload_map.base.expectation.EXPECT_KEYS).
 PER_COMPONENT = {"pods": "desired", "podsCurrent": "current", "podsReady": "ready"}
 
 

@@ -12,8 +12,9 @@ import pytest
 
 from lab.known_wrong import KNOWN_WRONG
 from workload_map.api.definitions import effective_definitions
+from workload_map.api.recordings import check_recording
 from workload_map.definition.registry import DefinitionRegistry
-from workload_map.sources.recording import load_recording, test_recording
+from workload_map.sources.recording import load_recording
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "lab" / "recordings"
 FILES = sorted(RECORDINGS.glob("*/*.yaml"))
@@ -50,7 +51,7 @@ def test_checkpoint(path: Path, checkpoint: str) -> None:
     w = recording.workload
     definition, problem = DefinitionRegistry(definitions).for_object({"apiVersion": w.api_version, "kind": w.kind})
     assert definition is not None, problem
-    results = {r.checkpoint: r for r in test_recording(definition, recording)}
+    results = {r.checkpoint: r for r in check_recording(definition, recording)}
     result = results[checkpoint]
     assert not result.problems, result.problems
     failed = {c.key: (c.expected, c.actual) for c in result.checks if not c.ok}

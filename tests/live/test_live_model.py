@@ -55,7 +55,7 @@ def test_the_synced_model_says_what_get_says_and_keeps_no_full_objects(
     answer = _get_answer(test_cluster, ns)
     assert [t["workload"]["kind"] for t in answer] == ["JobSet"]
     assert _model_answer(model, ns) == answer
-    pods = [o for o in model._objects.values() if o["kind"] == "Pod" and o["metadata"].get("namespace") == ns]
+    pods = [o for o in model._forest.objects.values() if o["kind"] == "Pod" and o["metadata"].get("namespace") == ns]
     assert pods
     for pod in pods:  # projected: no volumes, images, commands or service account
         assert not {"volumes", "serviceAccountName", "dnsPolicy"} & set(pod["spec"]), pod

@@ -45,7 +45,7 @@ def test_the_initial_sync_says_what_get_all_namespaces_says(generated: tuple[wm.
 def test_re_resolving_every_root_alone_gives_the_same_answer(generated: tuple[wm.View, LiveModel]) -> None:
     _view, model = generated
     synced = _answer(model.workloads())
-    roots = set(model._root.values())
+    roots = set(model._forest.root.values())
     assert len(roots) > len(synced)  # Services, ConfigMaps and the like are roots without workloads
     resolves = model.resolves
     model._resolve(roots)  # the path an event takes: one WorkloadIndex per root

@@ -11,7 +11,35 @@ from typing import Any
 
 from workload_map.base.snapshot import Obj, group_of, name_of, namespace_of, version_of
 from workload_map.sources.kube.connection import MERGE_PATCH, ClusterError, Connection, resource_path
-from workload_map.sources.kube.discovery import Discovery
+from workload_map.sources.kube.discovery import Discovery, ServedResource
+
+
+def _resource(discovery: Discovery, workload: Obj) -> tuple[str, ServedResource]:
+    api_version = str(workload.get("apiVersion") or "")
+    group, version, kind = group_of(api_version), version_of(api_version), str(workload.get("kind") or "")
+    served = [r for r in discovery.served(group, kind) if r.version == version] or discovery.served(group, kind)
+    if not served:
+        raise ClusterError(f"cannot update {kind}.{group or 'core'}: the cluster does not serve it")
+    resource = served[0]
+    path = resource_path(
+        group,
+        resource.version,
+        resource.plural,
+        namespace_of(workload) if resource.namespaced else None,
+        name_of(workload),
+    )
+    return path, resource
+
+
+def read_workload(connection: Connection, discovery: Discovery, workload: Obj) -> Obj:
+    """The workload as the server holds it now (GET), in the version ``workload`` was read at."""
+    path, resource = _resource(discovery, workload)
+    result = connection.request("GET", path, what=f"{resource.display}/{name_of(workload)}")
+    if not isinstance(result, dict):
+        raise ClusterError(f"invalid response (GET {path}): not an object", status=200)
+    result.setdefault("apiVersion", workload.get("apiVersion"))
+    result.setdefault("kind", workload.get("kind"))
+    return result
 
 
 def patch_workload(
@@ -31,16 +59,9 @@ def patch_workload(
     overwritten, and asks for strict field validation, so a field the kind's schema would prune is an
     error instead.
     """
-    api_version = str(workload.get("apiVersion") or "")
-    group, version, kind = group_of(api_version), version_of(api_version), str(workload.get("kind") or "")
-    served = [r for r in discovery.served(group, kind) if r.version == version] or discovery.served(group, kind)
-    if not served:
-        raise ClusterError(f"cannot update {kind}.{group or 'core'}: the cluster does not serve it")
-    resource = served[0]
+    api_version, kind = str(workload.get("apiVersion") or ""), str(workload.get("kind") or "")
+    path, resource = _resource(discovery, workload)
     name = name_of(workload)
-    path = resource_path(
-        group, resource.version, resource.plural, namespace_of(workload) if resource.namespaced else None, name
-    )
     body = dict(patch)
     rv = (workload.get("metadata") or {}).get("resourceVersion")
     if rv:

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from workload_map.api.definitions import read_documents
+from workload_map.api.recordings import check_recording
 from workload_map.errors import DocumentError, Finding, Severity, WorkloadMapError
-from workload_map.sources.recording import Checkpoint, is_recording, recording_from_document, test_recording
+from workload_map.sources.recording import Checkpoint, is_recording, recording_from_document
 
 if TYPE_CHECKING:
     from workload_map.checks.expectations import Expectation
@@ -108,7 +109,7 @@ def _replay(
                 results.append(out_of_range)
                 continue
             extra.append(Checkpoint(expectation.label or f"after {after}", after, expectation.expect))
-        results += test_recording(definition, replace(recording, checkpoints=[*recording.checkpoints, *extra]))
+        results += check_recording(definition, replace(recording, checkpoints=[*recording.checkpoints, *extra]))
     return results + unused(definition, [e for i, e in enumerate(checkpoints) if i not in used])
 
 

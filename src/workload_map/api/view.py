@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 DryRun = Literal["none", "client", "server"]
 _SCOPE: Any = object()  # "the view's own namespace scope" as a default argument
+CONFLICT_ATTEMPTS = 5  # client-go's retry.DefaultRetry, which kubectl's writes use: 5 steps
 
 
 def split_target(target: str | Sequence[str]) -> tuple[str | None, list[str]]:
@@ -98,29 +99,55 @@ class PendingUpdate:
     """A change computed through a workload's definition and not sent yet: inspect ``patch`` and
     ``object``, then :meth:`apply` it (live views only)."""
 
-    def __init__(self, view: View, workload: Obj, patch: dict[str, Any], obj: Obj, warnings: list[str]) -> None:
+    def __init__(
+        self,
+        view: View,
+        workload: Obj,
+        patch: dict[str, Any],
+        obj: Obj,
+        warnings: list[str],
+        *,
+        recompute: Callable[[Obj], PendingUpdate] | None = None,
+    ) -> None:
         self._view = view
         self.workload = workload  # as read
         self.patch = patch  # the RFC 7386 merge patch from ``workload`` to ``object``
         self.object = obj  # the workload with the change applied locally
         self.warnings = warnings  # pod templates left alone, definition version mismatches
+        self._recompute = recompute  # the same change computed again on a fresher read of the workload
 
     def apply(self, *, dry_run: bool = False) -> Obj:
-        """Send the patch (with the resourceVersion read: a concurrent change is a Conflict error);
-        ``dry_run`` asks the API server to validate and admit it without storing it. Returns the
-        object the server answered. An empty patch sends nothing and returns ``object``."""
+        """Send the patch with the resourceVersion read, so it never overwrites what it has not seen; when the
+        workload changed meanwhile (a Conflict: often only a controller writing its status), read it again,
+        compute the same change on it and send that, up to 5 times, as kubectl retries its writes; then a
+        Conflict error. ``dry_run`` asks the API server to validate and admit it without storing it. Returns
+        the object the server answered. An empty patch sends nothing and returns ``object``; ``workload``,
+        ``patch`` and ``object`` end as sent."""
         source = self._view.live_source
         if source is None:
             raise WorkloadMapError(
                 "cannot apply an update to objects read from files", hint="open a live view to write to a cluster"
             )
-        if not self.patch:
-            return self.object
-        from workload_map.api.cluster_update import patch_workload  # noqa: PLC0415 (writes reach a cluster only for update)
+        from workload_map.api.cluster_update import patch_workload, read_workload  # noqa: PLC0415 (writes reach a cluster only for update)
 
-        return patch_workload(
-            source.connection, source.discovery, self.workload, self.patch, dry_run="server" if dry_run else None
-        )
+        for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+            if not self.patch:
+                return self.object
+            try:
+                return patch_workload(
+                    source.connection,
+                    source.discovery,
+                    self.workload,
+                    self.patch,
+                    dry_run="server" if dry_run else None,
+                )
+            except WorkloadMapError as exc:
+                if getattr(exc, "status", None) != 409 or self._recompute is None or attempt == CONFLICT_ATTEMPTS:
+                    raise
+            again = self._recompute(read_workload(source.connection, source.discovery, self.workload))
+            self.workload, self.patch, self.object = again.workload, again.patch, again.object
+            self.warnings = again.warnings
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 class View:
@@ -464,18 +491,20 @@ class View:
         resume (False), through the workload's definition; nothing is sent until ``.apply()``."""
         from workload_map.resolve.writes import WriteError, update_workload  # noqa: PLC0415 (the jq path parser loads only for update)
 
-        obj = self._object(target, name, namespace)
-        definition, version_warning = self._index.registry.for_object(obj)
-        if definition is None:
-            raise UnknownTypeError("no definition covers this workload", _where(obj))
-        try:
-            result = update_workload(
-                definition.karta, obj, change=change, suspend=suspend, component=component, instance=instance
-            )
-        except WriteError as exc:
-            raise WorkloadMapError(f"cannot update {key_of(obj)}", exc.location, detail=exc.message) from None
-        warnings = [*([version_warning] if version_warning else []), *result.skipped, *result.also_changed]
-        return PendingUpdate(self, obj, result.patch, result.obj, warnings)
+        def compute(obj: Obj) -> PendingUpdate:
+            definition, version_warning = self._index.registry.for_object(obj)
+            if definition is None:
+                raise UnknownTypeError("no definition covers this workload", _where(obj))
+            try:
+                result = update_workload(
+                    definition.karta, obj, change=change, suspend=suspend, component=component, instance=instance
+                )
+            except WriteError as exc:
+                raise WorkloadMapError(f"cannot update {key_of(obj)}", exc.location, detail=exc.message) from None
+            warnings = [*([version_warning] if version_warning else []), *result.skipped, *result.also_changed]
+            return PendingUpdate(self, obj, result.patch, result.obj, warnings, recompute=compute)
+
+        return compute(self._object(target, name, namespace))
 
     def suspend(
         self, target: WorkloadTree | Obj | str, name: str | None = None, *, namespace: str | None = _SCOPE

@@ -19,19 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workload_map.authoring.evidence import ARRAY, Segments
-from workload_map.authoring.gosource import (
-    BUILTIN_WORKLOADS,
-    ApiValues,
-    GoFile,
-    GoType,
-    Token,
-    _bare,
-    _find_kind,
-    _Linker,
-    _Package,
-    _read_imports,
-    _tokens,
-)
+from workload_map.authoring.goowners import BUILTIN_WORKLOADS
+from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_type, read_imports, tokens as go_tokens
+from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
 
 COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
 MAX_CALL_DEPTH = 6
@@ -114,7 +104,7 @@ def _params(tokens: list[Token]) -> dict[str, str]:
 
 def functions(file: GoFile, text: str) -> list[GoFunc]:
     """The top-level function and method declarations of one file, with their bodies' tokens."""
-    tokens = [t for t in _tokens(text) if not t.text.startswith(("//", "/*"))]
+    tokens = [t for t in go_tokens(text) if not t.text.startswith(("//", "/*"))]
     out: list[GoFunc] = []
     index = 0
     while index < len(tokens):
@@ -133,7 +123,7 @@ def functions(file: GoFile, text: str) -> list[GoFunc]:
             end = _balanced(tokens, index)
             received = _params(tokens[index + 1 : end - 1])
             receiver_var, receiver = next(iter(received.items()), ("", ""))
-            receiver = _bare(receiver)[1].partition("[")[0]
+            receiver = bare_type(receiver)[1].partition("[")[0]
             params.update(received)
             index = end
         if index >= len(tokens) or not tokens[index].text.isidentifier():
@@ -161,7 +151,7 @@ def functions(file: GoFile, text: str) -> list[GoFunc]:
 class _Program:
     """Every function of the source tree by folder and name, read when first needed."""
 
-    def __init__(self, package: _Package) -> None:
+    def __init__(self, package: Package) -> None:
         self.package = package
         self.by_folder: dict[str, dict[str, list[GoFunc]]] = {}
         self.count = 0
@@ -174,7 +164,7 @@ class _Program:
                 text = self.package.text(path) or ""
                 if "func" not in text or self.count >= MAX_FUNCTIONS:
                     continue
-                file = _read_imports(self.package, path, text)
+                file = read_imports(self.package, path, text)
                 for function in functions(file, text):
                     found.setdefault(function.name, []).append(function)
                     self.count += 1
@@ -227,7 +217,7 @@ class _Locator:
     """Go expressions to the kind's paths: variables by their parameter types and assignments, fields by the
     json tags of the structs they select."""
 
-    def __init__(self, package: _Package, kind: GoType) -> None:
+    def __init__(self, package: Package, kind: GoType) -> None:
         self.package = package
         self.kind = kind
         self.linker = _Linker(package, ApiValues())
@@ -251,7 +241,7 @@ class _Locator:
             for segments, go_field, owner in self.linker.walk(self.kind, (), set()):
                 type_expr = go_field.type_expr.lstrip("*")
                 is_list = type_expr.startswith("[]")
-                if segments[0] != "spec" or _bare(type_expr.removeprefix("[]"))[1] != declared.name:
+                if segments[0] != "spec" or bare_type(type_expr.removeprefix("[]"))[1] != declared.name:
                     continue
                 if self.linker.resolve(type_expr.removeprefix("[]"), owner.file) is declared:
                     found.append((segments, is_list))
@@ -384,7 +374,7 @@ def _count(locator: _Locator, function: GoFunc, start: int, end: int) -> tuple[S
 def _takes(function: GoFunc, locator: _Locator, kind: GoType) -> bool:
     """A function that takes the kind or names its type (a reconcile reading one: ``&api.Kind{}``)."""
     for type_expr in function.params.values():
-        if _bare(type_expr)[1] == kind.name and locator.linker.resolve(type_expr, function.file) is kind:
+        if bare_type(type_expr)[1] == kind.name and locator.linker.resolve(type_expr, function.file) is kind:
             return True
     body = function.body
     for index in range(2, len(body)):
@@ -404,7 +394,7 @@ def _double(function: GoFunc) -> bool:
 def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
     """The workloads the Go code under ``root`` builds for ``kind``: from every function taking the kind,
     through the calls to the repository's functions (``MAX_CALL_DEPTH`` deep), each literal once."""
-    package = _Package(root)
+    package = Package(root)
     for directory in package.folders_declaring(kind):
         package.load(directory)
     declared, _ = _find_kind(package, kind, version)

@@ -21,6 +21,8 @@ REPLICA_NAMES = ("replicas", "replicaCount", "numReplicas", "numWorkers", "worke
 MIN_NAMES = ("minReplicas", "minAvailable", "minMember", "minSize", "minWorkers")
 MAX_NAMES = ("maxReplicas", "maxSize", "maxWorkers")
 # Multiplies the replica count: one pod per host of a multi-host replica (KubeRay's numOfHosts).
+# A count of pods in one group (a leader and its workers), itself counted by the group's holder.
+GROUP_SIZE_NAMES = ("size", "groupSize")
 HOSTS_NAMES = ("numOfHosts", "hostsPerReplica", "numHosts")
 ID_NAMES = ("name", "groupName", "replicaName", "taskName", "roleName")
 SUSPEND_BOOLEANS = ("suspend", "suspended", "paused", "stopped", "stop")
@@ -39,6 +41,10 @@ POD_DESCRIPTION = re.compile(
 )
 TEMPLATE_NAMES = ("template", "podTemplate", "podTemplateSpec", "podSpec")
 AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
+# A parent field that schedules runs: a switch under it stops the schedule, not the object's own pods.
+SCHEDULE_PARENT = re.compile(r"(?i)cron|schedul")
+# Any other count of ready or available members: ``availableNodes``, ``readyInstances``.
+READY_COUNT = re.compile(r"^(ready|available)[A-Z][a-z]+$")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
@@ -236,6 +242,7 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
         site.hosts = site.hosts or _first(node, segments, HOSTS_NAMES, ("integer",))
     for segments in candidates:
         site.replicas = site.replicas or described_count(_node_at(schema, segments), segments)
+    _multiply_groups(site, schema, candidates)
     if site.replicas is not None and site.job is None:
         holder = site.replicas.segments[:-1]
         for index, segment in enumerate(site.segments[: len(holder)]):
@@ -248,6 +255,23 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
     if last_collection >= 0 and site.segments[last_collection] == ARRAY:
         item = site.segments[: last_collection + 1]
         site.instance_id = _first(_node_at(schema, item), item, ID_NAMES, ("string",))
+
+
+def _multiply_groups(site: Site, schema: dict[str, Any], candidates: list[Segments]) -> None:
+    """A group's size beside the pod definition (``pattern.size``) and a count of such groups further out
+    (``roles[].replicas``): the pods are the groups times their size, so the outer count is the replicas and
+    the size multiplies it (as pods per host of a multi-host replica do)."""
+    if site.replicas is None or site.replicas.segments[-1] not in GROUP_SIZE_NAMES or site.hosts is not None:
+        return
+    inner = site.replicas.segments[:-1]
+    for segments in candidates:
+        if len(segments) >= len(inner) or segments != inner[: len(segments)]:
+            continue  # only a count on an object that holds the group counts its groups
+        names = tuple(n for n in REPLICA_NAMES if n not in GROUP_SIZE_NAMES)
+        outer = _first(_node_at(schema, segments), segments, names, ("integer",))
+        if outer is not None:
+            site.replicas, site.hosts = outer, site.replicas
+            return
 
 
 def _job_template(schema: dict[str, Any], segments: Segments) -> Segments | None:
@@ -399,6 +423,8 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
             continue  # beside a template and its update strategy, `paused` halts the rollout of a new template
         if any(is_job_spec(p) for p in parents[1:]):
             continue  # an embedded JobSpec's suspend is the Jobs' the operator makes of it, not the object's
+        if any(SCHEDULE_PARENT.search(s) for s in found.segments[1:-1]):
+            continue  # under a schedule (cronPolicy, schedule): it stops the next runs, not this object's pods
         if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
             out.append((0, found, "true", "false"))
         elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
@@ -497,7 +523,11 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
                 facts.conditions = found
                 enum = type_schema.get("enum")
                 facts.condition_types = [str(v) for v in enum] if isinstance(enum, list) else []
-        elif schema.get("type") == "integer" and len(found.segments) == 2 and name in READY_NAMES:
+        elif (
+            schema.get("type") == "integer"
+            and len(found.segments) == 2
+            and (name in READY_NAMES or READY_COUNT.match(name))
+        ):
             facts.ready_counts.append(found)
         elif (
             schema.get("type") == "string"

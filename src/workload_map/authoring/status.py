@@ -56,16 +56,49 @@ VOCABULARY: dict[str, str] = {
     "created": "initializing",
     "creating": "initializing",
     "initializing": "initializing",
-    "initialized": "initializing",
+    # Past participles of a start-up phase say it is over: the object is up (low confidence, below).
+    "initialized": "running",
+    "reachable": "running",
+    # A change rolled over running pods: they keep serving while it goes on (or stalls).
+    "updating": "running",
+    "migrating": "running",
+    "applying": "initializing",
+    "stalled": "degraded",
     "starting": "initializing",
     "provisioning": "initializing",
     "deploying": "initializing",
     "queued": "initializing",
+    "queuing": "initializing",
+    "queueing": "initializing",
+    "requested": "initializing",
+    "setting": "initializing",  # "Setting up ...": a start-up step
+    "scaled": "running",  # a scale went through: the pods it asked for run
+    "fallback": "degraded",  # serving a fallback instead of what was asked
     "scheduling": "initializing",
     "waiting": "initializing",
     "upgrading": "initializing",
     "reconciling": "initializing",
 }
+# The operator's own work as the subject (``ReconciliationComplete``, ``ReconciliationPaused``): its reconcile
+# loop finished or paused, while the pods it made keep running; a failed reconcile is a degraded object.
+OPERATOR_WORK = ("reconcile", "reconciled", "reconciliation", "reconciler", "sync", "synced")
+# Words whose status is only likely (an update may also be the first rollout; a reachable endpoint is not
+# every pod): the mapping's confidence is lowered.
+WEAK_WORDS = (
+    "scaled",
+    "setting",
+    "ready",
+    "available",
+    "active",
+    "error",
+    "created",
+    "waiting",
+    "initialized",
+    "reachable",
+    "updating",
+    "migrating",
+    "applying",
+)
 # Words that turn the meaning around: "NotReady", "DEPLOYED_NOT_READY".
 NEGATIONS = ("not", "un", "no")
 # A failure word first and a noun after it names an action that failed (FailedScale, ErrorSync), not the object.
@@ -83,7 +116,9 @@ def classify(value: str) -> tuple[str, str] | None:
     The last known word of an identifier decides (``PyTorchJobRunning``, ``RayClusterProvisioned``...
     ``Provisioned`` is not a word we know, so it is left to the reviewer); the first of a sentence (``Waiting
     for the instances to become active``: its verb leads). A negation before it makes it unknown; a failure
-    word leading an identifier names an action that failed (``FailedUpdate``): degraded, not failed.
+    word leading an identifier names an action that failed (``FailedUpdate``): degraded, not failed. With the
+    operator's reconcile as its subject (``ReconciliationComplete``, ``ReconciliationPaused``) a word says how
+    the operator's work went, not the pods': done or paused is running, failed is degraded (low confidence).
     """
     parts = words(value)
     if not parts:
@@ -99,8 +134,11 @@ def classify(value: str) -> tuple[str, str] | None:
             return "initializing", LOW
         return None
     confidence = HIGH if len(parts) == 1 or index == len(parts) - 1 else MEDIUM
-    if word in ("ready", "available", "active", "error", "created", "waiting"):
+    if word in WEAK_WORDS:
         confidence = MEDIUM if confidence == HIGH else LOW
+    if any(p in OPERATOR_WORK for p in parts[:index]):
+        meant = {"completed": "running", "suspended": "running", "failed": "degraded"}.get(VOCABULARY[word])
+        return (meant, LOW) if meant is not None else (VOCABULARY[word], LOW)
     return VOCABULARY[word], confidence
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from workload_map.base.expectation import expectation_problem
 from workload_map.errors import DocumentError, Location
 from workload_map.sources.documents import Document, read_source
 
@@ -63,7 +64,6 @@ _HINT = f"apiVersion: {EXPECTATIONS_API_VERSION}, kind: {EXPECTATIONS_KIND}, exp
 
 
 def expectations_from_document(doc: Document) -> list[Expectation]:
-    from workload_map.checks.samples import expectation_problem  # noqa: PLC0415 (resolving samples only for checks)
 
     where = doc.location
     data = doc.data

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workload_map.base.expectation import EXPECT_KEYS, expectation_problem
 from workload_map.base.snapshot import ObjectKey, Snapshot, group_of, key_of, name_of, namespace_of
 from workload_map.checks.expectations import Expectation
 from workload_map.definition.model import LoadedDefinition
@@ -33,7 +34,6 @@ from workload_map.sources.documents import Document
 from workload_map.tree.build import tree_of
 
 EXPECT_ANNOTATION = "workload-map.run.ai/expect"
-EXPECT_KEYS = ("primary", "matched", "pods", "desiredPods", "gpus", "podsCurrent", "podsReady", "gpusCurrent")
 # Per-component expectations -> the PodCounts field of components[].pods they are compared with.
 _PER_COMPONENT = {"pods": "desired", "podsCurrent": "current", "podsReady": "ready"}
 
@@ -112,14 +112,6 @@ def pods_per_component(tree: dict[str, Any]) -> dict[str, int]:
     return {
         c["name"]: sum(int(i["desiredPods"]) for i in c["instances"]) for c in tree["components"] if c["producesPods"]
     }
-
-
-def expectation_problem(value: dict[str, Any]) -> str | None:
-    """What is wrong with an expectation's keys (None: nothing); an annotation and a checkpoint alike."""
-    unknown = sorted(str(k) for k in set(value) - set(EXPECT_KEYS))
-    if unknown:
-        return f"unknown key(s) {unknown} (known: {list(EXPECT_KEYS)})"
-    return None
 
 
 def _expectation(obj: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:

@@ -5,7 +5,7 @@ covered kind, child kind and pods). Then one retrying ``sources.kube.informer.In
 an applier thread takes events in batches, updates the projected object store and re-resolves only the
 workloads the batch touched.
 
-Objects are grouped by their **root**: the outermost ancestor present in the store, following
+Objects are grouped by their **root** (live/forest.py): the outermost ancestor present in the store, following
 ownerReferences (the controller reference first). A workload and everything it owns share a root, so
 an event on a pod re-resolves exactly the workloads of its root, with the same WorkloadIndex code a dump
 uses (over the root's objects only) — which is what keeps the model's answer equal to ``wmap get -A``.
@@ -29,7 +29,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from workload_map.base.coverage import Cause, Coverage, Gap
@@ -38,8 +38,10 @@ from workload_map.base.objects import Obj
 from workload_map.base.snapshot import Snapshot
 from workload_map.gang.compute import deferred_plan_in_view
 from workload_map.live.events import EventStore, events_informer
+from workload_map.live.forest import OwnerForest, uid_of
 from workload_map.live.projection import Projection, projection_for
 from workload_map.live.queues import QueueState
+from workload_map.live.resolved import Resolved, ResourceState
 from workload_map.resolve.workloads import WorkloadIndex, gap_warnings
 from workload_map.tree.build import trees_of
 from workload_map.tree.events import is_event
@@ -56,7 +58,6 @@ if TYPE_CHECKING:
     from workload_map.sources.kube.fetch import ListResult
     from workload_map.sources.kube.informer import Informer
     from workload_map.tree.events import WorkloadEvent
-    from workload_map.tree.model import WorkloadTree
 
 SETTLE_SECONDS = 0.05  # a burst of events (a rollout) is applied as one batch
 # An open watch is authorized once, when it is opened: it is reopened (at its resourceVersion, no relist) this
@@ -64,78 +65,10 @@ SETTLE_SECONDS = 0.05  # a burst of events (a rollout) is applied as one batch
 WATCH_SECONDS = 30
 
 
-def _uid(obj: Obj) -> str:
-    metadata = obj.get("metadata") or {}
-    uid = metadata.get("uid")
-    if uid:
-        return str(uid)
-    # Objects without a uid (hand-made test objects) are still distinct by identity.
-    return f"{obj.get('apiVersion')}/{obj.get('kind')}/{metadata.get('namespace') or ''}/{metadata.get('name')}"
-
-
-def _owner_uid(obj: Obj) -> str | None:
-    refs = (obj.get("metadata") or {}).get("ownerReferences") or []
-    refs = [r for r in refs if isinstance(r, dict) and r.get("uid")]
-    if not refs:
-        return None
-    controller = [r for r in refs if r.get("controller")]
-    return str((controller or refs)[0]["uid"])
-
-
 def resource_name(listed: ListResult) -> str:
     """The label value naming a listed resource: ``plural.group`` (``pods`` for the core group)."""
     res = listed.resource
     return f"{res.plural}.{res.group}" if res.group else res.plural
-
-
-_UNPLANNED: Any = object()
-
-
-@dataclass
-class Resolved:
-    """One top-level workload as last resolved. Its gang plan (None when it has none) is computed when first
-    asked for: planning costs about as much as the tree, and only the exporter's scrapes and the API's
-    detail read it, so a burst of events on a workload is planned once, at the next scrape."""
-
-    tree: WorkloadTree
-    planner: Callable[[], GangPlan] | None = field(default=None, repr=False, compare=False)
-    members: tuple[str, ...] = field(default=(), repr=False, compare=False)  # uids whose Events are its own
-    _plan: Any = field(default=_UNPLANNED, init=False, repr=False, compare=False)
-
-    @property
-    def gang(self) -> GangPlan | None:
-        # Two readers may both plan a fresh workload; the plans are equal, the second one is kept.
-        if self._plan is _UNPLANNED:
-            plan: GangPlan | None = None
-            if self.planner is not None:
-                try:
-                    plan = self.planner()
-                except (LookupError, ValueError, TypeError):
-                    plan = None
-            self._plan = plan
-        result: GangPlan | None = self._plan
-        return result
-
-    @property
-    def gang_groups(self) -> list[tuple[str, int]]:
-        gang = self.gang
-        return [(g.name or "", g.min_member) for g in gang.groups] if gang else []
-
-
-@dataclass
-class ResourceState:
-    """What the model knows about one watched resource (freshness, counters, readability)."""
-
-    name: str
-    objects: int = 0
-    last_event: float | None = None  # wall-clock time of the last event applied
-    events: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # by event type
-    relists: int = 0
-    errors: int = 0
-    readable: bool = True
-    error: str | None = None  # the last error, while the resource is failing
-    gap: Gap | None = None  # while the resource cannot be read (forbidden, not served)
-    failing_since: float | None = None  # wall-clock time of the first error of the current failure
 
 
 class LiveModel:
@@ -174,12 +107,7 @@ class LiveModel:
         self.started_at: float | None = None  # wall-clock time the initial list began
         self.resolves = 0  # workload roots re-resolved since start
         self.version = 0  # incremented after every applied batch
-        self._objects: dict[str, Obj] = {}
-        self._children: dict[str, set[str]] = defaultdict(set)  # owner uid (present or not) -> uids
-        self._root: dict[str, str] = {}
-        # Where an object stands in a read of the whole cluster (see _member_order).
-        self._rank: dict[str, int] = {}
-        self._ranks: dict[tuple[Any, Any, str | None], int] = {}  # (apiVersion, kind, namespace listed) -> rank
+        self._forest = OwnerForest()
         self._results: dict[str, list[Resolved]] = {}
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -236,8 +164,7 @@ class LiveModel:
         from workload_map.sources.kube.informer import Informer, unlisted  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
         from workload_map.sources.kube.reads import defined_versions  # noqa: PLC0415 (the Kubernetes client only when a cluster is reached)
 
-        self._objects, self._children, self._root = {}, defaultdict(set), {}
-        self._rank, self._ranks = {}, {}
+        self._forest = OwnerForest(source.lists)
         self._queue, self._sync_stop = queue.Queue(), threading.Event()
         out, stop = self._queue, self._sync_stop
         self.source = source
@@ -371,15 +298,14 @@ class LiveModel:
                 if is_event(obj):
                     events.append(("ADDED", obj, None))
                     continue
-                self._put(obj if projected else self._project(obj))
-            for uid in self._objects:
-                self._root[uid] = self._root_of(uid)
+                self._forest.put(obj if projected else self._project(obj))
+            self._forest.set_roots()
             self._resolve_all()
             self.events.apply(events, self._workload_object)
 
     def _workload_object(self, uid: str) -> bool:
         """The object is in the store and part of a workload (the Events kept are theirs)."""
-        return uid in self._objects and self._root.get(uid) in self._results
+        return uid in self._forest.objects and self._forest.root.get(uid) in self._results
 
     def workload_events(self, item: Resolved) -> list[WorkloadEvent]:
         """The Events of a workload's objects (its root, what it owns, its pods), newest last."""
@@ -454,7 +380,7 @@ class LiveModel:
         warnings = self.source.queue_warnings if self.source is not None else []
 
         def store() -> tuple[int, Iterable[Obj], Iterable[list[Resolved]]]:
-            return self.version, self._objects.values(), self._results.values()
+            return self.version, self._forest.objects.values(), self._results.values()
 
         return self._queues.report(
             self._store, store, self.registry, self.coverage, namespace=namespace, warnings=warnings
@@ -465,93 +391,13 @@ class LiveModel:
         with self._changed:
             return self._changed.wait_for(lambda: self.version > version, timeout)
 
-    # -- the store
-    def _put(self, obj: Obj) -> None:
-        uid = _uid(obj)
-        old = self._objects.get(uid)
-        if old is not None:
-            previous_owner = _owner_uid(old)
-            if previous_owner is not None:
-                self._children[previous_owner].discard(uid)
-        self._objects[uid] = obj
-        if uid not in self._rank:
-            self._rank[uid] = self._list_rank(obj) if self.source is not None else len(self._rank)
-        owner = _owner_uid(obj)
-        if owner is not None:
-            self._children[owner].add(uid)
-
-    def _remove(self, uid: str) -> None:
-        old = self._objects.pop(uid, None)
-        if old is not None:
-            owner = _owner_uid(old)
-            if owner is not None:
-                self._children[owner].discard(uid)
-        self._root.pop(uid, None)
-        self._rank.pop(uid, None)
-
-    def _root_of(self, uid: str) -> str:
-        seen = {uid}
-        current = uid
-        while True:
-            obj = self._objects.get(current)
-            owner = _owner_uid(obj) if obj is not None else None
-            if owner is None or owner not in self._objects or owner in seen:
-                return current
-            seen.add(owner)
-            current = owner
-
-    def _list_rank(self, obj: Obj) -> int:
-        assert self.source is not None
-        if not self._ranks:
-            for index, listed in enumerate(self.source.lists):
-                res = listed.resource
-                self._ranks.setdefault((res.api_version, res.kind, listed.namespace), index)
-        kind = (obj.get("apiVersion"), obj.get("kind"))
-        rank = self._ranks.get((*kind, None))
-        if rank is not None:
-            return rank
-        return self._ranks.get((*kind, (obj.get("metadata") or {}).get("namespace")), len(self._ranks))
-
-    def _member_order(self, obj: Obj) -> tuple[int, str]:
-        """A root's objects in the order ``wmap get -A`` reads them, which is the order of a tree's children:
-        a dump's objects in file order; a cluster's list by list, each as the apiserver lists it (by etcd key,
-        ``namespace/name``), so an object added after the sync takes the place a fresh read gives it."""
-        uid = _uid(obj)
-        if self.source is None:
-            return self._rank[uid], ""
-        metadata = obj.get("metadata") or {}
-        namespace, name = metadata.get("namespace"), metadata.get("name")
-        return self._rank[uid], f"{namespace}/{name}" if namespace else str(name)
-
-    def _subtree(self, uid: str) -> list[str]:
-        out, stack, seen = [], [uid], {uid}
-        while stack:
-            current = stack.pop()
-            if current in self._objects:
-                out.append(current)
-            for child in self._children.get(current, ()):
-                if child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-        return out
-
-    def _reroot(self, uid: str, dirty: set[str]) -> None:
-        """Give ``uid`` and everything below it their root again; both old and new roots become dirty."""
-        root = self._root_of(uid) if uid in self._objects else uid
-        for member in self._subtree(uid):
-            old = self._root.get(member)
-            if old is not None:
-                dirty.add(old)
-            self._root[member] = root
-        dirty.add(root)
-
     # -- resolution
     def _resolved(self, view: WorkloadIndex, workloads: list[Obj]) -> list[Resolved]:
         trees, _problems = trees_of(view, workloads)
         resolved: list[Resolved] = []
         for tree in trees:
-            owned = self._subtree(_uid(tree.workload))
-            members = (*owned, *{_uid(pod.obj) for pod in tree.all_pods}.difference(owned))
+            owned = self._forest.subtree(uid_of(tree.workload))
+            members = (*owned, *{uid_of(pod.obj) for pod in tree.all_pods}.difference(owned))
             planner: Callable[[], GangPlan] | None
             try:
                 planner = deferred_plan_in_view(view, tree.workload)
@@ -564,15 +410,15 @@ class LiveModel:
         """Every root at once: one WorkloadIndex over the whole store, as ``wmap get -A`` builds it, instead of
         one per root (~8,000 roots at 1,000 workloads, most of them Services, ConfigMaps, revisions)."""
 
-        view = WorkloadIndex(Snapshot(self._objects.values(), coverage=self.coverage), self.registry)
+        view = WorkloadIndex(Snapshot(self._forest.objects.values(), coverage=self.coverage), self.registry)
         by_root: dict[str, list[Resolved]] = defaultdict(list)
         for item in self._resolved(view, view.workloads(None, None)):
-            by_root[self._root[_uid(item.tree.workload)]].append(item)
+            by_root[self._forest.root[uid_of(item.tree.workload)]].append(item)
         gap_members: dict[str, dict[Gap, list[Obj]]] = defaultdict(lambda: defaultdict(list))
         for gap, objects in view.gap_members.items():
             for obj in objects:
-                gap_members[self._root[_uid(obj)]][gap].append(obj)
-        roots = set(self._root.values())
+                gap_members[self._forest.root[uid_of(obj)]][gap].append(obj)
+        roots = set(self._forest.root.values())
         with self._lock:
             self._results = {root: by_root[root] for root in roots if by_root.get(root)}
             self._gap_members = {root: dict(by_gap) for root, by_gap in gap_members.items()}
@@ -585,10 +431,11 @@ class LiveModel:
         updates: dict[str, list[Resolved] | None] = {}
         gap_members: dict[str, dict[Gap, list[Obj]]] = {}
         for root in roots:
-            if root not in self._objects or self._root.get(root, root) != root:
+            if root not in self._forest.objects or self._forest.root.get(root, root) != root:
                 updates[root] = None
                 continue
-            members = sorted((self._objects[m] for m in self._subtree(root)), key=self._member_order)
+            forest = self._forest
+            members = sorted((forest.objects[m] for m in forest.subtree(root)), key=forest.member_order)
             view = WorkloadIndex(Snapshot(members, coverage=self.coverage), registry)
             if view.gap_members:
                 gap_members[root] = dict(view.gap_members)
@@ -690,27 +537,27 @@ class LiveModel:
         return None
 
     def _event(self, kind: str, obj: Obj, dirty: set[str], now: float) -> None:
-        uid = _uid(obj)
+        uid = uid_of(obj)
         state = self._state_for(obj)
         if state is not None:
             state.events[kind] += 1
             state.last_event = now
             state.readable, state.error, state.failing_since = True, None, None
-            if kind == "ADDED" and uid not in self._objects:
+            if kind == "ADDED" and uid not in self._forest.objects:
                 state.objects += 1
-            elif kind == "DELETED" and uid in self._objects:
+            elif kind == "DELETED" and uid in self._forest.objects:
                 state.objects -= 1
-        old_root = self._root.get(uid)
+        old_root = self._forest.root.get(uid)
         if old_root is not None:
             dirty.add(old_root)
         if kind == "DELETED":
-            self._remove(uid)
+            self._forest.remove(uid)
             self.events.forget(uid)
-            for child in list(self._children.get(uid, ())):
-                self._reroot(child, dirty)
+            for child in self._forest.children(uid):
+                self._forest.reroot(child, dirty)
             return
-        self._put(self._project(obj))
-        self._reroot(uid, dirty)
+        self._forest.put(self._project(obj))
+        self._forest.reroot(uid, dirty)
 
     def _relisted(self, fresh: ListResult, dirty: set[str], reason: str | None, notes: list[tuple[str, str]]) -> None:
         name = resource_name(fresh)
@@ -726,20 +573,20 @@ class LiveModel:
             self._set_coverage([g for g in self.coverage if g not in closed])
             notes.append((name, "can be read again: its objects are served"))
         now = time.time()
-        keep = {_uid(o) for o in fresh.items}
+        keep = {uid_of(o) for o in fresh.items}
         stale = [
             uid
-            for uid, obj in self._objects.items()
+            for uid, obj in self._forest.objects.items()
             if (obj.get("apiVersion"), obj.get("kind")) == (res.api_version, res.kind)
             and (fresh.namespace is None or (obj.get("metadata") or {}).get("namespace") == fresh.namespace)
             and uid not in keep
         ]
         for uid in stale:
-            self._event("DELETED", self._objects[uid], dirty, now)
+            self._event("DELETED", self._forest.objects[uid], dirty, now)
         for obj in fresh.items:
             obj.setdefault("apiVersion", res.api_version)
             obj.setdefault("kind", res.kind)
-            old = self._objects.get(_uid(obj))
+            old = self._forest.objects.get(uid_of(obj))
             if old is not None and _version(old) is not None and _version(old) == _version(obj):
                 continue  # unchanged while the watch was down: no event, nothing to resolve again
             self._event("MODIFIED" if old is not None else "ADDED", obj, dirty, now)
@@ -777,12 +624,12 @@ class LiveModel:
         res = listed.resource
         gone = [
             uid
-            for uid, obj in self._objects.items()
+            for uid, obj in self._forest.objects.items()
             if (obj.get("apiVersion"), obj.get("kind")) == (res.api_version, res.kind)
             and (listed.namespace is None or (obj.get("metadata") or {}).get("namespace") == listed.namespace)
         ]
         for uid in gone:  # what cannot be read any more cannot be known: the gap says so instead
-            self._event("DELETED", self._objects[uid], dirty, time.time())
+            self._event("DELETED", self._forest.objects[uid], dirty, time.time())
         state.objects = 0
         self._set_coverage([*self.coverage.gaps, gap])
         notes.append((name, f"cannot be read: {gap.why}; its objects left the model (fix: {gap.fix})"))

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from workload_map.base.coverage import Coverage
     from workload_map.base.objects import Obj
     from workload_map.definition.registry import DefinitionRegistry
-    from workload_map.live.model import Resolved
+    from workload_map.live.resolved import Resolved
 
 # The model's version, its objects and its resolved workloads (per root): read under the store lock.
 Store = Callable[[], tuple[int, Iterable["Obj"], Iterable[list["Resolved"]]]]

@@ -14,16 +14,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
+from workload_map.base.expectation import expectation_problem
 from workload_map.base.objects import Obj, ObjectKey, group_of, key_of
 from workload_map.base.snapshot import Snapshot
 from workload_map.errors import DocumentError, Location
 from workload_map.sources.documents import Document, read_source
-
-if TYPE_CHECKING:
-    from workload_map.checks.samples import SampleResult
-    from workload_map.definition.model import LoadedDefinition
 
 RECORDING_API_VERSION = "workload-map.run.ai/v1alpha1"
 RECORDING_KIND = "Recording"
@@ -90,7 +87,7 @@ class RecordedEvent:
 @dataclass(frozen=True)
 class Checkpoint:
     """An expectation about the state after the first ``after`` events (0: the initial objects); ``expect``
-    takes the keys of an expectation annotation (checks.samples.EXPECT_KEYS)."""
+    takes the keys of an expectation annotation (base.expectation.EXPECT_KEYS)."""
 
     name: str
     after: int
@@ -294,8 +291,6 @@ def _event(value: Any, where: Location) -> RecordedEvent:
 
 
 def _checkpoint(value: Any, where: Location, events: int) -> Checkpoint:
-    from workload_map.checks.samples import expectation_problem  # noqa: PLC0415 (resolving samples only for checks)
-
     if not isinstance(value, dict):
         raise DocumentError(f"a checkpoint must be a mapping, not {_type(value)}", where)
     name = _string(value, "name", where)
@@ -313,53 +308,6 @@ def _checkpoint(value: Any, where: Location, events: int) -> Checkpoint:
     if problem:
         raise DocumentError(problem, where.child("expect"))
     return Checkpoint(name, after, expect)
-
-
-# --------------------------------------------------------------------------- replaying against a definition
-
-
-def test_recording(definition: LoadedDefinition, recording: Recording) -> list[SampleResult]:
-    """Each checkpoint checked on the state it names; without checkpoints, the state after each event
-    where the workload's status (primary or matched) changed, shown (``wmap definitions test``)."""
-    from workload_map.checks.samples import SampleResult, check_state  # noqa: PLC0415 (resolving samples only for checks)
-
-    key = recording.workload.key
-
-    def result(after: int, checkpoint: str | None) -> SampleResult:
-        at = recording.events[after - 1].at if after else recording.recorded.started
-        step = f"after {after} event(s), at {at}"
-        location = f"{recording.location}: " + (step if checkpoint is None else f"checkpoint {checkpoint!r}, {step}")
-        return SampleResult(str(key), location, None, after=after, at=at, checkpoint=checkpoint)
-
-    if recording.checkpoints:
-        return [
-            check_state(definition, recording.state_at(c.after), key, result(c.after, c.name), c.expect)
-            for c in recording.checkpoints
-        ]
-    shown: list[SampleResult] = []
-    last: tuple[str, ...] | None = None
-    for after, snapshot in recording.states():
-        if not _present(snapshot, key):
-            last = None  # not created yet, or deleted: shown again when it is (re)created
-            continue
-        state = check_state(definition, snapshot, key, result(after, None), None)
-        status = ("", *state.problems) if state.tree is None else _status(state.tree)
-        if status != last:
-            shown.append(state)
-            last = status
-    return shown
-
-
-def _present(snapshot: Snapshot, key: ObjectKey) -> bool:
-    return any(key_of(o) == key for o in snapshot.of_kind(key.group, key.kind))
-
-
-def _status(tree: dict[str, Any]) -> tuple[str, ...]:
-    return (tree["status"]["primary"], *tree["status"]["matched"])
-
-
-# A library function, not a pytest test, whatever its name says.
-test_recording.__test__ = False  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------- writing
@@ -460,5 +408,4 @@ __all__ = [
     "load_recording",
     "recording_from_document",
     "rfc3339",
-    "test_recording",
 ]

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from workload_map.api.selectors import check_status as check_status, matches as matches
     from workload_map.base.coverage import Coverage, Gap
     from workload_map.definition.registry import DefinitionRegistry
-    from workload_map.live.model import Resolved as Resolved, ResourceState as ResourceState
+    from workload_map.live.resolved import Resolved as Resolved, ResourceState as ResourceState
     from workload_map.queues import QueueReport
     from workload_map.sources.kube.retry import RetryPolicy as RetryPolicy
     from workload_map.tree.events import WorkloadEvent
@@ -95,7 +95,7 @@ class LiveReader(Protocol):
 _EXPORTS: dict[str, tuple[str, ...]] = {
     # the JSON API's ?selector= and ?status= filters, as `wmap get -l` and `--status` apply them
     "workload_map.api.selectors": ("check_status", "matches"),
-    "workload_map.live.model": ("Resolved", "ResourceState"),
+    "workload_map.live.resolved": ("Resolved", "ResourceState"),
     # how a fleet's cluster that failed at start is retried (the sources' retry policy)
     "workload_map.sources.kube.retry": ("RetryPolicy",),
 }

@@ -1,0 +1,252 @@
+"""Status values a controller writes into a free string field (``--api-source``, after gosource.py).
+
+Many operators declare their phase as a plain ``string`` and keep the values as constants in the controller's
+package (``StatusInitialized = "Initialized"``), or write string literals, through a helper that takes the
+value as a parameter (``c.updateStatus(ctx, obj, StatusProvisioning, 0)`` ending in
+``copy.Status.CurrentState = state``). The API types then say nothing; the controller's assignments do. This
+reads them as text: every ``Status.<Field> = <expression>`` in the repository's Go files, the expression
+followed when it is a parameter of the function it sits in (to the calls of that function, three deep), and
+resolved to string constants (of the same package or an imported one) and literals.
+
+Where a value is written says what no word may: a value written on a failure path (inside ``if err != nil``,
+or followed in its block by a warning event or an error log) is the object failing (low confidence, with
+the site as evidence). Hand-written for the reason gosource.py gives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_HOPS = 3
+MAX_VALUES = 60
+_FUNC = re.compile(r"^func\s*(?:\([^)]*\)\s*)?(\w+)\s*(?:\[[^\]]*\])?\(([^)]*)\)", re.M)
+_LITERAL = re.compile(r'^"(?:\\.|[^"\\])*"$|^`[^`]*`$')
+_NAME = re.compile(r"^(?:(\w+)\.)?([A-Za-z_]\w*)$")
+_CONVERSION = re.compile(r"^(?:\w+\.)?\w+\((.*)\)$", re.S)
+_FAILURE_AFTER = re.compile(r"EventTypeWarning|\"Warning\"|\b(?:klog|log|logger|Log)\.Error|\.Error\(|Errorf\(")
+_ERR_CHECK = re.compile(r"\berr\s*!=\s*nil")
+_ASSIGNS_ERR = re.compile(r"\berr\s*:?=(?!=)")
+
+
+@dataclass
+class Written:
+    value: str
+    evidence: str  # ``written at pkg/controller/x.go:12 (StatusReady)``
+    failure: bool  # written on a failure path (at any of its sites)
+    constant: str | None = None  # the constant's name (``StatusFailedAlreadyExists``): its words say more
+
+
+# (qualifier or None, name, file path) -> the constant's string value, or None.
+ConstantLookup = Callable[[str | None, str, Path], str | None]
+
+
+def written_values(
+    files: list[Path], root: Path, text: Callable[[Path], str | None], field_name: str, constant: ConstantLookup
+) -> list[Written]:
+    """The values the Go ``files`` (under ``root``) write into ``Status.<field_name>``, first site first."""
+    assign = re.compile(rf"\bStatus\.{re.escape(field_name)}\s*=(?!=)\s*([^\n;]+)")
+    found: dict[str, Written] = {}
+    reader = _Sites(files, root, text, constant)
+    for path in files:
+        body = text(path) or ""
+        if f"Status.{field_name}" not in body:
+            continue
+        for match in assign.finditer(body):
+            expression = _strip_comment(match.group(1))
+            for written in reader.values(expression, path, match.start(1), 0, set()):
+                first = found.setdefault(written.value, written)
+                if written.failure and not first.failure:
+                    first.failure, first.evidence = True, f"{first.evidence}, {written.evidence} on a failure path"
+                if len(found) >= MAX_VALUES:
+                    return list(found.values())
+    return list(found.values())
+
+
+_CONDITION_LITERAL = re.compile(r"\b\w+\.Condition\{")
+_TYPE_KEY = re.compile(r"\bType:\s*([^,\n}]+)")
+
+
+def written_condition_types(
+    files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str, constant: ConstantLookup
+) -> list[Written]:
+    """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, the value
+    a constant, a literal or a parameter of the builder function), in the files that name the kind."""
+    found: dict[str, Written] = {}
+    reader = _Sites(files, root, text, constant)
+    for path in files:
+        body = text(path) or ""
+        if kind not in body or ".Condition{" not in body:
+            continue
+        for literal in _CONDITION_LITERAL.finditer(body):
+            end = _arguments(body, literal.end())
+            inside = body[literal.end() : end[-1][1] + len(end[-1][0])] if end else ""
+            if (key := _TYPE_KEY.search(inside)) is None:
+                continue
+            at = literal.end() + key.start(1)
+            for written in reader.values(_strip_comment(key.group(1)), path, at, 0, set()):
+                found.setdefault(written.value, written)
+    return list(found.values())
+
+
+def _strip_comment(expression: str) -> str:
+    return re.sub(r"\s*//.*$", "", expression).strip().rstrip("{").strip()
+
+
+class _Sites:
+    def __init__(
+        self, files: list[Path], root: Path, text: Callable[[Path], str | None], constant: ConstantLookup
+    ) -> None:
+        self.files = files
+        self.root = root
+        self.text = text
+        self.constant = constant
+
+    def where(self, path: Path, at: int) -> str:
+        body = self.text(path) or ""
+        return f"{path.relative_to(self.root).as_posix()}:{body.count(chr(10), 0, at) + 1}"
+
+    def values(self, expression: str, path: Path, at: int, hops: int, seen: set[tuple[str, int]]) -> Iterator[Written]:
+        if (str(path), at) in seen:
+            return
+        seen = seen | {(str(path), at)}
+        expression = expression.strip()
+        if _LITERAL.match(expression):
+            value = expression[1:-1]
+            if value.strip() and value.isprintable():
+                yield Written(value, f"written at {self.where(path, at)}", _on_failure_path(self.text(path) or "", at))
+            return
+        name = _NAME.match(expression)
+        if name is None:
+            inner = _CONVERSION.match(expression)
+            if inner is not None and "," not in inner.group(1):  # ``Phase(StatusReady)``
+                yield from self.values(inner.group(1), path, at, hops, seen)
+            return
+        qualifier, identifier = name.group(1), name.group(2)
+        constant = self.constant(qualifier, identifier, path)
+        if constant is not None:
+            body = self.text(path) or ""
+            where = f"written at {self.where(path, at)} ({identifier})"
+            yield Written(constant, where, _on_failure_path(body, at), identifier)
+            return
+        if qualifier is None and hops < MAX_HOPS:
+            yield from self.through_callers(identifier, path, at, hops, seen)
+
+    def through_callers(
+        self, parameter: str, path: Path, at: int, hops: int, seen: set[tuple[str, int]]
+    ) -> Iterator[Written]:
+        """A parameter of the enclosing function: the argument each call of that function passes for it."""
+        body = self.text(path) or ""
+        function = None
+        for match in _FUNC.finditer(body, 0, at):
+            function = match
+        if function is None:
+            return
+        names = _parameter_names(function.group(2))
+        if parameter not in names:
+            return
+        index = names.index(parameter)
+        call = re.compile(rf"(?<![\w.])(?:[\w.]+\.)?{re.escape(function.group(1))}\(")
+        for caller in self.files:
+            text = self.text(caller) or ""
+            if function.group(1) + "(" not in text:
+                continue
+            for match in call.finditer(text):
+                line_start = text.rfind("\n", 0, match.start()) + 1
+                if text[line_start : match.start()].lstrip().startswith("func"):
+                    continue  # the declaration itself
+                arguments = _arguments(text, match.end())
+                if index < len(arguments):
+                    argument, offset = arguments[index]
+                    yield from self.values(argument, caller, offset, hops + 1, seen)
+
+
+def _parameter_names(parameters: str) -> list[str]:
+    """``ctx context.Context, a, b string, n int32`` -> [ctx, a, b, n]."""
+    names = []
+    for part in parameters.split(","):
+        tokens = part.split()
+        if tokens and tokens[0].isidentifier():
+            names.append(tokens[0])
+    return names
+
+
+def _arguments(text: str, start: int) -> list[tuple[str, int]]:
+    """The top-level arguments of a call whose ``(`` ends at ``start``, each with its offset."""
+    out: list[tuple[str, int]] = []
+    depth = 0
+    begin = start
+    index = start
+    while index < len(text):
+        char = text[index]
+        if char in "\"`'":
+            end = _string_end(text, index)
+            index = end
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                out.append((text[begin:index], begin))
+                return [(a.strip(), o + len(a) - len(a.lstrip())) for a, o in out]
+            depth -= 1
+        elif char == "," and depth == 0:
+            out.append((text[begin:index], begin))
+            begin = index + 1
+        index += 1
+    return []
+
+
+def _string_end(text: str, start: int) -> int:
+    quote = text[start]
+    index = start + 1
+    while index < len(text):
+        if text[index] == "\\" and quote != "`":
+            index += 2
+            continue
+        if text[index] == quote:
+            return index + 1
+        if text[index] == "\n" and quote != "`":
+            return index
+        index += 1
+    return index
+
+
+def _on_failure_path(body: str, at: int) -> bool:
+    """The site sits in an ``if err != nil`` block, or its block goes on to a warning event or an error log.
+
+    The site's own error check (``if _, err = setStatus(...); err != nil {``) is the write's, not a failure
+    of the object's: its block is skipped, and a later ``return ..., err`` says nothing."""
+    line_start = body.rfind("\n", 0, at) + 1
+    line_end = body.find("\n", at)
+    line_end = len(body) if line_end < 0 else line_end
+    site_line = body[line_start:line_end]
+    # The enclosing block's header: the line of the first unmatched ``{`` before the site.
+    depth = 0
+    index = line_start - 1
+    header = ""
+    while index >= 0:
+        char = body[index]
+        if char == "}":
+            depth += 1
+        elif char == "{":
+            if depth == 0:
+                header = body[body.rfind("\n", 0, index) + 1 : index]
+                break
+            depth -= 1
+        index -= 1
+    if _ERR_CHECK.search(header) and not _ASSIGNS_ERR.search(header):
+        return True
+    # The rest of the block, the site line's own block left out.
+    depth = site_line.count("{") - site_line.count("}")
+    after: list[str] = []
+    for line in body[line_end + 1 :].splitlines():
+        opened = depth
+        depth += line.count("{") - line.count("}")
+        if depth < 0:
+            break
+        if opened == 0:
+            after.append(line)
+    return any(_FAILURE_AFTER.search(line) for line in after)

@@ -1,0 +1,253 @@
+"""Statuses from where an operator really keeps them: a condition list typed in a shared package, and (below)
+the values its controller writes into a free string field. Our own small Go files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.authoring.fixtures import crd
+
+from workload_map.authoring import draft
+from workload_map.authoring.gosource import api_values
+from workload_map.authoring.status import classify
+
+KIND = """\
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	commonv1 "example.com/still/pkg/apis/common/v1"
+)
+
+type Still struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Status StillStatus `json:"status,omitempty"`
+}
+
+type StillStatus struct {
+	// ReadyBarrels is the number of barrels ready.
+	ReadyBarrels int32 `json:"readyBarrels,omitempty"`
+	CurrentState string `json:"currentState"`
+	Conditions commonv1.Conditions `json:"conditions"`
+}
+
+type Barrel struct {
+	metav1.TypeMeta `json:",inline"`
+}
+"""
+
+CONDITIONS = """\
+package v1
+
+import commonv1 "example.com/still/pkg/apis/common/v1"
+
+const (
+	StillIsWarm          commonv1.ConditionType = "StillIsWarm"
+	DistillationComplete commonv1.ConditionType = "DistillationComplete"
+)
+"""
+
+COMMON = """\
+package v1
+
+type ConditionType string
+
+// A condition of another kind of the project, declared in the shared package.
+const CaskSealed ConditionType = "CaskSealed"
+
+// Conditions of any kind of this project.
+type Conditions []Condition
+
+type Condition struct {
+	Type   ConditionType `json:"type"`
+	Status string        `json:"status"`
+}
+"""
+
+
+def _source(root: Path) -> Path:
+    for folder, name, text in [
+        ("api/still/v1", "still_types.go", KIND),
+        ("api/still/v1", "status.go", CONDITIONS),
+        ("pkg/apis/common/v1", "common.go", COMMON),
+    ]:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / name).write_text(text)
+    return root
+
+
+STATUS = {
+    "currentState": {"type": "string"},
+    "readyBarrels": {"type": "integer"},
+    "conditions": {
+        "type": "array",
+        "items": {"type": "object", "properties": {"type": {"type": "string"}, "status": {"type": "string"}}},
+    },
+}
+STILL = crd("still.example.com", "Still", {}, STATUS)
+
+
+def test_a_named_condition_list_of_a_shared_package_gives_the_kinds_own_condition_types(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    found = api_values(root, "Still", "v1")
+    # The shared type's constants declared beside this kind, not another kind's (CaskSealed).
+    assert [v for v, _ in found.conditions] == ["StillIsWarm", "DistillationComplete"]
+
+
+def test_the_operators_own_work_and_changes_over_running_pods_are_not_the_objects_end() -> None:
+    # The reconcile loop finished or paused: the pods keep running; a failed reconcile degrades.
+    assert classify("ReconciliationComplete") == ("running", "low")
+    assert classify("ReconciliationPaused") == ("running", "low")
+    assert classify("ReconcileFailed") == ("degraded", "low")
+    assert classify("DistillationComplete") == ("completed", "high")
+    # A start-up phase in the past is over; a change rolls over running pods; a stalled one degrades.
+    assert classify("Initialized") == ("running", "medium")
+    assert classify("Updating Still Version") == ("running", "low")
+    assert classify("MigratingData") == ("running", "low")
+    assert classify("ApplyingChanges") == ("initializing", "low")
+    assert classify("Stalled") == ("degraded", "high")
+    assert classify("StillIsReachable") == ("running", "medium")
+
+
+def test_a_count_of_ready_members_of_any_name_says_running() -> None:
+    running = draft(STILL).karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    assert {"byExpression": {"expression": "(.status.readyBarrels // 0) > 0", "expectedResult": "true"}} in running[
+        "running"
+    ]
+
+
+CONTROLLER = """\
+package controller
+
+import (
+	"fmt"
+
+	stillv1 "example.com/still/api/still/v1"
+	msgs "example.com/still/pkg/messages"
+)
+
+const (
+	StateHeating       = "Heating the wash"
+	StateDistilling    = "Distilling"
+	StateNoCopper      = "Copper pot missing"
+	StateFailedCooling = "Coolant gone"
+	StateLeaking       = "Leaking"
+)
+
+func (r *Reconciler) setState(ctx context.Context, still *stillv1.Still, state string, ready int32) error {
+	copy := still.DeepCopy()
+	copy.Status.CurrentState = state // the one write
+	return r.client.Status().Update(ctx, copy)
+}
+
+func (r *Reconciler) record(ctx context.Context, still *stillv1.Still, state string) error {
+	return r.setState(ctx, still, state, 0)
+}
+
+func (r *Reconciler) Reconcile(ctx context.Context, still *stillv1.Still) error {
+	if _, err := r.setState(ctx, still, StateHeating, 0); err != nil {
+		return err
+	}
+	pot, err := r.pot(ctx, still)
+	if err != nil {
+		if _, uerr := r.setState(ctx, still, StateNoCopper, 0); uerr != nil {
+			return uerr
+		}
+		return err
+	}
+	if pot.Cold() {
+		r.record(ctx, still, StateFailedCooling)
+		return nil
+	}
+	if pot.Dripping() {
+		if err := r.record(ctx, still, msgs.Leaking); err != nil {
+			return err
+		}
+		r.recorder.Event(still, corev1.EventTypeWarning, "Leak", fmt.Sprintf("pot %s", pot))
+		return nil
+	}
+	still.Status.CurrentState = "Bottled"
+	if err := r.record(ctx, still, StateDistilling); err != nil {
+		return err
+	}
+	return nil
+}
+"""
+
+MESSAGES = """\
+package messages
+
+const Leaking = "Leaking at the seams"
+"""
+
+
+def test_the_values_a_controller_writes_into_a_free_string_are_its_phases(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    for folder, name, text in [("pkg/controller", "still.go", CONTROLLER), ("pkg/messages", "m.go", MESSAGES)]:
+        (root / folder).mkdir(parents=True)
+        (root / folder / name).write_text(text)
+    found = api_values(root, "Still", "v1")
+    written = dict(found.phases[("status", "currentState")])
+    # Through setState's and record's parameters to the calls, constants of this package and an imported one,
+    # and a literal; each with the place it is written.
+    assert set(written) == {
+        "Heating the wash",
+        "Copper pot missing",
+        "Coolant gone",
+        "Leaking at the seams",
+        "Bottled",
+        "Distilling",
+    }
+    assert written["Heating the wash"] == "written at pkg/controller/still.go:29 (StateHeating)"
+    assert written["Bottled"] == "written at pkg/controller/still.go:50"
+    meanings = {value: meant[:2] for (_, value), meant in found.meanings.items()}
+    # No word of theirs places these: inside `if err != nil`, or followed by a warning event -> failed (low);
+    # a failure word in the constant's name -> by that name. The setter's own error check is no failure path.
+    assert meanings == {
+        "Copper pot missing": ("failed", "low"),
+        "Leaking at the seams": ("failed", "low"),
+        "Coolant gone": ("failed", "medium"),
+    }
+    assert "Bottled" not in meanings and "Heating the wash" not in meanings
+
+
+CONDITIONS_BUILT = """\
+package status
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Conditions of a Still, set by the reconciler.
+const (
+	StillRequested string = "StillRequested"
+	StillReady     string = "StillReady"
+)
+
+func condition(kind string, status metav1.ConditionStatus) metav1.Condition {
+	return metav1.Condition{
+		Type:   kind,
+		Status: status,
+	}
+}
+
+func Initial() []metav1.Condition {
+	return []metav1.Condition{condition(StillRequested, metav1.ConditionTrue), condition(StillReady, "False")}
+}
+
+func Other() metav1.Condition {
+	return metav1.Condition{Reason: "x", Type: "Bottled"}
+}
+"""
+
+
+def test_condition_types_a_controller_builds_when_the_api_declares_none(tmp_path: Path) -> None:
+    root = tmp_path
+    kind = KIND.replace("commonv1.Conditions", "[]metav1.Condition")
+    for folder, name, text in [("api/still/v1", "still_types.go", kind), ("pkg/status", "c.go", CONDITIONS_BUILT)]:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / name).write_text(text)
+    found = dict(api_values(root, "Still", "v1").conditions)
+    assert list(found) == ["StillRequested", "StillReady", "Bottled"]
+    assert found["StillRequested"] == "built at pkg/status/c.go:19 (StillRequested)"
+    assert classify("StillRequested") == ("initializing", "high")
+    assert classify("JobQueuing") == ("initializing", "high")
