@@ -44,6 +44,15 @@ type KeeperSpec struct {
 type OrchardStatus struct {
 	Phase string `json:"phase,omitempty"`
 }
+
+// KeeperCount is the keeper's count, 0 when unset.
+func (o *Orchard) KeeperCount() int32 {
+	var count int32
+	if o.Spec.Keeper.Count > 0 {
+		count = o.Spec.Keeper.Count
+	}
+	return count
+}
 """
 
 CONTROLLER = """\
@@ -75,7 +84,7 @@ func (r *OrchardReconciler) keeperFor(o *orchardv1.Orchard) *appsv1.Deployment {
 	_ = existing
 	return &appsv1.Deployment{
 		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(o.Spec.Keeper.Count),
+			Replicas: ptr.To(o.KeeperCount()),
 		},
 	}
 }
@@ -236,7 +245,10 @@ def test_draft_components_from_the_workloads_the_code_builds(tmp_path: Path) -> 
     assert TODO_MARK in row["specDefinition"]["podTemplateSpecPath"]  # one clear gap: no template in the object
     keeper = children["keeper"]
     assert keeper["kind"]["kind"] == "Deployment"
-    assert keeper["scaleDefinition"] == {"replicasPath": "(.spec.keeper.count // 1)"}
+    # .spec.keeper is optional: without it no keeper
+    assert keeper["scaleDefinition"] == {
+        "replicasPath": "(if .spec.keeper == null then 0 else 1 end) * (.spec.keeper.count // 1)"
+    }
     assert "operator/pkg/builders/rows.go:16" in made.text
     assert ".spec.helpers" in made.text  # said why it is no component
 

@@ -279,10 +279,31 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     }
     default = count.default if isinstance(count.default, int) else 1
     prefix = f"{jq(item)} | " if item else ""
-    component["scaleDefinition"] = {"replicasPath": f"{prefix}({jq(count.segments[len(item) :])} // {default})"}
+    expression = f"({jq(count.segments[len(item) :])} // {default})"
+    optional = _optional_holder(facts, item, count.segments)
+    if optional is not None:
+        # The count is in an object the schema does not require (``.spec.extra.replicas``): without it the
+        # operator builds no such workload.
+        expression = f"(if {jq(optional[len(item) :])} == null then 0 else 1 end) * {expression}"
+        builder.note(
+            (*path, "scaleDefinition", "replicasPath"), MEDIUM, f"0 while {schema_path(optional)} is unset (optional)."
+        )
+    component["scaleDefinition"] = {"replicasPath": prefix + expression}
     builder.note(
         (*path, "scaleDefinition", "replicasPath"),
         MEDIUM,
         f"its {child.count_key} reads {count.path} ({child.where}); unset reads {default}.",
     )
     children.append(component)
+
+
+def _optional_holder(facts: SchemaFacts, item: Segments, count: Segments) -> Segments | None:
+    """The object below the item (or the spec) that holds the count, when the schema does not require it."""
+    start = len(item) if item else 1
+    if len(count) - 1 <= start:
+        return None  # the count is the item's (or the spec's) own field
+    parent = facts.field_at(count[:start])
+    required = parent.schema.get("required") if parent is not None else None
+    if isinstance(required, list) and count[start] in required:
+        return None
+    return count[: start + 1]

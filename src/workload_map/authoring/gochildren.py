@@ -217,10 +217,11 @@ class _Locator:
     """Go expressions to the kind's paths: variables by their parameter types and assignments, fields by the
     json tags of the structs they select."""
 
-    def __init__(self, package: Package, kind: GoType) -> None:
-        self.package = package
+    def __init__(self, program: _Program, kind: GoType) -> None:
+        self.program = program
+        self.package = program.package
         self.kind = kind
-        self.linker = _Linker(package, ApiValues())
+        self.linker = _Linker(self.package, ApiValues())
         self.by_type: dict[int, tuple[Segments, bool] | None] = {}
 
     def type_place(self, type_expr: str, where: GoFile, segments: Segments | None) -> _Place:
@@ -267,8 +268,9 @@ class _Locator:
         return None
 
     def locate(self, tokens: list[Token], function: GoFunc, depth: int = 0) -> _Place | None:
-        """The place of an expression: a selector chain (``args.Pool.Servers``), behind ``&``/``*`` or the one
-        argument of a call (``ptr.To(x)``, ``int32(x)``)."""
+        """The place of an expression: a selector chain (``args.Pool.Servers``), behind ``&``/``*``, the one
+        argument of a call (``ptr.To(x)``, ``int32(x)``), or what a method of an API type called without
+        arguments returns (``t.SpareReplicas()``)."""
         texts = [t.text for t in tokens if t.text != "\n"]
         while texts and texts[0] in ("&", "*"):
             texts = texts[1:]
@@ -278,8 +280,13 @@ class _Locator:
             opening = texts.index("(")
             inner = [t for t in tokens if t.text != "\n"]
             inner = inner[len(inner) - len(texts) + opening + 1 : -1]
-            if len(_split(inner, ",")) == 1 and all(t.isidentifier() or t == "." for t in texts[:opening]):
+            callee = texts[:opening]
+            if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(callee)):
+                return None
+            if len(_split(inner, ",")) == 1:
                 return self.locate(inner, function, depth + 1)
+            if not inner and len(callee) >= 3:
+                return self.returned(callee[:-2], callee[-1], function, depth)
             return None
         if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)) or len(texts) % 2 == 0:
             return None
@@ -289,6 +296,23 @@ class _Locator:
                 return None
             place = self.select(place, name)
         return place
+
+    def returned(self, receiver: list[str], method: str, function: GoFunc, depth: int) -> _Place | None:
+        """What ``receiver.method()`` returns, when the receiver is a struct of the source and the method's
+        ``return`` reads a field (directly or through a local it assigns)."""
+        place = self.locate([Token(t, 0) for t in receiver], function, depth + 1)
+        if place is None or place.declared is None:
+            return None
+        for candidate in self.program.folder(place.declared.file.directory).get(method, []):
+            if candidate.receiver != place.declared.name:
+                continue
+            body = candidate.body
+            for index, token in enumerate(body):
+                if token.text == "return":
+                    found = self.locate(_statement(body, index + 1), candidate, depth + 1)
+                    if found is not None:
+                        return found
+        return None
 
     def variable(self, name: str, function: GoFunc, depth: int) -> _Place | None:
         if name in function.params:
@@ -401,7 +425,7 @@ def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
     if declared is None:
         return []
     program = _Program(package)
-    locator = _Locator(package, declared)
+    locator = _Locator(program, declared)
     queue = [(f, [f.name]) for f in program.mentioning(kind) if _takes(f, locator, declared) and not _double(f)]
     seen = {id(f) for f, _ in queue}
     out: list[BuiltChild] = []
