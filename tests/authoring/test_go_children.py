@@ -327,3 +327,48 @@ func (r *Reconciler) deploymentFor(o *api.Orchard) *appsv1.Deployment {
     assert component["kind"]["kind"] == "Deployment"
     assert component["scaleDefinition"] == {"replicasPath": "(.spec.size // 2)"}
     assert "specDefinition" not in structure["rootComponent"]
+
+
+def test_unreadable_go_builds_nothing_and_raises_nothing(tmp_path: Path) -> None:
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "types.go").write_text(
+        """package api
+
+type Loop struct {
+	Loop
+	Spec   LoopSpec   `json:"spec"`
+	Status LoopStatus `json:"status"`
+}
+
+type LoopSpec struct {
+	Loop  `json:"loop"`
+	Size int32 `json:"size"`
+}
+
+type LoopStatus struct{}
+"""
+    )
+    (tmp_path / "ctl").mkdir()
+    (tmp_path / "ctl" / "broken.go").write_text(
+        """package ctl
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	api "example.com/loop/api"
+)
+
+func again(l *api.Loop) { again(l); other(l) }
+
+func other(l *api.Loop) *appsv1.StatefulSet {
+	n := n
+	return &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: &l.Missing.Size, MinReadySeconds: n}}
+}
+
+func unclosed(l *api.Loop) {
+	x := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &l.Spec.Size
+func
+"""
+    )
+    found = built_children(tmp_path, "Loop", "v1")
+    assert {c.kind["kind"] for c in found} == {"StatefulSet", "Deployment"}
+    assert {c.kind["kind"]: c.count for c in found}["StatefulSet"] is None  # no field Missing: no count

@@ -249,9 +249,10 @@ class _Locator:
             self.by_type[id(declared)] = found[0] if len(found) == 1 else None
         return self.by_type[id(declared)]
 
-    def select(self, place: _Place, name: str) -> _Place | None:
-        """The field ``name`` (its Go name) of the struct at ``place``, embedded structs searched too."""
-        if place.declared is None or place.declared.underlying != "struct" or place.is_list:
+    def select(self, place: _Place, name: str, depth: int = 0) -> _Place | None:
+        """The field ``name`` (its Go name) of the struct at ``place``, embedded structs searched too (a few
+        levels: a struct may embed itself through others)."""
+        if place.declared is None or place.declared.underlying != "struct" or place.is_list or depth > 4:
             return None
         for go_field in place.declared.fields:
             if name in go_field.names:
@@ -261,8 +262,12 @@ class _Locator:
                 return self.type_place(go_field.type_expr, place.declared.file, segments)
         for go_field in place.declared.fields:
             if not go_field.names:
-                inner = self.type_place(go_field.type_expr, place.declared.file, place.segments)
-                found = self.select(_Place(place.segments, inner.declared), name)
+                # Inline unless its json tag names it (``Common `json:"common"```: one level down).
+                segments = place.segments
+                if segments is not None and go_field.json:
+                    segments = (*segments, go_field.json)
+                inner = self.type_place(go_field.type_expr, place.declared.file, segments)
+                found = self.select(_Place(segments, inner.declared), name, depth + 1)
                 if found is not None:
                     return found
         return None
