@@ -307,3 +307,39 @@ def _optional_holder(facts: SchemaFacts, item: Segments, count: Segments) -> Seg
     if isinstance(required, list) and count[start] in required:
         return None
     return count[: start + 1]
+
+
+def referenced_templates(facts: SchemaFacts, sites: list[Site]) -> tuple[list[Site], list[tuple[Site, str]]]:
+    """Drop a list of named templates nothing counts (``roleTemplates[]``) when another pod definition's
+    item or holding object refers to one by name (``roles[].pattern.templateRef: {name}``, the reference
+    named after the list): the operator merges the template into the referring item's pods; it is no role of its own.
+    Returns the sites kept and the dropped ones with the reference that names them."""
+    dropped: list[tuple[Site, str]] = []
+    for site in sites:
+        item = roles.item_of(site)
+        if site.replicas is not None or site.job is not None or len(item) < 2 or item[-1] != ARRAY:
+            continue
+        listed = item[-2].lower()
+        holders = [h for other in sites for h in (roles.item_of(other), other.role) if h and h[: len(item)] != item]
+        for holder in dict.fromkeys(holders):  # the other definitions' items and the objects holding them
+            node = facts.field_at(holder)
+            properties = node.schema.get("properties") if node is not None else None
+            if not isinstance(properties, dict):
+                continue
+            reference = next(
+                (
+                    key
+                    for key, value in properties.items()
+                    if key.endswith("Ref")
+                    and len(key) > 3
+                    and key[:-3].lower() in listed
+                    and isinstance(value, dict)
+                    and "name" in (value.get("properties") or {})
+                ),
+                None,
+            )
+            if reference is not None:
+                dropped.append((site, schema_path((*holder, reference))))
+                break
+    kept = [site for site in sites if site not in [d for d, _ in dropped]]
+    return kept, dropped

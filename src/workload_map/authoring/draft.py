@@ -97,6 +97,7 @@ def draft(
             s for s in sample_facts.sites_from_samples(found.roots) if s.segments not in {x.segments for x in sites}
         ]
     sites, bases = roles.without_base_templates(sites)
+    sites, referenced = child_kinds.referenced_templates(facts, sites) if facts is not None else (sites, [])
     sites, merged = roles.one_pod_per_role(sites)
     built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
     placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
@@ -252,6 +253,13 @@ def draft(
     if placed is not None and facts is not None:
         for child in placed.unplaced:
             child_kinds.built_component(builder, facts, child, children, taken, root_name)
+    for template, reference in referenced:
+        builder.note(
+            (*root_path, "name"),
+            LOW,
+            f"{template.path} ({template.source}) is a list of named templates nothing counts, referred to by",
+            f"{reference}: merged into the pods of the items that refer to one, not a component.",
+        )
     for part in placed.dropped if placed is not None else []:
         builder.note(
             (*root_path, "name"),
