@@ -6,7 +6,7 @@ from typing import Any
 
 from workload_map.authoring import draft
 
-from .fixtures import TEMPLATE, crd
+from .fixtures import CONTAINERS, TEMPLATE, crd
 
 
 def _named(extra: dict[str, Any]) -> dict[str, Any]:
@@ -17,10 +17,8 @@ def _named(extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _children(spec: dict[str, Any]) -> list[str]:
-    made = draft(crd("example.com", "Troupe", spec))
-    return [
-        c["specDefinition"]["podTemplateSpecPath"] for c in made.karta["spec"]["structureDefinition"]["childComponents"]
-    ]
+    structure = draft(crd("example.com", "Troupe", spec)).karta["spec"]["structureDefinition"]
+    return [str(next(iter(c["specDefinition"].values()))) for c in structure["childComponents"]]
 
 
 def test_templates_referred_to_by_name_are_merged_into_the_roles() -> None:
@@ -51,3 +49,16 @@ def test_a_reference_beside_the_template_in_the_roles_pattern() -> None:
         },
     }
     assert _children({"stencils": _named({}), "roles": roles}) == [".spec.roles[]?.pattern.template"]
+
+
+def test_containers_described_as_overrides_make_no_pod() -> None:
+    def runtimes(description: str) -> dict[str, Any]:
+        containers = {**CONTAINERS, "description": description}
+        item = {"type": "object", "properties": {"profileName": {"type": "string"}, "containers": containers}}
+        return {"type": "array", "items": item}
+
+    roles = _named({"replicas": {"type": "integer"}})
+    overrides = {"roles": roles, "runtimes": runtimes("The runtime's containers to be overridden (command, args).")}
+    assert _children(overrides) == [".spec.roles[]?.template"]
+    own = {"roles": roles, "runtimes": runtimes("The runtime's containers.")}
+    assert len(_children(own)) == 2

@@ -343,3 +343,25 @@ def referenced_templates(facts: SchemaFacts, sites: list[Site]) -> tuple[list[Si
                 break
     kept = [site for site in sites if site not in [d for d, _ in dropped]]
     return kept, dropped
+
+
+OVERRIDE_WORDS = re.compile(r"\b(overrid\w*|patch\w*)\b", re.I)
+
+
+def container_overrides(facts: SchemaFacts, sites: list[Site]) -> tuple[list[Site], list[tuple[Site, str]]]:
+    """Drop a pod definition whose containers the schema describes as overrides or patches of containers
+    defined elsewhere ("the containers to be overridden, only command and args"): the operator applies them
+    to pods it builds from another definition; they make no pod. Returns the kept and the dropped sites,
+    with the description that says so."""
+    kept: list[Site] = []
+    dropped: list[tuple[Site, str]] = []
+    for site in sites:
+        containers = (*site.segments, "containers") if site.form == "podspec" else site.segments
+        found = facts.field_at(containers) if site.form in ("podspec", "containers") else None
+        description = str(found.schema.get("description") or "") if found is not None else ""
+        match = OVERRIDE_WORDS.search(description)
+        if match is None or site.replicas is not None:
+            kept.append(site)
+        else:
+            dropped.append((site, description[:100]))
+    return kept, dropped

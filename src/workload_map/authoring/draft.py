@@ -98,6 +98,7 @@ def draft(
         ]
     sites, bases = roles.without_base_templates(sites)
     sites, referenced = child_kinds.referenced_templates(facts, sites) if facts is not None else (sites, [])
+    sites, overrides = child_kinds.container_overrides(facts, sites) if facts is not None else (sites, [])
     sites, merged = roles.one_pod_per_role(sites)
     built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
     placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
@@ -259,6 +260,12 @@ def draft(
             LOW,
             f"{template.path} ({template.source}) is a list of named templates nothing counts, referred to by",
             f"{reference}: merged into the pods of the items that refer to one, not a component.",
+        )
+    for part, said in overrides:
+        builder.note(
+            (*root_path, "name"),
+            LOW,
+            f"{part.path} ({part.source}): its containers override others ({said!r}): not a pod of its own.",
         )
     for part in placed.dropped if placed is not None else []:
         builder.note(
