@@ -161,10 +161,10 @@ def test_the_draft_maps_declared_values_by_their_words_and_lists_the_rest(tmp_pa
 
 def test_what_the_reader_cannot_read_is_a_located_warning(tmp_path: Path) -> None:
     broken = TYPES.replace('type KettleStatus struct {\n\tState string `json:"health,omitempty"`\n}', "")
-    broken += '\nconst Weird BrewPhase = "a" + "b"\n\ntype Open struct {\n\tA string\n'
+    broken += '\nconst Weird BrewPhase = "a" + Elsewhere\n\ntype Open struct {\n\tA string\n'
     root = _source(tmp_path, broken)
     found = api_values(root, "Brew", "v1")
-    weird = broken.splitlines().index('const Weird BrewPhase = "a" + "b"') + 1
+    weird = broken.splitlines().index('const Weird BrewPhase = "a" + Elsewhere') + 1
     where = f"{root}/api/v1/brew_types.go"
     assert f"{where}:{weird}: the constant Weird is not one string literal: its value is not read" in found.warnings
     assert f"{where}:{weird + 2}: the struct Open is never closed" in found.warnings

@@ -416,6 +416,14 @@ def test_groups_times_their_size_count_the_pods() -> None:
         ".spec.crews[]? | (if .gang == null then 0 else 1 end) * (.replicas // 1) * (.gang.size // 1)"
     )
     # A size alone is the count.
+    # Beside another optional object holding pods, only the items that set it count: 0 for the others.
+    solo = {"type": "object", "properties": {"template": fixtures.TEMPLATE}}
+    crew["properties"]["solo"] = solo
+    crd = fixtures.crd("example.com", "Crew", {"crews": {"type": "array", "items": crew}})
+    gang = _children(draft(crd, []))["gang"]
+    assert gang["scaleDefinition"]["replicasPath"] == (
+        ".spec.crews[]? | if .gang then (.replicas // 1) * (.gang.size // 1) else 0 end"
+    )
     alone = fixtures.crd("example.com", "Crew", {"crews": {"type": "array", "items": group}})
     (only,) = _children(draft(alone, [])).values()
     assert only["scaleDefinition"]["replicasPath"] == ".spec.crews[]? | (.size // 1)"

@@ -3,6 +3,7 @@ the values its controller writes into a free string field. Our own small Go file
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.authoring.fixtures import crd
@@ -133,6 +134,7 @@ const (
 	StateNoCopper      = "Copper pot missing"
 	StateFailedCooling = "Coolant gone"
 	StateLeaking       = "Leaking"
+	StateAging         = "Aging in oak"
 )
 
 func (r *Reconciler) setState(ctx context.Context, still *stillv1.Still, state string, ready int32) error {
@@ -171,6 +173,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, still *stillv1.Still) error 
 	if err := r.record(ctx, still, StateDistilling); err != nil {
 		return err
 	}
+	if still.Status.ReadyBarrels == *still.Spec.Barrels {
+		r.record(ctx, still, StateAging)
+	}
 	return nil
 }
 """
@@ -198,16 +203,19 @@ def test_the_values_a_controller_writes_into_a_free_string_are_its_phases(tmp_pa
         "Leaking at the seams",
         "Bottled",
         "Distilling",
+        "Aging in oak",
     }
-    assert written["Heating the wash"] == "written at pkg/controller/still.go:29 (StateHeating)"
-    assert written["Bottled"] == "written at pkg/controller/still.go:50"
+    assert written["Heating the wash"] == "written at pkg/controller/still.go:30 (StateHeating)"
+    assert written["Bottled"] == "written at pkg/controller/still.go:51"
     meanings = {value: meant[:2] for (_, value), meant in found.meanings.items()}
     # No word of theirs places these: inside `if err != nil`, or followed by a warning event -> failed (low);
     # a failure word in the constant's name -> by that name. The setter's own error check is no failure path.
+    # Written when the ready count reaches the desired one -> running (low).
     assert meanings == {
         "Copper pot missing": ("failed", "low"),
         "Leaking at the seams": ("failed", "low"),
         "Coolant gone": ("failed", "medium"),
+        "Aging in oak": ("running", "low"),
     }
     assert "Bottled" not in meanings and "Heating the wash" not in meanings
 
@@ -251,3 +259,116 @@ def test_condition_types_a_controller_builds_when_the_api_declares_none(tmp_path
     assert found["StillRequested"] == "built at pkg/status/c.go:19 (StillRequested)"
     assert classify("StillRequested") == ("initializing", "high")
     assert classify("JobQueuing") == ("initializing", "high")
+
+
+def test_a_status_object_counting_members_by_state_gives_the_ready_count() -> None:
+    members = {"type": "object", "properties": {"all": {"type": "integer"}, "ready": {"type": "integer"}}}
+    kind = crd("still.example.com", "Still", {}, {"replicas": members})
+    running = draft(kind).karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    expression = {"byExpression": {"expression": "(.status.replicas.ready // 0) > 0", "expectedResult": "true"}}
+    assert expression in running["running"]
+
+
+def test_the_draft_maps_written_values_by_where_they_are_written(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    for folder, name, text in [("pkg/controller", "still.go", CONTROLLER), ("pkg/messages", "m.go", MESSAGES)]:
+        (root / folder).mkdir(parents=True)
+        (root / folder / name).write_text(text)
+    made = draft(STILL, api_source=root)
+    status = made.karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    assert status["phaseDefinition"]["path"] == '.status.currentState // ""'
+    failed = status["statusMappings"]["failed"]
+    assert {"byPhase": "Copper pot missing"} in failed and {"byPhase": "Coolant gone"} in failed
+    assert (
+        "phase 'Copper pot missing' (written at pkg/controller/still.go:35 (StateNoCopper)): written on a" in made.text
+    )
+    # The reconcile completing is no outcome: its False is not failed, and the kind still never completes.
+    running = status["statusMappings"]["running"]
+    assert {"byConditions": [{"type": "DistillationComplete", "status": "True"}]} in status["statusMappings"][
+        "completed"
+    ]
+    assert {"byExpression": {"expression": "(.status.readyBarrels // 0) > 0", "expectedResult": "true"}} in running
+
+
+def test_a_reconcile_complete_condition_is_no_outcome_and_the_kind_no_batch() -> None:
+    status = {"conditions": STATUS["conditions"]}
+    kind = crd("still.example.com", "Still", {}, status)
+    kind["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["conditions"][
+        "items"
+    ]["properties"]["type"]["enum"] = ["ReconciliationComplete", "Ready"]
+    made = draft(kind)
+    mappings = made.karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    assert {"byConditions": [{"type": "ReconciliationComplete", "status": "True"}]} in mappings["running"]
+    assert "failed" not in mappings or all("ReconciliationComplete" not in json.dumps(m) for m in mappings["failed"])
+    assert not [t for t in made.todos if ".completed" in t.split(":")[0]]  # a service: nothing to complete
+
+
+LABELS = """\
+package utils
+
+const Prefix = "still.example.com"
+
+const (
+	// ColdAnnotationName is read by the reconciler.
+	ColdAnnotationName = Prefix + "/hibernation"
+	// HoldAnnotationName holds the names of the pods to keep cold.
+	HoldAnnotationName = Prefix + "/suspend"
+)
+"""
+
+READER = """\
+package controller
+
+import (
+	stillv1 "example.com/still/api/still/v1"
+	"example.com/still/pkg/utils"
+)
+
+const ColdOn = "on"
+
+func isCold(still *stillv1.Still) bool {
+	return still.Annotations[utils.ColdAnnotationName] == ColdOn
+}
+
+func held(still *stillv1.Still) string {
+	return still.Annotations[utils.HoldAnnotationName]
+}
+
+// IsUnmanaged tells whether the operator skips this still entirely.
+func IsUnmanaged(still *stillv1.Still) bool {
+	return still.Annotations["still.example.com/pause"] == "true"
+}
+"""
+
+
+def test_a_pause_annotation_the_controller_reads_is_the_suspend_with_the_value_it_compares(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    for folder, name, text in [("pkg/utils", "labels.go", LABELS), ("pkg/controller", "cold.go", READER)]:
+        (root / folder).mkdir(parents=True)
+        (root / folder / name).write_text(text)
+    found = api_values(root, "Still", "v1")
+    # Declared in a helper package by concatenation, found by the controller's read; the one naming pods is
+    # none, nor the one that only stops the operator (read where it decides to leave the object alone).
+    assert [k for k, _ in found.annotations] == ["still.example.com/hibernation"]
+    assert found.annotation_values == {"still.example.com/hibernation": "on"}
+    suspend = draft(STILL, api_source=root).karta["spec"]["structureDefinition"]["rootComponent"]["suspendDefinition"]
+    path = '.metadata.annotations["still.example.com/hibernation"]'
+    assert suspend == {
+        "suspendActions": [{"path": path, "value": '"on"'}],
+        "resumeActions": [{"path": path, "value": '"off"'}],
+    }
+
+
+def test_odd_controller_text_never_raises_nor_loops(tmp_path: Path) -> None:
+    root = _source(tmp_path)
+    (root / "pkg" / "controller").mkdir(parents=True)
+    (root / "pkg" / "controller" / "odd.go").write_text(
+        "package controller\n\n"
+        "// Still: a helper calling itself with the state it sets.\n"
+        "func set(s *Still, state string) {\n\ts.Status.CurrentState = state\n\tset(s, state)\n}\n"
+        'func call(s *Still) { set(s, "Cooling"); set(s, "unclosed) }\n'
+        "func end(s *Still) { s.Status.CurrentState = \n"
+        "func more(s *Still) { x := s.Annotations[\n"
+    )
+    found = api_values(root, "Still", "v1")
+    assert [v for v, _ in found.phases[("status", "currentState")]] == ["Cooling"]

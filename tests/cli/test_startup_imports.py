@@ -78,3 +78,27 @@ def test_damaged_or_stale_entries_are_rebuilt_silently(warm_cache: tuple[Path, s
     rebuilt_rows, rebuilt = run(cache_dir)  # no traceback (run asserts the exit code), the same answer
     assert rebuilt_rows == rows and rebuilt == list(PARSER)
     assert run(cache_dir) == (rows, [])  # rewritten whole: warm again
+
+
+# Code a warm `get` never runs: queue figures, Events, gang plans, placement; nor does it analyse an expression
+# (the verdicts come from the cache, each unpickled when its expression is compiled).
+NOT_FOR_GET = (
+    "workload_map.queues.build",
+    "workload_map.queues.model",
+    "workload_map.tree.events",
+    "workload_map.gang",
+    "workload_map.placement",
+)
+
+
+def test_warm_get_loads_no_code_of_other_commands(warm_cache: tuple[Path, str]) -> None:
+    code = CODE.replace(repr(PARSER), repr(NOT_FOR_GET)).replace(
+        "if m in sys.modules]",
+        "if m in sys.modules] + (['sandbox lexer compiled'] if "
+        "sys.modules['workload_map.jq.sandbox']._token_re.cache_info().currsize else [])",
+    )
+    env = {**os.environ, cache.CACHE_DIR_ENV: str(warm_cache[0])}
+    env.pop(cache.NO_CACHE_ENV, None)
+    result = subprocess.run([sys.executable, "-c", code, *ARGV], capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == 0, result.stderr
+    assert (result.stdout, json.loads(result.stderr)) == (warm_cache[1], [])

@@ -153,6 +153,7 @@ def fresh_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 
     def forget() -> None:
         program._known.clear()
+        program._packed.clear()
         program.compile_expression.cache_clear()
 
     forget()

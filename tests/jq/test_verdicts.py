@@ -46,11 +46,14 @@ TRICKY = [
 
 @pytest.fixture(autouse=True)
 def fresh() -> Iterator[None]:
-    saved = dict(program._known)
+    saved, saved_packed = dict(program._known), dict(program._packed)
     program._known.clear()
+    program._packed.clear()
     yield
     program._known.clear()
     program._known.update(saved)
+    program._packed.clear()
+    program._packed.update(saved_packed)
 
 
 def alone(expressions: list[str]) -> list[program.Verdict]:
@@ -115,3 +118,14 @@ def test_compilation_that_exceeds_the_worker_limit_is_a_limit_verdict_the_others
     assert all(found[e].error is None for e in expressions[:40])
     assert len(errors) == 1 and isinstance(errors[0], JqLimitError)
     assert "jq compilation" in errors[0].message and "limit" in errors[0].message
+
+
+def test_primed_verdicts_are_unpickled_when_asked_for() -> None:
+    judged = program.verdicts([".a", ".b | env", ".c |"])
+    program._known.clear()
+    program.prime({**program.packed(judged), ".d": b"not a pickle", ".e": program.packed(judged)[".a"]})
+    assert program._known == {}  # nothing unpickled yet
+    assert program.verdict(".b | env") == judged[1] and list(program._known) == [".b | env"]
+    assert program.verdicts([".a", ".c |"]) == [judged[0], judged[2]]
+    # a table entry that is not its expression's verdict is judged again, not trusted
+    assert program.verdict(".d") == program._judge(".d") and program.verdict(".e") == program._judge(".e")

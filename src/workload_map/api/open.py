@@ -22,7 +22,7 @@ from workload_map.base.objects import group_of, is_pod, name_of, namespace_of, o
 from workload_map.base.snapshot import Snapshot
 from workload_map.definition.registry import DefinitionRegistry
 from workload_map.errors import Location, WorkloadMapError
-from workload_map.queues import QUEUE_GROUPS
+from workload_map.queues.kinds import QUEUE_GROUPS  # not the package: get loads no queue code (start-up)
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.sources.documents import Document
 

@@ -6,7 +6,6 @@ workload's tree and status explanation, gang groups, and updates. The CLI is one
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,7 +24,6 @@ from workload_map.errors import (
 )
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.tree.build import tree_of, trees_of
-from workload_map.tree.events import EVENT_KINDS, events_in, scope_of
 
 if TYPE_CHECKING:
     import threading
@@ -407,6 +405,8 @@ class View:
             raise WorkloadMapError(
                 "this view was opened without the Events", hint="open it with open_cluster(..., events=True)"
             )
+        from workload_map.tree.events import EVENT_KINDS, events_in, scope_of  # noqa: PLC0415 (get needs no Events: start-up)
+
         snapshot = self._index.snapshot
         scope = scope_of(tree.workload, snapshot, [pod.obj for pod in tree.all_pods])
         return events_in(scope, [obj for group, kind in EVENT_KINDS for obj in snapshot.of_kind(group, kind)])
@@ -569,6 +569,8 @@ def queue_of(tree: WorkloadTree) -> str | None:
 def _did_you_mean(type_name: str, registry: DefinitionRegistry) -> str:
     """``did you mean jobset? `` for a misspelt TYPE: the spelling closest to it of each covered kind near
     enough (at most three kinds; qualified spellings only when the TYPE is qualified), or nothing."""
+
+    import difflib  # noqa: PLC0415 (only for a TYPE no definition covers: start-up)
 
     wanted = type_name.lower()
     qualified = "." in wanted

@@ -9,6 +9,7 @@ such.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 from collections.abc import Sequence
@@ -32,6 +33,9 @@ from workload_map.authoring.samples import Sample
 from workload_map.authoring.schema import REPLICA_NAMES, add_api_values, read_crd
 from workload_map.base.objects import owner_references
 from workload_map.definition.model import GroupVersionKind, LoadedDefinition, slug
+
+# The value that resumes an annotation switch, by the one that suspends it.
+OPPOSITES = {"true": "false", "on": "off", "yes": "no", "enabled": "disabled", "1": "0"}
 
 
 @dataclass
@@ -75,9 +79,11 @@ def draft(
             declared = gosource.api_values(api_source, facts.kind, facts.version)
             warnings += declared.warnings
             warnings += [f"{api_source}: {w}" for w in add_api_values(facts, declared.phases, declared.conditions)]
+            facts.api_meanings = declared.meanings
             facts.annotation_switches += [
                 a for a in declared.annotations if a[0] not in dict(facts.annotation_switches)
             ]
+            facts.annotation_values.update(declared.annotation_values)
             owned = declared.owned
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
@@ -324,15 +330,18 @@ def draft(
     elif facts is not None and facts.annotation_switches:
         key, where = facts.annotation_switches[0]
         annotation = f'.metadata.annotations["{key}"]'
+        on = facts.annotation_values.get(key, "true")
+        off = OPPOSITES.get(on.lower(), "false")
         root["suspendDefinition"] = {
-            "suspendActions": [{"path": annotation, "value": '"true"'}],
-            "resumeActions": [{"path": annotation, "value": '"false"'}],
+            "suspendActions": [{"path": annotation, "value": json.dumps(on)}],
+            "resumeActions": [{"path": annotation, "value": json.dumps(off)}],
         }
+        said = "the value the operator compares it with" if key in facts.annotation_values else "drafted"
         builder.note(
             (*root_path, "suspendDefinition"),
             LOW,
             f"the annotation {key} pauses the object ({where}); check the values the operator reads",
-            '("true"/"false" drafted; some read "on"/"off").',
+            f'("{on}"/"{off}": {said}; some read "on"/"off").',
         )
     if on_root and not additional and facts is not None and facts.through_replicasets:
         additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})

@@ -379,13 +379,21 @@ class Reader:
         if len(value_tokens) == 4 and value_tokens[1] == "(" and value_tokens[3] == ")":
             # A conversion, ``ConditionType("Ready")``: the type is the conversion's.
             type_name, value_tokens = type_name or value_tokens[0], value_tokens[2:3]
-        value = unquote(value_tokens[0]) if len(value_tokens) == 1 else None
+        value = unquote(value_tokens[0]) if len(value_tokens) == 1 else self.concatenation(value_tokens)
         if value is None:
             if type_name and PHASE_TYPE.search(type_name.rpartition(".")[2]) and len(value_tokens) != 1:
                 self.warn(name.line, f"the constant {name.text} is not one string literal: its value is not read")
             return
         if value.strip() and value.isprintable() and '"' not in value:
             self.out.consts.append(GoConst(name.text, type_name, value, doc, self.file, name.line))
+
+    def concatenation(self, tokens: list[str]) -> str | None:
+        """``Prefix + "/paused"``: literals and string constants read before in this file, joined."""
+        if len(tokens) < 3 or any(t != "+" for t in tokens[1::2]):
+            return None
+        known = {c.name: c.value for c in self.out.consts if c.file is self.file}
+        parts = [unquote(t) if t[0] in '"`' else known.get(t) for t in tokens[::2]]
+        return "".join(p for p in parts if p is not None) if all(p is not None for p in parts) else None
 
 
 def go_files(root: Path) -> Iterator[Path]:

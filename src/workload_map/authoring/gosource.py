@@ -45,6 +45,8 @@ class ApiValues:
     phases: dict[Segments, list[tuple[str, str]]] = field(default_factory=dict)  # field -> (value, evidence)
     conditions: list[tuple[str, str]] = field(default_factory=list)  # (type, evidence)
     annotations: list[tuple[str, str]] = field(default_factory=list)  # (pause/hibernation annotation, evidence)
+    # The value the controller compares such an annotation with (``== "on"``): what suspends it.
+    annotation_values: dict[str, str] = field(default_factory=dict)
     # Kinds the kind's controller owns that may make pods (``For(&Kind{}).Owns(&appsv1.StatefulSet{})``); one
     # of another project carries its ``importPath`` and an empty group, for the caller's catalog to name.
     owned: list[tuple[dict[str, str], str]] = field(default_factory=list)  # ({group, version, kind}, evidence)
@@ -276,6 +278,15 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
         for c in package.consts
         if c.file.directory == found.file.directory and switch_annotation(c.value) and not _selects(c.doc)
     ]
+    reads = gowrites.annotations_read(package.all_files(), package.root, package.text, found.name, _constants(package))
+    selections = {c.value for c in package.consts if _selects(c.doc)}  # the folders the reads loaded, too
+    for read in reads:
+        # Declared in a helper package (``utils.HibernationAnnotationName``): the controller's read says it.
+        if switch_annotation(read.key) and read.key not in selections and not read.stops_operator:
+            if read.key not in dict(values.annotations):
+                values.annotations.append((read.key, read.evidence))
+            if read.compared:
+                values.annotation_values[read.key] = read.compared
     return values
 
 
@@ -296,6 +307,8 @@ def written_meaning(written: gowrites.Written) -> tuple[str, str, str] | None:
         return named[0], named[1], f"by the constant's name {written.constant}"
     if written.failure:
         return "failed", LOW, "written on a failure path (an error check, a warning event or an error log)"
+    if written.all_ready:
+        return "running", LOW, "written when the ready count reaches the desired one"
     return None
 
 
@@ -338,7 +351,7 @@ def switch_annotation(value: str) -> bool:
 
 # A doc comment saying the annotation's value names things (``the names of Pods to suspend``): it acts on
 # those, a debugging aid, not a switch that stops the whole object.
-_SELECTION = re.compile(r"(?i)\bnames? of\b|\blist of\b|comma[- ]separated|\bwhich pods\b")
+_SELECTION = re.compile(r"(?i)\bnames of\b|\blist of\b|comma[- ]separated|\bwhich pods\b")
 
 
 def _selects(doc: list[str]) -> bool:

@@ -9,8 +9,9 @@ followed when it is a parameter of the function it sits in (to the calls of that
 resolved to string constants (of the same package or an imported one) and literals.
 
 Where a value is written says what no word may: a value written on a failure path (inside ``if err != nil``,
-or followed in its block by a warning event or an error log) is the object failing (low confidence, with
-the site as evidence). Hand-written for the reason gosource.py gives.
+or followed in its block by a warning event or an error log) is the object failing, one written in a block
+that runs when a ready count reaches the desired one (``if ready == desired {``) the object running (low
+confidence, with the site as evidence). Hand-written for the reason gosource.py gives.
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ from pathlib import Path
 MAX_HOPS = 3
 MAX_VALUES = 60
 _FUNC = re.compile(r"^func\s*(?:\([^)]*\)\s*)?(\w+)\s*(?:\[[^\]]*\])?\(([^)]*)\)", re.M)
+_DECLARATION = re.compile(r"^\s*func\s*(?:\([^)]*\)\s*)?$")
 _LITERAL = re.compile(r'^"(?:\\.|[^"\\])*"$|^`[^`]*`$')
 _NAME = re.compile(r"^(?:(\w+)\.)?([A-Za-z_]\w*)$")
 _CONVERSION = re.compile(r"^(?:\w+\.)?\w+\((.*)\)$", re.S)
 _FAILURE_AFTER = re.compile(r"EventTypeWarning|\"Warning\"|\b(?:klog|log|logger|Log)\.Error|\.Error\(|Errorf\(")
+_ALL_READY = re.compile(
+    r"(?i)\b\w*(ready|available)\w*\s*(==|>=)\s*\*?[\w.]+|\b\w*(replicas|desired|size)\w*\s*(==|<=)\s*\w*(ready|available)"
+)
 _ERR_CHECK = re.compile(r"\berr\s*!=\s*nil")
 _ASSIGNS_ERR = re.compile(r"\berr\s*:?=(?!=)")
 
@@ -36,6 +41,7 @@ class Written:
     value: str
     evidence: str  # ``written at pkg/controller/x.go:12 (StatusReady)``
     failure: bool  # written on a failure path (at any of its sites)
+    all_ready: bool = False  # written where the ready count has reached the desired one (at its first site)
     constant: str | None = None  # the constant's name (``StatusFailedAlreadyExists``): its words say more
 
 
@@ -91,6 +97,67 @@ def written_condition_types(
     return list(found.values())
 
 
+_ANNOTATION_READ = re.compile(
+    r"\b(?:Annotations|GetAnnotations\(\))\[\s*([\w.]+|\"[^\"\n]*\")\s*\](?:\s*(?:==|!=)\s*([\w.]+|\"[^\"\n]*\"))?"
+)
+
+
+# A function that tells whether the operator leaves the object alone (``IsUnmanaged``, "skip reconciliation"):
+# an annotation it reads stops the operator, not the pods.
+_OPERATOR_SWITCH = re.compile(r"(?i)managed|reconcil|orchestrat")
+
+
+@dataclass
+class AnnotationRead:
+    key: str
+    compared: str | None  # the value the controller compares it with (``== HibernationOn``), if any
+    evidence: str
+    stops_operator: bool = False  # read where the operator decides to leave the object alone
+
+
+def annotations_read(
+    files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str, constant: ConstantLookup
+) -> list[AnnotationRead]:
+    """The annotation keys the controller reads from an object's annotations (``obj.Annotations[key]``) in
+    the files that name the kind, each with the value it is compared with."""
+    found: dict[str, AnnotationRead] = {}
+    reader = _Sites(files, root, text, constant)
+    for path in files:
+        body = text(path) or ""
+        if kind not in body or "Annotations" not in body:
+            continue
+        for match in _ANNOTATION_READ.finditer(body):
+            keys = list(reader.values(match.group(1), path, match.start(1), MAX_HOPS, set()))
+            compared = (
+                list(reader.values(match.group(2), path, match.start(2), MAX_HOPS, set())) if match.group(2) else []
+            )
+            function = _enclosing(body, match.start())
+            for key in keys:
+                where = f"read at {_located(root, path, body, match.start())}"
+                read = found.setdefault(key.value, AnnotationRead(key.value, None, where))
+                read.compared = read.compared or (compared[0].value if compared else None)
+                read.stops_operator = read.stops_operator or _OPERATOR_SWITCH.search(function) is not None
+    return list(found.values())
+
+
+def _enclosing(body: str, at: int) -> str:
+    """The name and doc comment of the function around ``at``."""
+    function = None
+    for match in _FUNC.finditer(body, 0, at):
+        function = match
+    if function is None:
+        return ""
+    above = body[: function.start()].rstrip("\n").split("\n")
+    doc = []
+    while above and above[-1].lstrip().startswith("//"):
+        doc.append(above.pop())
+    return function.group(1) + " " + " ".join(doc)
+
+
+def _located(root: Path, path: Path, body: str, at: int) -> str:
+    return f"{path.relative_to(root).as_posix()}:{body.count(chr(10), 0, at) + 1}"
+
+
 def _strip_comment(expression: str) -> str:
     return re.sub(r"\s*//.*$", "", expression).strip().rstrip("{").strip()
 
@@ -116,7 +183,9 @@ class _Sites:
         if _LITERAL.match(expression):
             value = expression[1:-1]
             if value.strip() and value.isprintable():
-                yield Written(value, f"written at {self.where(path, at)}", _on_failure_path(self.text(path) or "", at))
+                body = self.text(path) or ""
+                where = f"written at {self.where(path, at)}"
+                yield Written(value, where, _on_failure_path(body, at), all_ready=_when_all_ready(body, at))
             return
         name = _NAME.match(expression)
         if name is None:
@@ -129,7 +198,7 @@ class _Sites:
         if constant is not None:
             body = self.text(path) or ""
             where = f"written at {self.where(path, at)} ({identifier})"
-            yield Written(constant, where, _on_failure_path(body, at), identifier)
+            yield Written(constant, where, _on_failure_path(body, at), _when_all_ready(body, at), identifier)
             return
         if qualifier is None and hops < MAX_HOPS:
             yield from self.through_callers(identifier, path, at, hops, seen)
@@ -155,7 +224,7 @@ class _Sites:
                 continue
             for match in call.finditer(text):
                 line_start = text.rfind("\n", 0, match.start()) + 1
-                if text[line_start : match.start()].lstrip().startswith("func"):
+                if _DECLARATION.match(text[line_start : match.start()]):
                     continue  # the declaration itself
                 arguments = _arguments(text, match.end())
                 if index < len(arguments):
@@ -214,6 +283,28 @@ def _string_end(text: str, start: int) -> int:
     return index
 
 
+def _block_header(body: str, at: int) -> str:
+    """The header of the block the line at ``at`` sits in: the line of the first unmatched ``{`` before it."""
+    depth = 0
+    index = body.rfind("\n", 0, at)
+    while index >= 0:
+        char = body[index]
+        if char == "}":
+            depth += 1
+        elif char == "{":
+            if depth == 0:
+                return body[body.rfind("\n", 0, index) + 1 : index]
+            depth -= 1
+        index -= 1
+    return ""
+
+
+def _when_all_ready(body: str, at: int) -> bool:
+    """The site's block runs when a ready count reaches the desired one (``if ready == desired {``,
+    ``status.ReadyReplicas >= *spec.Replicas``)."""
+    return _ALL_READY.search(_block_header(body, at)) is not None
+
+
 def _on_failure_path(body: str, at: int) -> bool:
     """The site sits in an ``if err != nil`` block, or its block goes on to a warning event or an error log.
 
@@ -223,20 +314,7 @@ def _on_failure_path(body: str, at: int) -> bool:
     line_end = body.find("\n", at)
     line_end = len(body) if line_end < 0 else line_end
     site_line = body[line_start:line_end]
-    # The enclosing block's header: the line of the first unmatched ``{`` before the site.
-    depth = 0
-    index = line_start - 1
-    header = ""
-    while index >= 0:
-        char = body[index]
-        if char == "}":
-            depth += 1
-        elif char == "{":
-            if depth == 0:
-                header = body[body.rfind("\n", 0, index) + 1 : index]
-                break
-            depth -= 1
-        index -= 1
+    header = _block_header(body, at)
     if _ERR_CHECK.search(header) and not _ASSIGNS_ERR.search(header):
         return True
     # The rest of the block, the site line's own block left out.

@@ -11,7 +11,7 @@ from workload_map.authoring import selectors as pod_selectors
 from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, schema_path
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import Field, Site
+from workload_map.authoring.schema import GROUP_SIZE_NAMES, Field, Site
 
 
 def role_name(site: Site, taken: set[str]) -> str:
@@ -59,7 +59,12 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
         )
     if hosts is not None and site.hosts is not None:
         factors.append(f"({hosts} // 1)")
-        builder.note((*path, "replicasPath"), MEDIUM, f"x {site.hosts.path}: one pod per host of a multi-host replica.")
+        per = (
+            "pods per group"
+            if site.hosts.segments[-1] in GROUP_SIZE_NAMES
+            else "one pod per host of a multi-host replica"
+        )
+        builder.note((*path, "replicasPath"), MEDIUM, f"x {site.hosts.path}: {per}.")
     if site.job is not None:
         job_rel = jq(site.job[len(item) :])
         expression, origin = reuse_job or ("(.spec.parallelism // 1)", "")
@@ -72,7 +77,12 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
             f"pods per Job of the {'JobSpec' if site.bare_job else 'JobTemplateSpec'} at {schema_path(site.job)}"
             + (f": the catalog's {origin} replicasPath, applied to the template." if origin else "."),
         )
-    if factors:
+    if factors and site.alternative is not None:
+        # Only the items that set this alternative make its pods.
+        alternative = jq(site.alternative[len(item) :])
+        out["replicasPath"] = f"{prefix}if {alternative} then {' * '.join(factors)} else 0 end"
+        builder.note((*path, "replicasPath"), MEDIUM, f"0 for an item without {schema_path(site.alternative)}.")
+    elif factors:
         out["replicasPath"] = prefix + " * ".join(factors)
     minimum = _relative(item, site.min_replicas)
     if minimum is not None and site.min_replicas is not None:
@@ -115,9 +125,10 @@ def _instances(builder: Builder, site: Site, item: Segments, path: Path) -> tupl
     if item:
         prefix += f"{jq(item[len(walked) :])} | "
     below = site.role[len(item) : len(item) + 1] if item and site.role[: len(item)] == item else ()
-    if below and below[0] not in (ARRAY, MAP) and site.job is None and site.replicas is not None:
-        # The pods' object is one optional key of the item (a role's pattern among others): items without
-        # it run none of these pods.
+    single = below and below[0] not in (ARRAY, MAP) and site.alternative is None
+    if single and site.job is None and site.replicas is not None:
+        # The pods' object is one optional key of the item (a role's group): items without it run none of
+        # these pods (with other such keys beside it, ``alternative`` says so instead).
         factors.append(f"(if {jq(below)} == null then 0 else 1 end)")
         builder.note(
             (*path, "replicasPath"),

@@ -45,6 +45,8 @@ AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
 SCHEDULE_PARENT = re.compile(r"(?i)cron|schedul")
 # Any other count of ready or available members: ``availableNodes``, ``readyInstances``.
 READY_COUNT = re.compile(r"^(ready|available)[A-Z][a-z]+$")
+# A status object counting the members by state (``.status.replicas.ready``).
+MEMBER_NAMES = ("replicas", "pods", "instances", "workers", "nodes")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
@@ -89,6 +91,7 @@ class Site:
     metadata: bool = False  # a PodSpec with an ObjectMeta beside it (``metadata`` sibling of ``spec``)
     free_form: str | None = None  # why an open object (no typed containers) is taken for a pod definition
     embeds: str | None = None  # the built-in kind whose spec the role object is (Deployment, StatefulSet)
+    alternative: Segments | None = None  # an optional object of the list item, beside others holding pods
     # Counts of the list items above the object that counts the pods (a role's replicas over the size of
     # each replica's group): the pods are the product.
     instances: list[Field] = field(default_factory=list)
@@ -126,9 +129,12 @@ class SchemaFacts:
     status_paths: set[Segments] = field(default_factory=set)  # every field the status schema declares
     # Values the operator's Go API types declare (--api-source): (field, value) or ("conditions", type) -> where.
     api_evidence: dict[tuple[Segments, str], str] = field(default_factory=dict)
+    # What a value the controller writes means where its words do not say (gosource.ApiValues.meanings).
+    api_meanings: dict[tuple[Segments, str], tuple[str, str, str]] = field(default_factory=dict)
     api_conditions: list[tuple[str, str]] = field(default_factory=list)  # (condition type, where declared)
     # Annotations that pause the object (described in the schema, or declared in the API types): (key, where).
     annotation_switches: list[tuple[str, str]] = field(default_factory=list)
+    annotation_values: dict[str, str] = field(default_factory=dict)  # key -> the value that suspends
     batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
     serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
     schema: dict[str, Any] = field(default_factory=dict, repr=False)  # the version's openAPIV3Schema
@@ -375,7 +381,26 @@ def find_sites(schema: dict[str, Any], start: Segments = ("spec",), source: str 
     walk(_node_at(schema, start), start, 0)
     for site in found:
         _fill_counts(site, schema)
+    _mark_alternatives(found, schema)
     return found
+
+
+def _mark_alternatives(sites: list[Site], schema: dict[str, Any]) -> None:
+    """Pod definitions under different optional objects of the same list item (``roles[].standalone`` and
+    ``roles[].leaderWorker``) are alternatives: an item makes the pods of the one it sets, none of the others."""
+    by_item: dict[Segments, set[str]] = {}
+    for site in sites:
+        last = max((i for i, s in enumerate(site.segments) if s in (ARRAY, MAP)), default=-1)
+        if last >= 0 and len(site.role) > last + 1:
+            by_item.setdefault(site.segments[: last + 1], set()).add(site.role[last + 1])
+    for site in sites:
+        last = max((i for i, s in enumerate(site.segments) if s in (ARRAY, MAP)), default=-1)
+        item = site.segments[: last + 1]
+        if last < 0 or len(by_item.get(item, ())) < 2 or len(site.role) <= last + 1:
+            continue
+        key = site.role[last + 1]
+        if key not in (_node_at(schema, item).get("required") or []):
+            site.alternative = (*item, key)
 
 
 def _walk_fields(node: Any, segments: Segments, depth: int = 0) -> Iterator[Field]:
@@ -523,10 +548,9 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
                 facts.conditions = found
                 enum = type_schema.get("enum")
                 facts.condition_types = [str(v) for v in enum] if isinstance(enum, list) else []
-        elif (
-            schema.get("type") == "integer"
-            and len(found.segments) == 2
-            and (name in READY_NAMES or READY_COUNT.match(name))
+        elif schema.get("type") == "integer" and (
+            (len(found.segments) == 2 and (name in READY_NAMES or READY_COUNT.match(name)))
+            or (len(found.segments) == 3 and found.segments[1] in MEMBER_NAMES and name in ("ready", "available"))
         ):
             facts.ready_counts.append(found)
         elif (

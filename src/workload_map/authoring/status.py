@@ -110,6 +110,12 @@ def words(value: str) -> list[str]:
     return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
 
 
+def about_the_operator(value: str) -> bool:
+    """The value says how the operator's reconcile went (``ReconciliationComplete``), not how the workload
+    did: it is no outcome of the workload and does not say the workload ever finishes."""
+    return any(w in OPERATOR_WORK for w in words(value))
+
+
 def classify(value: str) -> tuple[str, str] | None:
     """(shared status, confidence) for a condition type or phase value, by its words; None when unknown.
 
@@ -136,7 +142,7 @@ def classify(value: str) -> tuple[str, str] | None:
     confidence = HIGH if len(parts) == 1 or index == len(parts) - 1 else MEDIUM
     if word in WEAK_WORDS:
         confidence = MEDIUM if confidence == HIGH else LOW
-    if any(p in OPERATOR_WORK for p in parts[:index]):
+    if about_the_operator(" ".join(parts[:index])):
         meant = {"completed": "running", "suspended": "running", "failed": "degraded"}.get(VOCABULARY[word])
         return (meant, LOW) if meant is not None else (VOCABULARY[word], LOW)
     return VOCABULARY[word], confidence

@@ -68,12 +68,16 @@ def status_definition(
     observed_labels = {u.split(" seen ")[0] for u in observed.unplaced}
     rolling = facts is not None and facts.through_replicasets
 
-    def meaning(value: str) -> tuple[str, str, str] | None:
+    def meaning(value: str, segments: Segments | None = None) -> tuple[str, str, str] | None:
         """(status, confidence, why) by the value's words; a kind that rolls out like a Deployment never
-        finishes or stops: its Paused or Completed says the rollout is, and the pods still serve."""
+        finishes or stops: its Paused or Completed says the rollout is, and the pods still serve. A value
+        of the phase ``segments`` no word places may have a meaning from where the controller writes it."""
         guess = vocabulary.classify(value)
         if guess is not None and rolling and guess[0] in ("suspended", "completed"):
             return "running", LOW, ": a rollout paused or complete, its pods still serve"
+        written = facts.api_meanings.get((segments, value)) if facts and segments and guess is None else None
+        if written is not None:
+            return written[0], written[1], f": {written[2]}"
         return (guess[0], guess[1], "") if guess is not None else None
 
     for t, where in types.items():
@@ -91,6 +95,7 @@ def status_definition(
         if (
             not rolling
             and vocabulary.words(t)[-1] in vocabulary.OUTCOME_CONDITIONS
+            and not vocabulary.about_the_operator(t)  # a reconcile not complete is no failed workload
             and "failed" not in {(vocabulary.classify(o) or ("", ""))[0] for o in types}
         ):
             add(
@@ -121,7 +126,7 @@ def status_definition(
         for value, where in values.items():
             if json.dumps({"byPhase": value}, sort_keys=True) in placed or f"phase {value!r}" in observed_labels:
                 continue
-            meant = meaning(value)
+            meant = meaning(value, segments)
             if meant is not None:
                 add(meant[0], {"byPhase": value}, meant[1], f"phase {value!r} ({where}){meant[2]}.")
             else:
@@ -165,7 +170,7 @@ def _ready_counts(
 ) -> None:
     """A count of ready pods in the status says running too (samples often carry it without conditions)."""
     fields = [(p[-1], f"the printer column {c!r}") for p, c in facts.printer_ready if len(p) == 2] if facts else []
-    fields += [(f.segments[-1], "the schema") for f in facts.ready_counts] if facts else []
+    fields += [(".".join(f.segments[1:]), "the schema") for f in facts.ready_counts] if facts else []
     for sample in found.roots:
         status = sample.obj.get("status")
         for name in READY_NAMES:
@@ -211,10 +216,10 @@ def batch_evidence(facts: SchemaFacts | None, found: sample_facts.SampleFacts, s
 
 
 def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] | None) -> bool:
-    """A service-like kind: it reports Ready/Available and nothing that finishes."""
-    words = {w for t in types for w in vocabulary.words(t)} | {
-        w for v in (phase[1] if phase else {}) for w in vocabulary.words(v)
-    }
+    """A service-like kind: it reports Ready/Available and nothing that finishes (the operator's reconcile
+    completing is not the workload finishing)."""
+    values = [*types, *(phase[1] if phase else {})]
+    words = {w for v in values if not vocabulary.about_the_operator(v) for w in vocabulary.words(v)}
     return not words & {"succeeded", "complete", "completed", "finished", "done", "success", "failed", "failure"}
 
 
@@ -232,7 +237,8 @@ def _choose_phase(
             values[value] = from_api or f"enumerated in the schema at {schema_path(segments)}"
         for value in found.phases.get(".".join(segments), {}):
             values.setdefault(value, f"seen in {found.phase_where[('.'.join(segments), value)]}")
-        hits = sum(1 for v in values if vocabulary.classify(v) is not None)
+        meanings = facts.api_meanings if facts else {}
+        hits = sum(1 for v in values if vocabulary.classify(v) is not None or (segments, v) in meanings)
         if hits == 0:
             continue
         score = (hits, -len(segments))

@@ -3,9 +3,10 @@
 What is stored is decided by the caller (loaded definitions and their compiled jq expressions, see
 ``workload_map.definition.compiled``); this module only keeps entries safe to read back:
 
-- **where**: ``$WMAP_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/workload-map/compiled``, else
-  ``~/.cache/workload-map/compiled``; ``WMAP_NO_CACHE=1`` turns the cache off. The directory is created
-  private to the user (0700) and an entry that another user owns is never read.
+- **where** (``workload_map.base.cache_location``): ``$WMAP_CACHE_DIR`` when set, else
+  ``$XDG_CACHE_HOME/workload-map/compiled``, else ``~/.cache/workload-map/compiled``; ``WMAP_NO_CACHE=1``
+  turns the cache off. The directory is created private to the user (0700) and an entry that another user
+  owns is never read.
 - **keys** are the SHA-256 of what the result depends on; the caller includes the code and library
   versions, so a stale entry is simply never looked up again (and pruned later).
 - **integrity**: every entry carries a header with the format, its own key and a digest of its payload. A
@@ -30,8 +31,20 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-CACHE_DIR_ENV = "WMAP_CACHE_DIR"
-NO_CACHE_ENV = "WMAP_NO_CACHE"
+from workload_map.base.cache_location import CACHE_DIR_ENV, NO_CACHE_ENV, cache_directory
+
+__all__ = [
+    "CACHE_DIR_ENV",
+    "MAX_ENTRIES",
+    "NO_CACHE_ENV",
+    "cache_dir",
+    "key_of",
+    "load",
+    "store",
+    "writable",
+    "write_file",
+]
+
 MAX_ENTRIES = 512
 _MAGIC = b"WMAPCACHE1\n"
 _SUFFIX = ".bin"
@@ -40,18 +53,8 @@ _DIGEST = 32  # bytes of a SHA-256 digest
 
 def cache_dir() -> Path | None:
     """The cache directory in effect (created when first written), or None when the cache is off."""
-    if os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
-        return None
-    explicit = os.environ.get(CACHE_DIR_ENV)
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME")
-    if base and os.path.isabs(base):
-        return Path(base) / "workload-map" / "compiled"
-    try:
-        return Path.home() / ".cache" / "workload-map" / "compiled"
-    except RuntimeError:  # no home directory to speak of
-        return None
+    directory = cache_directory()
+    return None if directory is None else Path(directory)
 
 
 def key_of(*parts: bytes | str) -> bytes:
@@ -122,6 +125,15 @@ def store(key: bytes, value: Any) -> bool:
     except Exception:  # a value that cannot be pickled is a caller's bug, but must not break a command
         return False
     blob = _MAGIC + key + hashlib.sha256(payload).digest() + payload
+    if not write_file(directory, _entry(directory, key).name, blob):
+        return False
+    _prune(directory)
+    return True
+
+
+def write_file(directory: Path, name: str, blob: bytes) -> bool:
+    """Write ``blob`` to ``directory/name`` whole or not at all (a temporary file renamed over it), creating the
+    directory private to the user; False when that cannot be done (never raises for that)."""
     try:
         import tempfile  # noqa: PLC0415 (only writers pay for it)
 
@@ -130,13 +142,12 @@ def store(key: bytes, value: Any) -> bool:
         try:
             with os.fdopen(fd, "wb") as stream:
                 stream.write(blob)
-            os.replace(temporary, _entry(directory, key))
+            os.replace(temporary, directory / name)
         except BaseException:
             os.unlink(temporary)
             raise
     except OSError:
         return False
-    _prune(directory)
     return True
 
 

@@ -7,20 +7,18 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import os
 import signal
-import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from workload_map.cli.entry import COMPLETE_VAR, MAX_CONTENT_WIDTH, prog_name
 from workload_map.cli.process_exit import ending_here, exit_without_teardown
 
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
-COMPLETE_VAR = "_WMAP_COMPLETE"
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": MAX_CONTENT_WIDTH}
 
 
 class WmapGroup(click.Group):
@@ -215,6 +213,13 @@ def cli(debug: bool) -> None:
     """
 
 
+def group_help(prog: str) -> tuple[str, int]:
+    """What ``PROG --help`` prints (click's help option echoes the context's help and a newline), and the width
+    click's formatter wrapped it at: for the help cache (``workload_map.cli.entry``)."""
+    ctx = click.Context(cli, info_name=prog, **cli.context_settings)
+    return ctx.get_help() + "\n", ctx.make_formatter().width
+
+
 def _exit_on_sigterm(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
 
@@ -227,12 +232,10 @@ def main(argv: list[str] | None = None) -> None:
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         with contextlib.suppress(ValueError):
             signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "wmap"
-    prog_name = "kubectl wmap" if prog == "kubectl-wmap" else "wmap"
     if argv is None:  # the console script: the process ends with the command
         ending_here()
     try:
-        cli.main(args=argv, prog_name=prog_name, complete_var=COMPLETE_VAR)
+        cli.main(args=argv, prog_name=prog_name(), complete_var=COMPLETE_VAR)
     except SystemExit as done:
         if argv is None:
             exit_without_teardown(done)

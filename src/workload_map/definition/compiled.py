@@ -33,9 +33,9 @@ from workload_map.base import cache
 from workload_map.definition.expressions import iter_expressions
 from workload_map.definition.model import Karta
 from workload_map.errors import Finding
-from workload_map.jq import LIMITS, Verdict, prime, verdicts
+from workload_map.jq import LIMITS, Verdict, packed, prime, verdicts
 
-FORMAT = "definitions-2"
+FORMAT = "definitions-3"
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The modules whose code decides what a stored entry holds.
 _SOURCES = (
@@ -104,15 +104,15 @@ def remembered(key_parts: Iterable[bytes | str], load: Callable[[], tuple[T, tup
     """
     key = cache.key_of(fingerprint(), str(LIMITS.max_expression_chars), *key_parts)
     hit = cache.load(key)
-    if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[1], tuple):
+    if isinstance(hit, tuple) and len(hit) == 2 and isinstance(hit[1], dict):
         value, stored = hit
-        if all(isinstance(v, Verdict) for v in stored):
+        if all(isinstance(e, str) and isinstance(v, bytes) for e, v in stored.items()):
             prime(stored)
             return value  # type: ignore[no-any-return]
     value, kartas = load()
     # With nowhere to store them, verdicts are left to be computed when an expression first runs.
     if kartas and _storing.get() and cache.writable():
-        cache.store(key, (value, verdicts_of(kartas)))
+        cache.store(key, (value, packed(verdicts_of(kartas))))
     return value
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .errors import JqError, JqLimitError, JqRuntimeError, JqSandboxError, JqSyntaxError
 from .limits import LIMITS, Limits
-from .program import Program, Verdict, compile_expression, expression_errors, prime, verdict, verdicts
+from .program import Program, Verdict, compile_expression, expression_errors, packed, prime, verdict, verdicts
 from .sandbox import check_expression
 from .text import to_text
 
@@ -24,6 +24,7 @@ __all__ = [
     "check_expression",
     "compile_expression",
     "expression_errors",
+    "packed",
     "prime",
     "to_text",
     "verdict",

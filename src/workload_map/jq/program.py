@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+import pickle
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .errors import JqError, JqLimitError, JqRuntimeError, JqSandboxError, JqSyntaxError
@@ -111,13 +112,23 @@ def _unpack(expression: str, packed: tuple[str, str, int | None, str | None]) ->
 
 
 _known: dict[str, Verdict] = {}  # verdicts computed in this process or primed from a cache
+_packed: dict[str, bytes] = {}  # verdicts primed from a cache and not asked for yet, each pickled on its own
 _KNOWN_MAX = 16384  # a long-running host that sees ever new definitions starts over past this
 
 
-def prime(verdicts: Iterable[Verdict]) -> None:
-    """Make verdicts computed earlier (by this code version; the caller keys its cache so) known."""
-    for one in verdicts:
-        _remember(one)
+def packed(verdicts: Iterable[Verdict]) -> dict[str, bytes]:
+    """Verdicts as a cache stores them for :func:`prime`: each pickled on its own, so that a process unpickles
+    only those it uses. A warm ``wmap get`` on the built-in example uses 208 of the catalog's 633; unpickling
+    them all took ~28M instructions (~5% of the command), the table and those 208 ~9M."""
+    return {one.expression: pickle.dumps(one, protocol=pickle.HIGHEST_PROTOCOL) for one in verdicts}
+
+
+def prime(verdicts: Mapping[str, bytes]) -> None:
+    """Make verdicts computed earlier (by this code version; the caller keys its cache so) known: a table of
+    :func:`packed`, each unpickled when its expression is first asked for."""
+    if len(_packed) + len(verdicts) > _KNOWN_MAX:
+        _packed.clear()
+    _packed.update(verdicts)
 
 
 def _remember(one: Verdict) -> Verdict:
@@ -126,10 +137,23 @@ def _remember(one: Verdict) -> Verdict:
     return _known.setdefault(one.expression, one)
 
 
+def _unpacked(expression: str) -> Verdict | None:
+    blob = _packed.pop(expression, None)
+    if blob is None:
+        return None
+    try:
+        one = pickle.loads(blob)
+    except Exception:  # not what packed() wrote (the cache checks its entries whole): judged again instead
+        return None
+    return _remember(one) if isinstance(one, Verdict) and one.expression == expression else None
+
+
 def verdict(expression: str) -> Verdict:
     """The verdict on ``expression``, computed once per process unless primed."""
     known = _known.get(expression)
-    return known if known is not None else _remember(_judge(expression))
+    if known is not None:
+        return known
+    return _unpacked(expression) or _remember(_judge(expression))
 
 
 def verdicts(expressions: Iterable[str]) -> list[Verdict]:
@@ -142,7 +166,7 @@ def verdicts(expressions: Iterable[str]) -> list[Verdict]:
     own message. A batch that exceeds the worker's time or memory limit is judged one expression at a time.
     """
     wanted = list(dict.fromkeys(expressions))
-    todo = [e for e in wanted if e not in _known]
+    todo = [e for e in wanted if e not in _known and e not in _packed]
     proven: set[str] = set()
     for batch in _batches([e for e in todo if _batchable(e)]):
         proven |= _valid_together(batch)

@@ -2,21 +2,45 @@
 
 A core package: it reads a Snapshot's objects and the workload trees built from it, never a cluster
 (docs/queues.md says where every figure comes from).
+
+Exports resolve lazily (PEP 562, as ``workload_map``'s do): ``wmap get`` asks which API groups hold queue kinds
+(``kinds``) and loads neither the queue model nor its builders.
 """
 
-from workload_map.queues.build import build_queues, queue_names
-from workload_map.queues.kinds import QUEUE_GROUPS, QUEUE_KINDS, named_queue
-from workload_map.queues.model import STATES, Queue, QueuedWorkload, QueueReport, ResourceQuota
+from __future__ import annotations
 
-__all__ = [
-    "QUEUE_GROUPS",
-    "QUEUE_KINDS",
-    "STATES",
-    "Queue",
-    "QueueReport",
-    "QueuedWorkload",
-    "ResourceQuota",
-    "build_queues",
-    "named_queue",
-    "queue_names",
-]
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workload_map.queues.build import build_queues as build_queues, queue_names as queue_names
+    from workload_map.queues.kinds import (
+        QUEUE_GROUPS as QUEUE_GROUPS,
+        QUEUE_KINDS as QUEUE_KINDS,
+        named_queue as named_queue,
+    )
+    from workload_map.queues.model import (
+        STATES as STATES,
+        Queue as Queue,
+        QueuedWorkload as QueuedWorkload,
+        QueueReport as QueueReport,
+        ResourceQuota as ResourceQuota,
+    )
+
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "workload_map.queues.build": ("build_queues", "queue_names"),
+    "workload_map.queues.kinds": ("QUEUE_GROUPS", "QUEUE_KINDS", "named_queue"),
+    "workload_map.queues.model": ("STATES", "Queue", "QueuedWorkload", "QueueReport", "ResourceQuota"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_MODULE_OF)  # noqa: PLE0605 - derived from the one table above; type checkers read the imports
+
+
+def __getattr__(name: str) -> object:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'workload_map.queues' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
