@@ -145,8 +145,13 @@ def _pod_components(karta: dict[str, Any]) -> list[tuple[dict[str, Any], str | N
 
 
 def _match(
-    expected: list[dict[str, Any]], drafted: list[tuple[dict[str, Any], str | None]]
+    expected: list[dict[str, Any]],
+    drafted: list[tuple[dict[str, Any], str | None]],
+    counts_agree: Callable[[dict[str, Any], dict[str, Any]], bool],
 ) -> list[tuple[dict[str, Any], str | None] | None]:
+    """Each expected component's draft component: the one with its template path, else one with its owner
+    kind, preferring among those one whose pod counts agree (two StatefulSets built from scattered fields
+    are told apart by their counts only, not by the order the draft lists them in)."""
     taken: set[int] = set()
     out: list[tuple[dict[str, Any], str | None] | None] = []
     for want in expected:
@@ -158,7 +163,9 @@ def _match(
                 break
         if found is None:
             owners = set(want["owner"])
-            found = next((i for i, (c, t) in enumerate(drafted) if i not in taken and _owner(c, t) in owners), None)
+            candidates = [i for i, (c, t) in enumerate(drafted) if i not in taken and _owner(c, t) in owners]
+            agreeing = [i for i in candidates if counts_agree(want, drafted[i][0])]
+            found = (agreeing or candidates or [None])[0]
         if found is not None:
             taken.add(found)
         out.append(drafted[found] if found is not None else None)
@@ -249,7 +256,11 @@ def score(path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = Fals
         return result, made
     definition = LoadedDefinition(loaded, Location(path.name))
     drafted = _pod_components(karta)
-    matches = _match(spec["components"], drafted)
+    matches = _match(
+        spec["components"],
+        drafted,
+        lambda want, component: _replicas(want, (component, None), roots, definition, tree, []) == "right",
+    )
     tallies = result.tallies
     for want, match in zip(spec["components"], matches, strict=True):
         if match is None:

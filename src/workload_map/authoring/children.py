@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workload_map.authoring import samples as sample_facts
-from workload_map.authoring.builder import Builder
+from workload_map.authoring import roles, samples as sample_facts
+from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, MAP, MEDIUM, Segments, schema_path
+from workload_map.authoring.gochildren import BuiltChild
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import Site
+from workload_map.authoring.schema import SchemaFacts, Site
 from workload_map.definition.model import GroupVersionKind, LoadedDefinition
 
 GENERIC_KEYS = frozenset({"template", "podTemplate", "podSpec", "containers", "spec", "replicas"})
@@ -160,3 +161,207 @@ def made_by(builder: Builder, owned: list[tuple[dict[str, str], str]]) -> tuple[
         return makers[0]
     others = ", ".join(g["kind"] for g, _ in makers[1:])
     return makers[0][0], f"{makers[0][1]}; first of the kinds it owns, also {others}: check which role is which"
+
+
+@dataclass
+class Placed:
+    """The pod definitions once the workloads the operator's Go code builds are placed on them."""
+
+    sites: list[Site]
+    makers: dict[int, BuiltChild]  # site index -> the workload built for that pod definition
+    unplaced: list[BuiltChild]  # built workloads no pod definition is: components of their own
+    dropped: list[Site]  # pod-shaped fields the operator only merges into pods it builds elsewhere
+
+
+def _count_item(count: Segments | None) -> Segments | None:
+    """Where one instance's count sits: its list's item (``.spec.pools[]``), () for one at the spec."""
+    if count is None:
+        return None
+    last = max((i for i, s in enumerate(count) if s in (ARRAY, MAP)), default=-1)
+    return count[: last + 1]
+
+
+def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) -> Placed:
+    """Match the workloads built in the Go code (gochildren.py) to the pod definitions: a workload whose
+    count is a field of an object holding a definition (in the same list item) is that definition's maker,
+    and gives it that count when the schema gave none. When the code counts its
+    workloads where the schema holds no pod definition, the definitions with no count of their own are parts
+    the operator adds to pods it assembles itself (side containers, init containers), not pods. A workload
+    whose count the reader does not trace to a field is left out: large operators build many for other ends
+    (a plugin's Job, a probe's Pod, test fixtures), and one cannot tell them from the object's pods."""
+    counted: dict[tuple[str, Segments], BuiltChild] = {}
+    for child in built:
+        if child.count is not None and facts.field_at(child.count) is not None:
+            counted.setdefault((child.kind["kind"], child.count), child)
+    if built:
+        for site in sites:
+            _whole_spec_containers(facts, site)
+    makers: dict[int, BuiltChild] = {}
+    unplaced: list[BuiltChild] = []
+    for child in counted.values():
+        item, holder = _count_item(child.count), (child.count or ())[:-1]
+        index = next(
+            (
+                i
+                for i, site in enumerate(sites)
+                if i not in makers
+                and site.job is None
+                and roles.item_of(site) == item
+                and site.segments[: len(holder)] == holder
+            ),
+            None,
+        )
+        if index is None:
+            unplaced.append(child)
+            continue
+        makers[index] = child
+        if sites[index].replicas is None and child.count is not None:
+            sites[index].replicas = facts.field_at(child.count)
+    dropped: list[Site] = []
+    if counted and not makers:
+        dropped = [site for site in sites if site.replicas is None and not site.collections]
+        sites = [site for site in sites if site not in dropped]
+    return Placed(sites, makers, unplaced, dropped)
+
+
+def _whole_spec_containers(facts: SchemaFacts, site: Site) -> None:
+    """A kind's whole ``.spec`` shaped like a PodSpec (its own ``containers`` beside its other settings) is
+    the object's spec, not the pod's, when the operator builds a workload from it: the pods are built around
+    the containers listed there."""
+    if site.segments == ("spec",) and site.form == "podspec" and facts.field_at(("spec", "containers")) is not None:
+        site.segments, site.form, site.role = ("spec", "containers"), "containers", ("spec",)
+
+
+def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by name at its one call
+    builder: Builder,
+    facts: SchemaFacts,
+    child: BuiltChild,
+    children: list[dict[str, Any]],
+    taken: set[str],
+    root: str,
+) -> None:
+    """A workload the operator's code builds that no pod definition of the object is: a component of its kind,
+    one per item of the list its count is in, its pod a gap (the operator assembles it from scattered
+    fields)."""
+    path: Path = ("spec", "structureDefinition", "childComponents", len(children))
+    count = facts.field_at(child.count) if child.count is not None else None
+    if count is None:  # place_built leaves only workloads counted by a field of the schema
+        return
+    item = _count_item(count.segments) or ()
+    kind_name = child.kind["kind"]
+    words = [s for s in count.segments[:-1] if s not in (ARRAY, MAP, "spec")]
+    base = re.sub(r"[^a-z0-9-]", "", (words[-1] if words else kind_name).lower()) or "child"
+    name = base[:-1] if base.endswith("s") and not base.endswith("ss") and len(base) > 3 else base
+    while name in taken:
+        name += "x"
+    taken.add(name)
+    component: dict[str, Any] = {"name": name, "ownerRef": root, "kind": dict(child.kind)}
+    builder.note(
+        (*path, "kind"),
+        MEDIUM,
+        f"the operator builds a {kind_name} at {child.where} ({child.function}, reached by {' > '.join(child.chain)}).",
+    )
+    if item:
+        if item[-1] == MAP:
+            ids = f"{jq(item[:-1])} // {{}} | keys_unsorted[]"
+        elif facts.field_at((*item, "name")) is not None:
+            ids = f"{jq(item)} | .name"
+        else:
+            ids = f"{jq(item[:-1])} // [] | keys[] | tostring"
+        component["instanceIdPath"] = ids
+        builder.note((*path, "instanceIdPath"), MEDIUM, f"one {kind_name} per item of {schema_path(item[:-1])}.")
+    component["specDefinition"] = {
+        "podTemplateSpecPath": builder.todo(
+            (*path, "specDefinition", "podTemplateSpecPath"),
+            f"the pods of the {kind_name} built at {child.where}: the operator assembles them from the object's "
+            "fields (no pod template in it)",
+        )
+    }
+    default = count.default if isinstance(count.default, int) else 1
+    prefix = f"{jq(item)} | " if item else ""
+    expression = f"({jq(count.segments[len(item) :])} // {default})"
+    optional = _optional_holder(facts, item, count.segments)
+    if optional is not None:
+        # The count is in an object the schema does not require (``.spec.extra.replicas``): without it the
+        # operator builds no such workload.
+        expression = f"(if {jq(optional[len(item) :])} == null then 0 else 1 end) * {expression}"
+        builder.note(
+            (*path, "scaleDefinition", "replicasPath"), MEDIUM, f"0 while {schema_path(optional)} is unset (optional)."
+        )
+    component["scaleDefinition"] = {"replicasPath": prefix + expression}
+    builder.note(
+        (*path, "scaleDefinition", "replicasPath"),
+        MEDIUM,
+        f"its {child.count_key} reads {count.path} ({child.where}); unset reads {default}.",
+    )
+    children.append(component)
+
+
+def _optional_holder(facts: SchemaFacts, item: Segments, count: Segments) -> Segments | None:
+    """The object below the item (or the spec) that holds the count, when the schema does not require it."""
+    start = len(item) if item else 1
+    if len(count) - 1 <= start:
+        return None  # the count is the item's (or the spec's) own field
+    parent = facts.field_at(count[:start])
+    required = parent.schema.get("required") if parent is not None else None
+    if isinstance(required, list) and count[start] in required:
+        return None
+    return count[: start + 1]
+
+
+def referenced_templates(facts: SchemaFacts, sites: list[Site]) -> tuple[list[Site], list[tuple[Site, str]]]:
+    """Drop a list of named templates nothing counts (``roleTemplates[]``) when another pod definition's
+    item or holding object refers to one by name (``roles[].pattern.templateRef: {name}``, the reference
+    named after the list): the operator merges the template into the referring item's pods; it is no role of its own.
+    Returns the sites kept and the dropped ones with the reference that names them."""
+    dropped: list[tuple[Site, str]] = []
+    for site in sites:
+        item = roles.item_of(site)
+        if site.replicas is not None or site.job is not None or len(item) < 2 or item[-1] != ARRAY:
+            continue
+        listed = item[-2].lower()
+        holders = [h for other in sites for h in (roles.item_of(other), other.role) if h and h[: len(item)] != item]
+        for holder in dict.fromkeys(holders):  # the other definitions' items and the objects holding them
+            node = facts.field_at(holder)
+            properties = node.schema.get("properties") if node is not None else None
+            if not isinstance(properties, dict):
+                continue
+            reference = next(
+                (
+                    key
+                    for key, value in properties.items()
+                    if key.endswith("Ref")
+                    and len(key) > 3
+                    and key[:-3].lower() in listed
+                    and isinstance(value, dict)
+                    and "name" in (value.get("properties") or {})
+                ),
+                None,
+            )
+            if reference is not None:
+                dropped.append((site, schema_path((*holder, reference))))
+                break
+    kept = [site for site in sites if site not in [d for d, _ in dropped]]
+    return kept, dropped
+
+
+OVERRIDE_WORDS = re.compile(r"\b(overrid\w*|patch\w*)\b", re.I)
+
+
+def container_overrides(facts: SchemaFacts, sites: list[Site]) -> tuple[list[Site], list[tuple[Site, str]]]:
+    """Drop a pod definition whose containers the schema describes as overrides or patches of containers
+    defined elsewhere ("the containers to be overridden, only command and args"): the operator applies them
+    to pods it builds from another definition; they make no pod. Returns the kept and the dropped sites,
+    with the description that says so."""
+    kept: list[Site] = []
+    dropped: list[tuple[Site, str]] = []
+    for site in sites:
+        containers = (*site.segments, "containers") if site.form == "podspec" else site.segments
+        found = facts.field_at(containers) if site.form in ("podspec", "containers") else None
+        description = str(found.schema.get("description") or "") if found is not None else ""
+        match = OVERRIDE_WORDS.search(description)
+        if match is None or site.replicas is not None:
+            kept.append(site)
+        else:
+            dropped.append((site, description[:100]))
+    return kept, dropped

@@ -18,6 +18,7 @@ from typing import Any
 
 from workload_map.authoring import (
     children as child_kinds,
+    gochildren,
     gosource,
     roles,
     samples as sample_facts,
@@ -102,7 +103,12 @@ def draft(
             s for s in sample_facts.sites_from_samples(found.roots) if s.segments not in {x.segments for x in sites}
         ]
     sites, bases = roles.without_base_templates(sites)
+    sites, referenced = child_kinds.referenced_templates(facts, sites) if facts is not None else (sites, [])
+    sites, overrides = child_kinds.container_overrides(facts, sites) if facts is not None else (sites, [])
     sites, merged = roles.one_pod_per_role(sites)
+    built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
+    placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
+    sites = placed.sites if placed is not None else sites
     selectors = pod_selectors.infer(sites, found)
     root_name = re.sub(r"[^a-z0-9-]", "", kind.lower()) or "root"
     base: Path = ("spec", "structureDefinition")
@@ -135,6 +141,7 @@ def draft(
         selector = selectors.get(index)
         owner = selector.owner_kinds.most_common(1)[0][0] if selector and selector.owner_kinds else ""
         embedding = embedded.get(index)
+        maker = placed.makers.get(index) if placed is not None else None
         if on_root:
             component, path = root, root_path
         else:
@@ -166,6 +173,9 @@ def draft(
                     else f"{schema_path(site.job)} is a JobTemplateSpec (spec.template + parallelism/completions):",
                     "one batch/v1 Job per instance.",
                 )
+            elif maker is not None and not owner:
+                component["kind"] = dict(maker.kind)
+                builder.note((*path, "kind"), MEDIUM, *_built_evidence(maker))
             elif site.embeds is not None and not owner:
                 component["kind"] = {"group": "apps", "version": "v1", "kind": site.embeds}
                 builder.note(
@@ -205,6 +215,11 @@ def draft(
             api, _, owner_kind = owner.rpartition("/")
             owner_group, _, owner_version = api.rpartition("/") if "/" in api else ("", "", api)
             additional.append({"group": owner_group, "version": owner_version, "kind": owner_kind})
+        elif on_root and maker is not None:
+            additional.append(dict(maker.kind))
+            if maker.kind["kind"] == "Deployment":
+                additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})
+            builder.note((*base, "additionalChildKinds"), MEDIUM, *_built_evidence(maker))
         elif on_root and made_by is not None and not (facts is not None and facts.through_replicasets):
             additional.append(dict(made_by[0]))
             if made_by[0]["kind"] == "Deployment":
@@ -241,6 +256,29 @@ def draft(
             LOW,
             f"{shared.path} ({shared.source}) is taken as the base template the roles below it are merged onto",
             "(the same key under two or more roles, no count of its own): not a component.",
+        )
+    if placed is not None and facts is not None:
+        for child in placed.unplaced:
+            child_kinds.built_component(builder, facts, child, children, taken, root_name)
+    for template, reference in referenced:
+        builder.note(
+            (*root_path, "name"),
+            LOW,
+            f"{template.path} ({template.source}) is a list of named templates nothing counts, referred to by",
+            f"{reference}: merged into the pods of the items that refer to one, not a component.",
+        )
+    for part, said in overrides:
+        builder.note(
+            (*root_path, "name"),
+            LOW,
+            f"{part.path} ({part.source}): its containers override others ({said!r}): not a pod of its own.",
+        )
+    for part in placed.dropped if placed is not None else []:
+        builder.note(
+            (*root_path, "name"),
+            LOW,
+            f"{part.path} ({part.source}) is shaped like a pod but has no count, and the operator's code counts its",
+            "workloads elsewhere: taken for a part it adds to the pods it builds, not a component.",
         )
     child_kinds.sample_children(builder, found, children, taken, root_name)
     if not sites and not children:
@@ -353,3 +391,11 @@ def draft(
     return Draft(
         karta, text, builder.todos, builder.guesses, len(found.roots), pods, builder.covering(group, kind), warnings
     )
+
+
+def _built_evidence(maker: gochildren.BuiltChild) -> list[str]:
+    how = f"; its {maker.count_key} reads {schema_path(maker.count)}" if maker.count else ""
+    return [
+        f"the operator builds a {maker.kind['kind']} for these pods at {maker.where}{how}",
+        f"({maker.function}, reached by {' > '.join(maker.chain)}).",
+    ]

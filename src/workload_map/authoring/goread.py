@@ -135,7 +135,15 @@ class Package(Declarations):
             return exact
         tail = import_path.split("/")[-3:]
         near = [d for d in self.folders if len(tail) == 3 and d.split("/")[-3:] == tail]
-        return near if len(near) == 1 else []
+        if len(near) == 1:
+            return near
+        # A module named without a domain (``operator`` in its go.mod), in a folder of the repository: the
+        # import path past the module's name is the end of one folder's (``operator/api/v1`` for ``api/v1``).
+        module, _, inside = import_path.partition("/")
+        if "." in module or not inside:
+            return []
+        local = [d for d in self.folders if d == inside or d.endswith("/" + inside)]
+        return local if len(local) == 1 else []
 
 
 def tokens(text: str) -> list[Token]:

@@ -63,8 +63,8 @@ class _Linker:
         self.values = values
 
     def resolve(self, type_expr: str, where: GoFile) -> GoType | None:
-        """The declaration a field's type names: in the same directory, else the imported package's
-        directory (the import path ends with it), else the one declaration of that name; None outside."""
+        """The declaration a field's type names: in the same directory, else in the folder the import
+        names (``folders_of``); None outside the source given."""
         qualifier, name = bare_type(type_expr)
         if qualifier is None:
             return self.package.types.get((where.directory, name))
@@ -73,11 +73,7 @@ class _Linker:
             return None
         for directory in self.package.folders_of(path):
             self.package.load(directory)
-        for declared in self.package.types.values():
-            if declared.name != name:
-                continue
-            directory = declared.file.directory
-            if directory and (path == directory or path.endswith("/" + directory)):
+            if (declared := self.package.types.get((directory, name))) is not None:
                 return declared
         return None
 

@@ -30,7 +30,7 @@ def role_name(site: Site, taken: set[str]) -> str:
     return name
 
 
-def _item(site: Site) -> Segments:
+def item_of(site: Site) -> Segments:
     last = max((i for i, s in enumerate(site.segments) if s in (ARRAY, MAP)), default=-1)
     return site.segments[: last + 1]
 
@@ -42,12 +42,11 @@ def _relative(item: Segments, found: Field | None) -> str | None:
 
 
 def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] | None) -> dict[str, str]:
-    item = _item(site)
-    prefix = f"{jq(item)} | " if item else ""
+    item = item_of(site)
+    prefix, factors = _instances(builder, site, item, path)
     replicas = _relative(item, site.replicas)
     hosts = _relative(item, site.hosts)
     default = site.replicas.default if site.replicas is not None and isinstance(site.replicas.default, int) else 1
-    factors = []
     out: dict[str, str] = {}
     if replicas is not None and site.replicas is not None:
         factors.append(f"({replicas} // {default})")
@@ -102,6 +101,43 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
     return out
 
 
+def _instances(builder: Builder, site: Site, item: Segments, path: Path) -> tuple[str, list[str]]:
+    """The walk to the pods' list item and the factors of the counts of the items above their own count's
+    object: one in the pods' own item is read there; one of an outer list's item is read on the way down and
+    kept as a jq variable for each pod item below it."""
+    walked: Segments = ()
+    prefix = ""
+    factors: list[str] = []
+    for number, count in enumerate(site.instances):
+        holder = count.segments[:-1]
+        default = count.default if isinstance(count.default, int) else 1
+        if holder == item:
+            factors.append(f"({jq(count.segments[len(item) :])} // {default})")
+        else:
+            prefix += f"{jq(holder[len(walked) :])} | ({jq(count.segments[-1:])} // {default}) as $n{number} | "
+            factors.append(f"$n{number}")
+            walked = holder
+        builder.note(
+            (*path, "replicasPath"),
+            MEDIUM,
+            f"x {count.path}: each of its {schema_path(holder[:-1])} items runs that many instances of the pods below.",
+        )
+    if item:
+        prefix += f"{jq(item[len(walked) :])} | "
+    below = site.role[len(item) : len(item) + 1] if item and site.role[: len(item)] == item else ()
+    single = below and below[0] not in (ARRAY, MAP) and site.alternative is None
+    if single and site.job is None and site.replicas is not None:
+        # The pods' object is one optional key of the item (a role's group): items without it run none of
+        # these pods (with other such keys beside it, ``alternative`` says so instead).
+        factors.append(f"(if {jq(below)} == null then 0 else 1 end)")
+        builder.note(
+            (*path, "replicasPath"),
+            MEDIUM,
+            f"x 0 where an item of {schema_path(item[:-1])} has no {below[0]}: its pods are defined there.",
+        )
+    return prefix, factors
+
+
 def spec_definition(builder: Builder, site: Site, path: Path) -> dict[str, Any]:
     where = f"{site.path} ({site.source})"
     if site.free_form is not None:
@@ -138,7 +174,7 @@ def spec_definition(builder: Builder, site: Site, path: Path) -> dict[str, Any]:
 
 
 def instance_ids(builder: Builder, site: Site, path: Path, lower: bool) -> str | None:
-    item = _item(site)
+    item = item_of(site)
     if not item:
         return None
     suffix = " | ascii_downcase" if lower else ""

@@ -92,6 +92,9 @@ class Site:
     free_form: str | None = None  # why an open object (no typed containers) is taken for a pod definition
     embeds: str | None = None  # the built-in kind whose spec the role object is (Deployment, StatefulSet)
     alternative: Segments | None = None  # an optional object of the list item, beside others holding pods
+    # Counts of the list items above the object that counts the pods (a role's replicas over the size of
+    # each replica's group): the pods are the product.
+    instances: list[Field] = field(default_factory=list)
 
     @property
     def path(self) -> str:
@@ -134,6 +137,12 @@ class SchemaFacts:
     annotation_values: dict[str, str] = field(default_factory=dict)  # key -> the value that suspends
     batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
     serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
+    schema: dict[str, Any] = field(default_factory=dict, repr=False)  # the version's openAPIV3Schema
+
+    def field_at(self, segments: Segments) -> Field | None:
+        """The schema's field at ``segments`` (``[]`` an item of a list), None where it declares none."""
+        node = _node_at(self.schema, segments)
+        return Field(segments, node) if node else None
 
 
 def _props(node: Any) -> dict[str, Any]:
@@ -240,6 +249,13 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
     for segments in candidates:
         site.replicas = site.replicas or described_count(_node_at(schema, segments), segments)
     _multiply_groups(site, schema, candidates)
+    if site.replicas is not None and site.job is None:
+        holder = site.replicas.segments[:-1]
+        for index, segment in enumerate(site.segments[: len(holder)]):
+            item = site.segments[: index + 1]
+            count = _first(_node_at(schema, item), item, REPLICA_NAMES, ("integer",)) if segment == ARRAY else None
+            if count is not None and count.segments != site.replicas.segments:
+                site.instances.append(count)
     if site.role:
         site.embeds = embedded_kind(site.role[-1], _node_at(schema, site.role))
     if last_collection >= 0 and site.segments[last_collection] == ARRAY:
@@ -610,6 +626,7 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
         kind=str(names["kind"]),
         plural=str(names.get("plural") or ""),
         namespaced=spec.get("scope", "Namespaced") == "Namespaced",
+        schema=schema,
     )
     roots = spec_roots(schema)
     facts.sites = [site for root in roots for site in find_sites(schema, (root,))]

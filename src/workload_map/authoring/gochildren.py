@@ -1,0 +1,451 @@
+"""The pod-making children an operator's Go code builds for a kind (``wmap definitions new --api-source DIR``).
+
+A controller seldom builds its StatefulSet or Job where it reconciles: a helper does (``NewPool(args)``,
+``deploymentForRuntime(rt)``), often in another package of the repository, reached through a few calls. This
+module reads the function declarations of the Go files (text, as gosource.py reads the types; nothing is
+compiled), starts from every function that takes the kind (``func f(x *api.Kind)``), follows the calls it
+makes to functions of the repository, and lists the built-in workloads built there (``&appsv1.StatefulSet{
+...}``, ``&batchv1.Job{...}``, ``&corev1.Pod{...}``) with the field of the kind their count is read from:
+``Replicas: &x.Spec.Size``, ``Parallelism: ptr.To(pool.Servers)``, ``replicas := args.Pool.Servers``. Go
+names are turned into the object's paths by the json tags of the API types; a value of an API type that is
+not the kind itself (``pool *api.Pool``) is placed where the kind's spec holds that type (``.spec.pools[]``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workload_map.authoring.evidence import ARRAY, Segments
+from workload_map.authoring.goowners import BUILTIN_WORKLOADS
+from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_type, read_imports, tokens as go_tokens
+from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
+
+COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
+MAX_CALL_DEPTH = 6
+MAX_FUNCTIONS = 5000
+
+
+@dataclass
+class GoFunc:
+    name: str
+    receiver: str  # the receiver's type name; empty for a plain function
+    receiver_var: str  # the receiver's name in the body (``r``)
+    params: dict[str, str]  # parameter name -> type expression
+    file: GoFile
+    line: int
+    body: list[Token] = field(default_factory=list)  # between the braces, comments left out
+
+    @property
+    def where(self) -> str:
+        return f"{self.file.path}:{self.line}"
+
+
+@dataclass
+class BuiltChild:
+    """One workload literal the operator's code builds for the kind, and where its count comes from."""
+
+    kind: dict[str, str]  # {group, version, kind}
+    where: str  # file:line of the literal
+    function: str  # the function that builds it
+    count: Segments | None = None  # the kind's field the literal's Replicas/Parallelism/Completions read
+    count_key: str = ""  # which of them
+    chain: list[str] = field(default_factory=list)  # the calls from a function that takes the kind
+
+
+def _split(tokens: list[Token], separator: str) -> list[list[Token]]:
+    """Tokens split at ``separator`` outside brackets."""
+    out: list[list[Token]] = [[]]
+    depth = 0
+    for token in tokens:
+        if token.text in "([{":
+            depth += 1
+        elif token.text in ")]}":
+            depth -= 1
+        if token.text == separator and depth == 0:
+            out.append([])
+        else:
+            out[-1].append(token)
+    return [part for part in out if part]
+
+
+def _balanced(tokens: list[Token], start: int) -> int:
+    """The index past the bracket that closes the one at ``start`` (the end when it is never closed)."""
+    depth = 0
+    for index in range(start, len(tokens)):
+        text = tokens[index].text
+        if text in "([{":
+            depth += 1
+        elif text in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return len(tokens)
+
+
+def _params(tokens: list[Token]) -> dict[str, str]:
+    """``a, b int, c *api.Kind`` -> {a: int, b: int, c: *api.Kind}; unnamed parameters are left out."""
+    out: dict[str, str] = {}
+    waiting: list[str] = []
+    for part in _split([t for t in tokens if t.text != "\n"], ","):
+        if len(part) == 1 and part[0].text.isidentifier():
+            waiting.append(part[0].text)  # a name whose type follows, or an unnamed parameter's type
+            continue
+        unnamed = len(part) == 3 and part[1].text == "." and part[2].text.isidentifier()  # ``pkg.Type`` alone
+        if len(part) >= 2 and part[0].text.isidentifier() and not unnamed:
+            type_expr = "".join(t.text for t in part[1:])
+            for name in [*waiting, part[0].text]:
+                out[name] = type_expr
+        waiting = []
+    return out
+
+
+def functions(file: GoFile, text: str) -> list[GoFunc]:
+    """The top-level function and method declarations of one file, with their bodies' tokens."""
+    tokens = [t for t in go_tokens(text) if not t.text.startswith(("//", "/*"))]
+    out: list[GoFunc] = []
+    index = 0
+    while index < len(tokens):
+        text_at = tokens[index].text
+        if text_at in "([{":
+            index = _balanced(tokens, index)
+            continue
+        if text_at != "func" or index + 1 >= len(tokens):
+            index += 1
+            continue
+        line = tokens[index].line
+        index += 1
+        receiver = receiver_var = ""
+        params: dict[str, str] = {}
+        if tokens[index].text == "(":  # a method: its receiver first
+            end = _balanced(tokens, index)
+            received = _params(tokens[index + 1 : end - 1])
+            receiver_var, receiver = next(iter(received.items()), ("", ""))
+            receiver = bare_type(receiver)[1].partition("[")[0]
+            params.update(received)
+            index = end
+        if index >= len(tokens) or not tokens[index].text.isidentifier():
+            continue
+        name = tokens[index].text
+        index += 1
+        if index < len(tokens) and tokens[index].text == "[":  # type parameters
+            index = _balanced(tokens, index)
+        if index >= len(tokens) or tokens[index].text != "(":
+            continue
+        end = _balanced(tokens, index)
+        params.update(_params(tokens[index + 1 : end - 1]))
+        index = end
+        # The results, up to the body's brace (a parenthesised result list is stepped over whole).
+        while index < len(tokens) and tokens[index].text not in ("{", "\n"):
+            index = _balanced(tokens, index) if tokens[index].text in "([" else index + 1
+        if index >= len(tokens) or tokens[index].text != "{":
+            continue  # a declaration without a body (assembly)
+        end = _balanced(tokens, index)
+        out.append(GoFunc(name, receiver, receiver_var, params, file, line, tokens[index + 1 : end - 1]))
+        index = end
+    return out
+
+
+class _Program:
+    """Every function of the source tree by folder and name, read when first needed."""
+
+    def __init__(self, package: Package) -> None:
+        self.package = package
+        self.by_folder: dict[str, dict[str, list[GoFunc]]] = {}
+        self.count = 0
+
+    def folder(self, directory: str) -> dict[str, list[GoFunc]]:
+        if directory not in self.by_folder:
+            self.package.load(directory)  # its types, for the variables declared with them
+            found: dict[str, list[GoFunc]] = {}
+            for path in self.package.folders.get(directory, []):
+                text = self.package.text(path) or ""
+                if "func" not in text or self.count >= MAX_FUNCTIONS:
+                    continue
+                file = read_imports(self.package, path, text)
+                for function in functions(file, text):
+                    found.setdefault(function.name, []).append(function)
+                    self.count += 1
+            self.by_folder[directory] = found
+        return self.by_folder[directory]
+
+    def mentioning(self, word: str) -> Iterator[GoFunc]:
+        """The functions of the folders with a file that names ``word`` (a text search first: a large
+        repository's other folders are never parsed unless a call leads there)."""
+        pattern = re.compile(rf"\b{re.escape(word)}\b")
+        for directory in sorted(self.package.folders):
+            if any(pattern.search(self.package.text(p) or "") for p in self.package.folders[directory]):
+                for named in self.folder(directory).values():
+                    yield from named
+
+    def calls(self, function: GoFunc) -> Iterator[GoFunc]:
+        """The repository's functions ``function`` calls: ``f(``, ``x.method(`` in its own folder,
+        ``pkg.F(`` in the folder the import names."""
+        body = function.body
+        own = function.file.directory
+        for index in range(len(body) - 1):
+            token = body[index]
+            if not token.text.isidentifier() or body[index + 1].text != "(":
+                continue
+            qualified = index >= 2 and body[index - 1].text == "."
+            qualifier = body[index - 2].text if qualified else ""
+            if qualified and qualifier in function.file.imports:
+                folders = self.package.folders_of(function.file.imports[qualifier])
+                directory = folders[0] if folders else None
+            else:
+                directory = own
+            if directory is None:
+                continue
+            for called in self.folder(directory).get(token.text, []):
+                # ``r.method(`` on the function's own receiver: that type's method, not a namesake's.
+                if not (qualified and qualifier == function.receiver_var) or called.receiver == function.receiver:
+                    yield called
+
+
+@dataclass
+class _Place:
+    """Where a Go value sits in the kind's object (``segments``, None: not in it) and its declared type."""
+
+    segments: Segments | None
+    declared: GoType | None
+    is_list: bool = False
+
+
+class _Locator:
+    """Go expressions to the kind's paths: variables by their parameter types and assignments, fields by the
+    json tags of the structs they select."""
+
+    def __init__(self, program: _Program, kind: GoType) -> None:
+        self.program = program
+        self.package = program.package
+        self.kind = kind
+        self.linker = _Linker(self.package, ApiValues())
+        self.by_type: dict[int, tuple[Segments, bool] | None] = {}
+
+    def type_place(self, type_expr: str, where: GoFile, segments: Segments | None) -> _Place:
+        is_list = type_expr.lstrip("*").startswith("[]")
+        declared = self.linker.resolve(type_expr.lstrip("*").removeprefix("[]"), where)
+        if declared is self.kind:
+            return _Place((), declared)
+        if segments is None and declared is not None:
+            placed = self.placed(declared)
+            if placed is not None:  # one item of the list the spec holds, or the one field of its type
+                return _Place((*placed[0], ARRAY) if placed[1] else placed[0], declared)
+        return _Place(segments, declared, is_list)
+
+    def placed(self, declared: GoType) -> tuple[Segments, bool] | None:
+        """The one place in the kind's spec whose type is ``declared`` (a list of it: True), else None."""
+        if id(declared) not in self.by_type:
+            found: list[tuple[Segments, bool]] = []
+            for segments, go_field, owner in self.linker.walk(self.kind, (), set()):
+                type_expr = go_field.type_expr.lstrip("*")
+                is_list = type_expr.startswith("[]")
+                if segments[0] != "spec" or bare_type(type_expr.removeprefix("[]"))[1] != declared.name:
+                    continue
+                if self.linker.resolve(type_expr.removeprefix("[]"), owner.file) is declared:
+                    found.append((segments, is_list))
+            self.by_type[id(declared)] = found[0] if len(found) == 1 else None
+        return self.by_type[id(declared)]
+
+    def select(self, place: _Place, name: str, depth: int = 0) -> _Place | None:
+        """The field ``name`` (its Go name) of the struct at ``place``, embedded structs searched too (a few
+        levels: a struct may embed itself through others)."""
+        if place.declared is None or place.declared.underlying != "struct" or place.is_list or depth > 4:
+            return None
+        for go_field in place.declared.fields:
+            if name in go_field.names:
+                segments = None
+                if place.segments is not None and go_field.json not in (None, "-"):
+                    segments = (*place.segments, str(go_field.json))
+                return self.type_place(go_field.type_expr, place.declared.file, segments)
+        for go_field in place.declared.fields:
+            if not go_field.names:
+                # Inline unless its json tag names it (``Common `json:"common"```: one level down).
+                segments = place.segments
+                if segments is not None and go_field.json:
+                    segments = (*segments, go_field.json)
+                inner = self.type_place(go_field.type_expr, place.declared.file, segments)
+                found = self.select(_Place(segments, inner.declared), name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def locate(self, tokens: list[Token], function: GoFunc, depth: int = 0) -> _Place | None:
+        """The place of an expression: a selector chain (``args.Pool.Servers``), behind ``&``/``*``, the one
+        argument of a call (``ptr.To(x)``, ``int32(x)``), or what a method of an API type called without
+        arguments returns (``t.SpareReplicas()``)."""
+        texts = [t.text for t in tokens if t.text != "\n"]
+        while texts and texts[0] in ("&", "*"):
+            texts = texts[1:]
+        if depth > 8 or not texts:
+            return None
+        if texts[-1] == ")" and "(" in texts:
+            opening = texts.index("(")
+            inner = [t for t in tokens if t.text != "\n"]
+            inner = inner[len(inner) - len(texts) + opening + 1 : -1]
+            callee = texts[:opening]
+            if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(callee)):
+                return None
+            if len(_split(inner, ",")) == 1:
+                return self.locate(inner, function, depth + 1)
+            if not inner and len(callee) >= 3:
+                return self.returned(callee[:-2], callee[-1], function, depth)
+            return None
+        if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)) or len(texts) % 2 == 0:
+            return None
+        place = self.variable(texts[0], function, depth)
+        for name in texts[2::2]:
+            if place is None:
+                return None
+            place = self.select(place, name)
+        return place
+
+    def returned(self, receiver: list[str], method: str, function: GoFunc, depth: int) -> _Place | None:
+        """What ``receiver.method()`` returns, when the receiver is a struct of the source and the method's
+        ``return`` reads a field (directly or through a local it assigns)."""
+        place = self.locate([Token(t, 0) for t in receiver], function, depth + 1)
+        if place is None or place.declared is None:
+            return None
+        for candidate in self.program.folder(place.declared.file.directory).get(method, []):
+            if candidate.receiver != place.declared.name:
+                continue
+            body = candidate.body
+            for index, token in enumerate(body):
+                if token.text == "return":
+                    found = self.locate(_statement(body, index + 1), candidate, depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    def variable(self, name: str, function: GoFunc, depth: int) -> _Place | None:
+        if name in function.params:
+            return self.type_place(function.params[name], function.file, None)
+        assigned = _assignment(function.body, name)
+        if assigned is None:
+            return None
+        value, ranged = assigned
+        place = self.locate(value, function, depth + 1)
+        if not ranged or place is None:
+            return place
+        if not place.is_list or place.segments is None:
+            return None
+        return _Place((*place.segments, ARRAY), place.declared)
+
+
+def _assignment(body: list[Token], name: str) -> tuple[list[Token], bool] | None:
+    """The expression a local variable is first given (``v := x``, ``var v = x``, ``for _, v := range x``);
+    True when it ranges over it."""
+    for index, token in enumerate(body):
+        if token.text != name or index + 1 >= len(body):
+            continue
+        following = [t.text for t in body[index + 1 : index + 3]]
+        if following == [":", "="]:
+            start = index + 3
+        elif following[:1] == ["="] and following[1:] != ["="]:
+            start = index + 2
+        else:
+            continue  # not an assignment (``k, v := range x`` gives the key here; ``v == x`` compares)
+        line = _statement(body, start)
+        texts = [t.text for t in line]
+        if texts[:1] == ["range"]:
+            return line[1:], True
+        return line, False
+    return None
+
+
+def _statement(body: list[Token], start: int) -> list[Token]:
+    """From ``start`` to the end of its line (brackets balanced, a range's opening brace left out)."""
+    out: list[Token] = []
+    index = start
+    while index < len(body) and body[index].text not in ("\n", ";", "{", ")", "]", "}"):
+        if body[index].text in "([":
+            end = _balanced(body, index)
+            out += body[index:end]
+            index = end
+            continue
+        out.append(body[index])
+        index += 1
+    return out
+
+
+def _literals(function: GoFunc) -> Iterator[tuple[dict[str, str], int, int]]:
+    """Built-in workload literals with fields (``&appsv1.StatefulSet{ObjectMeta: ...}``): (kind, start, end)."""
+    body = function.body
+    for index in range(len(body) - 3):
+        qualifier, dot, name, brace = (t.text for t in body[index : index + 4])
+        if dot != "." or brace != "{" or (index + 4 < len(body) and body[index + 4].text == "}"):
+            continue  # not a literal, or an empty one (``&appsv1.Deployment{}`` to read into)
+        builtin = BUILTIN_WORKLOADS.get(function.file.imports.get(qualifier, ""))
+        if builtin is None or name not in builtin[1]:
+            continue
+        yield {"group": builtin[0], "version": "v1", "kind": name}, index, _balanced(body, index + 3)
+
+
+def _count(locator: _Locator, function: GoFunc, start: int, end: int) -> tuple[Segments | None, str]:
+    """The kind's field the literal's count reads (``Replicas: &x.Spec.Size`` inside it, or
+    ``v.Spec.Replicas = ...`` after it in the same function)."""
+    body = function.body
+    for index in range(start, len(body) - 2):
+        key = body[index].text
+        inside = index < end and body[index + 1].text == ":"
+        after = index >= end and body[index - 1].text == "." and body[index + 1].text == "="
+        if key not in COUNT_KEYS or not (inside or after):
+            continue
+        value = _split(_statement(body, index + 2), ",")
+        place = locator.locate(value[0], function) if value else None
+        if place is not None and place.segments and place.segments[0] == "spec":
+            return place.segments, key
+    return None, ""
+
+
+def _takes(function: GoFunc, locator: _Locator, kind: GoType) -> bool:
+    """A function that takes the kind or names its type (a reconcile reading one: ``&api.Kind{}``)."""
+    for type_expr in function.params.values():
+        if bare_type(type_expr)[1] == kind.name and locator.linker.resolve(type_expr, function.file) is kind:
+            return True
+    body = function.body
+    for index in range(2, len(body)):
+        if body[index].text == kind.name and body[index - 1].text == ".":
+            qualified = f"{body[index - 2].text}.{kind.name}"
+            if locator.linker.resolve(qualified, function.file) is kind:
+                return True
+    return False
+
+
+def _double(function: GoFunc) -> bool:
+    """A test double (``mock_utils.go``, ``newFakeRuntime``): it builds objects no controller creates."""
+    words = (function.file.path.rpartition("/")[2] + " " + function.name).lower()
+    return "mock" in words or "fake" in words
+
+
+def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
+    """The workloads the Go code under ``root`` builds for ``kind``: from every function taking the kind,
+    through the calls to the repository's functions (``MAX_CALL_DEPTH`` deep), each literal once."""
+    package = Package(root)
+    for directory in package.folders_declaring(kind):
+        package.load(directory)
+    declared, _ = _find_kind(package, kind, version)
+    if declared is None:
+        return []
+    program = _Program(package)
+    locator = _Locator(program, declared)
+    queue = [(f, [f.name]) for f in program.mentioning(kind) if _takes(f, locator, declared) and not _double(f)]
+    seen = {id(f) for f, _ in queue}
+    out: list[BuiltChild] = []
+    while queue:
+        function, chain = queue.pop(0)
+        for gvk, start, end in _literals(function):
+            where = f"{function.file.path}:{function.body[start].line}"
+            if any(child.where == where for child in out):
+                continue
+            count, key = _count(locator, function, start, end)
+            out.append(BuiltChild(gvk, where, function.name, count, key, chain))
+        if len(chain) > MAX_CALL_DEPTH:
+            continue
+        for called in program.calls(function):
+            if id(called) not in seen and not _double(called):
+                seen.add(id(called))
+                queue.append((called, [*chain, called.name]))
+    return out
