@@ -142,6 +142,14 @@ def test_phases_conditions_markers_and_shared_types_are_linked_by_json_tags(tmp_
     assert mashing == "declared in api/v1/brew_types.go:48 (BrewMashing: BrewMashing means the grain is in the mash.)"
 
 
+def test_a_kind_spelt_lower_case_is_read_from_its_exported_go_type(tmp_path: Path) -> None:
+    """A CRD may name its kind ``brew`` while Go registers the exported type ``Brew``."""
+    found = api_values(_source(tmp_path), "brew", "v1")
+    assert found.warnings == []
+    assert found.kind_at == "api/v1/brew_types.go:10"
+    assert _values(found.phases[("status", "phase")]) == ["Mashing", "Running", "Succeeded", "Failed"]
+
+
 def test_the_draft_maps_declared_values_by_their_words_and_lists_the_rest(tmp_path: Path) -> None:
     made = draft(BREW, api_source=_source(tmp_path))
     assert made.warnings == []

@@ -20,7 +20,16 @@ from pathlib import Path
 
 from workload_map.authoring.evidence import ARRAY, Segments
 from workload_map.authoring.goowners import BUILTIN_WORKLOADS
-from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_type, read_imports, tokens as go_tokens
+from workload_map.authoring.goread import (
+    GoFile,
+    GoType,
+    Package,
+    Token,
+    bare_type,
+    go_type_name,
+    read_imports,
+    tokens as go_tokens,
+)
 from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
 
 COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
@@ -423,6 +432,7 @@ def _double(function: GoFunc) -> bool:
 def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
     """The workloads the Go code under ``root`` builds for ``kind``: from every function taking the kind,
     through the calls to the repository's functions (``MAX_CALL_DEPTH`` deep), each literal once."""
+    kind = go_type_name(kind)
     package = Package(root)
     for directory in package.folders_declaring(kind):
         package.load(directory)

@@ -396,6 +396,12 @@ class Reader:
         return "".join(p for p in parts if p is not None) if all(p is not None for p in parts) else None
 
 
+def go_type_name(kind: str) -> str:
+    """The Go type declaring a CRD kind: the kind with its first letter upper-case, since only an exported
+    type can be registered (a kind may be spelt lower-case, as the Zalando operator's ``postgresql``)."""
+    return kind[:1].upper() + kind[1:]
+
+
 def go_files(root: Path) -> Iterator[Path]:
     for path in sorted(root.rglob("*.go")):
         relative = path.relative_to(root).parts

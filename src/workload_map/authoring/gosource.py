@@ -27,6 +27,7 @@ from workload_map.authoring.goread import (
     GoType,
     Package,
     bare_type,
+    go_type_name,
     read_imports,
 )
 
@@ -232,6 +233,7 @@ def api_values(root: Path, kind: str, version: str) -> ApiValues:
 
 
 def _api_values(root: Path, kind: str, version: str) -> ApiValues:
+    kind = go_type_name(kind)
     package = Package(root)
     for directory in package.folders_declaring(kind):
         package.load(directory)
