@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from workload_map.cli.kinds import definition_named
 from workload_map.cli.options import definitions_option
-from workload_map.cmdline.errors import EXIT_NO_DEFINITION, CliError
 
 if TYPE_CHECKING:
     from workload_map import LoadedDefinition
@@ -29,30 +29,6 @@ def _row(definition: LoadedDefinition) -> list[str]:
         "yes" if has_gang else "no",
         definition.origin,
     ]
-
-
-def _find(definitions: list[LoadedDefinition], name: str) -> LoadedDefinition:
-    """By metadata.name, or by any TYPE spelling of the kind it covers."""
-    for definition in definitions:
-        if definition.name == name:
-            return definition
-    import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
-
-    try:
-        info = wm.open_objects([], definitions, builtin=False).kind(name)
-    except wm.WorkloadMapError:
-        raise CliError(
-            f'no definition named or covering "{name}"',
-            hint="list them with: wmap definitions",
-            exit_code=EXIT_NO_DEFINITION,
-        ) from None
-
-    def covers(definition: LoadedDefinition) -> bool:
-        gvk = definition.karta.identity
-        return gvk is not None and (gvk.group, gvk.kind) == (info.group, info.kind)
-
-    matches = [d for d in definitions if covers(d)]
-    return sorted(matches, key=lambda d: d.karta.identity.version if d.karta.identity else "")[-1]
 
 
 @click.command("show")
@@ -82,7 +58,7 @@ def show(name: str | None, output: str | None, definition_paths: tuple[str, ...]
     definitions, warnings = definitions_only(definition_paths)
     definitions = sorted(definitions, key=lambda d: d.name)
     if name is not None:
-        chosen = _find(definitions, name)
+        chosen = definition_named(definitions, name)
         fmt = output or "yaml"
         if fmt == "table":
             echo_table(HEADERS, [_row(chosen)])

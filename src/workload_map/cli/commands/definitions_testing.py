@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from workload_map.cli.kinds import definition_named
 from workload_map.cli.options import definitions_option, output_option
 from workload_map.cmdline.errors import EXIT_ERROR, CliError
 
@@ -17,11 +18,10 @@ if TYPE_CHECKING:
 def _load(definition: str, definition_paths: tuple[str, ...]) -> LoadedDefinition:
     """A Karta file (exactly one definition, statically valid), else a definition in effect by name or TYPE."""
     if not os.path.exists(definition) and definition != "-":
-        from workload_map.cli.commands.definitions import _find  # noqa: PLC0415 (a command's --help loads only click)
         from workload_map.cli.sources import definitions_only  # noqa: PLC0415 (a command's --help loads only click)
 
         definitions, _warnings = definitions_only(definition_paths)
-        return _find(definitions, definition)
+        return definition_named(definitions, definition)
     import workload_map as wm  # noqa: PLC0415 (a command's --help loads only click)
 
     report = wm.validate_definitions([definition])
