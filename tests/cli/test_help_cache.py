@@ -16,7 +16,7 @@ import click
 import pytest
 
 from workload_map.base import cache
-from workload_map.cli.entry import MAX_CONTENT_WIDTH
+from workload_map.cli.program import MAX_CONTENT_WIDTH
 from workload_map.cmdline import help_cache
 
 # The console script's entry, as PROG; then whether click was loaded, on stderr.

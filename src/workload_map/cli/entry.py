@@ -10,18 +10,13 @@ from __future__ import annotations
 import os
 import sys
 
+from workload_map.cli.program import COMPLETE_VAR, MAX_CONTENT_WIDTH, prog_name
 from workload_map.cmdline import help_cache
 
-COMPLETE_VAR = "_WMAP_COMPLETE"
-MAX_CONTENT_WIDTH = 110
-# The files that define what `--help` prints: the group (its options, docstring and command table) and this one.
-_DEFINITIONS = (__file__, os.path.join(os.path.dirname(__file__), "main.py"))
-
-
-def prog_name() -> str:
-    """``kubectl wmap`` when run as the kubectl plugin, else ``wmap``."""
-    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "wmap"
-    return "kubectl wmap" if prog == "kubectl-wmap" else "wmap"
+# The files that define what `--help` prints: the group (its options, docstring and command table), the
+# program's name and width, and this one.
+_HERE = os.path.dirname(__file__)
+_DEFINITIONS = (__file__, os.path.join(_HERE, "program.py"), os.path.join(_HERE, "main.py"))
 
 
 def main() -> None:

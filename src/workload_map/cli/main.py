@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from workload_map.cli.entry import COMPLETE_VAR, MAX_CONTENT_WIDTH, prog_name
 from workload_map.cli.process_exit import ending_here, exit_without_teardown
+from workload_map.cli.program import COMPLETE_VAR, MAX_CONTENT_WIDTH, prog_name
 
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem

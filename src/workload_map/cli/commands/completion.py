@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 from click.shell_completion import get_completion_class
 
-from workload_map.cli.entry import COMPLETE_VAR
 from workload_map.cli.main import cli
+from workload_map.cli.program import COMPLETE_VAR
 from workload_map.cmdline.errors import CliError
 
 
