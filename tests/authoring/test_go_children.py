@@ -329,6 +329,31 @@ func (r *Reconciler) deploymentFor(o *api.Orchard) *appsv1.Deployment {
     assert "specDefinition" not in structure["rootComponent"]
 
 
+def test_a_count_traced_to_an_object_is_no_count(tmp_path: Path) -> None:
+    """Replicas computed by a method of the spec trace back to ``.spec`` itself: an object is no pod count, so
+    the workload is not drafted with ``(.spec // 1)``."""
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "types.go").write_text(API.replace("package v1", "package api"))
+    (tmp_path / "ctl").mkdir()
+    (tmp_path / "ctl" / "serve.go").write_text(
+        """package ctl
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	api "example.com/orchard/api"
+)
+
+func (r *Reconciler) deploymentFor(o *api.Orchard) *appsv1.Deployment {
+	return &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &o.Spec}}
+}
+"""
+    )
+    spec = {"size": {"type": "integer", "default": 2}, "image": {"type": "string"}}
+    made = draft(crd("orchard.example.com", "Orchard", spec), api_source=tmp_path)
+    assert "(.spec // 1)" not in made.text
+    assert not any(c["kind"]["kind"] == "Deployment" for c in _structure(made).get("childComponents", []))
+
+
 def test_unreadable_go_builds_nothing_and_raises_nothing(tmp_path: Path) -> None:
     (tmp_path / "api").mkdir()
     (tmp_path / "api" / "types.go").write_text(

@@ -191,7 +191,9 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
     (a plugin's Job, a probe's Pod, test fixtures), and one cannot tell them from the object's pods."""
     counted: dict[tuple[str, Segments], BuiltChild] = {}
     for child in built:
-        if child.count is not None and facts.field_at(child.count) is not None:
+        field = facts.field_at(child.count) if child.count is not None else None
+        # A count is a number: a trace ending on an object (a method of the spec computing it) is no count.
+        if field is not None and child.count is not None and field.schema.get("type") in ("integer", "number"):
             counted.setdefault((child.kind["kind"], child.count), child)
     if built:
         for site in sites:
