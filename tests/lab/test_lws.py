@@ -59,21 +59,38 @@ def _expect(primary: str, groups: int, current: int, ready: int) -> dict[str, An
     }
 
 
-def counted(pods: list[Obj], owners: set[str]) -> dict[str, Any]:
+def counted(pods: list[Obj], statefulsets: list[Obj], root: Obj) -> dict[str, Any]:
     """Pods present and ready per component, GPUs of the present active pods (docs/tree-json.md).
 
-    Only pods whose controller (the LeaderWorkerSet's StatefulSet, or a group's worker StatefulSet) still
-    exists, by uid: ``owners``. A pod belongs to a workload through its owner chain (docs/semantics.md
-    "Pods"); when the lost node also held a worker of another group, LWS recreated that group, its worker
-    StatefulSet was deleted and a new one made, and the old worker, Terminating on the lost node, no longer
-    belongs to the set (a whole-lab run placed a group's worker there, and this count said 6 workers where
-    wmap rightly read 5)."""
+    Only pods whose whole controller chain up to the LeaderWorkerSet is present, by uid (docs/semantics.md
+    "Pods": a pod belongs to a workload through its owner chain): a worker pod -> its group's worker
+    StatefulSet -> the group's leader pod -> the leader StatefulSet -> the LeaderWorkerSet. When the lost node
+    held a group's leader, LWS recreates it (a new leader pod, a new uid) while the old worker StatefulSet and
+    its pods wait for the garbage collector: they no longer belong to the set (one run counted them by their
+    StatefulSet alone and said 4 workers where wmap rightly read 2; another, a worker of another group on the
+    lost node, said 6 where wmap read 5)."""
+    by_uid = {o["metadata"]["uid"]: o for o in [*pods, *statefulsets]}
+    top = root["metadata"]["uid"]
+
+    def belongs(obj: Obj) -> bool:
+        seen: set[str] = set()
+        while True:
+            controller = next((r for r in obj["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
+            if controller is None or controller["uid"] in seen:
+                return False
+            if controller["uid"] == top:
+                return True
+            seen.add(controller["uid"])
+            owner = by_uid.get(controller["uid"])
+            if owner is None:
+                return False
+            obj = owner
+
     current = {"leader": 0, "worker": 0}
     ready = {"leader": 0, "worker": 0}
     gpus = 0
     for pod in pods:
-        controller = next((r for r in pod["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
-        if controller is None or controller["uid"] not in owners:
+        if not belongs(pod):
             continue
         role = "leader" if pod["metadata"]["labels"].get(WORKER_INDEX) == "0" else "worker"
         current[role] += 1
@@ -219,7 +236,9 @@ def story(s: Story) -> None:
     lab.quiet(NS)  # LWS recreating the group as far as it can while the lost node's pods stay Terminating
 
     def counted_now(pods: list[Obj]) -> dict[str, Any]:
-        return counted(pods, {o["metadata"]["uid"] for o in lab.kube.list("apps/v1", "StatefulSet", NS)})
+        return counted(
+            pods, lab.kube.list("apps/v1", "StatefulSet", NS), lab.kube.get(API, "LeaderWorkerSet", NAME, NS)
+        )
 
     s.observe("node lost under a group", counted_now)
 
