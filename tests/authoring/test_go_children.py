@@ -304,25 +304,35 @@ func NewClusterJob(c *api.Cluster) *batchv1.Job {
     assert component["scaleDefinition"] == {"replicasPath": "(.spec.size // 1)"}
 
 
-def test_a_built_workload_counted_at_the_spec_makes_the_roots_pods(tmp_path: Path) -> None:
-    (tmp_path / "api").mkdir()
-    (tmp_path / "api" / "types.go").write_text(API.replace("package v1", "package api"))
-    (tmp_path / "ctl").mkdir()
-    (tmp_path / "ctl" / "serve.go").write_text(
-        """package ctl
+def _orchard_deployment(root: Path, replicas: str) -> Path:
+    """An orchard operator whose code builds one Deployment with ``Replicas: <replicas>``."""
+    (root / "api").mkdir()
+    (root / "api" / "types.go").write_text(API.replace("package v1", "package api"))
+    (root / "ctl").mkdir()
+    (root / "ctl" / "serve.go").write_text(
+        f"""package ctl
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	api "example.com/orchard/api"
 )
 
-func (r *Reconciler) deploymentFor(o *api.Orchard) *appsv1.Deployment {
-	return &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &o.Spec.Size}}
-}
+func (r *Reconciler) deploymentFor(o *api.Orchard) *appsv1.Deployment {{
+	return &appsv1.Deployment{{Spec: appsv1.DeploymentSpec{{Replicas: {replicas}}}}}
+}}
 """
     )
-    spec = {"size": {"type": "integer", "default": 2}, "image": {"type": "string"}}
-    structure = _structure(draft(crd("orchard.example.com", "Orchard", spec), api_source=tmp_path))
+    return root
+
+
+ORCHARD_SPEC = {"size": {"type": "integer", "default": 2}, "image": {"type": "string"}}
+
+
+def test_a_built_workload_counted_at_the_spec_makes_the_roots_pods(tmp_path: Path) -> None:
+    made = draft(
+        crd("orchard.example.com", "Orchard", ORCHARD_SPEC), api_source=_orchard_deployment(tmp_path, "&o.Spec.Size")
+    )
+    structure = _structure(made)
     (component,) = structure["childComponents"]
     assert component["kind"]["kind"] == "Deployment"
     assert component["scaleDefinition"] == {"replicasPath": "(.spec.size // 2)"}
@@ -332,24 +342,9 @@ func (r *Reconciler) deploymentFor(o *api.Orchard) *appsv1.Deployment {
 def test_a_count_traced_to_an_object_is_no_count(tmp_path: Path) -> None:
     """Replicas computed by a method of the spec trace back to ``.spec`` itself: an object is no pod count, so
     the workload is not drafted with ``(.spec // 1)``."""
-    (tmp_path / "api").mkdir()
-    (tmp_path / "api" / "types.go").write_text(API.replace("package v1", "package api"))
-    (tmp_path / "ctl").mkdir()
-    (tmp_path / "ctl" / "serve.go").write_text(
-        """package ctl
-
-import (
-	appsv1 "k8s.io/api/apps/v1"
-	api "example.com/orchard/api"
-)
-
-func (r *Reconciler) deploymentFor(o *api.Orchard) *appsv1.Deployment {
-	return &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &o.Spec}}
-}
-"""
+    made = draft(
+        crd("orchard.example.com", "Orchard", ORCHARD_SPEC), api_source=_orchard_deployment(tmp_path, "&o.Spec")
     )
-    spec = {"size": {"type": "integer", "default": 2}, "image": {"type": "string"}}
-    made = draft(crd("orchard.example.com", "Orchard", spec), api_source=tmp_path)
     assert "(.spec // 1)" not in made.text
     assert not any(c["kind"]["kind"] == "Deployment" for c in _structure(made).get("childComponents", []))
 

@@ -141,6 +141,19 @@ def create(conn: Connection, obj: dict[str, Any], plural: str, namespace: str | 
     return created
 
 
+def busybox_job(name: str, *, suspend: bool) -> dict[str, Any]:
+    """A batch/v1 Job of one busybox container (create it with ``create(conn, job, "jobs", namespace)``)."""
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name},
+        "spec": {
+            "suspend": suspend,
+            "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox:1.36"}]}},
+        },
+    }
+
+
 def owner_ref(owner: dict[str, Any], *, controller: bool = True) -> dict[str, Any]:
     return {
         "apiVersion": owner["apiVersion"],

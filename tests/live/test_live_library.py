@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 import pytest
-from live_data import admin, create, create_namespace
+from live_data import admin, busybox_job, create, create_namespace
 from tests.cluster.apiserver import TestCluster
 from tests.library.doc_blocks import blocks, run
 
@@ -15,22 +14,10 @@ import workload_map as wm
 pytestmark = pytest.mark.live
 
 
-def _job(name: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": name},
-        "spec": {
-            "suspend": False,
-            "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox:1.36"}]}},
-        },
-    }
-
-
 def test_the_live_examples_run(test_cluster: TestCluster, monkeypatch: pytest.MonkeyPatch) -> None:
     conn = admin(test_cluster)
     namespace = create_namespace(conn, f"library-{secrets.token_hex(3)}")
-    create(conn, _job("docs-job"), "jobs", namespace)
+    create(conn, busybox_job("docs-job", suspend=False), "jobs", namespace)
     conn.close()
     monkeypatch.setenv("KUBECONFIG", str(test_cluster.kubeconfig_path))
     code = blocks("live")

@@ -8,7 +8,7 @@ import secrets
 from typing import Any
 
 import pytest
-from live_data import admin, create, create_namespace
+from live_data import admin, busybox_job, create, create_namespace
 from tests.cluster.apiserver import TestCluster
 
 import workload_map as wm
@@ -17,23 +17,11 @@ from workload_map.api.view import CONFLICT_ATTEMPTS
 pytestmark = pytest.mark.live
 
 
-def _job(name: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": name},
-        "spec": {
-            "suspend": True,
-            "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox:1.36"}]}},
-        },
-    }
-
-
 @pytest.fixture
 def job(test_cluster: TestCluster, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     conn = admin(test_cluster)
     namespace = create_namespace(conn, f"conflict-{secrets.token_hex(3)}")
-    create(conn, _job("train"), "jobs", namespace)
+    create(conn, busybox_job("train", suspend=True), "jobs", namespace)
     conn.close()
     monkeypatch.setenv("KUBECONFIG", str(test_cluster.kubeconfig_path))
     return namespace, "train"
