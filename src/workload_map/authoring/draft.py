@@ -28,6 +28,7 @@ from workload_map.authoring import (
 )
 from workload_map.authoring.builder import JOB, POD, Builder, jq
 from workload_map.authoring.evidence import HIGH, LOW, MEDIUM, TODO_MARK, Segments, schema_path
+from workload_map.authoring.gochain import chain_components, child_kinds_built
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
 from workload_map.authoring.schema import REPLICA_NAMES, add_api_values, read_crd
@@ -280,6 +281,9 @@ def draft(
             f"{part.path} ({part.source}) is shaped like a pod but has no count, and the operator's code counts its",
             "workloads elsewhere: taken for a part it adds to the pods it builds, not a component.",
         )
+    if api_source is not None and facts is not None:
+        chained = child_kinds_built(api_source, facts.kind, facts.version)
+        chain_components(builder, facts, chained, children, taken, root_name, not sites and not children)
     child_kinds.sample_children(builder, found, children, taken, root_name)
     if not sites and not children:
         where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"
@@ -298,6 +302,17 @@ def draft(
                 MEDIUM,
                 f"{count.path} counts the pods (its {told_by});",
                 f"unset reads {default}. Where their template is, is left to do.",
+            )
+        if made_by is not None and len([g for g, _ in owned if "importPath" not in g]) == 1:
+            # The one workload kind the controller owns: the pods it builds from the object's fields are its.
+            additional.append(dict(made_by[0]))
+            if made_by[0]["kind"] == "Deployment":
+                additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})
+            builder.note(
+                (*base, "additionalChildKinds"),
+                LOW,
+                f"the controller owns {made_by[0]['kind']}s and no Pods ({made_by[1]}), and the object holds no",
+                "pod definition: the operator builds that workload from its fields, and the root's pods through it.",
             )
     if facts is not None and facts.replicas_at_root is not None and not on_root and sites:
         root["scaleDefinition"] = {"replicasPath": f"{jq(facts.replicas_at_root.segments)} // 1"}

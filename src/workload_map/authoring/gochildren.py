@@ -33,6 +33,9 @@ from workload_map.authoring.goread import (
 from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
 
 COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
+# Apply configurations (``LeaderWorkerSet(name, ns).WithSpec(...)``), by the path of their packages.
+APPLY_CONFIGURATIONS = "/applyconfiguration"
+BUILTIN_APPLY_CONFIGURATIONS = "k8s.io/client-go/applyconfigurations/"
 MAX_CALL_DEPTH = 6
 MAX_FUNCTIONS = 5000
 
@@ -379,28 +382,47 @@ def _statement(body: list[Token], start: int) -> list[Token]:
     return out
 
 
-def _literals(function: GoFunc) -> Iterator[tuple[dict[str, str], int, int]]:
-    """Built-in workload literals with fields (``&appsv1.StatefulSet{ObjectMeta: ...}``): (kind, start, end)."""
+def _literals(function: GoFunc, foreign: bool = False) -> Iterator[tuple[dict[str, str], int, int]]:
+    """Built-in workload literals with fields (``&appsv1.StatefulSet{ObjectMeta: ...}``) and apply
+    configurations (``appsv1ac.StatefulSet(name, namespace)``): (kind, start, end). With ``foreign``, also
+    those of kinds of other projects (``lws.LeaderWorkerSet{...}``), their kind carrying the ``importPath``
+    (the caller knows them only if its catalog does)."""
     body = function.body
     for index in range(len(body) - 3):
         qualifier, dot, name, brace = (t.text for t in body[index : index + 4])
-        if dot != "." or brace != "{" or (index + 4 < len(body) and body[index + 4].text == "}"):
+        if dot != "." or brace not in "{(" or (index + 4 < len(body) and body[index + 4].text in "})"):
             continue  # not a literal, or an empty one (``&appsv1.Deployment{}`` to read into)
-        builtin = BUILTIN_WORKLOADS.get(function.file.imports.get(qualifier, ""))
-        if builtin is None or name not in builtin[1]:
-            continue
-        yield {"group": builtin[0], "version": "v1", "kind": name}, index, _balanced(body, index + 3)
+        imported = function.file.imports.get(qualifier, "")
+        applied = APPLY_CONFIGURATIONS in imported
+        if (brace == "(") != applied:
+            continue  # a call, or an apply configuration's literal (built by its constructor)
+        api = imported.replace(BUILTIN_APPLY_CONFIGURATIONS, "k8s.io/api/") if applied else imported
+        builtin = BUILTIN_WORKLOADS.get(api)
+        if builtin is not None and name in builtin[1]:
+            yield {"group": builtin[0], "version": "v1", "kind": name}, index, _balanced(body, index + 3)
+        elif foreign and builtin is None and imported and name[:1].isupper():
+            end = _balanced(body, index + 3)
+            # An object (its ``ObjectMeta: ...``), or an apply configuration's constructor: not a part of one.
+            keys = [body[i].text for i in range(index + 4, end - 1) if body[i + 1].text == ":"]
+            if applied or "ObjectMeta" in keys:
+                version = api.rstrip("/").rpartition("/")[2]
+                yield {"group": "", "version": version, "kind": name, "importPath": api}, index, end
 
 
-def _count(locator: _Locator, function: GoFunc, start: int, end: int) -> tuple[Segments | None, str]:
+def _count(
+    locator: _Locator, function: GoFunc, start: int, end: int, keys: tuple[str, ...] = COUNT_KEYS
+) -> tuple[Segments | None, str]:
     """The kind's field the literal's count reads (``Replicas: &x.Spec.Size`` inside it, or
-    ``v.Spec.Replicas = ...`` after it in the same function)."""
+    ``v.Spec.Replicas = ...`` or an apply configuration's ``spec.WithReplicas(...)`` after it in the same
+    function)."""
     body = function.body
     for index in range(start, len(body) - 2):
         key = body[index].text
         inside = index < end and body[index + 1].text == ":"
         after = index >= end and body[index - 1].text == "." and body[index + 1].text == "="
-        if key not in COUNT_KEYS or not (inside or after):
+        if key.startswith("With") and body[index - 1].text == "." and body[index + 1].text == "(":
+            key, after = key.removeprefix("With"), True
+        if key not in keys or not (inside or after):
             continue
         value = _split(_statement(body, index + 2), ",")
         place = locator.locate(value[0], function) if value else None
@@ -409,8 +431,11 @@ def _count(locator: _Locator, function: GoFunc, start: int, end: int) -> tuple[S
     return None, ""
 
 
-def _takes(function: GoFunc, locator: _Locator, kind: GoType) -> bool:
-    """A function that takes the kind or names its type (a reconcile reading one: ``&api.Kind{}``)."""
+def _takes(function: GoFunc, locator: _Locator, kind: GoType, bundled: bool = False) -> bool:
+    """A function that takes the kind or names its type (a reconcile reading one: ``&api.Kind{}``); with
+    ``bundled``, one that takes it in a struct of arguments instead."""
+    if bundled:
+        return any(_holds_kind(locator, t, function.file, kind) for t in function.params.values())
     for type_expr in function.params.values():
         if bare_type(type_expr)[1] == kind.name and locator.linker.resolve(type_expr, function.file) is kind:
             return True
@@ -423,15 +448,32 @@ def _takes(function: GoFunc, locator: _Locator, kind: GoType) -> bool:
     return False
 
 
+def _holds_kind(locator: _Locator, type_expr: str, where: GoFile, kind: GoType) -> bool:
+    """A parameter of a struct type of the repository with a field of the kind (the arguments a helper
+    takes bundled: ``params manifests.Params`` holding ``OtelCol v1.Collector``)."""
+    if not type_expr.lstrip("*")[:1].isalpha() or kind.name in type_expr:
+        return False
+    declared = locator.linker.resolve(type_expr.lstrip("*"), where)
+    if declared is None or declared.underlying != "struct" or declared is kind:
+        return False
+    return any(
+        go_field.names
+        and bare_type(go_field.type_expr)[1] == kind.name
+        and locator.linker.resolve(go_field.type_expr.lstrip("*"), declared.file) is kind
+        for go_field in declared.fields
+    )
+
+
 def _double(function: GoFunc) -> bool:
     """A test double (``mock_utils.go``, ``newFakeRuntime``): it builds objects no controller creates."""
     words = (function.file.path.rpartition("/")[2] + " " + function.name).lower()
     return "mock" in words or "fake" in words
 
 
-def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
+def built_children(root: Path, kind: str, version: str, foreign: bool = False) -> list[BuiltChild]:
     """The workloads the Go code under ``root`` builds for ``kind``: from every function taking the kind,
-    through the calls to the repository's functions (``MAX_CALL_DEPTH`` deep), each literal once."""
+    through the calls to the repository's functions (``MAX_CALL_DEPTH`` deep), each literal once; with
+    ``foreign``, objects of other projects' kinds too (``_literals``)."""
     kind = go_type_name(kind)
     package = Package(root)
     for directory in package.folders_declaring(kind):
@@ -441,12 +483,19 @@ def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
         return []
     program = _Program(package)
     locator = _Locator(program, declared)
-    queue = [(f, [f.name]) for f in program.mentioning(kind) if _takes(f, locator, declared) and not _double(f)]
+    starts = [f for f in program.mentioning(kind) if not _double(f)]
+    queue = [(f, [f.name]) for f in starts if _takes(f, locator, declared)]
+    # Those taking the kind inside a struct of arguments start last, where the calls did not reach them.
+    later = [(f, [f.name]) for f in starts if _takes(f, locator, declared, bundled=True)]
     seen = {id(f) for f, _ in queue}
     out: list[BuiltChild] = []
-    while queue:
-        function, chain = queue.pop(0)
-        for gvk, start, end in _literals(function):
+    while queue or later:
+        if not queue and id(later[0][0]) in seen:
+            later.pop(0)
+            continue
+        function, chain = queue.pop(0) if queue else later.pop(0)
+        seen.add(id(function))
+        for gvk, start, end in _literals(function, foreign):
             where = f"{function.file.path}:{function.body[start].line}"
             if any(child.where == where for child in out):
                 continue
