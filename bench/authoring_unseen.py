@@ -37,6 +37,7 @@ from workload_map.jq import compile_expression
 
 EXPECTATIONS = Path(__file__).resolve().parent / "authoring_expectations"
 FIELDS = ("components", "templates", "replicas", "statuses", "suspend")
+MANIFEST_BYTES = 65536
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -87,8 +88,9 @@ class Mirror:
         return self._git(repo, "show", f"{commit}:{path}")
 
     def go_sources(self, repo: str, commit: str) -> Path:
-        """The repository's Go files at the commit, unpacked once into the scratch folder (what a user
-        drafting with --api-source has: a checkout of the operator)."""
+        """The repository's Go files at the commit, with its small YAML files (the manifests a controller
+        renders; CRDs and charts of more than ``MANIFEST_BYTES`` left out), unpacked once into the scratch
+        folder (what a user drafting with --api-source has: a checkout of the operator)."""
         if self.scratch is None:
             raise ValueError("Mirror has no scratch folder for Go sources")
         out = self.scratch / f"{repo.replace('/', '+')}-{commit}"
@@ -97,9 +99,19 @@ class Mirror:
             out.mkdir(parents=True)
             if not self.files(repo, commit, ["*.go"]):
                 return out  # an operator not written in Go (Strimzi's Java): the reader finds nothing to read
-            archive = subprocess.run(
-                ["git", "-C", str(where), "archive", commit, "--", ":(glob)**/*.go"], capture_output=True, check=True
-            ).stdout
+            listed = [line.split(None, 4) for line in self._git(repo, "ls-tree", "-r", "-l", commit).splitlines()]
+            manifests = [
+                f":(literal){entry[4]}"
+                for entry in listed
+                if len(entry) == 5 and entry[4].endswith((".yaml", ".yml")) and entry[3].isdigit()
+                if int(entry[3]) <= MANIFEST_BYTES
+            ]
+            command = ["git", "-C", str(where), "archive", commit, "--", ":(glob)**/*.go"]
+            done = subprocess.run([*command, *manifests], capture_output=True, check=False)
+            # A snapshot may lack a file's content: then the Go files alone.
+            archive = (
+                done.stdout if done.returncode == 0 else subprocess.run(command, capture_output=True, check=True).stdout
+            )
             with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
                 tar.extractall(out, filter="data")
         return out

@@ -119,3 +119,21 @@ def test_round_picks_one_round_of_expectations(
 
     assert score_authoring.main(["--unseen", "--mirror", mirror, "--round", "round9"]) == 2
     assert "no round round9" in capsys.readouterr().err
+
+
+def test_go_sources_unpack_the_go_files_and_the_small_manifests(tmp_path: Path) -> None:
+    repo = tmp_path / "mirror" / "example+op" / "repo"
+    (repo / "manifests").mkdir(parents=True)
+    (repo / "main.go").write_text("package main\n")
+    (repo / "manifests" / "deployment.yaml").write_text("kind: Deployment\n")
+    (repo / "crds.yaml").write_text("x: " + "y" * authoring_unseen.MANIFEST_BYTES)  # a CRD's size: left out
+    (repo / "README.md").write_text("docs\n")
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "x"], check=True)
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    mirror = authoring_unseen.Mirror(tmp_path / "mirror", tmp_path / "scratch")
+    out = mirror.go_sources("example/op", commit.stdout.strip())
+    unpacked = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert unpacked == ["main.go", "manifests/deployment.yaml"]

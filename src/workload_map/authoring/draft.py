@@ -29,6 +29,7 @@ from workload_map.authoring import (
 from workload_map.authoring.builder import JOB, POD, Builder, jq
 from workload_map.authoring.evidence import HIGH, LOW, MEDIUM, TODO_MARK, Segments, schema_path
 from workload_map.authoring.gochain import chain_components, child_kinds_built
+from workload_map.authoring.gomanifests import pods_through, rendered_workloads
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
 from workload_map.authoring.schema import REPLICA_NAMES, add_api_values, read_crd
@@ -303,16 +304,18 @@ def draft(
                 f"{count.path} counts the pods (its {told_by});",
                 f"unset reads {default}. Where their template is, is left to do.",
             )
-        if made_by is not None and len([g for g, _ in owned if "importPath" not in g]) == 1:
-            # The one workload kind the controller owns: the pods it builds from the object's fields are its.
-            additional.append(dict(made_by[0]))
-            if made_by[0]["kind"] == "Deployment":
+        rendered = rendered_workloads(api_source, facts.kind) if api_source is not None and facts else []
+        through = pods_through(owned, rendered)
+        if through is not None:
+            # The one workload kind the controller makes: the pods it builds from the object's fields are its.
+            additional.append(dict(through[0]))
+            if through[0]["kind"] == "Deployment":
                 additional.append({"group": "apps", "version": "v1", "kind": "ReplicaSet"})
             builder.note(
                 (*base, "additionalChildKinds"),
                 LOW,
-                f"the controller owns {made_by[0]['kind']}s and no Pods ({made_by[1]}), and the object holds no",
-                "pod definition: the operator builds that workload from its fields, and the root's pods through it.",
+                f"{through[1]}, and the object holds no pod definition: the operator",
+                "builds that workload from its fields, and the root's pods are owned through it.",
             )
     if facts is not None and facts.replicas_at_root is not None and not on_root and sites:
         root["scaleDefinition"] = {"replicasPath": f"{jq(facts.replicas_at_root.segments)} // 1"}
