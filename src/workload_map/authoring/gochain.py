@@ -223,9 +223,11 @@ def chain_components(  # noqa: PLR0917 - the builder's state it adds to, each by
                 f"({workload.function}, reached by {' > '.join(workload.chain)}).",
             )
             said = (
-                f"one {gvk['kind']} per item of the {child.kind['kind']}'s {schema_path(item)}"
+                f"one {gvk['kind']} per item of the {child.kind['kind']}'s {schema_path(item)}: its count, and the"
+                " object's fields the code fills that list from, are not traced"
                 if item is not None
-                else f"its {workload.count_key} reads the {child.kind['kind']}'s {schema_path(workload.count or ())}"
+                else f"its {workload.count_key} reads the {child.kind['kind']}'s {schema_path(workload.count or ())},"
+                " which the code fills from the object in a way not traced"
             )
             children.append(
                 {
@@ -241,7 +243,7 @@ def chain_components(  # noqa: PLR0917 - the builder's state it adds to, each by
                     "scaleDefinition": {
                         "replicasPath": builder.todo(
                             (*path, "scaleDefinition", "replicasPath"),
-                            f"{said}, which the code fills from the object in a way not traced",
+                            said,
                         )
                     },
                 }
