@@ -312,6 +312,7 @@ def test_apply_configurations_and_another_projects_kind(tmp_path: Path) -> None:
     assert groups["kind"] == {"group": "leaderworkerset.x-k8s.io", "version": "v1", "kind": "LeaderWorkerSet"}
     assert groups["ownerRef"] == "plot"
     assert groups["scaleDefinition"] == {"replicasPath": "(.spec.size // 2)"}
+    assert "the pods each makes (a group's size) are that kind's" in made.text  # said, not guessed
     # Without the catalog the other project's kind is unknown: nothing drafted through the child.
     assert "childComponents" not in draft(GARDEN_CRD, api_source=root).karta["spec"]["structureDefinition"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from workload_map.authoring import children as child_kinds
 from workload_map.authoring.builder import Builder, jq
-from workload_map.authoring.evidence import ARRAY, MAP, MEDIUM, Segments, schema_path
+from workload_map.authoring.evidence import ARRAY, LOW, MAP, MEDIUM, Segments, schema_path
 from workload_map.authoring.gochildren import (
     APPLY_CONFIGURATIONS,
     BuiltChild,
@@ -213,6 +213,13 @@ def chain_components(  # noqa: PLR0917 - the builder's state it adds to, each by
                 _guarded(builder, facts, child, count, children[-1], (*base, len(children) - 1))
                 taken.discard(children[-1]["name"])  # named after the child kind and its own
                 children[-1]["name"] = _name(f"{parent}-{gvk['kind']}", taken)
+                if "importPath" in workload.kind:
+                    builder.note(
+                        (*base, len(children) - 1, "scaleDefinition", "replicasPath"),
+                        LOW,
+                        f"the {gvk['kind']}'s own replicas: the pods each makes (a group's size) are that kind's,",
+                        "not traced here, and counted as one.",
+                    )
                 continue
             path: KartaPath = (*base, len(children))
             name = _name(f"{parent}-{gvk['kind']}", taken)
