@@ -433,3 +433,30 @@ func Plot(params Params) *gardenv1.Plot {
     (plot,) = child_kinds_built(_tree(tmp_path, bundled), "Garden", "v1")
     assert plot.function == "Plot"
     assert [count for _, count, _ in plot.workloads] == [("spec", "size")]
+
+
+def test_a_child_kind_the_catalog_defines_is_left_to_the_catalog(tmp_path: Path) -> None:
+    plot_karta = {
+        "apiVersion": "run.ai/v1alpha1",
+        "kind": "Karta",
+        "metadata": {"name": "garden-example-com-plot-v1"},
+        "spec": {
+            "structureDefinition": {
+                "rootComponent": {
+                    "name": "plot",
+                    "kind": {"group": "garden.example.com", "version": "v1", "kind": "Plot"},
+                    "specDefinition": {"podTemplateSpecPath": ".spec.template"},
+                    "statusDefinition": {
+                        "statusMappings": {
+                            "running": [{"byExpression": {"expression": "true", "expectedResult": "true"}}]
+                        }
+                    },
+                }
+            }
+        },
+    }
+    loaded, findings = definition_from_dict(plot_karta, Location("plot.yaml"))
+    assert loaded is not None, findings
+    catalog = [LoadedDefinition(loaded, Location("plot.yaml"))]
+    made = draft(GARDEN_CRD, api_source=_tree(tmp_path, LITERALS), catalog=catalog)
+    assert "childComponents" not in made.karta["spec"]["structureDefinition"]

@@ -189,7 +189,11 @@ def chain_components(  # noqa: PLR0917 - the builder's state it adds to, each by
     definition, no other component): beside the root's own pods, a child kind is as often a passing one (an experiment,
     an analysis run) as a part of the workload."""
     base: KartaPath = ("spec", "structureDefinition", "childComponents")
+    drafted = {(c["kind"]["group"], c["kind"]["kind"]) for c in children if "kind" in c}
     for child in found:
+        identity = (child.kind["group"], child.kind["kind"])
+        if identity in drafted or builder.covering(*identity):
+            continue  # already a component (an embedded spec), or a kind whose pods the catalog defines
         workloads = [
             (w, c, i)
             for w, c, i in child.workloads
