@@ -13,6 +13,7 @@ from tests.authoring.fixtures import TEMPLATE, crd
 from workload_map.authoring import draft
 from workload_map.authoring.evidence import ARRAY, TODO_MARK
 from workload_map.authoring.gochain import child_kinds_built
+from workload_map.authoring.gochildren import built_children
 from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
@@ -460,3 +461,25 @@ def test_a_child_kind_the_catalog_defines_is_left_to_the_catalog(tmp_path: Path)
     catalog = [LoadedDefinition(loaded, Location("plot.yaml"))]
     made = draft(GARDEN_CRD, api_source=_tree(tmp_path, LITERALS), catalog=catalog)
     assert "childComponents" not in made.karta["spec"]["structureDefinition"]
+
+
+def test_a_built_in_workload_built_as_an_apply_configuration(tmp_path: Path) -> None:
+    applied = """\
+package garden
+
+import (
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	gardenv1 "example.com/garden/api/v1"
+)
+
+func setFor(g *gardenv1.Garden) *appsv1ac.StatefulSetApplyConfiguration {
+	set := appsv1ac.StatefulSet(g.Name, g.Namespace)
+	spec := appsv1ac.StatefulSetSpec()
+	spec.WithReplicas(g.Spec.Size)
+	return set.WithSpec(spec)
+}
+"""
+    root = _tree(tmp_path, {"garden/internal/garden/set.go": applied})
+    (built,) = built_children(root, "Garden", "v1")
+    assert built.kind == {"group": "apps", "version": "v1", "kind": "StatefulSet"}
+    assert (built.count, built.count_key) == (("spec", "size"), "Replicas")
