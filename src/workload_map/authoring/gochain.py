@@ -11,7 +11,7 @@ read follows the owner chain pod -> workload -> child -> root.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -212,7 +212,7 @@ def chain_components(  # noqa: PLR0917 - the builder's state it adds to, each by
         for workload, count, item in workloads:
             gvk = _known(builder, workload.kind) or workload.kind
             if count is not None and _numeric(facts, count) is not None:
-                traced = BuiltChild(gvk, workload.where, workload.function, count, workload.count_key, workload.chain)
+                traced = replace(workload, kind=gvk, count=count)  # all else as read in the child's code
                 child_kinds.built_component(builder, facts, traced, children, taken, parent)
                 _guarded(builder, facts, child, count, children[-1], (*base, len(children) - 1))
                 taken.discard(children[-1]["name"])  # named after the child kind and its own
