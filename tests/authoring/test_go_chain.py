@@ -483,3 +483,26 @@ func setFor(g *gardenv1.Garden) *appsv1ac.StatefulSetApplyConfiguration {
     (built,) = built_children(root, "Garden", "v1")
     assert built.kind == {"group": "apps", "version": "v1", "kind": "StatefulSet"}
     assert (built.count, built.count_key) == (("spec", "size"), "Replicas")
+
+
+def test_several_workloads_of_a_child_kind_claim_their_pods_by_the_kind_that_owns_them(tmp_path: Path) -> None:
+    made = draft(GARDEN_CRD, api_source=_tree(tmp_path, {**LITERALS, **ROW_JOBS}))
+    karta = yaml.safe_load(made.text)
+    children = {c["name"]: c for c in karta["spec"]["structureDefinition"]["childComponents"]}
+    assert children["plot-job"]["podSelector"]["componentTypeSelector"]["value"] == "Job"
+    garden = {
+        "apiVersion": "garden.example.com/v1",
+        "kind": "Garden",
+        "metadata": {"name": "g", "namespace": "ns", "uid": "u-g"},
+        "spec": {"size": 2},
+    }
+    plot = _owned("Plot", "g-plot", garden, spec={"replicas": 2, "rows": [{"name": "a"}]})
+    statefulset = _owned("StatefulSet", "g-set", plot)
+    job = _owned("Job", "g-row-a", plot)
+    job["apiVersion"] = "batch/v1"
+    pods = [_owned("Pod", f"g-set-{i}", statefulset, status={"phase": "Running"}) for i in range(2)]
+    pods.append(_owned("Pod", "g-row-a-x", job, status={"phase": "Running"}))
+    tree = _resolved(karta, [garden, plot, statefulset, job, *pods])
+    current = {c["name"]: c["pods"]["current"] for c in tree["components"]}
+    assert (current["plot-statefulset"], current["plot-job"]) == (2, 1)
+    assert tree["unattributed"] == []

@@ -209,6 +209,7 @@ def chain_components(  # noqa: PLR0917 - the builder's state it adds to, each by
             f"({child.function}); its controller makes the pods.",
         )
         children.append({"name": parent, "ownerRef": root, "kind": dict(child.kind)})
+        first = len(children)
         for workload, count, item in workloads:
             gvk = _known(builder, workload.kind) or workload.kind
             if count is not None and _numeric(facts, count) is not None:
@@ -259,6 +260,38 @@ def chain_components(  # noqa: PLR0917 - the builder's state it adds to, each by
                     },
                 }
             )
+        _by_owner(builder, children, first, base)
+
+
+# The kind that owns a built-in workload's pods (their controller reference).
+POD_OWNERS = {
+    "Deployment": "ReplicaSet",
+    "StatefulSet": "StatefulSet",
+    "DaemonSet": "DaemonSet",
+    "ReplicaSet": "ReplicaSet",
+    "Job": "Job",
+}
+OWNER_KIND = "[.metadata.ownerReferences[]? | select(.controller == true) | .kind][0]"
+
+
+def _by_owner(builder: Builder, children: list[dict[str, Any]], first: int, base: KartaPath) -> None:
+    """Several workloads of one child kind: each built-in one claims the pods its kind owns (their controller
+    reference's kind), when those kinds differ; one other kind (a LeaderWorkerSet) takes the rest."""
+    added = children[first:]
+    owners = [POD_OWNERS.get(c["kind"]["kind"]) if c["kind"]["group"] in ("apps", "batch") else None for c in added]
+    known = [o for o in owners if o is not None]
+    if len(added) < 2 or len(set(known)) != len(known) or len(added) - len(known) > 1:
+        return
+    for index, (component, owner) in enumerate(zip(added, owners, strict=True)):
+        if owner is None:
+            continue
+        component["podSelector"] = {"componentTypeSelector": {"keyPath": OWNER_KIND, "value": owner}}
+        builder.note(
+            (*base, first + index, "podSelector"),
+            MEDIUM,
+            f"its pods are those a {owner} controls (the other workloads of the {component['ownerRef']} are of other",
+            "kinds).",
+        )
 
 
 def _guarded(  # noqa: PLR0917 - one component's facts, each by name at its one call
