@@ -79,15 +79,19 @@ def _constructions(package: Package, function: GoFunc, root: GoType) -> list[tup
         if dot != "." or opening not in "{(" or body[index + 4].text in "})" or name == root.name:
             continue
         imported = function.file.imports.get(qualifier, "")
-        if not imported or (opening == "(") != (APPLY_CONFIGURATIONS in imported):
+        applied = APPLY_CONFIGURATIONS in imported
+        if not imported or (opening == "(") != applied or not name[:1].isupper():
             continue
+        # A literal's type is in the folder its import names; a constructor's is declared in an API folder
+        # (the one of the import's version first).
         version = imported.rstrip("/").rpartition("/")[2]
-        for directory in package.folders_declaring(name):
+        folders = package.folders_declaring(name) if applied else package.folders_of(imported)
+        for directory in sorted(folders, key=lambda d: version not in d.split("/")):
             package.load(directory)
-        declared, _ = _find_kind(package, name, version)
-        if declared is None or (opening == "{" and declared.file.directory not in package.folders_of(imported)):
-            continue
-        out.append((declared, index, _balanced(body, index + 3)))
+            declared = package.types.get((directory, name))
+            if declared is not None and any(f.json == "status" for f in declared.fields):
+                out.append((declared, index, _balanced(body, index + 3)))
+                break
     return out
 
 
