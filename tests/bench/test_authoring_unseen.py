@@ -119,3 +119,29 @@ def test_round_picks_one_round_of_expectations(
 
     assert score_authoring.main(["--unseen", "--mirror", mirror, "--round", "round9"]) == 2
     assert "no round round9" in capsys.readouterr().err
+
+
+def _component(spec_definition: dict[str, object]) -> dict[str, object]:
+    return {"name": "c", "kind": {"group": "apps", "version": "v1", "kind": "StatefulSet"}, "specDefinition": spec_definition}
+
+
+@pytest.mark.parametrize(
+    ("spec_definition", "expected", "verdict"),
+    [
+        # The operator builds the pod from scattered fields: a draft that says so (reads the pod from no path) is right.
+        ({"fragmentedPodSpecDefinition": {}}, None, "right"),
+        ({"podTemplateSpecPath": "empty  # TODO(wmap): where is the pod?"}, None, "missing"),
+        ({"podTemplateSpecPath": ".spec.override.template"}, None, "wrong"),
+        ({"fragmentedPodSpecDefinition": {"containersPath": ".spec.sidecars"}}, None, "wrong"),
+        # An expected path: named right, named otherwise or none at all wrong, a gap missing.
+        ({"podTemplateSpecPath": ".spec.template"}, ".spec.template", "right"),
+        ({"podTemplateSpecPath": ".spec.other"}, ".spec.template", "wrong"),
+        ({"fragmentedPodSpecDefinition": {}}, ".spec.template", "wrong"),
+        ({"podSpecPath": "empty  # TODO(wmap): where?"}, ".spec.template", "missing"),
+    ],
+)
+def test_a_pod_the_operator_builds_is_right_without_a_path(
+    spec_definition: dict[str, object], expected: str | None, verdict: str
+) -> None:
+    drafted = authoring_unseen._template(_component(spec_definition))
+    assert authoring_unseen.template_verdict(drafted, expected) == verdict
