@@ -62,6 +62,7 @@ class BuiltChild:
     count: Segments | None = None  # the kind's field the literal's Replicas/Parallelism/Completions read
     count_key: str = ""  # which of them
     chain: list[str] = field(default_factory=list)  # the calls from a function that takes the kind
+    composed: bool = False  # its pod template is put together by the code, no field of the kind copied as one
 
 
 def _split(tokens: list[Token], separator: str) -> list[list[Token]]:
@@ -451,7 +452,8 @@ def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
             if any(child.where == where for child in out):
                 continue
             count, key = _count(locator, function, start, end)
-            out.append(BuiltChild(gvk, where, function.name, count, key, chain))
+            composed = _composes_pod(program, locator, function, start, end)
+            out.append(BuiltChild(gvk, where, function.name, count, key, chain, composed))
         if len(chain) > MAX_CALL_DEPTH:
             continue
         for called in program.calls(function):
@@ -459,3 +461,82 @@ def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
                 seen.add(id(called))
                 queue.append((called, [*chain, called.name]))
     return out
+
+
+TEMPLATE_TYPE = "PodTemplateSpec"
+
+
+def _composes_pod(program: _Program, locator: _Locator, function: GoFunc, start: int, end: int) -> bool:
+    """Whether the literal's pod template is put together by the code: its ``Template`` (inside it, or
+    ``v.Spec.Template = ...`` after it) is a PodTemplateSpec literal, a variable given one, or what a
+    function of the repository building one returns; not a field of the kind copied whole."""
+    body = function.body
+    for index in range(start, len(body) - 2):
+        inside = index < end and body[index + 1].text == ":"
+        after = index >= end and body[index - 1].text == "." and body[index + 1].text == "="
+        if body[index].text == "Template" and (inside or after):
+            return _builds_template(program, locator, function, index + 2, 0)
+    return False
+
+
+def _builds_template(program: _Program, locator: _Locator, function: GoFunc, at: int, depth: int) -> bool:
+    body = function.body
+    statement = _statement(body, at)
+    value = [t for t in (_split(statement, ",") or [[]])[0] if t.text not in ("\n", "&", "*")]
+    texts = [t.text for t in value]
+    if depth > 3 or not texts:
+        return False
+    end = at + len(statement)
+    if texts[-1] == TEMPLATE_TYPE and end < len(body) and body[end].text == "{":
+        return not _copies_spec(locator, function, end)
+    if len(texts) == 1 and texts[0].isidentifier():
+        assigned = _assigned_at(body, texts[0])
+        return assigned is not None and _builds_template(program, locator, function, assigned, depth + 1)
+    if "(" in texts and texts.index("(") > 0:
+        callee = texts[texts.index("(") - 1]
+        return any(_returns_template(program, locator, c, depth + 1) for c in program.calls(function) if c.name == callee)
+    return False
+
+
+def _returns_template(program: _Program, locator: _Locator, function: GoFunc, depth: int) -> bool:
+    """A function of the repository that builds a PodTemplateSpec literal (or calls one that does)."""
+    body = function.body
+    for index in range(len(body) - 1):
+        if body[index].text == TEMPLATE_TYPE and body[index + 1].text == "{":
+            return not _copies_spec(locator, function, index + 1)
+    if depth > 3:
+        return False
+    return any(_returns_template(program, locator, c, depth + 1) for c in program.calls(function) if c is not function)
+
+
+def _copies_spec(locator: _Locator, function: GoFunc, brace: int) -> bool:
+    """A PodTemplateSpec literal whose ``Spec`` is a field of the kind (a pod template copied, in disguise)."""
+    body = function.body
+    close = _balanced(body, brace)
+    for index in range(brace + 1, close - 1):
+        if body[index].text == "Spec" and body[index + 1].text == ":":
+            value = [t for t in (_split(_statement(body, index + 2), ",") or [[]])[0] if t.text != "\n"]
+            # The longest selector it starts with that is a field of the kind (``b.Spec.Template`` of
+            # ``b.Spec.Template.Spec``: the reader does not follow the Kubernetes types below it).
+            for length in range(len(value), 2, -2):
+                place = locator.locate(value[:length], function)
+                if place is not None and place.segments is not None and len(place.segments) >= 2:
+                    return True
+            return False
+    return False
+
+
+def _assigned_at(body: list[Token], name: str) -> int | None:
+    """Where the value a local variable is first given starts (``v := x``, ``v, err := f()``, ``var v = x``)."""
+    for index, token in enumerate(body):
+        if token.text != name or (index > 0 and body[index - 1].text in (".", ",")):
+            continue
+        cursor = index + 1
+        while cursor + 1 < len(body) and body[cursor].text == "," and body[cursor + 1].text.isidentifier():
+            cursor += 2  # the other names of a multiple assignment
+        following = [t.text for t in body[cursor : cursor + 2]]
+        if following == [":", "="]:
+            return cursor + 2
+        if following[:1] == ["="] and following[1:] != ["="]:
+            return cursor + 1
+    return None

@@ -1,0 +1,109 @@
+"""A workload whose pod the operator's code composes (``--api-source``): the draft reads the pod from no path
+and says so, instead of a gap asking for a template path the object does not have. Our own small Go files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.authoring.fixtures import crd
+
+from workload_map.authoring import draft
+from workload_map.authoring.evidence import TODO_MARK
+from workload_map.authoring.gochildren import built_children
+
+TYPES = """\
+package api
+
+type Barn struct {
+	Spec   BarnSpec   `json:"spec,omitempty"`
+	Status BarnStatus `json:"status,omitempty"`
+}
+
+type BarnSpec struct {
+	Stalls   int32               `json:"stalls,omitempty"`
+	Image    string              `json:"image,omitempty"`
+	Template *PodTemplateSpecRef `json:"template,omitempty"`
+}
+
+type PodTemplateSpecRef = corev1.PodTemplateSpec
+
+type BarnStatus struct{}
+"""
+
+# The StatefulSet's Template, by way of building it.
+TEMPLATES = {
+    "a literal": "corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: b.Spec.Image}}}}",
+    "a helper's, through a local with an error": "*pod",
+    "copied from the object": "*b.Spec.Template",
+    "a literal copying the object's pod": "corev1.PodTemplateSpec{Spec: b.Spec.Template.Spec}",
+}
+COMPOSED = {
+    "a literal": True,
+    "a helper's, through a local with an error": True,
+    "copied from the object": False,
+    "a literal copying the object's pod": False,
+}
+
+
+def _barn_operator(root: Path, template: str) -> Path:
+    (root / "api").mkdir(parents=True)
+    (root / "api" / "types.go").write_text(TYPES)
+    (root / "ctl").mkdir()
+    (root / "ctl" / "barn.go").write_text(
+        f"""package ctl
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	api "example.com/barn/api"
+)
+
+func (r *Reconciler) statefulSetFor(b *api.Barn) (*appsv1.StatefulSet, error) {{
+	pod, err := r.podFor(b)
+	if err != nil {{
+		return nil, err
+	}}
+	return &appsv1.StatefulSet{{
+		Spec: appsv1.StatefulSetSpec{{
+			Replicas: &b.Spec.Stalls,
+			Template: {template},
+		}},
+	}}, nil
+}}
+
+func (r *Reconciler) podFor(b *api.Barn) (*corev1.PodTemplateSpec, error) {{
+	pod := &corev1.PodTemplateSpec{{}}
+	pod.Spec.Containers = []corev1.Container{{{{Name: "barn", Image: b.Spec.Image}}}}
+	return pod, nil
+}}
+"""
+    )
+    return root
+
+
+@pytest.mark.parametrize("how", list(TEMPLATES))
+def test_the_reader_tells_a_composed_pod_from_a_copied_one(tmp_path: Path, how: str) -> None:
+    (child,) = built_children(_barn_operator(tmp_path, TEMPLATES[how]), "Barn", "v1")
+    assert child.composed is COMPOSED[how]
+
+
+BARN_CRD = crd("barn.example.com", "Barn", {"stalls": {"type": "integer", "default": 2}, "image": {"type": "string"}})
+
+
+def test_a_composed_pod_is_drafted_with_no_path_and_a_note(tmp_path: Path) -> None:
+    made = draft(BARN_CRD, api_source=_barn_operator(tmp_path, TEMPLATES["a literal"]))
+    (component,) = made.karta["spec"]["structureDefinition"]["childComponents"]
+    assert component["kind"]["kind"] == "StatefulSet"
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    assert component["scaleDefinition"] == {"replicasPath": "(.spec.stalls // 2)"}
+    assert "the operator composes the StatefulSet's pod at ctl/barn.go" in made.text
+    assert not [todo for todo in made.todos if "childComponents" in todo]
+
+
+def test_a_pod_the_reader_cannot_place_stays_one_gap(tmp_path: Path) -> None:
+    """Replicas traced but the Template set from something the reader does not follow: a gap, as before."""
+    made = draft(BARN_CRD, api_source=_barn_operator(tmp_path, "r.unknown"))
+    (component,) = made.karta["spec"]["structureDefinition"]["childComponents"]
+    assert TODO_MARK in component["specDefinition"]["podTemplateSpecPath"]
+    assert len([todo for todo in made.todos if "childComponents" in todo]) == 1
