@@ -122,7 +122,8 @@ def test_round_picks_one_round_of_expectations(
 
 
 def _component(spec_definition: dict[str, object]) -> dict[str, object]:
-    return {"name": "c", "kind": {"group": "apps", "version": "v1", "kind": "StatefulSet"}, "specDefinition": spec_definition}
+    kind = {"group": "apps", "version": "v1", "kind": "StatefulSet"}
+    return {"name": "c", "kind": kind, "specDefinition": spec_definition}
 
 
 @pytest.mark.parametrize(

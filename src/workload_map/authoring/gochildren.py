@@ -494,7 +494,8 @@ def _builds_template(program: _Program, locator: _Locator, function: GoFunc, at:
         return assigned is not None and _builds_template(program, locator, function, assigned, depth + 1)
     if "(" in texts and texts.index("(") > 0:
         callee = texts[texts.index("(") - 1]
-        return any(_returns_template(program, locator, c, depth + 1) for c in program.calls(function) if c.name == callee)
+        called = [c for c in program.calls(function) if c.name == callee]
+        return any(_returns_template(program, locator, c, depth + 1) for c in called)
     return False
 
 
