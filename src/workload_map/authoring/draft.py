@@ -20,6 +20,7 @@ from workload_map.authoring import (
     children as child_kinds,
     gochildren,
     gosource,
+    patches,
     roles,
     samples as sample_facts,
     selectors as pod_selectors,
@@ -105,6 +106,7 @@ def draft(
     sites, bases = roles.without_base_templates(sites)
     sites, referenced = child_kinds.referenced_templates(facts, sites) if facts is not None else (sites, [])
     sites, overrides = child_kinds.container_overrides(facts, sites) if facts is not None else (sites, [])
+    sites, extras = patches.extra_containers(sites)
     sites, merged = roles.one_pod_per_role(sites)
     built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
     placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
@@ -230,7 +232,17 @@ def draft(
                 f"the controller owns {made_by[0]['kind']}s and no Pods ({made_by[1]}):",
                 "the root's pods are owned through it.",
             )
-        component["specDefinition"] = roles.spec_definition(builder, site, (*path, "specDefinition"))
+        patch = patches.patched_by(site)
+        if patch is not None:
+            component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+            builder.note(
+                (*path, "specDefinition"),
+                LOW,
+                f"{site.path} ({site.source}) sits under {schema_path(patch)}: a patch the operator merges over the",
+                "pod it builds, not the pod's definition; no path reads the pod.",
+            )
+        else:
+            component["specDefinition"] = roles.spec_definition(builder, site, (*path, "specDefinition"))
         for extra in merged.get(id(site), []):
             builder.note(
                 (*path, "specDefinition"),
@@ -272,6 +284,13 @@ def draft(
             (*root_path, "name"),
             LOW,
             f"{part.path} ({part.source}): its containers override others ({said!r}): not a pod of its own.",
+        )
+    for part in extras:
+        builder.note(
+            (*root_path, "name"),
+            LOW,
+            f"{part.path} ({part.source}) is named as extra containers, alone in its object: they join a pod the",
+            "operator builds, not a pod of their own.",
         )
     for part in placed.dropped if placed is not None else []:
         builder.note(
