@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.authoring.fixtures import crd
+from tests.authoring.fixtures import POD_SPEC, crd
 
 from workload_map.authoring import draft
 from workload_map.authoring.evidence import TODO_MARK
@@ -107,3 +107,68 @@ def test_a_pod_the_reader_cannot_place_stays_one_gap(tmp_path: Path) -> None:
     (component,) = made.karta["spec"]["structureDefinition"]["childComponents"]
     assert TODO_MARK in component["specDefinition"]["podTemplateSpecPath"]
     assert len([todo for todo in made.todos if "childComponents" in todo]) == 1
+
+
+HIVE_TYPES = """\
+package api
+
+type Hive struct {
+	Spec   HiveSpec   `json:"spec,omitempty"`
+	Status HiveStatus `json:"status,omitempty"`
+}
+
+type HiveSpec struct {
+	Replicas  int32  `json:"replicas,omitempty"`
+	Image     string `json:"image,omitempty"`
+}
+
+type HiveStatus struct{}
+"""
+
+HIVE_CONTROLLER = """\
+package ctl
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	api "example.com/hive/api"
+)
+
+func hiveSet(h *api.Hive) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{
+		Replicas: &h.Spec.Replicas,
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: h.Spec.Image}}}},
+	}}
+}
+"""
+
+# An ensemble the operator asks another operator for: shaped like a PodSpec (containers), but with a count of
+# its own, which no PodSpec has.
+PROVIDED = {
+    "type": "object",
+    "properties": {"replicas": {"type": "integer", "default": 3}, "containers": POD_SPEC["properties"]["containers"]},
+}
+
+
+def test_an_object_with_containers_and_its_own_count_is_not_the_built_workloads_pod(tmp_path: Path) -> None:
+    for path, text in {"api/types.go": HIVE_TYPES, "ctl/hive.go": HIVE_CONTROLLER}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    hive = crd(
+        "hive.example.com",
+        "Hive",
+        {
+            "replicas": {"type": "integer", "default": 2},
+            "image": {"type": "string"},
+            "keeperRef": {"type": "object", "properties": {"provided": PROVIDED}},
+        },
+    )
+    structure = draft(hive, api_source=tmp_path).karta["spec"]["structureDefinition"]
+    children = {c["name"]: c for c in structure["childComponents"]}
+    # The ensemble counts itself; the StatefulSet the code builds is counted by .spec.replicas, its pod composed.
+    assert children["provided"]["scaleDefinition"] == {"replicasPath": "(.spec.keeperRef.provided.replicas // 3)"}
+    (built,) = [c for c in children.values() if c["kind"]["kind"] == "StatefulSet" and c["name"] != "provided"]
+    assert built["scaleDefinition"] == {"replicasPath": "(.spec.replicas // 2)"}
+    assert built["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    # .spec.replicas is that StatefulSet's count, not copies of the whole set of roles.
+    assert "scaleDefinition" not in structure["rootComponent"]

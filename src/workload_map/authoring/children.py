@@ -208,6 +208,8 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
                 for i, site in enumerate(sites)
                 if i not in makers
                 and site.job is None
+                # A definition counted by another field is not this workload's (a second ensemble's spec).
+                and (site.replicas is None or site.replicas.segments == child.count)
                 and roles.item_of(site) == item
                 and site.segments[: len(holder)] == holder
             ),

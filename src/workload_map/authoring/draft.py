@@ -19,7 +19,9 @@ from typing import Any
 from workload_map.authoring import (
     children as child_kinds,
     gochildren,
+    gomodes,
     gosource,
+    modes as mode_kinds,
     patches,
     roles,
     samples as sample_facts,
@@ -109,6 +111,8 @@ def draft(
     sites, extras = patches.extra_containers(sites)
     sites, merged = roles.one_pod_per_role(sites)
     built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
+    modes = gomodes.mode_children(api_source, facts.kind, facts.version) if api_source and facts else gomodes.Modes()
+    built = [b for b in built if b.where not in {m.child.where for m in modes.children}]
     placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
     sites = placed.sites if placed is not None else sites
     selectors = pod_selectors.infer(sites, found)
@@ -272,6 +276,7 @@ def draft(
     if placed is not None and facts is not None:
         for child in placed.unplaced:
             child_kinds.built_component(builder, facts, child, children, taken, root_name)
+        mode_kinds.mode_components(builder, facts, modes, children, taken, root_name)
     for template, reference in referenced:
         builder.note(
             (*root_path, "name"),
@@ -318,7 +323,11 @@ def draft(
                 f"{count.path} counts the pods (its {told_by});",
                 f"unset reads {default}. Where their template is, is left to do.",
             )
-    if facts is not None and facts.replicas_at_root is not None and not on_root and sites:
+    # The operator's code counting a workload it builds with that field: the field is that workload's count.
+    counted_by_built = facts is not None and any(
+        b.count == facts.replicas_at_root.segments for b in built if facts.replicas_at_root is not None
+    )
+    if facts is not None and facts.replicas_at_root is not None and not on_root and sites and not counted_by_built:
         root["scaleDefinition"] = {"replicasPath": f"{jq(facts.replicas_at_root.segments)} // 1"}
         builder.note(
             (*root_path, "scaleDefinition"),

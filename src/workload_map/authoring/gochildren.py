@@ -299,7 +299,12 @@ class _Locator:
             if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(callee)):
                 return None
             if len(_split(inner, ",")) == 1:
-                return self.locate(inner, function, depth + 1)
+                place = self.locate(inner, function, depth + 1)
+                if place is not None and place.segments is not None and len(place.segments) >= 2:
+                    return place
+                # Not a field passed through (``ptr.To(x)``): a helper of the repository computing it from the
+                # kind (``desiredReplicas(x)``) gives the field its last return reads.
+                return self.helper_returns(callee, function, depth) or place
             if not inner and len(callee) >= 3:
                 return self.returned(callee[:-2], callee[-1], function, depth)
             return None
@@ -311,6 +316,27 @@ class _Locator:
                 return None
             place = self.select(place, name)
         return place
+
+    def helper_returns(self, callee: list[str], function: GoFunc, depth: int) -> _Place | None:
+        """The field of the kind a plain function of the repository returns on its last ``return`` (its
+        fall-through path, after the special cases)."""
+        if len(callee) == 1:
+            directory: str | None = function.file.directory
+        elif len(callee) == 3 and callee[0] in function.file.imports:
+            folders = self.package.folders_of(function.file.imports[callee[0]])
+            directory = folders[0] if folders else None
+        else:
+            return None
+        if directory is None:
+            return None
+        for candidate in self.program.folder(directory).get(callee[-1], []):
+            returns = [i for i, t in enumerate(candidate.body) if t.text == "return"]
+            if candidate.receiver or not returns:
+                continue
+            found = self.locate(_statement(candidate.body, returns[-1] + 1), candidate, depth + 1)
+            if found is not None and found.segments is not None and len(found.segments) >= 2:
+                return found
+        return None
 
     def returned(self, receiver: list[str], method: str, function: GoFunc, depth: int) -> _Place | None:
         """What ``receiver.method()`` returns, when the receiver is a struct of the source and the method's
