@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from workload_map.authoring.builder import Builder, jq
-from workload_map.authoring.evidence import MEDIUM, schema_path
+from workload_map.authoring.evidence import MEDIUM, TODO_MARK, schema_path
 from workload_map.authoring.gomodes import ModeChild, Modes
 from workload_map.authoring.render import Path
 from workload_map.authoring.schema import SchemaFacts
@@ -90,7 +90,9 @@ def _component(  # noqa: PLR0917 - one mode's workload, each by name at its one 
         pods = builder.todo(replicas_path, "one pod per node the DaemonSet runs on: the cluster decides how many")
     else:
         pods = builder.todo(replicas_path, f"the pods of the {kind_name} built at {child.where}: its count")
-    component["scaleDefinition"] = {"replicasPath": f"if ({value} | {test}) then\n  {pods}\nelse 0 end"}
+    # A gap's jq comment runs to the end of its line: the expression goes on after it on the next.
+    before, after = ("\n  ", "\n") if TODO_MARK in pods else (" ", " ")
+    component["scaleDefinition"] = {"replicasPath": f"if ({value} | {test}) then{before}{pods}{after}else 0 end"}
     builder.note(
         replicas_path,
         MEDIUM,
