@@ -172,3 +172,22 @@ def test_an_object_with_containers_and_its_own_count_is_not_the_built_workloads_
     assert built["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
     # .spec.replicas is that StatefulSet's count, not copies of the whole set of roles.
     assert "scaleDefinition" not in structure["rootComponent"]
+
+
+def test_a_count_a_method_of_the_reconciler_computes_is_the_field_it_returns_last(tmp_path: Path) -> None:
+    _barn_operator(tmp_path, TEMPLATES["a literal"])
+    go = tmp_path / "ctl" / "barn.go"
+    text = go.read_text().replace("Replicas: &b.Spec.Stalls", "Replicas: &stalls")
+    text = text.replace("\tpod, err := r.podFor(b)", "\tstalls := r.stallsFor(b)\n\tpod, err := r.podFor(b)")
+    text += """
+func (r *Reconciler) stallsFor(b *api.Barn) int32 {
+	wanted := b.Spec.Stalls
+	if wanted > 100 {
+		return 100
+	}
+	return wanted
+}
+"""
+    go.write_text(text)
+    (child,) = built_children(tmp_path, "Barn", "v1")
+    assert (child.count, child.count_key) == (("spec", "stalls"), "Replicas")

@@ -318,10 +318,14 @@ class _Locator:
         return place
 
     def helper_returns(self, callee: list[str], function: GoFunc, depth: int) -> _Place | None:
-        """The field of the kind a plain function of the repository returns on its last ``return`` (its
-        fall-through path, after the special cases)."""
+        """The field of the kind a function of the repository returns on its last ``return`` (its
+        fall-through path, after the special cases): a plain function, or a method of the caller's own
+        receiver (``c.instances(spec)``)."""
+        receiver = ""
         if len(callee) == 1:
             directory: str | None = function.file.directory
+        elif len(callee) == 3 and function.receiver_var and callee[0] == function.receiver_var:
+            directory, receiver = function.file.directory, function.receiver
         elif len(callee) == 3 and callee[0] in function.file.imports:
             folders = self.package.folders_of(function.file.imports[callee[0]])
             directory = folders[0] if folders else None
@@ -331,7 +335,7 @@ class _Locator:
             return None
         for candidate in self.program.folder(directory).get(callee[-1], []):
             returns = [i for i, t in enumerate(candidate.body) if t.text == "return"]
-            if candidate.receiver or not returns:
+            if candidate.receiver != receiver or not returns:
                 continue
             found = self.locate(_statement(candidate.body, returns[-1] + 1), candidate, depth + 1)
             if found is not None and found.segments is not None and len(found.segments) >= 2:
