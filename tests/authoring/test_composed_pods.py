@@ -191,3 +191,68 @@ func (r *Reconciler) stallsFor(b *api.Barn) int32 {
     go.write_text(text)
     (child,) = built_children(tmp_path, "Barn", "v1")
     assert (child.count, child.count_key) == (("spec", "stalls"), "Replicas")
+
+
+KILN_TYPES = """\
+package api
+
+type Kiln struct {
+	Spec   KilnSpec   `json:"spec,omitempty"`
+	Status KilnStatus `json:"status,omitempty"`
+}
+
+type KilnSpec struct {
+	Instances int32  `json:"instances,omitempty"`
+	Image     string `json:"image,omitempty"`
+}
+
+type KilnStatus struct{}
+"""
+
+KILN_CONTROLLER = """\
+package ctl
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	api "example.com/kiln/api"
+)
+
+func (r *KilnReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).For(&api.Kiln{}).Owns(&corev1.Pod{}).Complete(r)
+}
+
+func (r *KilnReconciler) instance(k *api.Kiln, index int) *corev1.Pod {
+	return &corev1.Pod{Spec: r.podSpec(k)}
+}
+
+func (r *KilnReconciler) podSpec(k *api.Kiln) corev1.PodSpec {
+	return corev1.PodSpec{Containers: []corev1.Container{{Name: "kiln", Image: k.Spec.Image}}}
+}
+
+// Read into, to delete: no pod of the kiln's.
+func (r *KilnReconciler) forget(k *api.Kiln) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"}}
+}
+"""
+
+KILN_CRD = crd(
+    "kiln.example.com", "Kiln", {"instances": {"type": "integer", "default": 1}, "image": {"type": "string"}}
+)
+
+
+@pytest.mark.parametrize("owns_pods", [True, False])
+def test_pods_the_controller_owns_and_composes_are_the_roots_read_from_no_path(tmp_path: Path, owns_pods: bool) -> None:
+    controller = KILN_CONTROLLER if owns_pods else KILN_CONTROLLER.replace(".Owns(&corev1.Pod{})", "")
+    for path, text in {"api/types.go": KILN_TYPES, "ctl/kiln.go": controller}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    made = draft(KILN_CRD, api_source=tmp_path)
+    root = made.karta["spec"]["structureDefinition"]["rootComponent"]
+    assert root["scaleDefinition"] == {"replicasPath": ".spec.instances // 1"}
+    if owns_pods:
+        assert root["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+        assert "the controller owns Pods and composes one at ctl/kiln.go" in made.text
+        assert not [todo for todo in made.todos if "specDefinition" in todo]
+    else:  # whose pods those are the code does not say: where they come from stays one gap
+        assert TODO_MARK in root["specDefinition"]["podTemplateSpecPath"]

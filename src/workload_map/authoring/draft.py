@@ -305,13 +305,27 @@ def draft(
             "workloads elsewhere: taken for a part it adds to the pods it builds, not a component.",
         )
     child_kinds.sample_children(builder, found, children, taken, root_name)
+    # The controller owns Pods and the code composes one: the root's pods are the operator's, read from no path.
+    own_pod = next((b for b in built if b.kind["kind"] == "Pod" and b.composed), None)
+    if not any(gvk["kind"] == "Pod" for gvk, _ in owned):
+        own_pod = None
     if not sites and not children:
-        where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"
-        root["specDefinition"] = {
-            "podTemplateSpecPath": builder.todo(
-                (*root_path, "specDefinition", "podTemplateSpecPath"), f"where the pods come from: {where}"
+        if own_pod is not None:
+            root["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+            builder.note(
+                (*root_path, "specDefinition"),
+                MEDIUM,
+                f"the controller owns Pods and composes one at {own_pod.where} ({own_pod.function}, reached by",
+                f"{' > '.join(own_pod.chain)}; a PodSpec it builds, no field of the object copied as one): no",
+                "path reads the pod; its pods are counted, their containers not read.",
             )
-        }
+        else:
+            where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"
+            root["specDefinition"] = {
+                "podTemplateSpecPath": builder.todo(
+                    (*root_path, "specDefinition", "podTemplateSpecPath"), f"where the pods come from: {where}"
+                )
+            }
         if facts is not None and facts.count_at_root is not None:
             count = facts.count_at_root
             default = count.default if isinstance(count.default, int) else 1
@@ -321,7 +335,7 @@ def draft(
                 (*root_path, "scaleDefinition", "replicasPath"),
                 MEDIUM,
                 f"{count.path} counts the pods (its {told_by});",
-                f"unset reads {default}. Where their template is, is left to do.",
+                f"unset reads {default}." + ("" if own_pod is not None else " Where their template is, is left to do."),
             )
     # The operator's code counting a workload it builds with that field: the field is that workload's count.
     counted_by_built = facts is not None and any(

@@ -482,7 +482,7 @@ def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
             if any(child.where == where for child in out):
                 continue
             count, key = _count(locator, function, start, end)
-            composed = _composes_pod(program, locator, function, start, end)
+            composed = _composes_pod(program, locator, function, gvk["kind"], (start, end))
             out.append(BuiltChild(gvk, where, function.name, count, key, chain, composed))
         if len(chain) > MAX_CALL_DEPTH:
             continue
@@ -493,23 +493,30 @@ def built_children(root: Path, kind: str, version: str) -> list[BuiltChild]:
     return out
 
 
-TEMPLATE_TYPE = "PodTemplateSpec"
+# Where a workload literal holds its pod, and that pod's Go type: a Pod its spec, any other its template.
+POD_PART = {"Pod": ("Spec", "PodSpec")}
+TEMPLATE_PART = ("Template", "PodTemplateSpec")
 
 
-def _composes_pod(program: _Program, locator: _Locator, function: GoFunc, start: int, end: int) -> bool:
-    """Whether the literal's pod template is put together by the code: its ``Template`` (inside it, or
-    ``v.Spec.Template = ...`` after it) is a PodTemplateSpec literal, a variable given one, or what a
-    function of the repository building one returns; not a field of the kind copied whole."""
+def _composes_pod(program: _Program, locator: _Locator, function: GoFunc, kind: str, span: tuple[int, int]) -> bool:
+    """Whether the literal's pod is put together by the code: its ``Template`` (a Pod's ``Spec``), inside it
+    or ``v.Spec.Template = ...`` after it, is a PodTemplateSpec (PodSpec) literal, a variable given one, or
+    what a function of the repository building one returns; not a field of the kind copied whole."""
+    key, type_name = POD_PART.get(kind, TEMPLATE_PART)
+    start, end = span
     body = function.body
     for index in range(start, len(body) - 2):
         inside = index < end and body[index + 1].text == ":"
         after = index >= end and body[index - 1].text == "." and body[index + 1].text == "="
-        if body[index].text == "Template" and (inside or after):
-            return _builds_template(program, locator, function, index + 2, 0)
+        if body[index].text == key and (inside or after):
+            return _builds_template(program, locator, function, (index + 2, 0), type_name)
     return False
 
 
-def _builds_template(program: _Program, locator: _Locator, function: GoFunc, at: int, depth: int) -> bool:
+def _builds_template(
+    program: _Program, locator: _Locator, function: GoFunc, where: tuple[int, int], type_name: str
+) -> bool:
+    at, depth = where
     body = function.body
     statement = _statement(body, at)
     value = [t for t in (_split(statement, ",") or [[]])[0] if t.text not in ("\n", "&", "*")]
@@ -517,27 +524,28 @@ def _builds_template(program: _Program, locator: _Locator, function: GoFunc, at:
     if depth > 3 or not texts:
         return False
     end = at + len(statement)
-    if texts[-1] == TEMPLATE_TYPE and end < len(body) and body[end].text == "{":
+    if texts[-1] == type_name and end < len(body) and body[end].text == "{":
         return not _copies_spec(locator, function, end)
     if len(texts) == 1 and texts[0].isidentifier():
         assigned = _assigned_at(body, texts[0])
-        return assigned is not None and _builds_template(program, locator, function, assigned, depth + 1)
+        return assigned is not None and _builds_template(program, locator, function, (assigned, depth + 1), type_name)
     if "(" in texts and texts.index("(") > 0:
         callee = texts[texts.index("(") - 1]
         called = [c for c in program.calls(function) if c.name == callee]
-        return any(_returns_template(program, locator, c, depth + 1) for c in called)
+        return any(_returns_template(program, locator, c, depth + 1, type_name) for c in called)
     return False
 
 
-def _returns_template(program: _Program, locator: _Locator, function: GoFunc, depth: int) -> bool:
-    """A function of the repository that builds a PodTemplateSpec literal (or calls one that does)."""
+def _returns_template(program: _Program, locator: _Locator, function: GoFunc, depth: int, type_name: str) -> bool:
+    """A function of the repository that builds a ``type_name`` literal (or calls one that does)."""
     body = function.body
     for index in range(len(body) - 1):
-        if body[index].text == TEMPLATE_TYPE and body[index + 1].text == "{":
+        if body[index].text == type_name and body[index + 1].text == "{":
             return not _copies_spec(locator, function, index + 1)
     if depth > 3:
         return False
-    return any(_returns_template(program, locator, c, depth + 1) for c in program.calls(function) if c is not function)
+    called = [c for c in program.calls(function) if c is not function]
+    return any(_returns_template(program, locator, c, depth + 1, type_name) for c in called)
 
 
 def _copies_spec(locator: _Locator, function: GoFunc, brace: int) -> bool:

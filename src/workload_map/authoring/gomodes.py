@@ -213,7 +213,7 @@ def _child(  # noqa: PLR0917 - one literal of one function, each by name at its 
 ) -> BuiltChild:
     count, key = _count(locator, function, start, end)
     where = f"{function.file.path}:{function.body[start].line}"
-    composed = _composes_pod(program, locator, function, start, end)
+    composed = _composes_pod(program, locator, function, gvk["kind"], (start, end))
     return BuiltChild(gvk, where, function.name, count, key, chain, composed)
 
 
