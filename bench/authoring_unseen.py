@@ -8,8 +8,10 @@ one field, scored right, wrong or missing (the draft left a gap, or has nothing 
 
 - components: an expected pod-producing part matched (by template path, else by pod owner kind) to a draft
   component whose pods have the expected owner; a draft component matching nothing is one wrong field;
-- templates: the matched component's pod definition path (``null`` expected: built by the operator, where
-  a gap is missing and a path invented is wrong);
+- templates: the matched component's pod definition path; ``null`` expected (the operator builds the pod
+  from scattered fields): right when the draft reads the pod from no path (an empty
+  ``fragmentedPodSpecDefinition``, noting that the operator composes it), missing when it left a gap, wrong
+  when it names a path;
 - replicas: per sample object, the matched component's desired pods against the expectation's jq;
 - statuses: per phase value, condition type or ready count, the status the draft maps it to;
 - suspend: the field the draft suspends with (none expected: a switch invented is wrong).
@@ -138,6 +140,17 @@ def _template(component: dict[str, Any]) -> str | None:
         if value is not None:
             return str(value)
     return None
+
+
+def template_verdict(drafted: str | None, expected: str | None) -> str:
+    """A component's pod definition against the operator's: a gap is missing; a pod the operator builds from
+    scattered fields (``expected`` None) is right when the draft reads it from no path (it says the operator
+    composes it) and wrong when it names one; an expected path is right when the draft names that path."""
+    if _gap(drafted):
+        return "missing"
+    if expected is None:
+        return "right" if drafted is None else "wrong"
+    return "right" if drafted is not None and _norm(drafted) == _norm(expected) else "wrong"
 
 
 def _owner(component: dict[str, Any], through: str | None) -> str:
@@ -284,12 +297,9 @@ def score(path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = Fals
             owner = _owner(component, through)
             tallies["components"].add("right" if owner in want["owner"] else "wrong")
             template = _template(component)
-            if _gap(template):
-                tallies["templates"].add("missing")
-            elif want["template"] is not None and _norm(template) == _norm(want["template"]):
-                tallies["templates"].add("right")
-            else:
-                tallies["templates"].add("wrong")
+            verdict = template_verdict(template, want["template"])
+            tallies["templates"].add(verdict)
+            if verdict == "wrong":
                 result.notes.append(f"template {template!r}, expected {want['template']!r}")
             if owner not in want["owner"]:
                 result.notes.append(f"component {component['name']!r}: pods owned by {owner}, expected {want['owner']}")

@@ -13,7 +13,8 @@ round. ``wmap --help`` is served from the help cache (``workload_map.cmdline.hel
 --help`` prints the same text rendered by click, as ``--help`` did before that cache. With ``--before-src``,
 that checkout's ``--help`` and ``get -A`` on its own copy of the example (through ``PYTHONPATH`` and
 ``workload_map.cli.main.main``) run in the same rounds, and their ratio is over that checkout's own
-``--help``. CPU is ``wait4``'s (the
+``--help``. Three floors run in the same rounds: the interpreter alone, ``import click`` alone, and get's
+answer through the public library with no CLI (``open_dump(...).workloads()``). CPU is ``wait4``'s (the
 process and what it waited for: the libjq worker included). kubectl comes
 from ``tools/testcluster/build.sh`` (built once and cached; the figure is left out if Go is missing).
 """
@@ -46,10 +47,19 @@ HELP_TARGET = 1.0  # wmap --help, x kubectl version --client CPU
 BEFORE = "before: "
 BEFORE_HELP = BEFORE + "--help"
 _CLI_MAIN = "import sys\nfrom workload_map.cli.main import main\nsys.exit(main())\n"
+# Floors in the same rounds, to show where get's CPU is bound: the interpreter alone, click's import alone,
+# and get's answer (every workload's status and pods) through the public library, without the CLI.
+FLOOR = "floor: "
+_LIBRARY_GET = (
+    "import sys\nimport workload_map as wm\n"
+    "for w in wm.open_dump(sys.argv[1], namespace=None).workloads().workloads:\n"
+    "    print(w.namespace, w.kind, w.name, w.status.primary.value, w.counts.ready, w.counts.desired, w.gpus)\n"
+)
 
 
 def commands(wmap: str, kubectl: str | None, before_src: str | None = None) -> dict[str, list[str]]:
     dump = ("--from-file", str(EXAMPLE))
+    python = str(Path(wmap).parent / "python")
     out = {
         HELP: [wmap, "--help"],
         CLICK_HELP: [wmap, "--debug", "--help"],
@@ -63,13 +73,16 @@ def commands(wmap: str, kubectl: str | None, before_src: str | None = None) -> d
         "fit": [wmap, "fit", *WORKLOAD, *dump],
         "completion bash": [wmap, "completion", "bash"],
         "version": [wmap, "version"],
+        FLOOR + "python -c pass": [python, "-c", "pass"],
+        FLOOR + "import click": [python, "-c", "import click"],
+        FLOOR + "library get -A": [python, "-c", _LIBRARY_GET, str(EXAMPLE)],
     }
     if kubectl is not None:
         out[KUBECTL] = [kubectl, "version", "--client"]
     if before_src is not None:
         # Through cli.main's main (every checkout has it; the console script's entry module is newer), as a
         # console script calls it.
-        before = ["env", f"PYTHONPATH={before_src}", str(Path(wmap).parent / "python"), "-c", _CLI_MAIN]
+        before = ["env", f"PYTHONPATH={before_src}", python, "-c", _CLI_MAIN]
         out[BEFORE_HELP] = [*before, *out[HELP][1:]]
         # its own copy of the example: only the package's own YAML files are kept parsed in the cache
         own_example = Path(before_src) / "workload_map" / "examples" / EXAMPLE.name
@@ -107,7 +120,7 @@ def figures(samples: list[dict[str, Sample]]) -> list[Figure]:
     for name in samples[0]:
         cpu = statistics.median(r[name].cpu for r in samples) * 1e3
         help_cpu = statistics.median(r[HELP].cpu for r in samples) * 1e3
-        label = name if name in (HELP, CLICK_HELP, KUBECTL) else f"wmap {name}"
+        label = name if name in (HELP, CLICK_HELP, KUBECTL) or name.startswith(FLOOR) else f"wmap {name}"
         fig = Figure("start-up", label, cpu, "ms CPU", help_cpu, HELP)
         fig.extra = {
             "ratio_to_help": ratio(name, HELP),

@@ -16,7 +16,7 @@ imports under ``TYPE_CHECKING`` (for type checkers only) are held equal to it by
 
 from __future__ import annotations
 
-from importlib import import_module
+from workload_map.base.lazy import lazy_exports
 
 # typing.TYPE_CHECKING without importing typing (~3 ms of `wmap --help`'s ~25 when it is served from the help
 # cache); type checkers take any TYPE_CHECKING as true.
@@ -200,14 +200,7 @@ _MODULE_OF: dict[str, str] = {name: module for module, names in _EXPORTS.items()
 __all__ = sorted(_MODULE_OF)  # noqa: PLE0605 - derived from the one table above; type checkers read the imports
 
 
-def __getattr__(name: str) -> object:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'workload_map' has no attribute {name!r}")
-
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _MODULE_OF, globals())
 
 
 def __dir__() -> list[str]:

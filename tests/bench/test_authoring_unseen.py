@@ -137,3 +137,30 @@ def test_go_sources_unpack_the_go_files_and_the_small_manifests(tmp_path: Path) 
     out = mirror.go_sources("example/op", commit.stdout.strip())
     unpacked = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert unpacked == ["main.go", "manifests/deployment.yaml"]
+
+
+def _component(spec_definition: dict[str, object]) -> dict[str, object]:
+    kind = {"group": "apps", "version": "v1", "kind": "StatefulSet"}
+    return {"name": "c", "kind": kind, "specDefinition": spec_definition}
+
+
+@pytest.mark.parametrize(
+    ("spec_definition", "expected", "verdict"),
+    [
+        # The operator builds the pod from scattered fields: a draft that says so (reads the pod from no path) is right.
+        ({"fragmentedPodSpecDefinition": {}}, None, "right"),
+        ({"podTemplateSpecPath": "empty  # TODO(wmap): where is the pod?"}, None, "missing"),
+        ({"podTemplateSpecPath": ".spec.override.template"}, None, "wrong"),
+        ({"fragmentedPodSpecDefinition": {"containersPath": ".spec.sidecars"}}, None, "wrong"),
+        # An expected path: named right, named otherwise or none at all wrong, a gap missing.
+        ({"podTemplateSpecPath": ".spec.template"}, ".spec.template", "right"),
+        ({"podTemplateSpecPath": ".spec.other"}, ".spec.template", "wrong"),
+        ({"fragmentedPodSpecDefinition": {}}, ".spec.template", "wrong"),
+        ({"podSpecPath": "empty  # TODO(wmap): where?"}, ".spec.template", "missing"),
+    ],
+)
+def test_a_pod_the_operator_builds_is_right_without_a_path(
+    spec_definition: dict[str, object], expected: str | None, verdict: str
+) -> None:
+    drafted = authoring_unseen._template(_component(spec_definition))
+    assert authoring_unseen.template_verdict(drafted, expected) == verdict

@@ -38,7 +38,8 @@ def test_expectations_beside_unmodified_upstream_samples(tmp_path: Path) -> None
     expect = expectations(
         tmp_path,
         # as get shows it: COMPONENTS "workers(4) driver(1)" (instances of the replicatedJob component)
-        {"workload": "jobset/paralleljobs", "expect": {"primary": "Undefined", "pods": {"workers": 4, "driver": 1}}},
+        # spec only: Initializing (was Undefined before docs/semantics.md "JobSet" read a JobSet before its status)
+        {"workload": "jobset/paralleljobs", "expect": {"primary": "Initializing", "pods": {"workers": 4, "driver": 1}}},
         {"workload": "jobsets.jobset.x-k8s.io/group-example", "namespace": "default", "expect": {"desiredPods": 4}},
         {"workload": "jobset/pytorch", "expect": {"pods": {"replicatedJob": 4, "replicatedJob/workers": 4}}},
     )

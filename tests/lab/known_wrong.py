@@ -4,16 +4,4 @@ recordings (tests/lab_replay), so a fix shows up as an unexpected pass in both."
 
 from __future__ import annotations
 
-KNOWN_WRONG: dict[tuple[str, str, str], str] = {
-    ("jobset", "restart-then-failed", "a pod failed, restarting"): (
-        "docs/semantics.md JobSet reads a failure-policy restart as Degraded through the Restarting condition "
-        "(said to be written from v0.9), but JobSet v0.10.1 writes no Restarting condition (only status.restarts "
-        "and an event with reason Restarting): the restarted Jobs read Initializing"
-    ),
-    ("jobset", "suspend-update-resume", "suspend acted on, pods still terminating"): (
-        "docs/semantics.md Transitions: Suspending is a stop acted on while pods are still going away (the Job "
-        "rule counts status.terminating for it), but the JobSet rule reads only replicatedJobsStatus.active, which "
-        "JobSet v0.10.1 counts from Job.status.active: the suspended Jobs' pods are terminating, not active, so a "
-        "JobSet whose 4 pods are still terminating reads Suspended"
-    ),
-}
+KNOWN_WRONG: dict[tuple[str, str, str], str] = {}

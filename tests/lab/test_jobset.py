@@ -160,7 +160,8 @@ FAILURE = _scenario(
     "restart-then-failed",
     [
         Step("every job ready", _expect("Running", 2, 2, 2, 4)),
-        # "Degraded: Restarting=True": the failure policy restarts every Job, the new pods start.
+        # "Degraded: restarted (restarts above 0) with fewer Jobs ready than expected": v0.10 writes no
+        # condition for the failure policy's restart of every Job, only the count; the new pods start.
         Step("a pod failed, restarting", _expect("Degraded", 2, 2, 0, 4)),
         Step("ready again after the restart", _expect("Running", 2, 2, 2, 4)),
         # No restart left: Failed; the failed pod stays, its Job's other pod is removed.

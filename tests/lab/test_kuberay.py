@@ -245,14 +245,6 @@ def test_raycluster_lifecycle_transitions(lifecycle_run: tuple[Scenario, Lab]) -
     assert "Suspending" not in between(changes, after["suspended"], after["resumed"]), changes
 
 
-UNDEFINED_BEFORE_STATUS = (
-    "docs/semantics.md Transitions: Initializing covers a workload's creation; wmap reads Undefined for a "
-    "RayCluster (without spec.suspend) KubeRay has not given a status yet, since its Initializing matchers need "
-    ".status (ray-io-raycluster-v1.yaml)"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=UNDEFINED_BEFORE_STATUS)
 def test_raycluster_just_created_reads_initializing(lifecycle_run: tuple[Scenario, Lab]) -> None:
     """From the object's creation to the first step, before and after KubeRay's first status: Initializing."""
     scenario, lab = lifecycle_run

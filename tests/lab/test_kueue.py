@@ -417,14 +417,9 @@ def test_kueue_jobset(jobset_run: Scenario, step: str) -> None:
     jobset_run.check(step)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docs/semantics.md JobSet: Suspending is spec.suspend true and Suspended not True yet; wmap reads "
-    "Undefined for a JobSet created suspended until the JobSet controller writes its first status (the "
-    "suspending matcher needs .status, jobset-x-k8s-io-jobset-v1alpha2.yaml)",
-)
 def test_kueue_queued_jobset_never_undefined(jobset_run: Scenario, lab: Lab) -> None:
-    """Submitted suspended, the JobSet reads Suspending or Suspended until Kueue admits it."""
+    """Submitted suspended, the JobSet reads Suspending or Suspended until Kueue admits it, also before the
+    JobSet controller's first status (docs/semantics.md "JobSet")."""
     changes = primaries(recording_path(jobset_run, lab.work_dir), "jobset", NAMESPACE, "pretrain")
     queued = jobset_run.observations["queued"].after
     before = [p for index, p in changes if index <= queued and p is not None]

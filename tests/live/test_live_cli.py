@@ -102,7 +102,7 @@ def test_get_all(scenario: dict[str, Any]) -> None:
     ]
     rows = rows_by_name(result.stdout)
     jobset = rows[(scenario["train"], "paralleljobs")]
-    # No controller runs: the JobSet has no status (Undefined), its five pods are running and ready.
+    # No controller runs: the JobSet has no status (Initializing), its five pods are running and ready.
     assert jobset[2] == "JobSet" and jobset[4:6] == ["workers(4) driver(1)", "5/5"], jobset
     assert rows[(scenario["serve"], "vllm")][2] == "LeaderWorkerSet"
     assert rows[(scenario["serve"], "web")][2] == "Deployment"

@@ -128,9 +128,8 @@ class PendingUpdate:
             )
         from workload_map.api.cluster_update import patch_workload, read_workload  # noqa: PLC0415 (writes reach a cluster only for update)
 
-        for attempt in range(1, CONFLICT_ATTEMPTS + 1):
-            if not self.patch:
-                return self.object
+        attempt = 1
+        while self.patch:
             try:
                 return patch_workload(
                     source.connection,
@@ -142,10 +141,11 @@ class PendingUpdate:
             except WorkloadMapError as exc:
                 if getattr(exc, "status", None) != 409 or self._recompute is None or attempt == CONFLICT_ATTEMPTS:
                     raise
+            attempt += 1
             again = self._recompute(read_workload(source.connection, source.discovery, self.workload))
             self.workload, self.patch, self.object = again.workload, again.patch, again.object
             self.warnings = again.warnings
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        return self.object
 
 
 class View:

@@ -208,6 +208,8 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
                 for i, site in enumerate(sites)
                 if i not in makers
                 and site.job is None
+                # A definition counted by another field is not this workload's (a second ensemble's spec).
+                and (site.replicas is None or site.replicas.segments == child.count)
                 and roles.item_of(site) == item
                 and site.segments[: len(holder)] == holder
             ),
@@ -272,13 +274,23 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
             ids = f"{jq(item[:-1])} // [] | keys[] | tostring"
         component["instanceIdPath"] = ids
         builder.note((*path, "instanceIdPath"), MEDIUM, f"one {kind_name} per item of {schema_path(item[:-1])}.")
-    component["specDefinition"] = {
-        "podTemplateSpecPath": builder.todo(
-            (*path, "specDefinition", "podTemplateSpecPath"),
-            f"the pods of the {kind_name} built at {child.where}: the operator assembles them from the object's "
-            "fields (no pod template in it)",
+    if child.composed:
+        # The code composes the pod from the object's fields: there is no path to ask the user for.
+        component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+        builder.note(
+            (*path, "specDefinition"),
+            MEDIUM,
+            f"the operator composes the {kind_name}'s pod at {child.where} (a PodTemplateSpec it builds, no field of",
+            "the object copied as one): no path reads it; its pods are counted, their containers not read.",
         )
-    }
+    else:
+        component["specDefinition"] = {
+            "podTemplateSpecPath": builder.todo(
+                (*path, "specDefinition", "podTemplateSpecPath"),
+                f"the pods of the {kind_name} built at {child.where}: the operator assembles them from the "
+                "object's fields (no pod template in it)",
+            )
+        }
     default = count.default if isinstance(count.default, int) else 1
     prefix = f"{jq(item)} | " if item else ""
     expression = f"({jq(count.segments[len(item) :])} // {default})"

@@ -19,7 +19,10 @@ from typing import Any
 from workload_map.authoring import (
     children as child_kinds,
     gochildren,
+    gomodes,
     gosource,
+    modes as mode_kinds,
+    patches,
     roles,
     samples as sample_facts,
     selectors as pod_selectors,
@@ -107,8 +110,11 @@ def draft(
     sites, bases = roles.without_base_templates(sites)
     sites, referenced = child_kinds.referenced_templates(facts, sites) if facts is not None else (sites, [])
     sites, overrides = child_kinds.container_overrides(facts, sites) if facts is not None else (sites, [])
+    sites, extras = patches.extra_containers(sites)
     sites, merged = roles.one_pod_per_role(sites)
     built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
+    modes = gomodes.mode_children(api_source, facts.kind, facts.version) if api_source and facts else gomodes.Modes()
+    built = [b for b in built if b.where not in {m.child.where for m in modes.children}]
     placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
     sites = placed.sites if placed is not None else sites
     selectors = pod_selectors.infer(sites, found)
@@ -232,7 +238,17 @@ def draft(
                 f"the controller owns {made_by[0]['kind']}s and no Pods ({made_by[1]}):",
                 "the root's pods are owned through it.",
             )
-        component["specDefinition"] = roles.spec_definition(builder, site, (*path, "specDefinition"))
+        patch = patches.patched_by(site)
+        if patch is not None:
+            component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+            builder.note(
+                (*path, "specDefinition"),
+                LOW,
+                f"{site.path} ({site.source}) sits under {schema_path(patch)}: a patch the operator merges over the",
+                "pod it builds, not the pod's definition; no path reads the pod.",
+            )
+        else:
+            component["specDefinition"] = roles.spec_definition(builder, site, (*path, "specDefinition"))
         for extra in merged.get(id(site), []):
             builder.note(
                 (*path, "specDefinition"),
@@ -262,6 +278,7 @@ def draft(
     if placed is not None and facts is not None:
         for child in placed.unplaced:
             child_kinds.built_component(builder, facts, child, children, taken, root_name)
+        mode_kinds.mode_components(builder, facts, modes, children, taken, root_name)
     for template, reference in referenced:
         builder.note(
             (*root_path, "name"),
@@ -275,6 +292,13 @@ def draft(
             LOW,
             f"{part.path} ({part.source}): its containers override others ({said!r}): not a pod of its own.",
         )
+    for part in extras:
+        builder.note(
+            (*root_path, "name"),
+            LOW,
+            f"{part.path} ({part.source}) is named as extra containers, alone in its object: they join a pod the",
+            "operator builds, not a pod of their own.",
+        )
     for part in placed.dropped if placed is not None else []:
         builder.note(
             (*root_path, "name"),
@@ -286,13 +310,27 @@ def draft(
         chained = child_kinds_built(api_source, facts.kind, facts.version)
         chain_components(builder, facts, chained, children, taken, root_name, not sites and not children)
     child_kinds.sample_children(builder, found, children, taken, root_name)
+    # The controller owns Pods and the code composes one: the root's pods are the operator's, read from no path.
+    own_pod = next((b for b in built if b.kind["kind"] == "Pod" and b.composed), None)
+    if not any(gvk["kind"] == "Pod" for gvk, _ in owned):
+        own_pod = None
     if not sites and not children:
-        where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"
-        root["specDefinition"] = {
-            "podTemplateSpecPath": builder.todo(
-                (*root_path, "specDefinition", "podTemplateSpecPath"), f"where the pods come from: {where}"
+        if own_pod is not None:
+            root["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+            builder.note(
+                (*root_path, "specDefinition"),
+                MEDIUM,
+                f"the controller owns Pods and composes one at {own_pod.where} ({own_pod.function}, reached by",
+                f"{' > '.join(own_pod.chain)}; a PodSpec it builds, no field of the object copied as one): no",
+                "path reads the pod; its pods are counted, their containers not read.",
             )
-        }
+        else:
+            where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"
+            root["specDefinition"] = {
+                "podTemplateSpecPath": builder.todo(
+                    (*root_path, "specDefinition", "podTemplateSpecPath"), f"where the pods come from: {where}"
+                )
+            }
         if facts is not None and facts.count_at_root is not None:
             count = facts.count_at_root
             default = count.default if isinstance(count.default, int) else 1
@@ -302,7 +340,7 @@ def draft(
                 (*root_path, "scaleDefinition", "replicasPath"),
                 MEDIUM,
                 f"{count.path} counts the pods (its {told_by});",
-                f"unset reads {default}. Where their template is, is left to do.",
+                f"unset reads {default}." + ("" if own_pod is not None else " Where their template is, is left to do."),
             )
         rendered = rendered_workloads(api_source, facts.kind) if api_source is not None and facts else []
         through = pods_through(owned, rendered)
@@ -317,7 +355,11 @@ def draft(
                 f"{through[1]}, and the object holds no pod definition: the operator",
                 "builds that workload from its fields, and the root's pods are owned through it.",
             )
-    if facts is not None and facts.replicas_at_root is not None and not on_root and sites:
+    # The operator's code counting a workload it builds with that field: the field is that workload's count.
+    counted_by_built = facts is not None and any(
+        b.count == facts.replicas_at_root.segments for b in built if facts.replicas_at_root is not None
+    )
+    if facts is not None and facts.replicas_at_root is not None and not on_root and sites and not counted_by_built:
         root["scaleDefinition"] = {"replicasPath": f"{jq(facts.replicas_at_root.segments)} // 1"}
         builder.note(
             (*root_path, "scaleDefinition"),

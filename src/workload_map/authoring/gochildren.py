@@ -65,6 +65,7 @@ class BuiltChild:
     count: Segments | None = None  # the kind's field the literal's Replicas/Parallelism/Completions read
     count_key: str = ""  # which of them
     chain: list[str] = field(default_factory=list)  # the calls from a function that takes the kind
+    composed: bool = False  # its pod template is put together by the code, no field of the kind copied as one
 
 
 def _split(tokens: list[Token], separator: str) -> list[list[Token]]:
@@ -301,7 +302,12 @@ class _Locator:
             if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(callee)):
                 return None
             if len(_split(inner, ",")) == 1:
-                return self.locate(inner, function, depth + 1)
+                place = self.locate(inner, function, depth + 1)
+                if place is not None and place.segments is not None and len(place.segments) >= 2:
+                    return place
+                # Not a field passed through (``ptr.To(x)``): a helper of the repository computing it from the
+                # kind (``desiredReplicas(x)``) gives the field its last return reads.
+                return self.helper_returns(callee, function, depth) or place
             if not inner and len(callee) >= 3:
                 return self.returned(callee[:-2], callee[-1], function, depth)
             return None
@@ -313,6 +319,31 @@ class _Locator:
                 return None
             place = self.select(place, name)
         return place
+
+    def helper_returns(self, callee: list[str], function: GoFunc, depth: int) -> _Place | None:
+        """The field of the kind a function of the repository returns on its last ``return`` (its
+        fall-through path, after the special cases): a plain function, or a method of the caller's own
+        receiver (``c.instances(spec)``)."""
+        receiver = ""
+        if len(callee) == 1:
+            directory: str | None = function.file.directory
+        elif len(callee) == 3 and function.receiver_var and callee[0] == function.receiver_var:
+            directory, receiver = function.file.directory, function.receiver
+        elif len(callee) == 3 and callee[0] in function.file.imports:
+            folders = self.package.folders_of(function.file.imports[callee[0]])
+            directory = folders[0] if folders else None
+        else:
+            return None
+        if directory is None:
+            return None
+        for candidate in self.program.folder(directory).get(callee[-1], []):
+            returns = [i for i, t in enumerate(candidate.body) if t.text == "return"]
+            if candidate.receiver != receiver or not returns:
+                continue
+            found = self.locate(_statement(candidate.body, returns[-1] + 1), candidate, depth + 1)
+            if found is not None and found.segments is not None and len(found.segments) >= 2:
+                return found
+        return None
 
     def returned(self, receiver: list[str], method: str, function: GoFunc, depth: int) -> _Place | None:
         """What ``receiver.method()`` returns, when the receiver is a struct of the source and the method's
@@ -500,7 +531,8 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
             if any(child.where == where for child in out):
                 continue
             count, key = _count(locator, function, start, end)
-            out.append(BuiltChild(gvk, where, function.name, count, key, chain))
+            composed = _composes_pod(program, locator, function, gvk["kind"], (start, end))
+            out.append(BuiltChild(gvk, where, function.name, count, key, chain, composed))
         if len(chain) > MAX_CALL_DEPTH:
             continue
         for called in program.calls(function):
@@ -508,3 +540,91 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 seen.add(id(called))
                 queue.append((called, [*chain, called.name]))
     return out
+
+
+# Where a workload literal holds its pod, and that pod's Go type: a Pod its spec, any other its template.
+POD_PART = {"Pod": ("Spec", "PodSpec")}
+TEMPLATE_PART = ("Template", "PodTemplateSpec")
+
+
+def _composes_pod(program: _Program, locator: _Locator, function: GoFunc, kind: str, span: tuple[int, int]) -> bool:
+    """Whether the literal's pod is put together by the code: its ``Template`` (a Pod's ``Spec``), inside it
+    or ``v.Spec.Template = ...`` after it, is a PodTemplateSpec (PodSpec) literal, a variable given one, or
+    what a function of the repository building one returns; not a field of the kind copied whole."""
+    key, type_name = POD_PART.get(kind, TEMPLATE_PART)
+    start, end = span
+    body = function.body
+    for index in range(start, len(body) - 2):
+        inside = index < end and body[index + 1].text == ":"
+        after = index >= end and body[index - 1].text == "." and body[index + 1].text == "="
+        if body[index].text == key and (inside or after):
+            return _builds_template(program, locator, function, (index + 2, 0), type_name)
+    return False
+
+
+def _builds_template(
+    program: _Program, locator: _Locator, function: GoFunc, where: tuple[int, int], type_name: str
+) -> bool:
+    at, depth = where
+    body = function.body
+    statement = _statement(body, at)
+    value = [t for t in (_split(statement, ",") or [[]])[0] if t.text not in ("\n", "&", "*")]
+    texts = [t.text for t in value]
+    if depth > 3 or not texts:
+        return False
+    end = at + len(statement)
+    if texts[-1] == type_name and end < len(body) and body[end].text == "{":
+        return not _copies_spec(locator, function, end)
+    if len(texts) == 1 and texts[0].isidentifier():
+        assigned = _assigned_at(body, texts[0])
+        return assigned is not None and _builds_template(program, locator, function, (assigned, depth + 1), type_name)
+    if "(" in texts and texts.index("(") > 0:
+        callee = texts[texts.index("(") - 1]
+        called = [c for c in program.calls(function) if c.name == callee]
+        return any(_returns_template(program, locator, c, depth + 1, type_name) for c in called)
+    return False
+
+
+def _returns_template(program: _Program, locator: _Locator, function: GoFunc, depth: int, type_name: str) -> bool:
+    """A function of the repository that builds a ``type_name`` literal (or calls one that does)."""
+    body = function.body
+    for index in range(len(body) - 1):
+        if body[index].text == type_name and body[index + 1].text == "{":
+            return not _copies_spec(locator, function, index + 1)
+    if depth > 3:
+        return False
+    called = [c for c in program.calls(function) if c is not function]
+    return any(_returns_template(program, locator, c, depth + 1, type_name) for c in called)
+
+
+def _copies_spec(locator: _Locator, function: GoFunc, brace: int) -> bool:
+    """A PodTemplateSpec literal whose ``Spec`` is a field of the kind (a pod template copied, in disguise)."""
+    body = function.body
+    close = _balanced(body, brace)
+    for index in range(brace + 1, close - 1):
+        if body[index].text == "Spec" and body[index + 1].text == ":":
+            value = [t for t in (_split(_statement(body, index + 2), ",") or [[]])[0] if t.text != "\n"]
+            # The longest selector it starts with that is a field of the kind (``b.Spec.Template`` of
+            # ``b.Spec.Template.Spec``: the reader does not follow the Kubernetes types below it).
+            for length in range(len(value), 2, -2):
+                place = locator.locate(value[:length], function)
+                if place is not None and place.segments is not None and len(place.segments) >= 2:
+                    return True
+            return False
+    return False
+
+
+def _assigned_at(body: list[Token], name: str) -> int | None:
+    """Where the value a local variable is first given starts (``v := x``, ``v, err := f()``, ``var v = x``)."""
+    for index, token in enumerate(body):
+        if token.text != name or (index > 0 and body[index - 1].text in (".", ",")):
+            continue
+        cursor = index + 1
+        while cursor + 1 < len(body) and body[cursor].text == "," and body[cursor + 1].text.isidentifier():
+            cursor += 2  # the other names of a multiple assignment
+        following = [t.text for t in body[cursor : cursor + 2]]
+        if following == [":", "="]:
+            return cursor + 2
+        if following[:1] == ["="] and following[1:] != ["="]:
+            return cursor + 1
+    return None

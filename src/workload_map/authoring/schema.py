@@ -232,8 +232,9 @@ def free_form_pod(name: str, node: Any) -> str | None:
 
 def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
     """Counts beside the pod definition: on the role object, else on the innermost collection item."""
-    # A template object with fields of its own (Dask's worker: {replicas, spec}) holds its counts itself.
-    candidates = [site.segments, site.role] if site.form == "template" else [site.role]
+    # A template object with fields of its own (Dask's worker: {replicas, spec}) holds its counts itself; so
+    # does an object taken for a PodSpec that has a count (no PodSpec has one: it is a role's spec).
+    candidates = [site.segments, site.role] if site.form in ("template", "podspec") else [site.role]
     last_collection = max((i for i, s in enumerate(site.segments) if s in (ARRAY, MAP)), default=-1)
     if last_collection >= 0 and site.segments[: last_collection + 1] not in candidates:
         candidates.append(site.segments[: last_collection + 1])

@@ -319,7 +319,7 @@ def conditions_table(status: StatusResult, indent: str) -> list[str]:
 
 def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[str]:
     """The status explanation. ``full`` (explain) lists every check of every matcher."""
-    from workload_map.ports.present import PRECEDENCE  # noqa: PLC0415 (a command's --help loads only click)
+    from workload_map.ports.present import PRECEDENCE, RESOLVER_RULE  # noqa: PLC0415 (a command's --help loads only click)
 
     lines: list[str] = []
     matched = ", ".join(s.value for s in status.matched) or NONE
@@ -340,7 +340,8 @@ def status_lines(status: StatusResult, glyphs: Glyphs, *, full: bool) -> list[st
             if not full and explanation.matched and not matcher.matched:
                 continue
             state = "matched" if matcher.matched else ("error" if matcher.error else "not matched")
-            lines.append(f"  matcher [{matcher.index}]: {state}")
+            which = "the resolver's rule" if matcher.index == RESOLVER_RULE else f"matcher [{matcher.index}]"
+            lines.append(f"  {which}: {state}")
             if matcher.error:
                 lines.append(f"    error: {one_line(matcher.error)}")
             checks = matcher.checks if (full or matcher.matched) else [c for c in matcher.checks if not c.ok][:1]

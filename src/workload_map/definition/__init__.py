@@ -6,9 +6,9 @@ first, and reading the model must not load the parser, pydantic and PyYAML (see 
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
 
+from workload_map.base.lazy import lazy_exports
 from workload_map.definition.model import (
     API_VERSION,
     KIND,
@@ -44,9 +44,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name not in _LOADER:
-        raise AttributeError(f"module 'workload_map.definition' has no attribute {name!r}")
-    value = getattr(import_module("workload_map.definition.loader"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, dict.fromkeys(_LOADER, "workload_map.definition.loader"), globals())

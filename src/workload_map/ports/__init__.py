@@ -22,22 +22,14 @@ the imports under ``TYPE_CHECKING`` (for type checkers) are held equal to it by 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from importlib import import_module
-from typing import Any
+
+from workload_map.base.lazy import lazy_exports as _lazy_names
 
 
-def lazy_exports(port: str, exports: dict[str, tuple[str, ...]]) -> Callable[[str], Any]:
-    """The module ``__getattr__`` of a port: each name of ``exports`` (module -> names) imported from its
-    module on first use and kept in the port's namespace."""
-    module_of = {name: module for module, names in exports.items() for name in names}
-
-    def get(name: str) -> Any:
-        module = module_of.get(name)
-        if module is None:
-            raise AttributeError(f"module {port!r} has no attribute {name!r}")
-        value = getattr(import_module(module), name)
-        setattr(import_module(port), name, value)
-        return value
-
-    return get
+def lazy_exports(port: str, exports: dict[str, tuple[str, ...]]) -> Callable[[str], object]:
+    """The module ``__getattr__`` of a port, from its ``_EXPORTS`` table (module -> names): each name
+    imported from its module on first use and kept in the port's namespace."""
+    home = {name: module for module, names in exports.items() for name in names}
+    return _lazy_names(port, home, vars(sys.modules[port]))

@@ -9,8 +9,9 @@ Exports resolve lazily (PEP 562, as ``workload_map``'s do): ``wmap get`` asks wh
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from workload_map.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from workload_map.queues.build import build_queues as build_queues, queue_names as queue_names
@@ -37,10 +38,4 @@ _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in nam
 __all__ = sorted(_MODULE_OF)  # noqa: PLE0605 - derived from the one table above; type checkers read the imports
 
 
-def __getattr__(name: str) -> object:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'workload_map.queues' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _MODULE_OF, globals())

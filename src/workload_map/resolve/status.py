@@ -7,7 +7,8 @@ status and matcher by matcher, why it matched or not.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from workload_map.base.model import Model, field
 from workload_map.definition.model import (
@@ -19,6 +20,12 @@ from workload_map.definition.model import (
 )
 from workload_map.jq import to_text
 from workload_map.resolve.evaluate import run
+
+if TYPE_CHECKING:
+    from workload_map.resolve.pods import PodState
+
+# The index of the resolver's own matcher in an explanation: it is no matcher of the definition.
+RESOLVER_RULE = -1
 
 PRECEDENCE: tuple[ResourceStatus, ...] = (
     ResourceStatus.FAILED,
@@ -224,3 +231,34 @@ def evaluate_status(definition: StatusDefinition | None, workload: Any) -> Statu
     matched = [s for s in PRECEDENCE if s in matched_set]
     primary = matched[0] if matched else ResourceStatus.UNDEFINED
     return StatusResult(primary, matched, phase, conditions, explanations, errors)
+
+
+def pods_going_away(status: StatusResult, pods: Iterable[PodState]) -> None:
+    """A stop acted on while pods are still going away is Suspending (docs/semantics.md "Transitions"): a
+    Suspended status while the workload's pods are all terminating and none is finished yet becomes
+    Suspending. Statuses that count only active pods cannot see pods being deleted (JobSet's
+    replicatedJobsStatus, from the Jobs' ``active``), the tree can. Pods running beside them (a paused
+    Deployment scaled down) leave it Suspended: those are not going away."""
+    if status.primary is not ResourceStatus.SUSPENDED:
+        return
+    states = list(pods)
+    going = sum(1 for s in states if s.terminating and s.phase not in ("Succeeded", "Failed"))
+    if not going or any(s.active for s in states):
+        return
+    check = Check(
+        "pods",
+        "every pod not finished is terminating",
+        f"{going} terminating",
+        True,
+        "Suspended while its pods are still going away is Suspending (the resolver's rule, not a matcher)",
+    )
+    rule = MatcherResult(RESOLVER_RULE, True, [check])
+    explanation = next((e for e in status.explanations if e.status is ResourceStatus.SUSPENDING), None)
+    if explanation is None:
+        status.explanations.append(StatusExplanation(ResourceStatus.SUSPENDING, True, [rule]))
+    else:
+        explanation.matched = True
+        explanation.matchers.append(rule)
+    matched = {*status.matched, ResourceStatus.SUSPENDING}
+    status.matched = [s for s in PRECEDENCE if s in matched]
+    status.primary = ResourceStatus.SUSPENDING

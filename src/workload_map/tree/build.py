@@ -11,7 +11,7 @@ from workload_map.definition.model import LoadedDefinition, ResourceStatus
 from workload_map.resolve.components import resolve_components
 from workload_map.resolve.evaluate import Diagnostics
 from workload_map.resolve.pods import PodPlacer
-from workload_map.resolve.status import evaluate_status
+from workload_map.resolve.status import evaluate_status, pods_going_away
 from workload_map.resolve.workloads import WorkloadIndex
 from workload_map.tree.model import ComponentNode, DefinitionRef, InstanceNode, WorkloadTree
 
@@ -44,8 +44,10 @@ def build_tree(
     placer = PodPlacer(components, diagnostics)
     unattributed = []
     notes: list[str] = []
+    states = []
     for pod in pods:
         placed = placer.place(pod)
+        states.append(placed.state)
         notes.extend(f"pod {placed.name}: {n}" for n in placed.notes)
         if placed.component is None:
             unattributed.append(placed)
@@ -58,6 +60,7 @@ def build_tree(
         target.pods.append(placed)
         for problem in placed.resources.problems:
             notes.append(f"pod {placed.name}: {problem}")
+    pods_going_away(status, states)
     warnings = [*extra_warnings, *diagnostics.messages(), *notes]
     warnings += [f"{key_of(workload)}: status: {e}" for e in status.errors]
     root_kind = karta.root.kind

@@ -35,6 +35,8 @@ def _load(definition: str, definition_paths: tuple[str, ...]) -> LoadedDefinitio
 
 
 def _tree_lines(result: SampleResult) -> list[str]:
+    from workload_map.ports.present import RESOLVER_RULE  # noqa: PLC0415 (a command's --help loads only click)
+
     tree = result.tree or {}
     totals = tree["totals"]
     parts = [
@@ -55,7 +57,8 @@ def _tree_lines(result: SampleResult) -> list[str]:
         for matcher in explanation["matchers"]:
             if matcher["matched"]:
                 checks = "; ".join(_check_text(c) for c in matcher["checks"])
-                lines.append(f"    {explanation['status']}: matcher {matcher['index']}: {checks}")
+                which = "the resolver's rule" if matcher["index"] == RESOLVER_RULE else f"matcher {matcher['index']}"
+                lines.append(f"    {explanation['status']}: {which}: {checks}")
             elif matcher["error"]:
                 lines.append(f"    {explanation['status']}: matcher {matcher['index']} failed: {matcher['error']}")
     if not status["matched"]:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
         json_number as json_number,
         to_json as to_json,
     )
-    from workload_map.resolve.status import PRECEDENCE as PRECEDENCE, Check as Check
+    from workload_map.resolve.status import PRECEDENCE as PRECEDENCE, RESOLVER_RULE as RESOLVER_RULE, Check as Check
     from workload_map.tree.figures import holds_gpus as holds_gpus
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
@@ -25,8 +25,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     # Kubernetes quantities as kubectl prints them; requests keyed by resource (to_json); GPUs of requests
     "workload_map.resolve.quantity": ("format_quantity",),
     "workload_map.resolve.resources": ("gpu_count", "json_number", "to_json"),
-    # the status rules in the order they are tried (docs/semantics.md), and one rule's outcome
-    "workload_map.resolve.status": ("Check", "PRECEDENCE"),
+    # the status rules in the order they are tried (docs/semantics.md), one rule's outcome, and the index
+    # that marks the resolver's own rule among a status's matchers
+    "workload_map.resolve.status": ("Check", "PRECEDENCE", "RESOLVER_RULE"),
     # whether a pod's requests count against its node: a workload's "GPUs in use" (docs/semantics.md "Figures")
     "workload_map.tree.figures": ("holds_gpus",),
 }

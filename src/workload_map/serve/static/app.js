@@ -385,7 +385,7 @@ function explanation(status) {
     `${c.ok ? "✓" : "✗"} ${c.kind}: expected ${JSON.stringify(c.expected)}, actual ${JSON.stringify(c.actual)}${c.detail ? " (" + c.detail + ")" : ""}`);
   const items = (status.explanations || []).map((e) => el("li", { class: e.matched ? "ok" : "no" },
     el("strong", {}, e.status), e.matched ? " — matched" : " — not matched",
-    el("ul", {}, (e.matchers || []).map((m) => el("li", {}, `rule ${m.index}${m.matched ? " matched" : ""}${m.error ? " — error: " + m.error : ""}`,
+    el("ul", {}, (e.matchers || []).map((m) => el("li", {}, `${m.index < 0 ? "the resolver's rule" : "rule " + m.index}${m.matched ? " matched" : ""}${m.error ? " — error: " + m.error : ""}`,
       el("ul", {}, (m.checks || []).map(check)))))));
   const conditions = (status.conditions || []).map((c) => el("tr", {}, el("td", {}, c.type), el("td", {}, c.status), el("td", {}, c.reason || ""), el("td", { class: "wrap" }, c.message || "")));
   return el("div", { class: "panel explain", id: "explanation" }, el("h2", {}, "Status ", chip(status.primary)),

@@ -15,8 +15,9 @@ for its click decorator must not import orjson or the live layer (``wmap --help`
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from workload_map.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from workload_map.sources.kube.connection import (
@@ -62,13 +63,7 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, {name: f"{__name__}.{module}" for name, module in _HOME.items()}, globals())
 
 
 def __dir__() -> list[str]:
