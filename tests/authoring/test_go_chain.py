@@ -131,6 +131,7 @@ ROW_JOBS = {
 
 import (
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	gardenv1 "example.com/garden/api/v1"
 )
 
@@ -141,7 +142,10 @@ func (r *Reconciler) rows(p *gardenv1.Plot) {
 }
 
 func rowJob(row gardenv1.RowSpec, p *gardenv1.Plot) *batchv1.Job {
-	return &batchv1.Job{Spec: batchv1.JobSpec{Parallelism: parallelism(p, row.Name)}}
+	return &batchv1.Job{Spec: batchv1.JobSpec{
+		Parallelism: parallelism(p, row.Name),
+		Template:    corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: rowContainers(row)}},
+	}}
 }
 """
 }
@@ -325,7 +329,8 @@ def test_a_workload_built_per_item_of_the_child_its_count_not_traced_is_a_gap(tm
     assert (jobs["ownerRef"], jobs["kind"]["kind"]) == ("plot", "Job")
     assert TODO_MARK in jobs["scaleDefinition"]["replicasPath"]
     assert "one Job per item of the Plot's .spec.rows[]" in jobs["scaleDefinition"]["replicasPath"]
-    assert TODO_MARK in jobs["specDefinition"]["podTemplateSpecPath"]
+    # The code composes the Job's pod (a PodTemplateSpec it builds): no path reads it, and none is asked for.
+    assert jobs["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
 
 
 def test_a_child_built_behind_a_switch_counts_nothing_while_it_is_off(tmp_path: Path) -> None:
@@ -397,7 +402,7 @@ def test_no_pod_definition_and_one_owned_workload_kind_the_pods_come_through_it(
     lamp_crd = crd("lamp.example.com", "Lamp", {"replicas": {"type": "integer"}, "image": {"type": "string"}})
     structure = draft(lamp_crd, api_source=tmp_path).karta["spec"]["structureDefinition"]
     root = structure["rootComponent"]
-    assert TODO_MARK in root["specDefinition"]["podTemplateSpecPath"]  # the pod is the operator's: a gap
+    assert root["specDefinition"] == {"fragmentedPodSpecDefinition": {}}  # the operator composes the pod
     assert root["scaleDefinition"] == {"replicasPath": ".spec.replicas // 1"}
     assert structure["additionalChildKinds"] == [
         {"group": "apps", "version": "v1", "kind": "Deployment"},

@@ -112,7 +112,11 @@ def test_a_kustomize_folder_the_controller_names(tmp_path: Path) -> None:
         {"group": "apps", "version": "v1", "kind": "Deployment"},
         {"group": "apps", "version": "v1", "kind": "ReplicaSet"},
     ]
-    assert TODO_MARK in structure["rootComponent"]["specDefinition"]["podTemplateSpecPath"]
+    assert structure["rootComponent"]["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    # Without the manifests nothing says what owns the pods: where they come from is a gap.
+    (repo / "kiln/controllers/manifests/base/deployment.yaml").unlink()
+    root = draft(KILN_CRD, api_source=repo).karta["spec"]["structureDefinition"]["rootComponent"]
+    assert TODO_MARK in root["specDefinition"]["podTemplateSpecPath"]
     assert structure["rootComponent"]["scaleDefinition"] == {"replicasPath": ".spec.replicas // 1"}
 
 

@@ -315,6 +315,8 @@ def draft(
     if not any(gvk["kind"] == "Pod" for gvk, _ in owned):
         own_pod = None
     if not sites and not children:
+        rendered = rendered_workloads(api_source, facts.kind) if api_source is not None and facts else []
+        through = pods_through(owned, rendered)
         if own_pod is not None:
             root["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
             builder.note(
@@ -323,6 +325,14 @@ def draft(
                 f"the controller owns Pods and composes one at {own_pod.where} ({own_pod.function}, reached by",
                 f"{' > '.join(own_pod.chain)}; a PodSpec it builds, no field of the object copied as one): no",
                 "path reads the pod; its pods are counted, their containers not read.",
+            )
+        elif through is not None:
+            root["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+            builder.note(
+                (*root_path, "specDefinition"),
+                LOW,
+                f"{through[1]}, and the object holds no pod definition: the operator composes the pod, no path",
+                "reads it; its pods are counted, their containers not read.",
             )
         else:
             where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"
@@ -340,10 +350,9 @@ def draft(
                 (*root_path, "scaleDefinition", "replicasPath"),
                 MEDIUM,
                 f"{count.path} counts the pods (its {told_by});",
-                f"unset reads {default}." + ("" if own_pod is not None else " Where their template is, is left to do."),
+                f"unset reads {default}."
+                + ("" if own_pod is not None or through is not None else " Where their template is, is left to do."),
             )
-        rendered = rendered_workloads(api_source, facts.kind) if api_source is not None and facts else []
-        through = pods_through(owned, rendered)
         if through is not None:
             # The one workload kind the controller makes: the pods it builds from the object's fields are its.
             additional.append(dict(through[0]))
@@ -352,8 +361,7 @@ def draft(
             builder.note(
                 (*base, "additionalChildKinds"),
                 LOW,
-                f"{through[1]}, and the object holds no pod definition: the operator",
-                "builds that workload from its fields, and the root's pods are owned through it.",
+                f"{through[1]}: the root's pods are owned through it.",
             )
     # The operator's code counting a workload it builds with that field: the field is that workload's count.
     counted_by_built = facts is not None and any(

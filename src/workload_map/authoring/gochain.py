@@ -250,12 +250,7 @@ def chain_components(  # noqa: PLR0917 - the builder's state it adds to, each by
                     "name": name,
                     "ownerRef": parent,
                     "kind": dict(gvk),
-                    "specDefinition": {
-                        "podTemplateSpecPath": builder.todo(
-                            (*path, "specDefinition", "podTemplateSpecPath"),
-                            f"the pods of the {gvk['kind']} built at {workload.where}: the operator assembles them",
-                        )
-                    },
+                    "specDefinition": _pod(builder, workload, gvk["kind"], (*path, "specDefinition")),
                     "scaleDefinition": {
                         "replicasPath": builder.todo(
                             (*path, "scaleDefinition", "replicasPath"),
@@ -265,6 +260,20 @@ def chain_components(  # noqa: PLR0917 - the builder's state it adds to, each by
                 }
             )
         _by_owner(builder, children, first, base)
+
+
+def _pod(builder: Builder, workload: BuiltChild, kind: str, path: KartaPath) -> dict[str, Any]:
+    """No path when the code composes the workload's pod (as children.built_component says it), else a gap."""
+    if workload.composed:
+        builder.note(
+            path,
+            MEDIUM,
+            f"the operator composes the {kind}'s pod at {workload.where} (a PodTemplateSpec it builds): no path",
+            "reads it; its pods are counted, their containers not read.",
+        )
+        return {"fragmentedPodSpecDefinition": {}}
+    what = f"the pods of the {kind} built at {workload.where}: the operator assembles them"
+    return {"podTemplateSpecPath": builder.todo((*path, "podTemplateSpecPath"), what)}
 
 
 # The kind that owns a built-in workload's pods (their controller reference).
