@@ -282,12 +282,16 @@ def _status_14_v1alpha2:
      or (([.status.replicatedJobsStatus[]?.active // 0] | add // 0) > 0)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspending" else empty end),
     (if ((try ([$w | (([.spec.replicatedJobs[]? | .replicas // 1] | add // 0) as $want | ([.status.replicatedJobsStatus[]? | (.ready // 0) + (.succeeded // 0)] | add // 0) as $up | .status != null and (.spec.suspend // false) == false
   and ((.status.terminalState // "") == "")
-  and (([.status.conditions[]? | select(.type == "Restarting")] | last | .status) != "True")
+  and (([.status.conditions[]? | select(.type == "RestartingJobSet")] | last | .status) != "True")
   and (([.status.conditions[]? | select(.type == "Suspended")] | last) as $s
        | $s.status == "False" and $s.reason == "ResumeJobs")
   and ((([.status.replicatedJobsStatus[]?.suspended // 0] | add // 0) > 0) or $up < $want))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Resuming" else empty end),
-    (if ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and ([.status.conditions[]? | select(.type == "Suspended")] | last | .status) == "True" and ([.status.replicatedJobsStatus[]?.active // 0] | add // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
-    (if ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and (.spec.suspend // false) == false and ([.status.conditions[]? | select(.type == "Restarting")] | last | .status) == "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and ([.status.conditions[]? | select(.status == "True") | .type]
+    (if ((try ([$w | ((.status == null or .status == {}) and (.spec.suspend // false) == true)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and ([.status.conditions[]? | select(.type == "Suspended")] | last | .status) == "True" and ([.status.replicatedJobsStatus[]?.active // 0] | add // 0) == 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Suspended" else empty end),
+    (if ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and (.spec.suspend // false) == false and ([.status.conditions[]? | select(.type == "RestartingJobSet")] | last | .status) == "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([.spec.replicatedJobs[]? | .replicas // 1] | add // 0) as $want | ([.status.replicatedJobsStatus[]? | (.ready // 0) + (.succeeded // 0)] | add // 0) as $up | .status != null and ((.status.terminalState // "") == "") and (.spec.suspend // false) == false
+  and ([.status.conditions[]? | select(.status == "True") | .type]
+       | index("Completed") == null and index("Failed") == null)
+  and ((.status.restarts // 0) > 0 or ([.status.replicatedJobsStatus[]?.jobRestarts[]?] | add // 0) > 0)
+  and $up < $want)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and ([.status.conditions[]? | select(.status == "True") | .type]
      | index("Completed") == null and index("Failed") == null)
 and ([.status.replicatedJobsStatus[]?.failed // 0] | add // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if ((try ([$w | (([.spec.replicatedJobs[]? | .replicas // 1] | add // 0) as $want | ([.status.replicatedJobsStatus[]? | (.ready // 0) + (.succeeded // 0)] | add // 0) as $up | .status != null and (.spec.suspend // false) == false
@@ -295,7 +299,7 @@ and ([.status.replicatedJobsStatus[]?.failed // 0] | add // 0) > 0)] | length > 
   and ([.status.conditions[]? | select(.status == "True") | .type]
        | index("Completed") == null and index("Failed") == null)
   and $want > 0 and $up >= $want)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
-    (if ((try ([$w | (([.spec.replicatedJobs[]? | .replicas // 1] | add // 0) as $want | ([.status.replicatedJobsStatus[]? | (.ready // 0) + (.succeeded // 0)] | add // 0) as $up | .status != null and (.spec.suspend // false) == false
+    (if ((try ([$w | (([.spec.replicatedJobs[]? | .replicas // 1] | add // 0) as $want | ([.status.replicatedJobsStatus[]? | (.ready // 0) + (.succeeded // 0)] | add // 0) as $up | (.spec.suspend // false) == false
   and ((.status.terminalState // "") == "")
   and ([.status.conditions[]? | select(.status == "True") | .type]
        | index("Completed") == null and index("Failed") == null)
@@ -524,7 +528,7 @@ def _status_29_v1:
     (if (($by["RayClusterSuspended"] != null and $by["RayClusterSuspended"].status == "True")) or ((try ([$w | (.spec.suspend == true and (.status == null or .status == {}))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or (($phase == "suspended")) then "Suspended" else empty end),
     (if (($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "True") and ($by["HeadPodReady"] != null and $by["HeadPodReady"].status == "False")) or (($by["ReplicaFailure"] != null and $by["ReplicaFailure"].status == "True")) or ((try ([$w | (([(.status.conditions // [])[] | select(.type == "RayClusterProvisioned")] | last | .status) == "True" and ((.status.readyWorkerReplicas // 0) < (.status.desiredWorkerReplicas // 0)))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),
     (if (($by["HeadPodReady"] != null and $by["HeadPodReady"].status == "True") and ($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "True")) or ((try ([$w | (((.status.conditions // []) | length) == 0 and .status.state == "ready")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Running" else empty end),
-    (if (($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "False")) or ((try ([$w | (.status != null and ((.status.conditions // []) | length) == 0 and ((.status.state // "") | IN("ready", "failed", "suspended") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
+    (if (($by["RayClusterProvisioned"] != null and $by["RayClusterProvisioned"].status == "False")) or ((try ([$w | ((.status == null or .status == {}) and .spec.suspend != true)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and ((.status.conditions // []) | length) == 0 and ((.status.state // "") | IN("ready", "failed", "suspended") | not))] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Initializing" else empty end)
   ] | .[0] // "Undefined";
 # RayJob.ray.io v1 (ray-io-rayjob-v1)
 def _status_30_v1:
