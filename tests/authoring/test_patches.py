@@ -66,3 +66,31 @@ def test_a_template_under_an_override_is_the_built_workloads_patch() -> None:
     assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
     assert ".spec.override.statefulSet.spec.template (schema) sits under .spec.override: a patch" in made.text
     assert not [todo for todo in made.todos if "specDefinition" in todo]
+
+
+def test_a_pod_spec_named_as_extra_is_merged_into_the_operators_pod() -> None:
+    crd = fixtures.crd("example.com", "Service", {"replicas": {"type": "integer"}, "extraPodSpec": fixtures.POD_SPEC})
+    made = draft(crd)
+    (component,) = _components(crd)
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    assert ".spec.replicas" in component["scaleDefinition"]["replicasPath"]
+    assert ".spec.extraPodSpec (schema) is named as an extra part (extraPodSpec):" in made.text
+
+
+def test_a_template_described_as_merged_over_the_operators_pod_is_no_path() -> None:
+    described = dict(
+        fixtures.TEMPLATE,
+        description="Pod settings, merged over the pod the operator generates with a strategic merge patch.",
+    )
+    crd = fixtures.crd("example.com", "Gateway", {"replicas": {"type": "integer"}, "template": described})
+    made = draft(crd)
+    (component,) = _components(crd)
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    assert "(schema) is described as merged ('merged over'):" in made.text
+
+
+def test_a_template_described_plainly_is_still_the_pods_definition() -> None:
+    described = dict(fixtures.TEMPLATE, description="Template describes the pods that will be created.")
+    crd = fixtures.crd("example.com", "Gateway", {"replicas": {"type": "integer"}, "template": described})
+    (component,) = _components(crd)
+    assert component["specDefinition"] == {"podTemplateSpecPath": ".spec.template"}

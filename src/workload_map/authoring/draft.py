@@ -247,6 +247,14 @@ def draft(
                 f"{site.path} ({site.source}) sits under {schema_path(patch)}: a patch the operator merges over the",
                 "pod it builds, not the pod's definition; no path reads the pod.",
             )
+        elif (fragment := patches.merged_into(facts, site)) is not None:
+            component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+            builder.note(
+                (*path, "specDefinition"),
+                LOW,
+                f"{site.path} ({site.source}) is {fragment}:",
+                "a fragment the operator merges into the pod it builds, not its definition; no path reads the pod.",
+            )
         else:
             component["specDefinition"] = roles.spec_definition(builder, site, (*path, "specDefinition"))
         for extra in merged.get(id(site), []):

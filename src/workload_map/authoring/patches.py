@@ -5,7 +5,9 @@ A list of containers named as extra ones (``additionalContainers``, ``sidecars``
 ``initContainers``) runs beside the main containers of a pod the operator assembles: alone in its object it
 is no pod definition (beside one, ``roles.one_pod_per_role`` already adds it to that pod). A template under
 a field named ``override``/``patch`` is merged over the workload the operator builds: the pods are that
-workload's, and their definition is the operator's, not the path's.
+workload's, and their definition is the operator's, not the path's. So is a pod definition named as an extra
+part (``extraPodSpec``: a few pod fields the operator copies into the pod it builds) or described as merged
+over the pod the operator generates ("modifications are done via a strategic merge patch").
 """
 
 from __future__ import annotations
@@ -13,11 +15,17 @@ from __future__ import annotations
 import re
 
 from workload_map.authoring.evidence import Segments
-from workload_map.authoring.schema import Site
+from workload_map.authoring.schema import SchemaFacts, Site
 
 # Words of a container list's name saying its containers join others (camelCase split to words).
 EXTRA_WORDS = frozenset({"additional", "extra", "sidecar", "sidecars", "init", "ephemeral", "auxiliary"})
 PATCH_WORDS = re.compile(r"^(overrides?|patch(es)?)$", re.I)
+# A description saying the pod definition is merged over (or modifies) a pod the operator makes itself.
+MERGED_DESCRIPTION = re.compile(
+    r"strategic[- ]merge[- ]patch|\bmerged (?:into|over|onto|with)\b|"
+    r"\bbeyond what is provided by the other fields\b|\bmodify(?:ing)? (?:the )?operator[- ]generated\b",
+    re.I,
+)
 
 
 def _words(name: str) -> set[str]:
@@ -44,3 +52,15 @@ def patched_by(site: Site) -> Segments | None:
         if PATCH_WORDS.match(segment):
             return site.segments[: index + 1]
     return None
+
+
+def merged_into(facts: SchemaFacts | None, site: Site) -> str | None:
+    """Why a pod definition is a fragment the operator merges into a pod it builds, else None: a template or
+    PodSpec named as an extra part (``extraPodSpec``), or any pod definition whose description says it is
+    merged over (or modifies) the operator's pod."""
+    if site.form in ("template", "podspec") and _words(site.segments[-1]) & {"extra", "additional"}:
+        return f"named as an extra part ({site.segments[-1]})"
+    found = facts.field_at(site.segments) if facts is not None else None
+    description = str(found.schema.get("description") or "") if found is not None else ""
+    said = MERGED_DESCRIPTION.search(description)
+    return f"described as merged ({said.group(0)!r})" if said is not None else None
