@@ -211,17 +211,15 @@ func external(x int) int
     assert declared[0].line == 3
 
 
+ORCHARD_ROWS = {
+    "type": "array",
+    "items": {"type": "object", "properties": {"name": {"type": "string"}, "trees": {"type": "integer", "default": 3}}},
+}
 ORCHARD_CRD = crd(
     "orchard.example.com",
     "Orchard",
     {
-        "rows": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"name": {"type": "string"}, "trees": {"type": "integer", "default": 3}},
-            },
-        },
+        "rows": ORCHARD_ROWS,
         "keeper": {"type": "object", "properties": {"count": {"type": "integer"}}},
         # Shaped like a pod spec, with no count: what the operator adds to the pods it builds.
         "helpers": POD_SPEC,
@@ -392,3 +390,12 @@ func
     found = built_children(tmp_path, "Loop", "v1")
     assert {c.kind["kind"] for c in found} == {"StatefulSet", "Deployment"}
     assert {c.kind["kind"]: c.count for c in found}["StatefulSet"] is None  # no field Missing: no count
+
+
+
+def test_an_optional_holder_the_schema_defaults_counts_the_defaults_pods(tmp_path: Path) -> None:
+    keeper = {"type": "object", "properties": {"count": {"type": "integer"}}, "default": {"count": 2}}
+    defaulted = crd("orchard.example.com", "Orchard", {"rows": ORCHARD_ROWS, "keeper": keeper})
+    children = {c["name"]: c for c in _structure(draft(defaulted, api_source=_tree(tmp_path)))["childComponents"]}
+    # The API server fills in the default object: an object without a keeper runs the default's 2 keepers.
+    assert children["keeper"]["scaleDefinition"] == {"replicasPath": '(.spec.keeper // {"count":2} | .count // 1)'}

@@ -4,6 +4,7 @@ sample objects own, the kind the operator's controller owns (``--api-source``).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -295,7 +296,18 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     prefix = f"{jq(item)} | " if item else ""
     expression = f"({jq(count.segments[len(item) :])} // {default})"
     optional = _optional_holder(facts, item, count.segments)
-    if optional is not None:
+    holder = facts.field_at(optional) if optional is not None else None
+    if optional is not None and holder is not None and isinstance(holder.schema.get("default"), dict):
+        # The schema defaults the optional object (``coreTemplate: {default: {spec: {replicas: 1}}}``): the API
+        # server fills it in, and the workload runs with the default's count when it is unset.
+        filled = json.dumps(holder.schema["default"], separators=(",", ":"))
+        expression = f"({jq(optional[len(item) :])} // {filled} | {jq(count.segments[len(optional) :])} // {default})"
+        builder.note(
+            (*path, "scaleDefinition", "replicasPath"),
+            MEDIUM,
+            f"{schema_path(optional)} unset is the schema's default {filled}.",
+        )
+    elif optional is not None:
         # The count is in an object the schema does not require (``.spec.extra.replicas``): without it the
         # operator builds no such workload.
         expression = f"(if {jq(optional[len(item) :])} == null then 0 else 1 end) * {expression}"
