@@ -96,6 +96,19 @@ def test_a_count_without_any_pod_definition_still_counts_the_pods() -> None:
     _load(result)
 
 
+def test_a_count_of_the_members_of_a_replica_set_counts_the_pods() -> None:
+    crd = fixtures.crd(
+        "example.com",
+        "Replicated",
+        {
+            "members": {"type": "integer", "description": "Members is the number of members in the replica set."},
+            "witnesses": {"type": "integer", "description": "Witnesses is the number of witnesses to add."},
+        },
+    )
+    root = _root(draft(crd, []))
+    assert root["scaleDefinition"] == {"replicasPath": ".spec.members // 1"}
+
+
 def test_an_embedded_deployment_spec_is_a_deployment_child() -> None:
     server = {
         "type": "object",

@@ -392,7 +392,6 @@ func
     assert {c.kind["kind"]: c.count for c in found}["StatefulSet"] is None  # no field Missing: no count
 
 
-
 def test_an_optional_holder_the_schema_defaults_counts_the_defaults_pods(tmp_path: Path) -> None:
     keeper = {"type": "object", "properties": {"count": {"type": "integer"}}, "default": {"count": 2}}
     defaulted = crd("orchard.example.com", "Orchard", {"rows": ORCHARD_ROWS, "keeper": keeper})

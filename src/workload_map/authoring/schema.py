@@ -33,7 +33,8 @@ STOP_VALUES = ("suspended", "suspend", "stopped", "stop", "paused", "halted", "o
 RUN_VALUES = ("running", "run", "started", "active", "always", "on", "enabled", "rerunonfailure", "once")
 # A field description that says an integer counts pods: "replicas is the number of desired pods".
 COUNT_DESCRIPTION = re.compile(
-    r"\b(number|count) of (the )?(desired |requested )?(replicas|pods|instances|workers|nodes|copies|hosts)\b", re.I
+    r"\b(number|count) of (the )?(desired |requested )?(replicas|pods|instances|workers|nodes|copies|hosts|members)\b",
+    re.I,
 )
 # A description that says an object (typed or free-form) is a pod's template or spec.
 POD_DESCRIPTION = re.compile(
