@@ -1,12 +1,15 @@
 """Workloads built by a builder several sub-controllers share (``--api-source``, gochildren.py): the count and
 the pod a parameter of the builder, given by each caller from its own part of the kind's spec, read through
 an interface's method promoted from an embedded struct; a count picked by a helper between a field and a
-constant. Our own small Go files."""
+constant; a workload's spec built by a helper; a count given as a number. Our own small Go files."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from tests.authoring.fixtures import crd
+
+from workload_map.authoring import draft
 from workload_map.authoring.gochildren import built_children
 
 API = """\
@@ -184,3 +187,120 @@ def test_a_pod_template_given_by_a_caller_that_builds_it_is_composed(tmp_path: P
 def test_a_count_a_helper_picks_between_a_parameter_and_a_constant(tmp_path: Path) -> None:
     (keeper,) = [c for c in built_children(_tree(tmp_path), "Aviary", "v1") if c.kind["kind"] == "Deployment"]
     assert (keeper.count, keeper.function) == (("spec", "keeper", "count"), "keeperDeployment")
+
+
+# A hand-written controller: the workload's whole spec built by a helper taking the kind, the count read from a
+# struct the kind's spec embeds, through a method of the kind; a second kind's one Deployment of a fixed size.
+LOFT = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type Loft struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec   LoftSpec   `json:"spec,omitempty"`
+	Status LoftStatus `json:"status,omitempty"`
+}
+
+type LoftSpec struct {
+	CommonFields `json:",inline"`
+	Colour string `json:"colour,omitempty"`
+}
+
+type CommonFields struct {
+	Pigeons *int32 `json:"pigeons,omitempty"`
+}
+
+type LoftStatus struct {
+	Phase string `json:"phase,omitempty"`
+}
+
+func (l *Loft) Common() CommonFields {
+	return l.Spec.CommonFields
+}
+
+type Coop struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec   CoopSpec   `json:"spec,omitempty"`
+	Status LoftStatus `json:"status,omitempty"`
+}
+
+type CoopSpec struct {
+	Colour string `json:"colour,omitempty"`
+}
+"""
+
+LOFT_CONTROLLER = """\
+package loft
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	v1 "example.com/loft/api/v1"
+)
+
+func makeSet(l *v1.Loft, name string) (*appsv1.StatefulSet, error) {
+	spec, err := makeSetSpec(l)
+	if err != nil {
+		return nil, err
+	}
+	set := &appsv1.StatefulSet{Spec: *spec}
+	set.Name = name
+	return set, nil
+}
+
+func makeSetSpec(l *v1.Loft) (*appsv1.StatefulSetSpec, error) {
+	common := l.Common()
+	return &appsv1.StatefulSetSpec{
+		Replicas: common.Pigeons,
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: l.Spec.Colour}}}},
+	}, nil
+}
+
+func coopDeployment(c *v1.Coop) *appsv1.Deployment {
+	size := int32(1)
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: c.Name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &size,
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "coop"}}}},
+		},
+	}
+}
+"""
+
+
+def _loft(root: Path) -> Path:
+    for path, text in {"api/v1/loft_types.go": LOFT, "internal/loft/controller.go": LOFT_CONTROLLER}.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def test_a_spec_built_by_a_helper_gives_the_count_and_the_pod(tmp_path: Path) -> None:
+    (child,) = built_children(_loft(tmp_path), "Loft", "v1")
+    assert (child.kind["kind"], child.count, child.count_key, child.composed) == (
+        "StatefulSet",
+        ("spec", "pigeons"),
+        "Replicas",
+        True,
+    )
+
+
+def test_a_fixed_count_is_kept_apart_from_a_field(tmp_path: Path) -> None:
+    (child,) = built_children(_loft(tmp_path), "Coop", "v1")
+    assert (child.kind["kind"], child.count, child.constant, child.count_key) == ("Deployment", None, 1, "Replicas")
+
+
+COOP_CRD = crd("birds.example.com", "Coop", {"colour": {"type": "string"}}, {"phase": {"type": "string"}})
+
+
+def test_draft_the_one_workload_of_a_fixed_size_when_nothing_else_makes_pods(tmp_path: Path) -> None:
+    made = draft(COOP_CRD, api_source=_loft(tmp_path))
+    (child,) = made.karta["spec"]["structureDefinition"]["childComponents"]
+    assert child["kind"] == {"group": "apps", "version": "v1", "kind": "Deployment"}
+    assert child["scaleDefinition"] == {"replicasPath": "1"}
+    assert child["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    assert "internal/loft/controller.go:" in made.text

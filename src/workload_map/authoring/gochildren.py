@@ -49,6 +49,7 @@ class BuiltChild:
     count_key: str = ""  # which of them
     chain: list[str] = field(default_factory=list)  # the calls from a function that takes the kind
     composed: bool = False  # its pod template is put together by the code, no field of the kind copied as one
+    constant: int | None = None  # its count when the code gives a number, not a field of the kind
 
 
 @dataclass
@@ -275,8 +276,11 @@ class _Locator:
 def _constant_or_test_of(tokens: list[Token], field: str) -> bool:
     """An expression naming no variable (``ptr.To(int32(1))``, ``3``), or one testing ``field`` (``r == nil``)."""
     texts = [t.text for t in tokens if t.text != "\n"]
-    if f" {field} " in f" {' '.join(texts)} ":
-        return True
+    return f" {field} " in f" {' '.join(texts)} " or _names_no_variable(texts)
+
+
+def _names_no_variable(texts: list[str]) -> bool:
+    """Tokens naming no variable: only calls, qualifiers and constants (``ptr.To(int32(1))``, ``3``)."""
     return not any(
         text.isidentifier()
         and text not in ("nil", "true", "false")
@@ -448,11 +452,59 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
             if any(child.where == where for child in out):
                 continue
             counted = _count(locator, function, start, end)
-            counts = [counted] if counted[0] is not None else _bound_counts(locator, function, (start, end), callers)
             composed = _composes_pod(program, locator, function, gvk["kind"], (start, end), callers)
-            for count, key in counts or [counted]:
-                out.append(BuiltChild(gvk, where, function.name, count, key, chain, composed))
+            helper = _spec_helper(program, function, gvk["kind"], (start, end))
+            if helper is not None and counted[0] is None:
+                counted = _count(locator, *helper)
+                composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
+            counts = [counted] if counted[0] is not None else _bound_counts(locator, function, (start, end), callers)
+            fixed = _constant(function, (start, end)) if not counts and counted[0] is None else None
+            for count, key in counts or [fixed[1:] if fixed is not None else counted]:
+                child = BuiltChild(gvk, where, function.name, None if fixed else count, key, chain, composed)
+                child.constant = fixed[0] if fixed is not None else None
+                out.append(child)
     return out
+
+
+def _spec_helper(
+    program: _Program, function: GoFunc, kind: str, span: tuple[int, int]
+) -> tuple[GoFunc, int, int] | None:
+    """Where the ``<Kind>Spec`` literal is that a function of the repository builds for a literal whose whole
+    ``Spec`` it gives (``Spec: *spec`` with ``spec, err := makeSpec(p)``): (that function, start, end)."""
+    start, end = span
+    body = function.body
+    for index in range(start, end - 2):
+        if body[index].text != "Spec" or body[index + 1].text != ":":
+            continue
+        value = [
+            t.text for t in (_split(_statement(body, index + 2), ",") or [[]])[0] if t.text not in ("\n", "&", "*")
+        ]
+        assigned = _assigned_at(body[:start], value[0]) if len(value) == 1 and value[0].isidentifier() else None
+        call = [t.text for t in _statement(body, assigned)] if assigned is not None else []
+        if "(" not in call or call.index("(") == 0:
+            return None
+        callee = call[call.index("(") - 1]
+        for helper in (c for c in program.calls(function) if c.name == callee):
+            inner = helper.body
+            for at in range(len(inner) - 1):
+                if inner[at].text == f"{kind}Spec" and inner[at + 1].text == "{":
+                    return helper, at, _balanced(inner, at + 1)
+    return None
+
+
+def _constant(function: GoFunc, span: tuple[int, int]) -> tuple[int, None, str] | None:
+    """A count the code gives as a number (``Replicas: ptr.To(int32(1))``, ``replicas := int32(1)`` then
+    ``Replicas: &replicas``): (the number, None, its key)."""
+    body = function.body
+    for value, key in _count_values(function, *span):
+        texts = [t.text for t in value if t.text not in ("\n", "&", "*")]
+        if len(texts) == 1 and texts[0].isidentifier():
+            assigned = _assigned_at(body[: span[0]], texts[0])
+            texts = [t.text for t in _statement(body, assigned)] if assigned is not None else []
+        numbers = [t for t in texts if t.isdigit()]
+        if len(numbers) == 1 and _names_no_variable(texts):
+            return int(numbers[0]), None, key
+    return None
 
 
 def _bound_counts(
