@@ -304,3 +304,73 @@ def test_draft_the_one_workload_of_a_fixed_size_when_nothing_else_makes_pods(tmp
     assert child["scaleDefinition"] == {"replicasPath": "1"}
     assert child["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
     assert "internal/loft/controller.go:" in made.text
+
+
+DOVECOTE = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type Dovecote struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec   DovecoteSpec   `json:"spec,omitempty"`
+	Status DovecoteStatus `json:"status,omitempty"`
+}
+
+type DovecoteSpec struct {
+	Doves  *int32 `json:"doves,omitempty"`
+	Stable bool   `json:"stable,omitempty"`
+}
+
+type DovecoteStatus struct {
+	Phase string `json:"phase,omitempty"`
+}
+"""
+
+DOVECOTE_CONTROLLER = """\
+package dovecote
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "example.com/dovecote/api/v1"
+)
+
+func Reconcile(d *v1.Dovecote) {
+	if d.Spec.Stable {
+		_ = stableSet(d)
+	} else {
+		_ = plainDeployment(d)
+	}
+}
+
+func stableSet(d *v1.Dovecote) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name},
+		Spec:       appsv1.StatefulSetSpec{Replicas: d.Spec.Doves},
+	}
+}
+
+func plainDeployment(d *v1.Dovecote) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name},
+		Spec:       appsv1.DeploymentSpec{Replicas: d.Spec.Doves},
+	}
+}
+"""
+
+DOVECOTE_CRD = crd(
+    "birds.example.com",
+    "Dovecote",
+    {"doves": {"type": "integer"}, "stable": {"type": "boolean"}},
+    {"phase": {"type": "string"}},
+)
+
+
+def test_two_workloads_counted_by_the_same_field_are_one_component(tmp_path: Path) -> None:
+    for path, text in {"api/v1/types.go": DOVECOTE, "internal/dovecote/controller.go": DOVECOTE_CONTROLLER}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    (child,) = draft(DOVECOTE_CRD, api_source=tmp_path).karta["spec"]["structureDefinition"]["childComponents"]
+    assert child["kind"]["kind"] in ("StatefulSet", "Deployment")
+    assert child["scaleDefinition"] == {"replicasPath": "(.spec.doves // 1)"}

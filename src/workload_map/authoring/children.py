@@ -189,12 +189,14 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
     the operator adds to pods it assembles itself (side containers, init containers), not pods. A workload
     whose count the reader does not trace to a field is left out: large operators build many for other ends
     (a plugin's Job, a probe's Pod, test fixtures), and one cannot tell them from the object's pods."""
-    counted: dict[tuple[str, Segments], BuiltChild] = {}
+    counted: dict[Segments, BuiltChild] = {}
     for child in built:
         field = facts.field_at(child.count) if child.count is not None else None
         # A count is a number: a trace ending on an object (a method of the spec computing it) is no count.
+        # Two workloads counted by the same field are alternatives (a StatefulSet or a Deployment by mode):
+        # the first stands for both.
         if field is not None and child.count is not None and field.schema.get("type") in ("integer", "number"):
-            counted.setdefault((child.kind["kind"], child.count), child)
+            counted.setdefault(child.count, child)
     if built:
         for site in sites:
             _whole_spec_containers(facts, site)
