@@ -290,7 +290,7 @@ def _status_14_v1alpha2:
     (if ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and (.spec.suspend // false) == false and ([.status.conditions[]? | select(.type == "RestartingJobSet")] | last | .status) == "True")] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (([.spec.replicatedJobs[]? | .replicas // 1] | add // 0) as $want | ([.status.replicatedJobsStatus[]? | (.ready // 0) + (.succeeded // 0)] | add // 0) as $up | .status != null and ((.status.terminalState // "") == "") and (.spec.suspend // false) == false
   and ([.status.conditions[]? | select(.status == "True") | .type]
        | index("Completed") == null and index("Failed") == null)
-  and ((.status.restarts // 0) > 0 or ([.status.replicatedJobsStatus[]?.jobRestarts[]?] | add // 0) > 0)
+  and ((.status.restarts // 0) > 0 or ([.status.replicatedJobsStatus[]? | (.jobRestarts // []) | .[]?] | add // 0) > 0)
   and $up < $want)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) or ((try ([$w | (.status != null and ((.status.terminalState // "") == "") and ([.status.conditions[]? | select(.status == "True") | .type]
      | index("Completed") == null and index("Failed") == null)
 and ([.status.replicatedJobsStatus[]?.failed // 0] | add // 0) > 0)] | length > 0 and ((.[0] | tostring) == "true")) catch false)) then "Degraded" else empty end),

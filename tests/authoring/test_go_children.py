@@ -11,7 +11,8 @@ from tests.authoring.fixtures import POD_SPEC, crd
 
 from workload_map.authoring import Draft, draft
 from workload_map.authoring.evidence import ARRAY, TODO_MARK
-from workload_map.authoring.gochildren import built_children, functions
+from workload_map.authoring.gochildren import built_children
+from workload_map.authoring.gofuncs import functions
 from workload_map.authoring.gosource import GoFile
 
 API = """\

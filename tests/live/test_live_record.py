@@ -304,7 +304,9 @@ def test_ctrl_c_keeps_a_valid_recording(cluster: TestCluster, namespace: str, tm
     try:
         rec.wait_for(r"after 0 event\(s\)$")
         time.sleep(1.0)
-        _patch_status(conn, jobset, "jobsets", _replicated_status(0))
+        # Both Jobs ready: a status change (Initializing -> Running), which is what prints a line; a JobSet
+        # reads Initializing from its creation on, before and after a first status with nothing ready.
+        _patch_status(conn, jobset, "jobsets", _replicated_status(2))
         rec.wait_for(r"after [1-9]\d* event\(s\)$")
         rec.proc.send_signal(signal.SIGINT)
         assert rec.end() == 0, rec.stderr

@@ -190,12 +190,14 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
     the operator adds to pods it assembles itself (side containers, init containers), not pods. A workload
     whose count the reader does not trace to a field is left out: large operators build many for other ends
     (a plugin's Job, a probe's Pod, test fixtures), and one cannot tell them from the object's pods."""
-    counted: dict[tuple[str, Segments], BuiltChild] = {}
+    counted: dict[Segments, BuiltChild] = {}
     for child in built:
         field = facts.field_at(child.count) if child.count is not None else None
         # A count is a number: a trace ending on an object (a method of the spec computing it) is no count.
+        # Two workloads counted by the same field are alternatives (a StatefulSet or a Deployment by mode):
+        # the first stands for both.
         if field is not None and child.count is not None and field.schema.get("type") in ("integer", "number"):
-            counted.setdefault((child.kind["kind"], child.count), child)
+            counted.setdefault(child.count, child)
     if built:
         for site in sites:
             _whole_spec_containers(facts, site)
@@ -222,6 +224,11 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
         makers[index] = child
         if sites[index].replicas is None and child.count is not None:
             sites[index].replicas = facts.field_at(child.count)
+    fixed = [child for child in built if child.constant is not None and child.kind["kind"] != "Pod"]
+    if not counted and not sites and len(fixed) == 1:
+        # Nothing counted by a field and no pod definition: the one workload the code builds with a fixed
+        # count makes the object's pods (several such are helpers' workloads one cannot tell apart).
+        unplaced.append(fixed[0])
     dropped: list[Site] = []
     if counted and not makers:
         dropped = [site for site in sites if site.replicas is None and not site.collections]
@@ -250,11 +257,11 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     fields)."""
     path: Path = ("spec", "structureDefinition", "childComponents", len(children))
     count = facts.field_at(child.count) if child.count is not None else None
-    if count is None:  # place_built leaves only workloads counted by a field of the schema
+    if count is None and child.constant is None:  # place_built leaves only workloads with a count
         return
-    item = _count_item(count.segments) or ()
+    item = (_count_item(count.segments) if count is not None else None) or ()
     kind_name = child.kind["kind"]
-    words = [s for s in count.segments[:-1] if s not in (ARRAY, MAP, "spec")]
+    words = [s for s in count.segments[:-1] if s not in (ARRAY, MAP, "spec")] if count is not None else []
     base = re.sub(r"[^a-z0-9-]", "", (words[-1] if words else kind_name).lower()) or "child"
     name = base[:-1] if base.endswith("s") and not base.endswith("ss") and len(base) > 3 else base
     while name in taken:
@@ -292,6 +299,15 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
                 "object's fields (no pod template in it)",
             )
         }
+    if count is None:
+        component["scaleDefinition"] = {"replicasPath": str(child.constant)}
+        builder.note(
+            (*path, "scaleDefinition", "replicasPath"),
+            MEDIUM,
+            f"its {child.count_key} is {child.constant} whatever the object says ({child.where}).",
+        )
+        children.append(component)
+        return
     default = count.default if isinstance(count.default, int) else 1
     prefix = f"{jq(item)} | " if item else ""
     expression = f"({jq(count.segments[len(item) :])} // {default})"

@@ -21,15 +21,13 @@ from workload_map.authoring.evidence import ARRAY, LOW, MAP, MEDIUM, Segments, s
 from workload_map.authoring.gochildren import (
     APPLY_CONFIGURATIONS,
     BuiltChild,
-    GoFunc,
-    _balanced,
     _count,
     _double,
     _Locator,
-    _Program,
     _takes,
     built_children,
 )
+from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program
 from workload_map.authoring.goread import GoType, Package, go_type_name
 from workload_map.authoring.gosource import _find_kind
 from workload_map.authoring.render import Path as KartaPath

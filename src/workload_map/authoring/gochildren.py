@@ -13,23 +13,22 @@ not the kind itself (``pool *api.Pool``) is placed where the kind's spec holds t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from workload_map.authoring.evidence import ARRAY, Segments
-from workload_map.authoring.goowners import BUILTIN_WORKLOADS
-from workload_map.authoring.goread import (
-    GoFile,
-    GoType,
-    Package,
-    Token,
-    bare_type,
-    go_type_name,
-    read_imports,
-    tokens as go_tokens,
+from workload_map.authoring.gofuncs import (
+    GoFunc,
+    _assigned_at,
+    _balanced,
+    _Callers,
+    _Program,
+    _split,
+    _statement,
 )
+from workload_map.authoring.goowners import BUILTIN_WORKLOADS
+from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_type, go_type_name
 from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
 
 COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
@@ -37,22 +36,6 @@ COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
 APPLY_CONFIGURATIONS = "/applyconfiguration"
 BUILTIN_APPLY_CONFIGURATIONS = "k8s.io/client-go/applyconfigurations/"
 MAX_CALL_DEPTH = 6
-MAX_FUNCTIONS = 5000
-
-
-@dataclass
-class GoFunc:
-    name: str
-    receiver: str  # the receiver's type name; empty for a plain function
-    receiver_var: str  # the receiver's name in the body (``r``)
-    params: dict[str, str]  # parameter name -> type expression
-    file: GoFile
-    line: int
-    body: list[Token] = field(default_factory=list)  # between the braces, comments left out
-
-    @property
-    def where(self) -> str:
-        return f"{self.file.path}:{self.line}"
 
 
 @dataclass
@@ -66,155 +49,7 @@ class BuiltChild:
     count_key: str = ""  # which of them
     chain: list[str] = field(default_factory=list)  # the calls from a function that takes the kind
     composed: bool = False  # its pod template is put together by the code, no field of the kind copied as one
-
-
-def _split(tokens: list[Token], separator: str) -> list[list[Token]]:
-    """Tokens split at ``separator`` outside brackets."""
-    out: list[list[Token]] = [[]]
-    depth = 0
-    for token in tokens:
-        if token.text in "([{":
-            depth += 1
-        elif token.text in ")]}":
-            depth -= 1
-        if token.text == separator and depth == 0:
-            out.append([])
-        else:
-            out[-1].append(token)
-    return [part for part in out if part]
-
-
-def _balanced(tokens: list[Token], start: int) -> int:
-    """The index past the bracket that closes the one at ``start`` (the end when it is never closed)."""
-    depth = 0
-    for index in range(start, len(tokens)):
-        text = tokens[index].text
-        if text in "([{":
-            depth += 1
-        elif text in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index + 1
-    return len(tokens)
-
-
-def _params(tokens: list[Token]) -> dict[str, str]:
-    """``a, b int, c *api.Kind`` -> {a: int, b: int, c: *api.Kind}; unnamed parameters are left out."""
-    out: dict[str, str] = {}
-    waiting: list[str] = []
-    for part in _split([t for t in tokens if t.text != "\n"], ","):
-        if len(part) == 1 and part[0].text.isidentifier():
-            waiting.append(part[0].text)  # a name whose type follows, or an unnamed parameter's type
-            continue
-        unnamed = len(part) == 3 and part[1].text == "." and part[2].text.isidentifier()  # ``pkg.Type`` alone
-        if len(part) >= 2 and part[0].text.isidentifier() and not unnamed:
-            type_expr = "".join(t.text for t in part[1:])
-            for name in [*waiting, part[0].text]:
-                out[name] = type_expr
-        waiting = []
-    return out
-
-
-def functions(file: GoFile, text: str) -> list[GoFunc]:
-    """The top-level function and method declarations of one file, with their bodies' tokens."""
-    tokens = [t for t in go_tokens(text) if not t.text.startswith(("//", "/*"))]
-    out: list[GoFunc] = []
-    index = 0
-    while index < len(tokens):
-        text_at = tokens[index].text
-        if text_at in "([{":
-            index = _balanced(tokens, index)
-            continue
-        if text_at != "func" or index + 1 >= len(tokens):
-            index += 1
-            continue
-        line = tokens[index].line
-        index += 1
-        receiver = receiver_var = ""
-        params: dict[str, str] = {}
-        if tokens[index].text == "(":  # a method: its receiver first
-            end = _balanced(tokens, index)
-            received = _params(tokens[index + 1 : end - 1])
-            receiver_var, receiver = next(iter(received.items()), ("", ""))
-            receiver = bare_type(receiver)[1].partition("[")[0]
-            params.update(received)
-            index = end
-        if index >= len(tokens) or not tokens[index].text.isidentifier():
-            continue
-        name = tokens[index].text
-        index += 1
-        if index < len(tokens) and tokens[index].text == "[":  # type parameters
-            index = _balanced(tokens, index)
-        if index >= len(tokens) or tokens[index].text != "(":
-            continue
-        end = _balanced(tokens, index)
-        params.update(_params(tokens[index + 1 : end - 1]))
-        index = end
-        # The results, up to the body's brace (a parenthesised result list is stepped over whole).
-        while index < len(tokens) and tokens[index].text not in ("{", "\n"):
-            index = _balanced(tokens, index) if tokens[index].text in "([" else index + 1
-        if index >= len(tokens) or tokens[index].text != "{":
-            continue  # a declaration without a body (assembly)
-        end = _balanced(tokens, index)
-        out.append(GoFunc(name, receiver, receiver_var, params, file, line, tokens[index + 1 : end - 1]))
-        index = end
-    return out
-
-
-class _Program:
-    """Every function of the source tree by folder and name, read when first needed."""
-
-    def __init__(self, package: Package) -> None:
-        self.package = package
-        self.by_folder: dict[str, dict[str, list[GoFunc]]] = {}
-        self.count = 0
-
-    def folder(self, directory: str) -> dict[str, list[GoFunc]]:
-        if directory not in self.by_folder:
-            self.package.load(directory)  # its types, for the variables declared with them
-            found: dict[str, list[GoFunc]] = {}
-            for path in self.package.folders.get(directory, []):
-                text = self.package.text(path) or ""
-                if "func" not in text or self.count >= MAX_FUNCTIONS:
-                    continue
-                file = read_imports(self.package, path, text)
-                for function in functions(file, text):
-                    found.setdefault(function.name, []).append(function)
-                    self.count += 1
-            self.by_folder[directory] = found
-        return self.by_folder[directory]
-
-    def mentioning(self, word: str) -> Iterator[GoFunc]:
-        """The functions of the folders with a file that names ``word`` (a text search first: a large
-        repository's other folders are never parsed unless a call leads there)."""
-        pattern = re.compile(rf"\b{re.escape(word)}\b")
-        for directory in sorted(self.package.folders):
-            if any(pattern.search(self.package.text(p) or "") for p in self.package.folders[directory]):
-                for named in self.folder(directory).values():
-                    yield from named
-
-    def calls(self, function: GoFunc) -> Iterator[GoFunc]:
-        """The repository's functions ``function`` calls: ``f(``, ``x.method(`` in its own folder,
-        ``pkg.F(`` in the folder the import names."""
-        body = function.body
-        own = function.file.directory
-        for index in range(len(body) - 1):
-            token = body[index]
-            if not token.text.isidentifier() or body[index + 1].text != "(":
-                continue
-            qualified = index >= 2 and body[index - 1].text == "."
-            qualifier = body[index - 2].text if qualified else ""
-            if qualified and qualifier in function.file.imports:
-                folders = self.package.folders_of(function.file.imports[qualifier])
-                directory = folders[0] if folders else None
-            else:
-                directory = own
-            if directory is None:
-                continue
-            for called in self.folder(directory).get(token.text, []):
-                # ``r.method(`` on the function's own receiver: that type's method, not a namesake's.
-                if not (qualified and qualifier == function.receiver_var) or called.receiver == function.receiver:
-                    yield called
+    constant: int | None = None  # its count when the code gives a number, not a field of the kind
 
 
 @dataclass
@@ -274,6 +109,12 @@ class _Locator:
                     segments = (*place.segments, str(go_field.json))
                 return self.type_place(go_field.type_expr, place.declared.file, segments)
         for go_field in place.declared.fields:
+            if not go_field.names and bare_type(go_field.type_expr)[1] == name:  # an embedded struct, by its type
+                segments = place.segments
+                if segments is not None and go_field.json:
+                    segments = (*segments, go_field.json)
+                return self.type_place(go_field.type_expr, place.declared.file, segments)
+        for go_field in place.declared.fields:
             if not go_field.names:
                 # Inline unless its json tag names it (``Common `json:"common"```: one level down).
                 segments = place.segments
@@ -310,7 +151,7 @@ class _Locator:
                 return self.helper_returns(callee, function, depth) or place
             if not inner and len(callee) >= 3:
                 return self.returned(callee[:-2], callee[-1], function, depth)
-            return None
+            return self.chosen(_split(inner, ","), function, depth)
         if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)) or len(texts) % 2 == 0:
             return None
         place = self.variable(texts[0], function, depth)
@@ -319,6 +160,24 @@ class _Locator:
                 return None
             place = self.select(place, name)
         return place
+
+    def chosen(self, arguments: list[list[Token]], function: GoFunc, depth: int) -> _Place | None:
+        """The one argument of a call of several that is a field of the kind, the others constants or tests
+        of it: a helper picking between a field and a default (``lo.Ternary(r == nil, one, r)``,
+        ``max(x.Spec.Size, 1)``); not a helper computing from several values (``count(p, row.Name)``)."""
+        found = [
+            (index, place)
+            for index, argument in enumerate(arguments)
+            if (place := self.locate(argument, function, depth + 1)) is not None
+            and place.segments is not None
+            and len(place.segments) >= 2
+        ]
+        if len(found) != 1:
+            return None
+        index, place = found[0]
+        field = " ".join(t.text for t in arguments[index] if t.text != "\n")
+        others = [a for i, a in enumerate(arguments) if i != index]
+        return place if all(_constant_or_test_of(other, field) for other in others) else None
 
     def helper_returns(self, callee: list[str], function: GoFunc, depth: int) -> _Place | None:
         """The field of the kind a function of the repository returns on its last ``return`` (its
@@ -349,18 +208,55 @@ class _Locator:
         """What ``receiver.method()`` returns, when the receiver is a struct of the source and the method's
         ``return`` reads a field (directly or through a local it assigns)."""
         place = self.locate([Token(t, 0) for t in receiver], function, depth + 1)
-        if place is None or place.declared is None:
+        return self.method_returns(place, method, depth) if place is not None else None
+
+    def method_returns(self, place: _Place, method: str, depth: int) -> _Place | None:
+        """What the method of the struct at ``place`` returns; a method of a struct it embeds (promoted to
+        it) when it declares none of that name."""
+        if place.declared is None or depth > 8:
             return None
-        for candidate in self.program.folder(place.declared.file.directory).get(method, []):
-            if candidate.receiver != place.declared.name:
-                continue
+        declared = place.declared
+        candidates = [
+            c for c in self.program.folder(declared.file.directory).get(method, []) if c.receiver == declared.name
+        ]
+        for candidate in candidates:
             body = candidate.body
-            for index, token in enumerate(body):
-                if token.text == "return":
-                    found = self.locate(_statement(body, index + 1), candidate, depth + 1)
-                    if found is not None:
-                        return found
+            returns = [_statement(body, i + 1) for i, t in enumerate(body) if t.text == "return"]
+            for value in returns:  # the receiver's own field first: where this object sits, not any of its type
+                found = self.on_receiver(place, candidate, value, depth)
+                if found is not None and found.segments is not None:
+                    return found
+            for value in returns:
+                found = self.locate(value, candidate, depth + 1)
+                if found is not None:
+                    return found
+        if candidates or declared.underlying != "struct":
+            return None
+        for go_field in declared.fields:
+            if not go_field.names:
+                inner = self.select(place, bare_type(go_field.type_expr)[1])
+                found = self.method_returns(inner, method, depth + 1) if inner is not None else None
+                if found is not None:
+                    return found
         return None
+
+    def on_receiver(self, place: _Place, method: GoFunc, value: list[Token], depth: int) -> _Place | None:
+        """A method's returned selector of its receiver (``spec.Replicas``), or a method of one
+        (``spec.Inner.GetReplicas()``), read from ``place``, the receiver's place in the kind."""
+        texts = [t.text for t in value if t.text not in ("\n", "&", "*")]
+        call = texts[-2:] == ["(", ")"]
+        names = texts[:-2] if call else texts
+        if not names or names[0] != method.receiver_var or len(names) % 2 == 0:
+            return None
+        if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(names)):
+            return None
+        selectors = names[2::2]
+        current: _Place | None = place
+        for name in selectors[:-1] if call else selectors:
+            current = self.select(current, name) if current is not None else None
+        if call and current is not None and selectors:
+            return self.method_returns(current, selectors[-1], depth + 1)
+        return current
 
     def variable(self, name: str, function: GoFunc, depth: int) -> _Place | None:
         if name in function.params:
@@ -375,6 +271,23 @@ class _Locator:
         if not place.is_list or place.segments is None:
             return None
         return _Place((*place.segments, ARRAY), place.declared)
+
+
+def _constant_or_test_of(tokens: list[Token], field: str) -> bool:
+    """An expression naming no variable (``ptr.To(int32(1))``, ``3``), or one testing ``field`` (``r == nil``)."""
+    texts = [t.text for t in tokens if t.text != "\n"]
+    return f" {field} " in f" {' '.join(texts)} " or _names_no_variable(texts)
+
+
+def _names_no_variable(texts: list[str]) -> bool:
+    """Tokens naming no variable: only calls, qualifiers and constants (``ptr.To(int32(1))``, ``3``)."""
+    return not any(
+        text.isidentifier()
+        and text not in ("nil", "true", "false")
+        and not (index + 1 < len(texts) and texts[index + 1] in ("(", "."))
+        and not (index > 0 and texts[index - 1] == ".")
+        for index, text in enumerate(texts)
+    )
 
 
 def _assignment(body: list[Token], name: str) -> tuple[list[Token], bool] | None:
@@ -396,21 +309,6 @@ def _assignment(body: list[Token], name: str) -> tuple[list[Token], bool] | None
             return line[1:], True
         return line, False
     return None
-
-
-def _statement(body: list[Token], start: int) -> list[Token]:
-    """From ``start`` to the end of its line (brackets balanced, a range's opening brace left out)."""
-    out: list[Token] = []
-    index = start
-    while index < len(body) and body[index].text not in ("\n", ";", "{", ")", "]", "}"):
-        if body[index].text in "([":
-            end = _balanced(body, index)
-            out += body[index:end]
-            index = end
-            continue
-        out.append(body[index])
-        index += 1
-    return out
 
 
 def _literals(function: GoFunc, foreign: bool = False) -> Iterator[tuple[dict[str, str], int, int]]:
@@ -446,6 +344,17 @@ def _count(
     """The kind's field the literal's count reads (``Replicas: &x.Spec.Size`` inside it, or
     ``v.Spec.Replicas = ...`` or an apply configuration's ``spec.WithReplicas(...)`` after it in the same
     function)."""
+    for value, key in _count_values(function, start, end, keys):
+        place = locator.locate(value, function)
+        if place is not None and place.segments and place.segments[0] == "spec":
+            return place.segments, key
+    return None, ""
+
+
+def _count_values(
+    function: GoFunc, start: int, end: int, keys: tuple[str, ...] = COUNT_KEYS
+) -> Iterator[tuple[list[Token], str]]:
+    """The expressions given to the literal's count keys, inside it or after it (``_count``)."""
     body = function.body
     for index in range(start, len(body) - 2):
         key = body[index].text
@@ -456,10 +365,8 @@ def _count(
         if key not in keys or not (inside or after):
             continue
         value = _split(_statement(body, index + 2), ",")
-        place = locator.locate(value[0], function) if value else None
-        if place is not None and place.segments and place.segments[0] == "spec":
-            return place.segments, key
-    return None, ""
+        if value:
+            yield value[0], key
 
 
 def _takes(function: GoFunc, locator: _Locator, kind: GoType, bundled: bool = False) -> bool:
@@ -519,26 +426,132 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
     # Those taking the kind inside a struct of arguments start last, where the calls did not reach them.
     later = [(f, [f.name]) for f in starts if _takes(f, locator, declared, bundled=True)]
     seen = {id(f) for f, _ in queue}
-    out: list[BuiltChild] = []
+    visited: list[tuple[GoFunc, list[str]]] = []
+    callers: _Callers = {}
     while queue or later:
         if not queue and id(later[0][0]) in seen:
             later.pop(0)
             continue
         function, chain = queue.pop(0) if queue else later.pop(0)
         seen.add(id(function))
+        visited.append((function, chain))
+        if len(chain) > MAX_CALL_DEPTH:
+            continue
+        for called, at in program.call_sites(function):
+            if _double(called):
+                continue
+            callers.setdefault(id(called), []).append((function, at))
+            if id(called) not in seen:
+                seen.add(id(called))
+                queue.append((called, [*chain, called.name]))
+    # The literals once every call is known: a builder shared by several callers counts from each one's field.
+    out: list[BuiltChild] = []
+    for function, chain in visited:
         for gvk, start, end in _literals(function, foreign):
             where = f"{function.file.path}:{function.body[start].line}"
             if any(child.where == where for child in out):
                 continue
-            count, key = _count(locator, function, start, end)
-            composed = _composes_pod(program, locator, function, gvk["kind"], (start, end))
-            out.append(BuiltChild(gvk, where, function.name, count, key, chain, composed))
-        if len(chain) > MAX_CALL_DEPTH:
+            counted = _count(locator, function, start, end)
+            composed = _composes_pod(program, locator, function, gvk["kind"], (start, end), callers)
+            helper = _spec_helper(program, function, gvk["kind"], (start, end))
+            if helper is not None and counted[0] is None:
+                counted = _count(locator, *helper)
+                composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
+            counts = [counted] if counted[0] is not None else _bound_counts(locator, function, (start, end), callers)
+            fixed = _constant(function, (start, end)) if not counts and counted[0] is None else None
+            for count, key in counts or [fixed[1:] if fixed is not None else counted]:
+                child = BuiltChild(gvk, where, function.name, None if fixed else count, key, chain, composed)
+                child.constant = fixed[0] if fixed is not None else None
+                out.append(child)
+    return out
+
+
+def _spec_helper(
+    program: _Program, function: GoFunc, kind: str, span: tuple[int, int]
+) -> tuple[GoFunc, int, int] | None:
+    """Where the ``<Kind>Spec`` literal is that a function of the repository builds for a literal whose whole
+    ``Spec`` it gives (``Spec: *spec`` with ``spec, err := makeSpec(p)``): (that function, start, end)."""
+    start, end = span
+    body = function.body
+    for index in range(start, end - 2):
+        if body[index].text != "Spec" or body[index + 1].text != ":":
             continue
-        for called in program.calls(function):
-            if id(called) not in seen and not _double(called):
-                seen.add(id(called))
-                queue.append((called, [*chain, called.name]))
+        value = [
+            t.text for t in (_split(_statement(body, index + 2), ",") or [[]])[0] if t.text not in ("\n", "&", "*")
+        ]
+        assigned = _assigned_at(body[:start], value[0]) if len(value) == 1 and value[0].isidentifier() else None
+        call = [t.text for t in _statement(body, assigned)] if assigned is not None else []
+        if "(" not in call or call.index("(") == 0:
+            return None
+        callee = call[call.index("(") - 1]
+        for helper in (c for c in program.calls(function) if c.name == callee):
+            inner = helper.body
+            for at in range(len(inner) - 1):
+                if inner[at].text == f"{kind}Spec" and inner[at + 1].text == "{":
+                    return helper, at, _balanced(inner, at + 1)
+    return None
+
+
+def _constant(function: GoFunc, span: tuple[int, int]) -> tuple[int, None, str] | None:
+    """A count the code gives as a number (``Replicas: ptr.To(int32(1))``, ``replicas := int32(1)`` then
+    ``Replicas: &replicas``): (the number, None, its key)."""
+    body = function.body
+    for value, key in _count_values(function, *span):
+        texts = [t.text for t in value if t.text not in ("\n", "&", "*")]
+        if len(texts) == 1 and texts[0].isidentifier():
+            assigned = _assigned_at(body[: span[0]], texts[0])
+            texts = [t.text for t in _statement(body, assigned)] if assigned is not None else []
+        numbers = [t for t in texts if t.isdigit()]
+        if len(numbers) == 1 and _names_no_variable(texts):
+            return int(numbers[0]), None, key
+    return None
+
+
+def _bound_counts(
+    locator: _Locator, function: GoFunc, span: tuple[int, int], callers: _Callers
+) -> list[tuple[Segments | None, str]]:
+    """A count read from a parameter of the function building the literal (``Replicas: replicas``,
+    ``Replicas: spec.GetReplicas()``): the kind's field the argument given for it reads, at each call of
+    the function (a builder shared by several sub-controllers counts one workload per caller)."""
+    out: list[tuple[Segments | None, str]] = []
+    for value, key in _count_values(function, *span):
+        for segments in _through_callers(locator, function, value, callers, 0):
+            if (segments, key) not in out:
+                out.append((segments, key))
+        if out:
+            break
+    return out
+
+
+def _through_callers(
+    locator: _Locator, function: GoFunc, value: list[Token], callers: _Callers, depth: int
+) -> list[Segments]:
+    """The kind's fields ``value``, read in ``function``, reads at each of its calls: the parameters it
+    names replaced by the arguments given there (callers of callers, a few levels up)."""
+    positional = [name for name in function.params if name != function.receiver_var]
+    used = {t.text for i, t in enumerate(value) if t.text in positional and (i == 0 or value[i - 1].text != ".")}
+    if not used or depth > 2:
+        return []
+    out: list[Segments] = []
+    for caller, at in callers.get(id(function), []):
+        body = caller.body
+        if at + 1 >= len(body) or body[at + 1].text != "(":
+            continue
+        close = _balanced(body, at + 1)
+        arguments = _split([t for t in body[at + 2 : close - 1] if t.text != "\n"], ",")
+        if len(arguments) != len(positional):
+            continue  # an unnamed parameter or a variadic call: the arguments do not line up
+        given = dict(zip(positional, arguments, strict=True))
+        substituted: list[Token] = []
+        for index, token in enumerate(value):
+            bound = token.text in used and (index == 0 or value[index - 1].text != ".")
+            substituted += given[token.text] if bound else [token]
+        place = locator.locate(substituted, caller)
+        if place is not None and place.segments and place.segments[0] == "spec":
+            found = [place.segments]
+        else:
+            found = _through_callers(locator, caller, substituted, callers, depth + 1)
+        out += [segments for segments in found if segments not in out]
     return out
 
 
@@ -547,10 +560,18 @@ POD_PART = {"Pod": ("Spec", "PodSpec")}
 TEMPLATE_PART = ("Template", "PodTemplateSpec")
 
 
-def _composes_pod(program: _Program, locator: _Locator, function: GoFunc, kind: str, span: tuple[int, int]) -> bool:
+def _composes_pod(  # noqa: PLR0917 - the literal and what it is read with, each by name at its one call
+    program: _Program,
+    locator: _Locator,
+    function: GoFunc,
+    kind: str,
+    span: tuple[int, int],
+    callers: _Callers | None = None,
+) -> bool:
     """Whether the literal's pod is put together by the code: its ``Template`` (a Pod's ``Spec``), inside it
     or ``v.Spec.Template = ...`` after it, is a PodTemplateSpec (PodSpec) literal, a variable given one, or
-    what a function of the repository building one returns; not a field of the kind copied whole."""
+    what a function of the repository building one returns, or a parameter given one of those by a caller;
+    not a field of the kind copied whole."""
     key, type_name = POD_PART.get(kind, TEMPLATE_PART)
     start, end = span
     body = function.body
@@ -558,12 +579,17 @@ def _composes_pod(program: _Program, locator: _Locator, function: GoFunc, kind: 
         inside = index < end and body[index + 1].text == ":"
         after = index >= end and body[index - 1].text == "." and body[index + 1].text == "="
         if body[index].text == key and (inside or after):
-            return _builds_template(program, locator, function, (index + 2, 0), type_name)
+            return _builds_template(program, locator, function, (index + 2, 0), type_name, callers or {})
     return False
 
 
-def _builds_template(
-    program: _Program, locator: _Locator, function: GoFunc, where: tuple[int, int], type_name: str
+def _builds_template(  # noqa: PLR0917 - the place read and what it is read with, each by name
+    program: _Program,
+    locator: _Locator,
+    function: GoFunc,
+    where: tuple[int, int],
+    type_name: str,
+    callers: _Callers | None = None,
 ) -> bool:
     at, depth = where
     body = function.body
@@ -575,14 +601,44 @@ def _builds_template(
     end = at + len(statement)
     if texts[-1] == type_name and end < len(body) and body[end].text == "{":
         return not _copies_spec(locator, function, end)
+    if len(texts) == 1 and texts[0] in function.params and texts[0] != function.receiver_var:
+        return any(
+            _builds_template(program, locator, caller, (at, depth + 1), type_name, callers)
+            for caller, at in _arguments(function, texts[0], callers or {})
+        )
     if len(texts) == 1 and texts[0].isidentifier():
         assigned = _assigned_at(body, texts[0])
-        return assigned is not None and _builds_template(program, locator, function, (assigned, depth + 1), type_name)
+        return assigned is not None and _builds_template(
+            program, locator, function, (assigned, depth + 1), type_name, callers
+        )
     if "(" in texts and texts.index("(") > 0:
         callee = texts[texts.index("(") - 1]
         called = [c for c in program.calls(function) if c.name == callee]
         return any(_returns_template(program, locator, c, depth + 1, type_name) for c in called)
     return False
+
+
+def _arguments(function: GoFunc, parameter: str, callers: _Callers) -> Iterator[tuple[GoFunc, int]]:
+    """Where the argument given for ``parameter`` starts at each call of ``function`` (caller, index)."""
+    positional = [name for name in function.params if name != function.receiver_var]
+    position = positional.index(parameter)
+    for caller, at in callers.get(id(function), []):
+        body = caller.body
+        if at + 1 >= len(body) or body[at + 1].text != "(":
+            continue
+        start, depth, count = at + 2, 0, 0
+        for index in range(at + 2, _balanced(body, at + 1) - 1):
+            text = body[index].text
+            depth += text in "([{"
+            depth -= text in ")]}"
+            if text == "," and depth == 0:
+                count += 1
+                if count == position:
+                    start = index + 1
+        while start < len(body) and body[start].text == "\n":
+            start += 1
+        if count + 1 == len(positional):
+            yield caller, start
 
 
 def _returns_template(program: _Program, locator: _Locator, function: GoFunc, depth: int, type_name: str) -> bool:
@@ -612,19 +668,3 @@ def _copies_spec(locator: _Locator, function: GoFunc, brace: int) -> bool:
                     return True
             return False
     return False
-
-
-def _assigned_at(body: list[Token], name: str) -> int | None:
-    """Where the value a local variable is first given starts (``v := x``, ``v, err := f()``, ``var v = x``)."""
-    for index, token in enumerate(body):
-        if token.text != name or (index > 0 and body[index - 1].text in (".", ",")):
-            continue
-        cursor = index + 1
-        while cursor + 1 < len(body) and body[cursor].text == "," and body[cursor + 1].text.isidentifier():
-            cursor += 2  # the other names of a multiple assignment
-        following = [t.text for t in body[cursor : cursor + 2]]
-        if following == [":", "="]:
-            return cursor + 2
-        if following[:1] == ["="] and following[1:] != ["="]:
-            return cursor + 1
-    return None

@@ -21,18 +21,14 @@ from workload_map.authoring.evidence import Segments
 from workload_map.authoring.gochildren import (
     MAX_CALL_DEPTH,
     BuiltChild,
-    GoFunc,
-    _balanced,
     _composes_pod,
     _count,
     _double,
     _literals,
     _Locator,
-    _Program,
-    _split,
-    _statement,
     _takes,
 )
+from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program, _split, _statement
 from workload_map.authoring.goread import Package, Token, go_type_name
 from workload_map.authoring.gosource import _find_kind
 
