@@ -100,7 +100,11 @@ def _start(lab: Lab, s: Story) -> None:
 
 
 def _denied(event: Obj) -> bool:
-    return event.get("reason") == "TrainJobResourcesCreationFailed" and "denied the request" in event.get("message", "")
+    """The Trainer's event for a JobSet change a webhook refused. At creation a webhook may refuse too, for a
+    lagging cache ('mjobset.kb.io' ... 'TrainJob ... not found'); only a refused change of the replicated Jobs
+    is the resume's."""
+    refused = "denied the request: spec.replicatedJobs" in event.get("message", "")
+    return event.get("reason") == "TrainJobResourcesCreationFailed" and refused
 
 
 def _jobset_ready(jobset: Obj) -> bool:
@@ -303,8 +307,9 @@ def suspend_story(s: Story) -> None:
         "v1",
         "Event",
         s.namespace,
-        # The same reason may be given once at creation too ("TrainingRuntime ... not found": the trainer saw the
-        # TrainJob before its cache had the runtime created just before it); the resume's is the webhook's.
+        # The same reason may be given at creation too ("TrainingRuntime ... not found": the trainer saw the
+        # TrainJob before its cache had the runtime created just before it; or a webhook's lagging cache);
+        # the resume's is the refusal of the replicated Jobs' change (_denied).
         lambda events: [e for e in events if _denied(e)],
         what="the Trainer's TrainJobResourcesCreationFailed event carrying the JobSet webhook's refusal",
     )
