@@ -283,14 +283,7 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
         component["instanceIdPath"] = ids
         builder.note((*path, "instanceIdPath"), MEDIUM, f"one {kind_name} per item of {schema_path(item[:-1])}.")
     if child.composed:
-        # The code composes the pod from the object's fields: there is no path to ask the user for.
-        component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
-        builder.note(
-            (*path, "specDefinition"),
-            MEDIUM,
-            f"the operator composes the {kind_name}'s pod at {child.where} (a PodTemplateSpec it builds, no field of",
-            "the object copied as one): no path reads it; its pods are counted, their containers not read.",
-        )
+        read_composed_pod(builder, component, path, kind_name, child.where)
     else:
         component["specDefinition"] = {
             "podTemplateSpecPath": builder.todo(
@@ -407,3 +400,14 @@ def container_overrides(facts: SchemaFacts, sites: list[Site]) -> tuple[list[Sit
         else:
             dropped.append((site, description[:100]))
     return kept, dropped
+
+
+def read_composed_pod(builder: Builder, component: dict[str, Any], path: Path, kind_name: str, where: str) -> None:
+    """The code composes the pod from the object's fields: there is no path to ask the user for."""
+    component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+    builder.note(
+        (*path, "specDefinition"),
+        MEDIUM,
+        f"the operator composes the {kind_name}'s pod at {where} (a PodTemplateSpec it builds, no field of",
+        "the object copied as one): no path reads it; its pods are counted, their containers not read.",
+    )

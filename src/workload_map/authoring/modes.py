@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from workload_map.authoring.builder import Builder, jq
+from workload_map.authoring.children import read_composed_pod
 from workload_map.authoring.evidence import MEDIUM, TODO_MARK, schema_path
 from workload_map.authoring.gomodes import ModeChild, Modes
 from workload_map.authoring.render import Path
@@ -59,13 +60,7 @@ def _component(  # noqa: PLR0917 - one mode's workload, each by name at its one 
         f"(a switch on it, reached by {' > '.join(child.chain)}).",
     )
     if child.composed:
-        component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
-        builder.note(
-            (*path, "specDefinition"),
-            MEDIUM,
-            f"the operator composes the {kind_name}'s pod at {child.where} (a PodTemplateSpec it builds, no field of",
-            "the object copied as one): no path reads it; its pods are counted, their containers not read.",
-        )
+        read_composed_pod(builder, component, path, kind_name, child.where)
     else:
         component["specDefinition"] = {
             "podTemplateSpecPath": builder.todo(
