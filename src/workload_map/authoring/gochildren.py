@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workload_map.authoring.evidence import ARRAY, Segments
+from workload_map.authoring.evidence import ARRAY, MAP, Segments
 from workload_map.authoring.gofuncs import (
     GoFunc,
     _assigned_at,
@@ -59,6 +59,18 @@ class _Place:
     segments: Segments | None
     declared: GoType | None
     is_list: bool = False
+    item: str = ARRAY  # what one item of it is, when it is a list (ARRAY) or a map (MAP)
+
+
+def _collection(type_expr: str) -> tuple[str, str | None]:
+    """The item type of a list or map type and its path segment (``[]Row``: Row, ARRAY; ``map[string]Node``:
+    Node, MAP), else the type itself and None."""
+    bare = type_expr.lstrip("*")
+    if bare.startswith("[]"):
+        return bare[2:].lstrip("*"), ARRAY
+    if bare.startswith("map[") and "]" in bare:
+        return bare.partition("]")[2].lstrip("*"), MAP
+    return bare, None
 
 
 class _Locator:
@@ -70,30 +82,30 @@ class _Locator:
         self.package = program.package
         self.kind = kind
         self.linker = _Linker(self.package, ApiValues())
-        self.by_type: dict[int, tuple[Segments, bool] | None] = {}
+        self.by_type: dict[int, tuple[Segments, str | None] | None] = {}
 
     def type_place(self, type_expr: str, where: GoFile, segments: Segments | None) -> _Place:
-        is_list = type_expr.lstrip("*").startswith("[]")
-        declared = self.linker.resolve(type_expr.lstrip("*").removeprefix("[]"), where)
+        inner, marker = _collection(type_expr)
+        declared = self.linker.resolve(inner, where)
         if declared is self.kind:
             return _Place((), declared)
         if segments is None and declared is not None:
             placed = self.placed(declared)
-            if placed is not None:  # one item of the list the spec holds, or the one field of its type
-                return _Place((*placed[0], ARRAY) if placed[1] else placed[0], declared)
-        return _Place(segments, declared, is_list)
+            if placed is not None:  # one item of the list or map the spec holds, or the one field of its type
+                return _Place((*placed[0], placed[1]) if placed[1] else placed[0], declared)
+        return _Place(segments, declared, marker is not None, marker or ARRAY)
 
-    def placed(self, declared: GoType) -> tuple[Segments, bool] | None:
-        """The one place in the kind's spec whose type is ``declared`` (a list of it: True), else None."""
+    def placed(self, declared: GoType) -> tuple[Segments, str | None] | None:
+        """The one place in the kind's spec whose type is ``declared`` (with ARRAY or MAP when it holds a
+        list or map of it), else None."""
         if id(declared) not in self.by_type:
-            found: list[tuple[Segments, bool]] = []
+            found: list[tuple[Segments, str | None]] = []
             for segments, go_field, owner in self.linker.walk(self.kind, (), set()):
-                type_expr = go_field.type_expr.lstrip("*")
-                is_list = type_expr.startswith("[]")
-                if segments[0] != "spec" or bare_type(type_expr.removeprefix("[]"))[1] != declared.name:
+                inner, marker = _collection(go_field.type_expr)
+                if segments[0] != "spec" or bare_type(inner)[1] != declared.name:
                     continue
-                if self.linker.resolve(type_expr.removeprefix("[]"), owner.file) is declared:
-                    found.append((segments, is_list))
+                if self.linker.resolve(inner, owner.file) is declared:
+                    found.append((segments, marker))
             self.by_type[id(declared)] = found[0] if len(found) == 1 else None
         return self.by_type[id(declared)]
 
@@ -270,7 +282,7 @@ class _Locator:
             return place
         if not place.is_list or place.segments is None:
             return None
-        return _Place((*place.segments, ARRAY), place.declared)
+        return _Place((*place.segments, place.item), place.declared)
 
 
 def _constant_or_test_of(tokens: list[Token], field: str) -> bool:
@@ -480,7 +492,8 @@ def _spec_helper(
             t.text for t in (_split(_statement(body, index + 2), ",") or [[]])[0] if t.text not in ("\n", "&", "*")
         ]
         assigned = _assigned_at(body[:start], value[0]) if len(value) == 1 and value[0].isidentifier() else None
-        call = [t.text for t in _statement(body, assigned)] if assigned is not None else []
+        # ``Spec: makeSpec(p)`` calls it in place; ``Spec: *spec`` names a local it was given.
+        call = value if "(" in value else [t.text for t in _statement(body, assigned)] if assigned is not None else []
         if "(" not in call or call.index("(") == 0:
             return None
         callee = call[call.index("(") - 1]
