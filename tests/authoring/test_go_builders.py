@@ -101,3 +101,89 @@ func cellSetSpec(cell *v1.CellSpec) appsv1.StatefulSetSpec {
     (cell,) = _children(draft(HIVE_CRD, api_source=root)).values()
     assert cell["instanceIdPath"] == ".spec.cells // {} | keys_unsorted[]"
     assert cell["scaleDefinition"] == {"replicasPath": ".spec.cells[]? | (.bees // 1)"}
+
+
+FARM_API = """\
+package v1
+
+type Farm struct {
+	Spec   FarmSpec   `json:"spec,omitempty"`
+	Status FarmStatus `json:"status,omitempty"`
+}
+
+type Role string
+
+type FarmSpec struct {
+	Milkers  *MilkerSpec  `json:"milkers,omitempty"`
+	Shearers *ShearerSpec `json:"shearers,omitempty"`
+}
+
+type MilkerSpec struct {
+	BaseSpec `json:",inline"`
+	Buckets int32 `json:"buckets,omitempty"`
+}
+
+type ShearerSpec struct {
+	BaseSpec `json:",inline"`
+}
+
+type BaseSpec struct {
+	Replicas *int32 `json:"replicas,omitempty"`
+	Image    string `json:"image,omitempty"`
+}
+
+type FarmStatus struct{}
+"""
+
+FARM_BUILDER = """\
+package resource
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "example.com/farm/api/v1"
+)
+
+// NewSet is shared by every role's sub-controller.
+func NewSet(f *v1.Farm, role v1.Role) appsv1.StatefulSet {
+	base := baseOf(f, role)
+	return appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: f.Name + string(role)},
+		Spec:       appsv1.StatefulSetSpec{Replicas: base.Replicas},
+	}
+}
+
+func baseOf(f *v1.Farm, role v1.Role) (spec *v1.BaseSpec) {
+	switch role {
+	case "milker":
+		spec = &f.Spec.Milkers.BaseSpec
+	case "shearer":
+		spec = &f.Spec.Shearers.BaseSpec
+	}
+	return spec
+}
+"""
+
+FARM_CRD = crd(
+    "farm.example.com",
+    "Farm",
+    {
+        role: {"type": "object", "properties": {"replicas": {"type": "integer"}, "image": {"type": "string"}}}
+        for role in ("milkers", "shearers")
+    },
+)
+
+
+def test_one_builder_shared_by_roles_embedding_one_spec_type(tmp_path: Path) -> None:
+    """The count reads a value a helper returns as ``*v1.BaseSpec``, which every role of the spec embeds
+    inline: one StatefulSet per role, each counted by its own ``replicas``."""
+    root = _write(tmp_path, {"api/v1/farm_types.go": FARM_API, "pkg/resource/set.go": FARM_BUILDER})
+    found = built_children(root, "Farm", "v1")
+    assert [c.count for c in found] == [("spec", "milkers", "replicas"), ("spec", "shearers", "replicas")]
+    children = _children(draft(FARM_CRD, api_source=root))
+    assert {name: c["kind"]["kind"] for name, c in children.items()} == {
+        "milker": "StatefulSet",
+        "shearer": "StatefulSet",
+    }
+    assert children["shearer"]["scaleDefinition"] == {
+        "replicasPath": "(if .spec.shearers == null then 0 else 1 end) * (.spec.shearers.replicas // 1)"
+    }

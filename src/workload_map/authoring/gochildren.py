@@ -60,6 +60,9 @@ class _Place:
     declared: GoType | None
     is_list: bool = False
     item: str = ARRAY  # what one item of it is, when it is a list (ARRAY) or a map (MAP)
+    # The places it may be when its type sits at several places of the spec (a ``BaseSpec`` every role of the
+    # spec embeds, handed to one builder shared by the roles): each is read as one workload's.
+    alternatives: tuple[Segments, ...] = ()
 
 
 def _collection(type_expr: str) -> tuple[str, str | None]:
@@ -82,7 +85,7 @@ class _Locator:
         self.package = program.package
         self.kind = kind
         self.linker = _Linker(self.package, ApiValues())
-        self.by_type: dict[int, tuple[Segments, str | None] | None] = {}
+        self.by_type: dict[int, list[tuple[Segments, str | None]]] = {}
 
     def type_place(self, type_expr: str, where: GoFile, segments: Segments | None) -> _Place:
         inner, marker = _collection(type_expr)
@@ -90,26 +93,45 @@ class _Locator:
         if declared is self.kind:
             return _Place((), declared)
         if segments is None and declared is not None:
-            placed = self.placed(declared)
-            if placed is not None:  # one item of the list or map the spec holds, or the one field of its type
-                return _Place((*placed[0], placed[1]) if placed[1] else placed[0], declared)
+            placed = [(*at, marker) if marker else at for at, marker in self.placed(declared)]
+            if len(placed) == 1:  # one item of the list or map the spec holds, or the one field of its type
+                return _Place(placed[0], declared)
+            if placed:
+                return _Place(None, declared, alternatives=tuple(placed))
         return _Place(segments, declared, marker is not None, marker or ARRAY)
 
-    def placed(self, declared: GoType) -> tuple[Segments, str | None] | None:
-        """The one place in the kind's spec whose type is ``declared`` (with ARRAY or MAP when it holds a
-        list or map of it), else None."""
+    def placed(self, declared: GoType) -> list[tuple[Segments, str | None]]:
+        """The places in the kind's spec whose type is ``declared`` (with ARRAY or MAP when one holds a list
+        or map of it), a struct embedding it inline counting as one."""
         if id(declared) not in self.by_type:
             found: list[tuple[Segments, str | None]] = []
             for segments, go_field, owner in self.linker.walk(self.kind, (), set()):
                 inner, marker = _collection(go_field.type_expr)
-                if segments[0] != "spec" or bare_type(inner)[1] != declared.name:
+                if segments[0] != "spec":
                     continue
-                if self.linker.resolve(inner, owner.file) is declared:
+                resolved = self.linker.resolve(inner, owner.file)
+                if resolved is declared or (resolved is not None and self.embeds(resolved, declared)):
                     found.append((segments, marker))
-            self.by_type[id(declared)] = found[0] if len(found) == 1 else None
+            self.by_type[id(declared)] = found
         return self.by_type[id(declared)]
 
-    def select(self, place: _Place, name: str, depth: int = 0) -> _Place | None:
+    def embeds(self, holder: GoType, declared: GoType) -> bool:
+        """Whether the struct ``holder`` embeds ``declared`` inline (``BaseSpec `json:",inline"```)."""
+        return holder.underlying == "struct" and any(
+            not f.names and not f.json and self.linker.resolve(f.type_expr.lstrip("*"), holder.file) is declared
+            for f in holder.fields
+        )
+
+    def select(self, place: _Place, name: str) -> _Place | None:
+        """The field ``name`` (its Go name) of the struct at ``place``, read at each of its alternatives."""
+        found = self.select_one(place, name)
+        if found is None or not place.alternatives:
+            return found
+        others = (self.select_one(_Place(at, place.declared), name) for at in place.alternatives)
+        found.alternatives = tuple(o.segments for o in others if o is not None and o.segments is not None)
+        return found
+
+    def select_one(self, place: _Place, name: str, depth: int = 0) -> _Place | None:
         """The field ``name`` (its Go name) of the struct at ``place``, embedded structs searched too (a few
         levels: a struct may embed itself through others)."""
         if place.declared is None or place.declared.underlying != "struct" or place.is_list or depth > 4:
@@ -133,7 +155,7 @@ class _Locator:
                 if segments is not None and go_field.json:
                     segments = (*segments, go_field.json)
                 inner = self.type_place(go_field.type_expr, place.declared.file, segments)
-                found = self.select(_Place(segments, inner.declared), name, depth + 1)
+                found = self.select_one(_Place(segments, inner.declared), name, depth + 1)
                 if found is not None:
                     return found
         return None
@@ -160,10 +182,10 @@ class _Locator:
                     return place
                 # Not a field passed through (``ptr.To(x)``): a helper of the repository computing it from the
                 # kind (``desiredReplicas(x)``) gives the field its last return reads.
-                return self.helper_returns(callee, function, depth) or place
+                return self.helper_returns(callee, function, depth) or place or self.result_place(callee, function)
             if not inner and len(callee) >= 3:
                 return self.returned(callee[:-2], callee[-1], function, depth)
-            return self.chosen(_split(inner, ","), function, depth)
+            return self.chosen(_split(inner, ","), function, depth) or self.result_place(callee, function)
         if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)) or len(texts) % 2 == 0:
             return None
         place = self.variable(texts[0], function, depth)
@@ -191,10 +213,9 @@ class _Locator:
         others = [a for i, a in enumerate(arguments) if i != index]
         return place if all(_constant_or_test_of(other, field) for other in others) else None
 
-    def helper_returns(self, callee: list[str], function: GoFunc, depth: int) -> _Place | None:
-        """The field of the kind a function of the repository returns on its last ``return`` (its
-        fall-through path, after the special cases): a plain function, or a method of the caller's own
-        receiver (``c.instances(spec)``)."""
+    def callees(self, callee: list[str], function: GoFunc) -> list[GoFunc]:
+        """The repository's functions a call names: a plain function of the folder, a method of the caller's
+        own receiver (``c.instances(spec)``), a function of the folder an import names (``pkg.F``)."""
         receiver = ""
         if len(callee) == 1:
             directory: str | None = function.file.directory
@@ -204,12 +225,28 @@ class _Locator:
             folders = self.package.folders_of(function.file.imports[callee[0]])
             directory = folders[0] if folders else None
         else:
-            return None
-        if directory is None:
-            return None
-        for candidate in self.program.folder(directory).get(callee[-1], []):
+            return []
+        found = self.program.folder(directory).get(callee[-1], []) if directory is not None else []
+        return [c for c in found if c.receiver == receiver]
+
+    def result_place(self, callee: list[str], function: GoFunc) -> _Place | None:
+        """Where a value a function of the repository returns sits, by its declared result type: a helper
+        picking a role's spec by a parameter (``spec := specOf(x, role)`` returning ``*api.BaseSpec``) gives
+        a value of that type, at the one place of the spec that holds it, or at each of several."""
+        for candidate in self.callees(callee, function):
+            if candidate.result and candidate.result.lstrip("*")[:1] not in ("", "["):
+                place = self.type_place(candidate.result, candidate.file, None)
+                if place.segments is not None or place.alternatives:
+                    return place
+        return None
+
+    def helper_returns(self, callee: list[str], function: GoFunc, depth: int) -> _Place | None:
+        """The field of the kind a function of the repository returns on its last ``return`` (its
+        fall-through path, after the special cases): a plain function, or a method of the caller's own
+        receiver (``c.instances(spec)``)."""
+        for candidate in self.callees(callee, function):
             returns = [i for i, t in enumerate(candidate.body) if t.text == "return"]
-            if candidate.receiver != receiver or not returns:
+            if not returns:
                 continue
             found = self.locate(_statement(candidate.body, returns[-1] + 1), candidate, depth + 1)
             if found is not None and found.segments is not None and len(found.segments) >= 2:
@@ -356,11 +393,22 @@ def _count(
     """The kind's field the literal's count reads (``Replicas: &x.Spec.Size`` inside it, or
     ``v.Spec.Replicas = ...`` or an apply configuration's ``spec.WithReplicas(...)`` after it in the same
     function)."""
+    counts = _counts(locator, function, start, end, keys)
+    return counts[0] if counts else (None, "")
+
+
+def _counts(
+    locator: _Locator, function: GoFunc, start: int, end: int, keys: tuple[str, ...] = COUNT_KEYS
+) -> list[tuple[Segments, str]]:
+    """``_count``, with each place the count may be read at when its value's type sits at several places of
+    the spec (a builder shared by roles embedding one ``BaseSpec``): one count per role."""
     for value, key in _count_values(function, start, end, keys):
         place = locator.locate(value, function)
         if place is not None and place.segments and place.segments[0] == "spec":
-            return place.segments, key
-    return None, ""
+            return [(place.segments, key)]
+        if place is not None and place.segments is None and place.alternatives:
+            return [(at, key) for at in place.alternatives if at and at[0] == "spec"]
+    return []
 
 
 def _count_values(
@@ -463,15 +511,16 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
             where = f"{function.file.path}:{function.body[start].line}"
             if any(child.where == where for child in out):
                 continue
-            counted = _count(locator, function, start, end)
+            traced = _counts(locator, function, start, end)
             composed = _composes_pod(program, locator, function, gvk["kind"], (start, end), callers)
             helper = _spec_helper(program, function, gvk["kind"], (start, end))
-            if helper is not None and counted[0] is None:
-                counted = _count(locator, *helper)
+            if helper is not None and not traced:
+                traced = _counts(locator, *helper)
                 composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
-            counts = [counted] if counted[0] is not None else _bound_counts(locator, function, (start, end), callers)
-            fixed = _constant(function, (start, end)) if not counts and counted[0] is None else None
-            for count, key in counts or [fixed[1:] if fixed is not None else counted]:
+            counts: list[tuple[Segments | None, str]] = [*traced]
+            counts = counts or _bound_counts(locator, function, (start, end), callers)
+            fixed = _constant(function, (start, end)) if not counts else None
+            for count, key in counts or [fixed[1:] if fixed is not None else (None, "")]:
                 child = BuiltChild(gvk, where, function.name, None if fixed else count, key, chain, composed)
                 child.constant = fixed[0] if fixed is not None else None
                 out.append(child)
