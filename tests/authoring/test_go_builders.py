@@ -187,3 +187,130 @@ def test_one_builder_shared_by_roles_embedding_one_spec_type(tmp_path: Path) -> 
     assert children["shearer"]["scaleDefinition"] == {
         "replicasPath": "(if .spec.shearers == null then 0 else 1 end) * (.spec.shearers.replicas // 1)"
     }
+
+
+POND_API = """\
+package v1
+
+type Pond struct {
+	Spec   PondSpec   `json:"spec,omitempty"`
+	Status PondStatus `json:"status,omitempty"`
+}
+
+type PondSpec struct {
+	Workers int32 `json:"workers,omitempty"`
+	Frogs   int32 `json:"frogs,omitempty"`
+	Lilies  int32 `json:"lilies,omitempty"`
+}
+
+type PondStatus struct{}
+"""
+
+POND_CONTROLLER = """\
+package controller
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	v1 "example.com/pond/api/v1"
+	"example.com/pond/pkg/deploy"
+)
+
+func (r *PondReconciler) workers(ctx context.Context, p *v1.Pond) error {
+	sts := &appsv1.StatefulSet{}
+	sts.Name = p.Name + "-workers"
+	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, sts, func() error {
+		sts.Spec.Replicas = &p.Spec.Workers
+		sts.Spec.Template = podTemplate(p)
+		return nil
+	})
+	return err
+}
+
+func podTemplate(p *v1.Pond) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "w"}}}}
+}
+
+func (r *PondReconciler) frogs(p *v1.Pond) *appsv1.Deployment {
+	return deploy.New(deploy.WithName(p.Name), deploy.WithReplicas(p.Spec.Frogs))
+}
+
+func (r *PondReconciler) lilies(ctx context.Context, p *v1.Pond) error {
+	return r.apply(ctx, &batchv1.Job{}, func(obj client.Object) {
+		job := obj.(*batchv1.Job)
+		job.Spec.Parallelism = &p.Spec.Lilies
+	})
+}
+
+// Scaling a Deployment read from the cluster down to nothing makes no workload of the pond's.
+func (r *PondReconciler) pause(ctx context.Context, p *v1.Pond) error {
+	d := &appsv1.Deployment{}
+	if err := r.Get(ctx, client.ObjectKey{Name: p.Name}, d); err != nil {
+		return err
+	}
+	if d.Spec.Replicas == nil {
+		return nil
+	}
+	d.Spec.Replicas = ptr.To(int32(0))
+	return r.Update(ctx, d)
+}
+"""
+
+POND_OPTIONS = """\
+package deploy
+
+import appsv1 "k8s.io/api/apps/v1"
+
+type Option func(*appsv1.Deployment)
+
+func New(opts ...Option) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	for _, opt := range opts {
+		opt(d)
+	}
+	return d
+}
+
+func WithName(name string) Option {
+	return func(d *appsv1.Deployment) { d.Name = name }
+}
+
+func WithReplicas(n int32) Option {
+	replicas := n
+	return func(d *appsv1.Deployment) {
+		d.Spec.Replicas = &replicas
+	}
+}
+"""
+
+
+def test_workloads_filled_in_by_create_or_update_closures_casts_and_options(tmp_path: Path) -> None:
+    """An empty StatefulSet whose spec a CreateOrUpdate closure writes, a Job cast from a generic object in a
+    mutate function, a Deployment made by options (``deploy.WithReplicas(p.Spec.Frogs)``): each counted by its
+    field; the Deployment scaled to 0 after a ``Get`` is no workload of the pond's."""
+    root = _write(
+        tmp_path,
+        {
+            "api/v1/pond_types.go": POND_API,
+            "internal/controller/pond.go": POND_CONTROLLER,
+            "pkg/deploy/deploy.go": POND_OPTIONS,
+        },
+    )
+    found = {(c.kind["kind"], c.count) for c in built_children(root, "Pond", "v1")}
+    assert found == {
+        ("StatefulSet", ("spec", "workers")),
+        ("Deployment", ("spec", "frogs")),
+        ("Job", ("spec", "lilies")),
+    }
+    spec = {name: {"type": "integer"} for name in ("workers", "frogs", "lilies")}
+    children = _children(draft(crd("pond.example.com", "Pond", spec), api_source=root))
+    kinds = {c["kind"]["kind"]: c for c in children.values()}
+    assert set(kinds) == {"StatefulSet", "Deployment", "Job"}
+    # The closure sets the template from a PodTemplateSpec the code builds: read from no path.
+    assert kinds["StatefulSet"]["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    assert kinds["Deployment"]["scaleDefinition"] == {"replicasPath": "(.spec.frogs // 1)"}

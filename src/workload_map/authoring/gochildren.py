@@ -387,6 +387,61 @@ def _literals(function: GoFunc, foreign: bool = False) -> Iterator[tuple[dict[st
                 yield {"group": "", "version": version, "kind": name, "importPath": api}, index, end
 
 
+def _workload_kind(function: GoFunc, qualifier: str, name: str) -> dict[str, str] | None:
+    builtin = BUILTIN_WORKLOADS.get(function.file.imports.get(qualifier, ""))
+    return {"group": builtin[0], "version": "v1", "kind": name} if builtin and name in builtin[1] else None
+
+
+def _mutated(function: GoFunc) -> Iterator[tuple[dict[str, str], int, int]]:
+    """Built-in workloads a function fills in rather than builds as a literal with fields (create-or-update
+    code): an empty one (``sts := &appsv1.StatefulSet{}``, or one cast from a generic object, ``sts :=
+    obj.(*appsv1.StatefulSet)``) whose ``Spec`` the function then writes (in a mutate closure too), and a
+    parameter of a workload type, of the function or of a closure in it (``func(sts *appsv1.StatefulSet) {
+    sts.Spec.Replicas = &n }``: an option applied to an empty one), whose ``Spec`` it writes: (kind, where the
+    object is made or its first write, the end of that)."""
+    body = function.body
+    variables: dict[str, tuple[dict[str, str], int, int]] = {}
+    for name, type_expr in function.params.items():
+        qualifier, _, kind_name = type_expr.lstrip("*").rpartition(".")
+        gvk = _workload_kind(function, qualifier, kind_name) if type_expr.startswith("*") else None
+        if gvk is not None and name != function.receiver_var:
+            variables[name] = (gvk, -1, -1)
+    texts = [t.text for t in body]
+    for index, text in enumerate(texts):
+        if text == "func" and texts[index + 1 : index + 2] == ["("] and texts[index + 3 : index + 4] == ["*"]:
+            declared = texts[index + 4 : index + 8]  # ``func(sts *appsv1.StatefulSet)``
+            gvk = _workload_kind(function, declared[0], declared[2]) if declared[1:2] == ["."] else None
+            if gvk is not None and declared[3:] == [")"] and texts[index + 2].isidentifier():
+                variables[texts[index + 2]] = (gvk, -1, -1)
+        if not text.isidentifier() or texts[index + 1 : index + 3] != [":", "="]:
+            continue
+        value = texts[index + 3 : index + 12]
+        value = value[1:] if value[:1] == ["&"] else value
+        if value[1:2] == ["."] and value[3:5] == ["{", "}"]:
+            gvk = _workload_kind(function, value[0], value[2])  # ``sts := &appsv1.StatefulSet{}``
+        elif value[1:4] == [".", "(", "*"] and value[5:6] == ["."] and value[7:8] == [")"]:
+            gvk = _workload_kind(function, value[4], value[6])  # ``sts := obj.(*appsv1.StatefulSet)``
+        else:
+            gvk = None
+        if gvk is not None:
+            variables[text] = (gvk, index, index + 1)
+    for name, (gvk, start, end) in variables.items():
+        for index in range(max(start, 0), len(body) - 3):
+            if texts[index : index + 3] != [name, ".", "Spec"] or (index > 0 and texts[index - 1] == "."):
+                continue
+            if _writes([t.text for t in _statement(body, index)]):
+                yield (gvk, start, end) if start >= 0 else (gvk, index, index)
+                break
+
+
+def _writes(statement: list[str]) -> bool:
+    """A statement assigning to the selector it starts with (``sts.Spec.Replicas = x``), not comparing it."""
+    cursor = 0
+    while cursor < len(statement) and (statement[cursor].isidentifier() or statement[cursor] == "."):
+        cursor += 1
+    return statement[cursor : cursor + 1] == ["="] and statement[cursor + 1 : cursor + 2] != ["="]
+
+
 def _count(
     locator: _Locator, function: GoFunc, start: int, end: int, keys: tuple[str, ...] = COUNT_KEYS
 ) -> tuple[Segments | None, str]:
@@ -507,7 +562,8 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
     # The literals once every call is known: a builder shared by several callers counts from each one's field.
     out: list[BuiltChild] = []
     for function, chain in visited:
-        for gvk, start, end in _literals(function, foreign):
+        mutated = list(_mutated(function))
+        for gvk, start, end in [*_literals(function, foreign), *mutated]:
             where = f"{function.file.path}:{function.body[start].line}"
             if any(child.where == where for child in out):
                 continue
@@ -519,6 +575,8 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
             counts: list[tuple[Segments | None, str]] = [*traced]
             counts = counts or _bound_counts(locator, function, (start, end), callers)
+            if (gvk, start, end) in mutated and not counts:
+                continue  # a workload only changed here (scaled to 0, relabelled): no count of the kind's
             fixed = _constant(function, (start, end)) if not counts else None
             for count, key in counts or [fixed[1:] if fixed is not None else (None, "")]:
                 child = BuiltChild(gvk, where, function.name, None if fixed else count, key, chain, composed)
@@ -577,12 +635,26 @@ def _bound_counts(
     the function (a builder shared by several sub-controllers counts one workload per caller)."""
     out: list[tuple[Segments | None, str]] = []
     for value, key in _count_values(function, *span):
-        for segments in _through_callers(locator, function, value, callers, 0):
+        for segments in _through_callers(locator, function, _expanded(function, value), callers, 0):
             if (segments, key) not in out:
                 out.append((segments, key))
         if out:
             break
     return out
+
+
+def _expanded(function: GoFunc, value: list[Token]) -> list[Token]:
+    """A local a count is given (``&n`` with ``n := int32(replicas)``) replaced by what it is assigned, a few
+    times over, so that the parameters it reads are seen."""
+    for _ in range(3):
+        names = [t for t in value if t.text not in ("\n", "&", "*")]
+        if len(names) != 1 or not names[0].text.isidentifier() or names[0].text in function.params:
+            break
+        assigned = _assigned_at(function.body, names[0].text)
+        if assigned is None:
+            break
+        value = _statement(function.body, assigned)
+    return value
 
 
 def _through_callers(
