@@ -314,3 +314,109 @@ def test_workloads_filled_in_by_create_or_update_closures_casts_and_options(tmp_
     # The closure sets the template from a PodTemplateSpec the code builds: read from no path.
     assert kinds["StatefulSet"]["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
     assert kinds["Deployment"]["scaleDefinition"] == {"replicasPath": "(.spec.frogs // 1)"}
+
+
+KENNEL_API = """\
+package v1
+
+type Kennel struct {
+	Spec   KennelSpec   `json:"spec,omitempty"`
+	Status KennelStatus `json:"status,omitempty"`
+}
+
+type KennelSpec struct {
+	Replicas int32        `json:"replicas,omitempty"`
+	Metrics  *MetricsSpec `json:"metrics,omitempty"`
+	Gateway  GatewaySpec  `json:"gateway,omitempty"`
+}
+
+type MetricsSpec struct {
+	Enabled bool `json:"enabled,omitempty"`
+}
+
+type GatewaySpec struct {
+	Enabled  bool  `json:"enabled,omitempty"`
+	Replicas int32 `json:"replicas,omitempty"`
+}
+
+type KennelStatus struct{}
+"""
+
+KENNEL_CONTROLLER = """\
+package controller
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "example.com/kennel/api/v1"
+)
+
+func (r *KennelReconciler) Reconcile(k *v1.Kennel) error {
+	_ = dogs(k)
+	if k.Spec.Gateway.Enabled {
+		_ = gateway(k)
+	}
+	return r.exporter(k)
+}
+
+func dogs(k *v1.Kennel) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: k.Name},
+		Spec:       appsv1.StatefulSetSpec{Replicas: &k.Spec.Replicas},
+	}
+}
+
+func gateway(k *v1.Kennel) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: k.Name + "-gw"},
+		Spec:       appsv1.DeploymentSpec{Replicas: &k.Spec.Gateway.Replicas},
+	}
+}
+
+// The exporter's replicas are never set: the Deployment's default, one pod.
+func (r *KennelReconciler) exporter(k *v1.Kennel) error {
+	if !k.Spec.Metrics.Enabled {
+		return nil
+	}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: k.Name + "-metrics"},
+		Spec:       appsv1.DeploymentSpec{Template: exporterPod(k)},
+	}
+	return r.Create(d)
+}
+"""
+
+KENNEL_CRD = crd(
+    "dogs.example.com",
+    "Kennel",
+    {
+        "replicas": {"type": "integer"},
+        "metrics": {"type": "object", "properties": {"enabled": {"type": "boolean"}}},
+        "gateway": {
+            "type": "object",
+            "properties": {"enabled": {"type": "boolean"}, "replicas": {"type": "integer"}},
+        },
+    },
+)
+
+
+def test_workloads_built_only_while_a_switch_of_the_kind_is_on(tmp_path: Path) -> None:
+    """A gateway Deployment built inside ``if k.Spec.Gateway.Enabled {`` (in its caller) counts 0 while the
+    switch is off; an exporter Deployment behind ``if !k.Spec.Metrics.Enabled { return }``, its replicas never
+    set, runs its default one pod while it is on; the StatefulSet built unconditionally has no switch."""
+    root = _write(tmp_path, {"api/v1/kennel_types.go": KENNEL_API, "controller/kennel.go": KENNEL_CONTROLLER})
+    guards = {c.function: c.guard for c in built_children(root, "Kennel", "v1")}
+    assert guards == {
+        "dogs": None,
+        "gateway": ("spec", "gateway", "enabled"),
+        "exporter": ("spec", "metrics", "enabled"),
+    }
+    counts = {
+        c["kind"]["kind"] + ":" + c["name"]: c["scaleDefinition"]["replicasPath"]
+        for c in _children(draft(KENNEL_CRD, api_source=root)).values()
+    }
+    assert counts == {
+        "StatefulSet:statefulset": "(.spec.replicas // 1)",
+        "Deployment:gateway": "(if .spec.gateway.enabled == true then 1 else 0 end) * (.spec.gateway.replicas // 1)",
+        "Deployment:deployment": "(if .spec.metrics.enabled == true then 1 else 0 end) * 1",
+    }

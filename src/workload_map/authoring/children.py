@@ -15,7 +15,7 @@ from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, MAP, MEDIUM, Segments, schema_path
 from workload_map.authoring.gochildren import BuiltChild
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import SchemaFacts, Site
+from workload_map.authoring.schema import Field, SchemaFacts, Site
 from workload_map.definition.model import GroupVersionKind, LoadedDefinition
 
 GENERIC_KEYS = frozenset({"template", "podTemplate", "podSpec", "containers", "spec", "replicas"})
@@ -225,15 +225,25 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
         if sites[index].replicas is None and child.count is not None:
             sites[index].replicas = facts.field_at(child.count)
     fixed = [child for child in built if child.constant is not None and child.kind["kind"] != "Pod"]
+    switched = [child for child in fixed if _switch(facts, child) is not None]
     if not counted and not sites and len(fixed) == 1:
         # Nothing counted by a field and no pod definition: the one workload the code builds with a fixed
         # count makes the object's pods (several such are helpers' workloads one cannot tell apart).
         unplaced.append(fixed[0])
+    else:
+        # One built only while a switch of the object is on (a metrics exporter) is the object's all the same.
+        unplaced += switched
     dropped: list[Site] = []
     if counted and not makers:
         dropped = [site for site in sites if site.replicas is None and not site.collections]
         sites = [site for site in sites if site not in dropped]
     return Placed(sites, makers, unplaced, dropped)
+
+
+def _switch(facts: SchemaFacts, child: BuiltChild) -> Field | None:
+    """The boolean field of the object the code checks before building the workload (``BuiltChild.guard``)."""
+    found = facts.field_at(child.guard) if child.guard is not None else None
+    return found if found is not None and found.schema.get("type") == "boolean" else None
 
 
 def _whole_spec_containers(facts: SchemaFacts, site: Site) -> None:
@@ -292,12 +302,22 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
                 "object's fields (no pod template in it)",
             )
         }
-    if count is None:
-        component["scaleDefinition"] = {"replicasPath": str(child.constant)}
+    # A switch of the object read for a workload of one list item would need the item's own: only at the spec.
+    switch = _switch(facts, child) if not item else None
+    gate = f"(if {jq(switch.segments)} == true then 1 else 0 end) * " if switch is not None else ""
+    if switch is not None:
         builder.note(
             (*path, "scaleDefinition", "replicasPath"),
             MEDIUM,
-            f"its {child.count_key} is {child.constant} whatever the object says ({child.where}).",
+            f"0 unless {switch.path} is true: the code checks it before building the {kind_name}.",
+        )
+    if count is None:
+        component["scaleDefinition"] = {"replicasPath": f"{gate}{child.constant}"}
+        said = f"is left unset: the {kind_name}'s default," if child.defaulted else "is"
+        builder.note(
+            (*path, "scaleDefinition", "replicasPath"),
+            MEDIUM,
+            f"its {child.count_key} {said} {child.constant} whatever the object says ({child.where}).",
         )
         children.append(component)
         return
@@ -316,14 +336,14 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
             MEDIUM,
             f"{schema_path(optional)} unset is the schema's default {filled}.",
         )
-    elif optional is not None:
+    elif optional is not None and not (switch is not None and switch.segments[: len(optional)] == optional):
         # The count is in an object the schema does not require (``.spec.extra.replicas``): without it the
         # operator builds no such workload.
         expression = f"(if {jq(optional[len(item) :])} == null then 0 else 1 end) * {expression}"
         builder.note(
             (*path, "scaleDefinition", "replicasPath"), MEDIUM, f"0 while {schema_path(optional)} is unset (optional)."
         )
-    component["scaleDefinition"] = {"replicasPath": prefix + expression}
+    component["scaleDefinition"] = {"replicasPath": prefix + gate + expression}
     builder.note(
         (*path, "scaleDefinition", "replicasPath"),
         MEDIUM,

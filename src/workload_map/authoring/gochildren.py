@@ -32,6 +32,8 @@ from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_t
 from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
 
 COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
+# Long-running workloads whose count unset is one pod (their API default), by the key that would set it.
+UNSET_COUNT = {"Deployment": "Replicas", "StatefulSet": "Replicas"}
 # Apply configurations (``LeaderWorkerSet(name, ns).WithSpec(...)``), by the path of their packages.
 APPLY_CONFIGURATIONS = "/applyconfiguration"
 BUILTIN_APPLY_CONFIGURATIONS = "k8s.io/client-go/applyconfigurations/"
@@ -50,6 +52,10 @@ class BuiltChild:
     chain: list[str] = field(default_factory=list)  # the calls from a function that takes the kind
     composed: bool = False  # its pod template is put together by the code, no field of the kind copied as one
     constant: int | None = None  # its count when the code gives a number, not a field of the kind
+    # The kind's switch the code checks before building it (``if x.Spec.Metrics.Enabled {``, or ``if
+    # !x.Spec.Gateway.Enabled { return }`` first), in its function or in a caller on the way.
+    guard: Segments | None = None
+    defaulted: bool = False  # its count is never set: ``constant`` is the workload kind's default
 
 
 @dataclass
@@ -578,11 +584,65 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
             if (gvk, start, end) in mutated and not counts:
                 continue  # a workload only changed here (scaled to 0, relabelled): no count of the kind's
             fixed = _constant(function, (start, end)) if not counts else None
+            guard = _guard_on_the_way(locator, function, start, callers)
+            # Built behind a switch of the kind, its count never set: the workload's own default, one pod.
+            defaulted = (
+                guard is not None
+                and not counts
+                and fixed is None
+                and gvk["kind"] in UNSET_COUNT
+                and helper is None
+                and not any(_count_values(function, start, end))
+            )
+            if defaulted:
+                fixed = (1, None, UNSET_COUNT[gvk["kind"]])
             for count, key in counts or [fixed[1:] if fixed is not None else (None, "")]:
                 child = BuiltChild(gvk, where, function.name, None if fixed else count, key, chain, composed)
                 child.constant = fixed[0] if fixed is not None else None
+                child.guard = guard
+                child.defaulted = defaulted
                 out.append(child)
     return out
+
+
+def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
+    """The field of the kind without which the code at ``start`` does not run: the function returns before
+    it while the field is unset (``if !x.Spec.Extra.Enabled { return nil }``), or it sits in the block of
+    ``if x.Spec.Extra.Enabled {``."""
+    body = function.body
+    for index in range(min(start, len(body))):
+        if body[index].text != "if":
+            continue
+        negated = body[index + 1].text == "!"
+        end = index + 1
+        while end < len(body) and body[end].text not in ("{", "\n", ";"):
+            end += 1
+        if end >= len(body) or body[end].text != "{":
+            continue
+        condition = body[index + 2 if negated else index + 1 : end]
+        following = [t.text for t in body[end + 1 : end + 3] if t.text != "\n"]
+        returns = negated and following[:1] == ["return"]
+        closing = _balanced(body, end)
+        # A block with an ``else`` chooses between two ways (a mode), it does not switch one on.
+        encloses = not negated and closing > start and (closing >= len(body) or body[closing].text != "else")
+        if returns or encloses:
+            place = locator.locate(condition, function)
+            if place is not None and place.segments and place.segments[0] == "spec":
+                return place.segments
+    return None
+
+
+def _guard_on_the_way(
+    locator: _Locator, function: GoFunc, start: int, callers: _Callers, depth: int = 0
+) -> Segments | None:
+    """``_guard`` in the function building a workload, else at the one call of it (callers of callers, a few
+    levels up)."""
+    found = _guard(locator, function, start)
+    calls = callers.get(id(function), [])
+    if found is not None or depth > 2 or len(calls) != 1:
+        return found
+    caller, at = calls[0]
+    return _guard_on_the_way(locator, caller, at, callers, depth + 1)
 
 
 def _spec_helper(
