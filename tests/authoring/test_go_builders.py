@@ -340,6 +340,10 @@ type GatewaySpec struct {
 }
 
 type KennelStatus struct{}
+
+func (k *Kennel) MetricsEnabled() bool {
+	return ptr.Deref(k.Spec.Metrics, MetricsSpec{}).Enabled
+}
 """
 
 KENNEL_CONTROLLER = """\
@@ -375,7 +379,7 @@ func gateway(k *v1.Kennel) *appsv1.Deployment {
 
 // The exporter's replicas are never set: the Deployment's default, one pod.
 func (r *KennelReconciler) exporter(k *v1.Kennel) error {
-	if !k.Spec.Metrics.Enabled {
+	if !k.MetricsEnabled() {
 		return nil
 	}
 	d := &appsv1.Deployment{
@@ -402,7 +406,8 @@ KENNEL_CRD = crd(
 
 def test_workloads_built_only_while_a_switch_of_the_kind_is_on(tmp_path: Path) -> None:
     """A gateway Deployment built inside ``if k.Spec.Gateway.Enabled {`` (in its caller) counts 0 while the
-    switch is off; an exporter Deployment behind ``if !k.Spec.Metrics.Enabled { return }``, its replicas never
+    switch is off; an exporter Deployment behind ``if !k.MetricsEnabled() { return }`` (a method reading
+    ``ptr.Deref(k.Spec.Metrics, MetricsSpec{}).Enabled``), its replicas never
     set, runs its default one pod while it is on; the StatefulSet built unconditionally has no switch."""
     root = _write(tmp_path, {"api/v1/kennel_types.go": KENNEL_API, "controller/kennel.go": KENNEL_CONTROLLER})
     guards = {c.function: c.guard for c in built_children(root, "Kennel", "v1")}

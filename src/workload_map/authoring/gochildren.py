@@ -175,6 +175,14 @@ class _Locator:
             texts = texts[1:]
         if depth > 8 or not texts:
             return None
+        selected = _selected_from_call(texts)
+        if selected is not None:
+            # ``ptr.Deref(x.Spec.Metrics, Metrics{}).Enabled``: a field of what the call gives.
+            tokens = [t for t in tokens if t.text != "\n"]
+            place = self.locate(tokens[len(tokens) - len(texts) : len(tokens) - len(selected)], function, depth + 1)
+            for name in selected[1::2]:
+                place = self.select(place, name) if place is not None else None
+            return place
         if texts[-1] == ")" and "(" in texts:
             opening = texts.index("(")
             inner = [t for t in tokens if t.text != "\n"]
@@ -328,6 +336,16 @@ class _Locator:
         return _Place((*place.segments, place.item), place.declared)
 
 
+def _selected_from_call(texts: list[str]) -> list[str] | None:
+    """The selectors after a call an expression ends with (``.Enabled`` of ``f(x).Enabled``), else None."""
+    if ")" not in texts or texts[-1] == ")":
+        return None
+    closing = len(texts) - 1 - texts[::-1].index(")")
+    after = texts[closing + 1 :]
+    chain = all(t == "." if i % 2 == 0 else t.isidentifier() for i, t in enumerate(after))
+    return after if after and len(after) % 2 == 0 and chain else None
+
+
 def _constant_or_test_of(tokens: list[Token], field: str) -> bool:
     """An expression naming no variable (``ptr.To(int32(1))``, ``3``), or one testing ``field`` (``r == nil``)."""
     texts = [t.text for t in tokens if t.text != "\n"]
@@ -339,7 +357,7 @@ def _names_no_variable(texts: list[str]) -> bool:
     return not any(
         text.isidentifier()
         and text not in ("nil", "true", "false")
-        and not (index + 1 < len(texts) and texts[index + 1] in ("(", "."))
+        and not (index + 1 < len(texts) and texts[index + 1] in ("(", ".", "{"))
         and not (index > 0 and texts[index - 1] == ".")
         for index, text in enumerate(texts)
     )
