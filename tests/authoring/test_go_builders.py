@@ -425,3 +425,86 @@ def test_workloads_built_only_while_a_switch_of_the_kind_is_on(tmp_path: Path) -
         "Deployment:gateway": "(if .spec.gateway.enabled == true then 1 else 0 end) * (.spec.gateway.replicas // 1)",
         "Deployment:deployment": "(if .spec.metrics.enabled == true then 1 else 0 end) * 1",
     }
+
+
+BARN_API = """\
+package v1
+
+type Barn struct {
+	Spec   BarnSpec   `json:"spec,omitempty"`
+	Status BarnStatus `json:"status,omitempty"`
+}
+
+type BarnSpec struct {
+	Stalls []Stall `json:"stalls,omitempty"`
+	Hands  int32   `json:"hands,omitempty"`
+}
+
+type Stall struct {
+	Name   string `json:"name"`
+	Horses *int32 `json:"horses,omitempty"`
+}
+
+type BarnStatus struct{}
+"""
+
+BARN_COMMON = """\
+package common
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "example.com/barn/api/v1"
+)
+
+type Base struct{}
+
+func (b *Base) NewDefaultDeployment(barn *v1.Barn) *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: barn.Namespace}}
+}
+"""
+
+BARN_CONTROLLER = """\
+package stalls
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "example.com/barn/api/v1"
+	"example.com/barn/pkg/common"
+)
+
+type Controller struct {
+	common.Base
+}
+
+func (c *Controller) Sync(barn *v1.Barn) {
+	for _, stall := range barn.Spec.Stalls {
+		set := newStallSet(barn)
+		set.Spec.Replicas = stall.Horses
+	}
+	hands := c.NewDefaultDeployment(barn)
+	hands.Spec.Replicas = &barn.Spec.Hands
+}
+
+func newStallSet(barn *v1.Barn) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: barn.Namespace}}
+}
+"""
+
+
+def test_a_workload_a_function_returns_then_written(tmp_path: Path) -> None:
+    """``set := newStallSet(barn)`` then ``set.Spec.Replicas = stall.Horses``: the workload the helper returns
+    (by its declared result) is counted where the caller writes it; a method promoted from an embedded struct
+    of another package (``c.NewDefaultDeployment(barn)``) is found by its name."""
+    root = _write(
+        tmp_path,
+        {
+            "api/v1/barn_types.go": BARN_API,
+            "pkg/common/base.go": BARN_COMMON,
+            "pkg/stalls/controller.go": BARN_CONTROLLER,
+        },
+    )
+    counted = {(c.kind["kind"], c.count) for c in built_children(root, "Barn", "v1") if c.count is not None}
+    assert counted == {
+        ("StatefulSet", ("spec", "stalls", "[]", "horses")),
+        ("Deployment", ("spec", "hands")),
+    }

@@ -13,7 +13,7 @@ not the kind itself (``pool *api.Pool``) is placed where the kind's spec holds t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -416,10 +416,14 @@ def _workload_kind(function: GoFunc, qualifier: str, name: str) -> dict[str, str
     return {"group": builtin[0], "version": "v1", "kind": name} if builtin and name in builtin[1] else None
 
 
-def _mutated(function: GoFunc) -> Iterator[tuple[dict[str, str], int, int]]:
+def _mutated(
+    function: GoFunc, made_by: Callable[[list[str]], dict[str, str] | None] = lambda _: None
+) -> Iterator[tuple[dict[str, str], int, int]]:
     """Built-in workloads a function fills in rather than builds as a literal with fields (create-or-update
     code): an empty one (``sts := &appsv1.StatefulSet{}``, or one cast from a generic object, ``sts :=
-    obj.(*appsv1.StatefulSet)``) whose ``Spec`` the function then writes (in a mutate closure too), and a
+    obj.(*appsv1.StatefulSet)``, or one a function of the repository returns, ``sts := r.newDefaultSet(x)``:
+    ``made_by`` names the workload kind a call returns) whose ``Spec`` the function then writes (in a mutate
+    closure too), and a
     parameter of a workload type, of the function or of a closure in it (``func(sts *appsv1.StatefulSet) {
     sts.Spec.Replicas = &n }``: an option applied to an empty one), whose ``Spec`` it writes: (kind, where the
     object is made or its first write, the end of that)."""
@@ -445,6 +449,8 @@ def _mutated(function: GoFunc) -> Iterator[tuple[dict[str, str], int, int]]:
             gvk = _workload_kind(function, value[0], value[2])  # ``sts := &appsv1.StatefulSet{}``
         elif value[1:4] == [".", "(", "*"] and value[5:6] == ["."] and value[7:8] == [")"]:
             gvk = _workload_kind(function, value[4], value[6])  # ``sts := obj.(*appsv1.StatefulSet)``
+        elif (callee := _callee(value)) is not None:
+            gvk = made_by(callee)  # ``sts := r.newDefaultSet(x)``
         else:
             gvk = None
         if gvk is not None:
@@ -456,6 +462,31 @@ def _mutated(function: GoFunc) -> Iterator[tuple[dict[str, str], int, int]]:
             if _writes([t.text for t in _statement(body, index)]):
                 yield (gvk, start, end) if start >= 0 else (gvk, index, index)
                 break
+
+
+def _callee(texts: list[str]) -> list[str] | None:
+    """The name a call starts with (``r . newSet`` of ``r.newSet(x)``), else None."""
+    named = texts[: texts.index("(")] if "(" in texts else []
+    chain = all(t == "." if i % 2 else t.isidentifier() for i, t in enumerate(named))
+    return named if named and chain and len(named) % 2 == 1 else None
+
+
+def _returns_workload(locator: _Locator, callee: list[str], function: GoFunc) -> dict[str, str] | None:
+    """The built-in workload kind a function of the repository the call names declares it returns; a method
+    not found on the receiver's own type (promoted from a struct it embeds, of another folder) by its name
+    among the functions read, when those of that name agree."""
+    candidates = locator.callees(callee, function)
+    if not candidates and len(callee) == 3:
+        loaded = list(locator.program.by_folder.values())
+        candidates = [c for functions in loaded for c in functions.get(callee[-1], []) if c.receiver]
+        kinds = {c.result.lstrip("*").rpartition(".")[2] for c in candidates}
+        candidates = candidates if len(kinds) == 1 else []
+    for candidate in candidates:
+        qualifier, _, name = candidate.result.lstrip("*").rpartition(".")
+        gvk = _workload_kind(candidate, qualifier, name)
+        if gvk is not None:
+            return gvk
+    return None
 
 
 def _writes(statement: list[str]) -> bool:
@@ -586,7 +617,7 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
     # The literals once every call is known: a builder shared by several callers counts from each one's field.
     out: list[BuiltChild] = []
     for function, chain in visited:
-        mutated = list(_mutated(function))
+        mutated = list(_mutated(function, lambda callee, f=function: _returns_workload(locator, callee, f)))
         for gvk, start, end in [*_literals(function, foreign), *mutated]:
             where = f"{function.file.path}:{function.body[start].line}"
             if any(child.where == where for child in out):
