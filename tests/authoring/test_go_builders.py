@@ -508,3 +508,44 @@ def test_a_workload_a_function_returns_then_written(tmp_path: Path) -> None:
         ("StatefulSet", ("spec", "stalls", "[]", "horses")),
         ("Deployment", ("spec", "hands")),
     }
+
+
+MILL_API = """\
+package v1
+
+import appsv1 "k8s.io/api/apps/v1"
+
+type Mill struct {
+	Spec   MillSpec   `json:"spec,omitempty"`
+	Status MillStatus `json:"status,omitempty"`
+}
+
+type MillSpec struct {
+	Daemon *DaemonTemplate `json:"daemon,omitempty"`
+}
+
+type DaemonTemplate struct {
+	Replicas *int32 `json:"replicas,omitempty"`
+}
+
+type MillStatus struct{}
+
+// DaemonDeployment is the mill's daemon, its spec a local the count is set on first.
+func (m Mill) DaemonDeployment() *appsv1.Deployment {
+	spec := appsv1.DeploymentSpec{
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "daemon"}}}},
+	}
+	if d := m.Spec.Daemon; d != nil {
+		spec.Replicas = d.Replicas
+	}
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: m.Name + "-daemon"}, Spec: spec}
+}
+"""
+
+
+def test_a_workload_spec_given_as_a_local_the_count_is_set_on(tmp_path: Path) -> None:
+    """``Spec: spec`` with ``spec := appsv1.DeploymentSpec{...}`` and ``spec.Replicas = d.Replicas`` before the
+    Deployment literal, in a method of the kind: counted by ``.spec.daemon.replicas``, its pod composed."""
+    root = _write(tmp_path, {"api/v1/mill_types.go": MILL_API})
+    (child,) = built_children(root, "Mill", "v1")
+    assert (child.kind["kind"], child.count, child.composed) == ("Deployment", ("spec", "daemon", "replicas"), True)

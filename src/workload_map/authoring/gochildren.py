@@ -698,7 +698,8 @@ def _spec_helper(
     program: _Program, function: GoFunc, kind: str, span: tuple[int, int]
 ) -> tuple[GoFunc, int, int] | None:
     """Where the ``<Kind>Spec`` literal is that a function of the repository builds for a literal whose whole
-    ``Spec`` it gives (``Spec: *spec`` with ``spec, err := makeSpec(p)``): (that function, start, end)."""
+    ``Spec`` it gives (``Spec: *spec`` with ``spec, err := makeSpec(p)``), or that the function itself gives a
+    local first (``spec := appsv1.DeploymentSpec{...}``): (that function, start, end)."""
     start, end = span
     body = function.body
     for index in range(start, end - 2):
@@ -710,6 +711,11 @@ def _spec_helper(
         assigned = _assigned_at(body[:start], value[0]) if len(value) == 1 and value[0].isidentifier() else None
         # ``Spec: makeSpec(p)`` calls it in place; ``Spec: *spec`` names a local it was given.
         call = value if "(" in value else [t.text for t in _statement(body, assigned)] if assigned is not None else []
+        if assigned is not None and f"{kind}Spec" in call and "(" not in call:
+            # ``spec := appsv1.DeploymentSpec{...}`` in this function, its count set there or after it.
+            at = next(i for i in range(assigned, len(body)) if body[i].text == f"{kind}Spec")
+            if at + 1 < len(body) and body[at + 1].text == "{":
+                return function, at, _balanced(body, at + 1)
         if "(" not in call or call.index("(") == 0:
             return None
         callee = call[call.index("(") - 1]
