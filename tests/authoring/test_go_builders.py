@@ -201,6 +201,7 @@ type PondSpec struct {
 	Workers int32 `json:"workers,omitempty"`
 	Frogs   int32 `json:"frogs,omitempty"`
 	Lilies  int32 `json:"lilies,omitempty"`
+	Least   int32 `json:"least,omitempty"`
 }
 
 type PondStatus struct{}
@@ -227,9 +228,17 @@ func (r *PondReconciler) workers(ctx context.Context, p *v1.Pond) error {
 	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, sts, func() error {
 		sts.Spec.Replicas = &p.Spec.Workers
 		sts.Spec.Template = podTemplate(p)
+		atLeast(sts, p)
 		return nil
 	})
 	return err
+}
+
+// A correction on a condition of a workload built elsewhere: no workload of its own.
+func atLeast(sts *appsv1.StatefulSet, p *v1.Pond) {
+	if *sts.Spec.Replicas < p.Spec.Least {
+		sts.Spec.Replicas = &p.Spec.Least
+	}
 }
 
 func podTemplate(p *v1.Pond) corev1.PodTemplateSpec {
@@ -292,7 +301,8 @@ func WithReplicas(n int32) Option {
 def test_workloads_filled_in_by_create_or_update_closures_casts_and_options(tmp_path: Path) -> None:
     """An empty StatefulSet whose spec a CreateOrUpdate closure writes, a Job cast from a generic object in a
     mutate function, a Deployment made by options (``deploy.WithReplicas(p.Spec.Frogs)``): each counted by its
-    field; the Deployment scaled to 0 after a ``Get`` is no workload of the pond's."""
+    field; the Deployment scaled to 0 after a ``Get`` and the StatefulSet raised on a condition by a helper
+    given it are no workloads of the pond's."""
     root = _write(
         tmp_path,
         {

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
@@ -426,21 +427,25 @@ def _mutated(
     closure too), and a
     parameter of a workload type, of the function or of a closure in it (``func(sts *appsv1.StatefulSet) {
     sts.Spec.Replicas = &n }``: an option applied to an empty one), whose ``Spec`` it writes: (kind, where the
-    object is made or its first write, the end of that)."""
+    object is made or its first write, the end of that). A parameter's write must be in its function's (or
+    closure's) own block, not under an ``if``: a workload given to a function that corrects it on a condition
+    (``if x < min { sts.Spec.Replicas = &min }``) was built elsewhere."""
     body = function.body
-    variables: dict[str, tuple[dict[str, str], int, int]] = {}
+    texts = [t.text for t in body]
+    depths = list(accumulate((int(t == "{") - int(t == "}") for t in texts), initial=0))
+    # name -> (kind, start, end, the brace depth its writes must be at; None: any)
+    variables: dict[str, tuple[dict[str, str], int, int, int | None]] = {}
     for name, type_expr in function.params.items():
         qualifier, _, kind_name = type_expr.lstrip("*").rpartition(".")
         gvk = _workload_kind(function, qualifier, kind_name) if type_expr.startswith("*") else None
         if gvk is not None and name != function.receiver_var:
-            variables[name] = (gvk, -1, -1)
-    texts = [t.text for t in body]
+            variables[name] = (gvk, -1, -1, 0)
     for index, text in enumerate(texts):
         if text == "func" and texts[index + 1 : index + 2] == ["("] and texts[index + 3 : index + 4] == ["*"]:
             declared = texts[index + 4 : index + 8]  # ``func(sts *appsv1.StatefulSet)``
             gvk = _workload_kind(function, declared[0], declared[2]) if declared[1:2] == ["."] else None
             if gvk is not None and declared[3:] == [")"] and texts[index + 2].isidentifier():
-                variables[texts[index + 2]] = (gvk, -1, -1)
+                variables[texts[index + 2]] = (gvk, -1, -1, depths[index] + 1)
         if not text.isidentifier() or texts[index + 1 : index + 3] != [":", "="]:
             continue
         value = texts[index + 3 : index + 12]
@@ -454,10 +459,12 @@ def _mutated(
         else:
             gvk = None
         if gvk is not None:
-            variables[text] = (gvk, index, index + 1)
-    for name, (gvk, start, end) in variables.items():
+            variables[text] = (gvk, index, index + 1, None)
+    for name, (gvk, start, end, depth) in variables.items():
         for index in range(max(start, 0), len(body) - 3):
             if texts[index : index + 3] != [name, ".", "Spec"] or (index > 0 and texts[index - 1] == "."):
+                continue
+            if depth is not None and depths[index] != depth:
                 continue
             if _writes([t.text for t in _statement(body, index)]):
                 yield (gvk, start, end) if start >= 0 else (gvk, index, index)
