@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.authoring.fixtures import crd
 
-from workload_map.authoring import draft
+from workload_map.authoring import Sample, draft
 from workload_map.authoring.evidence import MAP
 from workload_map.authoring.gochildren import built_children
 
@@ -559,3 +559,63 @@ def test_a_workload_spec_given_as_a_local_the_count_is_set_on(tmp_path: Path) ->
     root = _write(tmp_path, {"api/v1/mill_types.go": MILL_API})
     (child,) = built_children(root, "Mill", "v1")
     assert (child.kind["kind"], child.count, child.composed) == ("Deployment", ("spec", "daemon", "replicas"), True)
+
+
+BEACON_API = """\
+package v1
+
+type Beacon struct {
+	Spec   BeaconSpec   `json:"spec,omitempty"`
+	Status BeaconStatus `json:"status,omitempty"`
+}
+
+type BeaconSpec struct {
+	Replicas *int32 `json:"replicas,omitempty"`
+	Hooks    []Hook `json:"hooks,omitempty"`
+}
+
+// Hook is run when a signal arrives: its container is started then, by the beacon's own process.
+type Hook struct {
+	Name     string            `json:"name"`
+	Template map[string]string `json:"template,omitempty"`
+}
+
+type BeaconStatus struct{}
+"""
+
+BEACON_CONTROLLER = """\
+package controller
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "example.com/beacon/api/v1"
+)
+
+func buildDeployment(b *v1.Beacon) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: b.Name},
+		Spec:       appsv1.DeploymentSpec{Replicas: b.Spec.Replicas},
+	}
+}
+"""
+
+
+def test_an_open_spec_counted_by_the_go_types_and_its_sample_pods_dropped(tmp_path: Path) -> None:
+    """The schema leaves the spec open: the Deployment's count ``.spec.replicas`` is a number by the Go types,
+    and the containers a sample shows inside ``.spec.hooks[]`` (run by the beacon at run time) are no
+    component beside the workload the code counts."""
+    root = _write(tmp_path, {"api/v1/beacon_types.go": BEACON_API, "controller/beacon.go": BEACON_CONTROLLER})
+    opened = crd("watch.example.com", "Beacon", {})
+    schema = opened["spec"]["versions"][1]["schema"]["openAPIV3Schema"]
+    schema["properties"]["spec"] = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    sample = {
+        "apiVersion": "watch.example.com/v1",
+        "kind": "Beacon",
+        "metadata": {"name": "b"},
+        "spec": {"replicas": 2, "hooks": [{"name": "h", "template": {"container": {"name": "c", "image": "x"}}}]},
+    }
+    made = draft(opened, [Sample(sample, "beacon.yaml#0")], api_source=root)
+    (component,) = _children(made).values()
+    assert component["kind"]["kind"] == "Deployment"
+    assert component["scaleDefinition"] == {"replicasPath": "(.spec.replicas // 1)"}
+    assert ".spec.hooks[].template.container" in made.text  # said why it is no component

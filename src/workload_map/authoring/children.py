@@ -192,7 +192,7 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
     (a plugin's Job, a probe's Pod, test fixtures), and one cannot tell them from the object's pods."""
     counted: dict[Segments, BuiltChild] = {}
     for child in built:
-        field = facts.field_at(child.count) if child.count is not None else None
+        field = count_field(facts, child.count)
         # A count is a number: a trace ending on an object (a method of the spec computing it) is no count.
         # Two workloads counted by the same field are alternatives (a StatefulSet or a Deployment by mode):
         # the first stands for both.
@@ -235,9 +235,28 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
         unplaced += switched
     dropped: list[Site] = []
     if counted and not makers:
-        dropped = [site for site in sites if site.replicas is None and not site.collections]
+        # In a spec the schema leaves open, the pod definitions are read from the samples alone: beside workloads
+        # the code counts elsewhere, uncounted ones inside lists too are parts (or objects made at run time).
+        opened = ".spec" in facts.untyped
+        dropped = [
+            site
+            for site in sites
+            if site.replicas is None and (not site.collections or (opened and site.source != "schema"))
+        ]
         sites = [site for site in sites if site not in dropped]
     return Placed(sites, makers, unplaced, dropped)
+
+
+def count_field(facts: SchemaFacts, count: Segments | None) -> Field | None:
+    """The schema's field a built workload's count reads; where the schema leaves the whole spec open
+    (x-kubernetes-preserve-unknown-fields), the count as the Go types have it: a number (the reader only
+    traces counts to fields of the kind that are no struct)."""
+    if count is None:
+        return None
+    found = facts.field_at(count)
+    if found is None and ".spec" in facts.untyped and count[:1] == ("spec",):
+        return Field(count, {"type": "integer"})
+    return found
 
 
 def _switch(facts: SchemaFacts, child: BuiltChild) -> Field | None:
@@ -266,7 +285,7 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     one per item of the list its count is in, its pod a gap (the operator assembles it from scattered
     fields)."""
     path: Path = ("spec", "structureDefinition", "childComponents", len(children))
-    count = facts.field_at(child.count) if child.count is not None else None
+    count = count_field(facts, child.count)
     if count is None and child.constant is None:  # place_built leaves only workloads with a count
         return
     item = (_count_item(count.segments) if count is not None else None) or ()

@@ -521,6 +521,8 @@ def _counts(
     the spec (a builder shared by roles embedding one ``BaseSpec``): one count per role."""
     for value, key in _count_values(function, start, end, keys):
         place = locator.locate(value, function)
+        if place is not None and place.declared is not None and place.declared.underlying == "struct":
+            continue  # an object (a method of the spec computing the count from it) is no count
         if place is not None and place.segments and place.segments[0] == "spec":
             return [(place.segments, key)]
         if place is not None and place.segments is None and place.alternatives:
