@@ -23,11 +23,11 @@ from workload_map.authoring.gochildren import (
     BuiltChild,
     _count,
     _double,
-    _guard,
     _Locator,
     _takes,
     built_children,
 )
+from workload_map.authoring.gofilled import _guard
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program
 from workload_map.authoring.goread import GoType, Package, go_type_name
 from workload_map.authoring.gosource import _find_kind
