@@ -531,7 +531,8 @@ type Mill struct {
 }
 
 type MillSpec struct {
-	Daemon *DaemonTemplate `json:"daemon,omitempty"`
+	Replicas *int32          `json:"replicas,omitempty"`
+	Daemon   *DaemonTemplate `json:"daemon,omitempty"`
 }
 
 type DaemonTemplate struct {
@@ -553,12 +554,39 @@ func (m Mill) DaemonDeployment() *appsv1.Deployment {
 """
 
 
+MILL_CONTROLLER = """\
+package controller
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "example.com/mill/api/v1"
+)
+
+func (r *MillReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).For(&v1.Mill{}).Owns(&corev1.Pod{}).Owns(&appsv1.Deployment{}).Complete(r)
+}
+"""
+
+MILL_CRD = crd(
+    "mill.example.com",
+    "Mill",
+    {"replicas": {"type": "integer"}, "daemon": {"type": "object", "properties": {"replicas": {"type": "integer"}}}},
+)
+
+
 def test_a_workload_spec_given_as_a_local_the_count_is_set_on(tmp_path: Path) -> None:
     """``Spec: spec`` with ``spec := appsv1.DeploymentSpec{...}`` and ``spec.Replicas = d.Replicas`` before the
-    Deployment literal, in a method of the kind: counted by ``.spec.daemon.replicas``, its pod composed."""
-    root = _write(tmp_path, {"api/v1/mill_types.go": MILL_API})
+    Deployment literal, in a method of the kind: counted by ``.spec.daemon.replicas``, its pod composed; the
+    count set only under ``if d != nil``, the Deployment is built without ``.spec.daemon`` too (its default
+    1). The controller owns Pods itself: the root's own pods, counted by ``.spec.replicas``, stay beside it."""
+    root = _write(tmp_path, {"api/v1/mill_types.go": MILL_API, "controller/mill.go": MILL_CONTROLLER})
     (child,) = built_children(root, "Mill", "v1")
     assert (child.kind["kind"], child.count, child.composed) == ("Deployment", ("spec", "daemon", "replicas"), True)
+    structure = draft(MILL_CRD, api_source=root).karta["spec"]["structureDefinition"]
+    assert structure["rootComponent"]["scaleDefinition"] == {"replicasPath": ".spec.replicas // 1"}
+    (daemon,) = structure["childComponents"]
+    assert daemon["scaleDefinition"] == {"replicasPath": "(.spec.daemon.replicas // 1)"}
 
 
 BEACON_API = """\

@@ -355,7 +355,11 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
             MEDIUM,
             f"{schema_path(optional)} unset is the schema's default {filled}.",
         )
-    elif optional is not None and not (switch is not None and switch.segments[: len(optional)] == optional):
+    elif (
+        optional is not None
+        and not child.conditional
+        and not (switch is not None and switch.segments[: len(optional)] == optional)
+    ):
         # The count is in an object the schema does not require (``.spec.extra.replicas``): without it the
         # operator builds no such workload.
         expression = f"(if {jq(optional[len(item) :])} == null then 0 else 1 end) * {expression}"

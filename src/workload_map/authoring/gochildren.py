@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
-from workload_map.authoring.gofilled import _guard_on_the_way, _mutated, _returns_workload
+from workload_map.authoring.gofilled import (
+    COUNT_KEYS,
+    UNSET_COUNT,
+    _expanded,
+    _guard_on_the_way,
+    _mutated,
+    _returns_workload,
+    _set_on_condition,
+)
 from workload_map.authoring.gofuncs import (
     GoFunc,
     _assigned_at,
@@ -33,9 +41,6 @@ from workload_map.authoring.goowners import BUILTIN_WORKLOADS
 from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_type, go_type_name
 from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
 
-COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
-# Long-running workloads whose count unset is one pod (their API default), by the key that would set it.
-UNSET_COUNT = {"Deployment": "Replicas", "StatefulSet": "Replicas"}
 # Apply configurations (``LeaderWorkerSet(name, ns).WithSpec(...)``), by the path of their packages.
 APPLY_CONFIGURATIONS = "/applyconfiguration"
 BUILTIN_APPLY_CONFIGURATIONS = "k8s.io/client-go/applyconfigurations/"
@@ -58,6 +63,7 @@ class BuiltChild:
     # !x.Spec.Gateway.Enabled { return }`` first), in its function or in a caller on the way.
     guard: Segments | None = None
     defaulted: bool = False  # its count is never set: ``constant`` is the workload kind's default
+    conditional: bool = False  # its count is set only under an ``if``: built all the same, else by default
 
 
 @dataclass
@@ -541,10 +547,12 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
             if any(child.where == where for child in out):
                 continue
             traced = _counts(locator, function, start, end)
+            conditional = _set_on_condition(function, start, end)
             composed = _composes_pod(program, locator, function, gvk["kind"], (start, end), callers)
             helper = _spec_helper(program, function, gvk["kind"], (start, end))
             if helper is not None and not traced:
                 traced = _counts(locator, *helper)
+                conditional = _set_on_condition(*helper)
                 composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
             counts: list[tuple[Segments | None, str]] = [*traced]
             counts = counts or _bound_counts(locator, function, (start, end), callers)
@@ -568,6 +576,7 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 child.constant = fixed[0] if fixed is not None else None
                 child.guard = guard
                 child.defaulted = defaulted
+                child.conditional = conditional
                 out.append(child)
     return out
 
@@ -634,20 +643,6 @@ def _bound_counts(
         if out:
             break
     return out
-
-
-def _expanded(function: GoFunc, value: list[Token]) -> list[Token]:
-    """A local a count is given (``&n`` with ``n := int32(replicas)``) replaced by what it is assigned, a few
-    times over, so that the parameters it reads are seen."""
-    for _ in range(3):
-        names = [t for t in value if t.text not in ("\n", "&", "*")]
-        if len(names) != 1 or not names[0].text.isidentifier() or names[0].text in function.params:
-            break
-        assigned = _assigned_at(function.body, names[0].text)
-        if assigned is None:
-            break
-        value = _statement(function.body, assigned)
-    return value
 
 
 def _through_callers(

@@ -12,8 +12,13 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from workload_map.authoring.evidence import Segments
-from workload_map.authoring.gofuncs import GoFunc, _balanced, _Callers, _statement
+from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Callers, _statement
 from workload_map.authoring.goowners import BUILTIN_WORKLOADS
+from workload_map.authoring.goread import Token
+
+COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
+# Long-running workloads whose count unset is one pod (their API default), by the key that would set it.
+UNSET_COUNT = {"Deployment": "Replicas", "StatefulSet": "Replicas"}
 
 if TYPE_CHECKING:
     from workload_map.authoring.gochildren import _Locator
@@ -149,3 +154,39 @@ def _guard_on_the_way(
         return found
     caller, at = calls[0]
     return _guard_on_the_way(locator, caller, at, callers, depth + 1)
+
+
+def _set_on_condition(function: GoFunc, start: int, end: int) -> bool:
+    """Whether the count is written after the literal only inside an ``if`` block (``if d := x.Spec.Daemon; d
+    != nil { spec.Replicas = d.Replicas }``): the workload is built all the same, with its default count."""
+    body = function.body
+    for index in range(end, len(body) - 1):
+        if body[index].text not in COUNT_KEYS or body[index - 1].text != "." or body[index + 1].text != "=":
+            continue
+        depth, opening = 0, None
+        for back in range(index - 1, start - 1, -1):
+            depth += (body[back].text == "}") - (body[back].text == "{")
+            if depth < 0:
+                opening = back
+                break
+        if opening is None:
+            return False
+        head = opening
+        while head > 0 and body[head - 1].text not in ("\n", "{", "}"):
+            head -= 1
+        return body[head].text in ("if", "else")
+    return False
+
+
+def _expanded(function: GoFunc, value: list[Token]) -> list[Token]:
+    """A local a count is given (``&n`` with ``n := int32(replicas)``) replaced by what it is assigned, a few
+    times over, so that the parameters it reads are seen."""
+    for _ in range(3):
+        names = [t for t in value if t.text not in ("\n", "&", "*")]
+        if len(names) != 1 or not names[0].text.isidentifier() or names[0].text in function.params:
+            break
+        assigned = _assigned_at(function.body, names[0].text)
+        if assigned is None:
+            break
+        value = _statement(function.body, assigned)
+    return value
