@@ -322,7 +322,11 @@ def draft(
     own_pod = next((b for b in built if b.kind["kind"] == "Pod" and b.composed), None)
     if not any(gvk["kind"] == "Pod" for gvk, _ in owned):
         own_pod = None
-    if not sites and not children:
+    # Pods the controller owns itself, counted at the root, beside workloads it builds with other counts.
+    own_pods = facts is not None and facts.count_at_root is not None and any(g["kind"] == "Pod" for g, _ in owned)
+    if own_pods and facts is not None and facts.count_at_root is not None:
+        own_pods = all(b.count != facts.count_at_root.segments for b in built)
+    if not sites and (not children or own_pods):
         rendered = rendered_workloads(api_source, facts.kind) if api_source is not None and facts else []
         through = pods_through(owned, rendered)
         if own_pod is not None:
