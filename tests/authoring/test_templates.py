@@ -62,3 +62,22 @@ def test_containers_described_as_overrides_make_no_pod() -> None:
     assert _children(overrides) == [".spec.roles[]?.template"]
     own = {"roles": roles, "runtimes": runtimes("The runtime's containers.")}
     assert len(_children(own)) == 2
+
+
+def test_templates_named_by_a_string_elsewhere_are_a_library_not_a_role() -> None:
+    named_by = {"type": "object", "properties": {"stencil": {"type": "string"}}}
+    shards = {"type": "array", "items": {"type": "object", "properties": {"settings": named_by}}}
+    groups = {"type": "array", "items": {"type": "object", "properties": {"shards": shards}}}
+    spec = {"stencils": _named({}), "groups": groups}
+    made = draft(crd("example.com", "Troupe", spec))
+    assert "childComponents" not in made.karta["spec"]["structureDefinition"]
+    assert ".spec.stencils[].template (schema) is a list of named templates nothing counts" in made.text
+    assert ".spec.groups[].shards[].settings.stencil: merged into the pods" in made.text
+    # Beside a role that names one (``stencilName``), the role stays and the library goes.
+    roles = _named({"replicas": {"type": "integer"}, "stencilName": {"type": "string"}})
+    assert _children({"stencils": _named({}), "roles": roles}) == [".spec.roles[]?.template"]
+
+
+def test_a_string_named_otherwise_names_no_template() -> None:
+    roles = _named({"replicas": {"type": "integer"}, "stencilMode": {"type": "string"}})
+    assert len(_children({"stencils": _named({}), "roles": roles})) == 2
