@@ -385,11 +385,12 @@ def referenced_templates(facts: SchemaFacts, sites: list[Site]) -> tuple[list[Si
 
 
 def _names_one(facts: SchemaFacts, item: Segments) -> Segments | None:
-    """A string field outside the list that names one of its items: its singular (``podTemplate`` for
-    ``podTemplates[]``), maybe with ``Name``/``Ref`` (``podTemplateName``), when the items have a ``name``.
-    A library of named templates the operator picks from, not a role of its own."""
+    """A string field outside a list named as templates that names one of its items: its singular
+    (``podTemplate`` for ``podTemplates[]``), maybe with ``Name``/``Ref`` (``podTemplateName``), when the
+    items have a ``name``. A library of named templates the operator picks from, not a role of its own (a
+    list of components a command names is still the components)."""
     node = facts.field_at(item)
-    if node is None or "name" not in (node.schema.get("properties") or {}) or not item[-2].endswith("s"):
+    if node is None or "name" not in (node.schema.get("properties") or {}) or not item[-2].endswith("Templates"):
         return None
     singular = item[-2][:-1].lower()
     wanted = {singular, f"{singular}name", f"{singular}ref"}

@@ -153,11 +153,18 @@ def _props(node: Any) -> dict[str, Any]:
     return props if isinstance(props, dict) else {}
 
 
+# A count of pods no container has: an object with one beside its image describes a workload the operator
+# builds (a compute group with its image and replicas), not a container.
+POD_COUNT_NAMES = ("replicas", "replicaCount", "numReplicas", "instances", "minReplicas", "maxReplicas")
+
+
 def is_container(node: Any) -> bool:
     props = _props(node)
     image = props.get("image")
     # An image that is an object (a devfile's image-build component) is not a container's image reference.
     if not isinstance(image, dict) or image.get("type") not in ("string", None) or _props(image):
+        return False
+    if any(name in props for name in POD_COUNT_NAMES):
         return False
     return "name" in props or "command" in props or "args" in props
 
