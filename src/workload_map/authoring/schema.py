@@ -24,6 +24,9 @@ MAX_NAMES = ("maxReplicas", "maxSize", "maxWorkers")
 # A count of pods in one group (a leader and its workers), itself counted by the group's holder.
 GROUP_SIZE_NAMES = ("size", "groupSize")
 HOSTS_NAMES = ("numOfHosts", "hostsPerReplica", "numHosts")
+# Shards beside a count of replicas of each shard: the pods are their product (a Prometheus' shards x replicas).
+SHARD_NAMES = ("shards", "shardCount", "shardsCount", "numShards", "numberOfShards")
+SHARD_PRODUCT = re.compile(r"multipl|\b(each|every|per) shard\b|\bshards? (x|times)\b", re.I)
 ID_NAMES = ("name", "groupName", "replicaName", "taskName", "roleName")
 SUSPEND_BOOLEANS = ("suspend", "suspended", "paused", "stopped", "stop")
 # Booleans right under .spec whose false stops the workload (a VM's running, a workspace's started).
@@ -258,6 +261,7 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
     for segments in candidates:
         site.replicas = site.replicas or described_count(_node_at(schema, segments), segments)
     _multiply_groups(site, schema, candidates)
+    _multiply_shards(site, schema)
     if site.replicas is not None and site.job is None:
         holder = site.replicas.segments[:-1]
         for index, segment in enumerate(site.segments[: len(holder)]):
@@ -270,6 +274,19 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
     if last_collection >= 0 and site.segments[last_collection] == ARRAY:
         item = site.segments[: last_collection + 1]
         site.instance_id = _first(_node_at(schema, item), item, ID_NAMES, ("string",))
+
+
+def _multiply_shards(site: Site, schema: dict[str, Any]) -> None:
+    """A count of shards beside the replicas, when either's description says the replicas are of each shard
+    or that one multiplies the other ("replicas of each shard", "multiplied by this value"): the operator runs
+    the replicas once per shard, so the shards multiply the count as hosts do."""
+    if site.replicas is None or site.hosts is not None:
+        return
+    holder = site.replicas.segments[:-1]
+    shards = _first(_node_at(schema, holder), holder, SHARD_NAMES, ("integer",))
+    said = " ".join(str(f.schema.get("description") or "") for f in (site.replicas, shards) if f is not None)
+    if shards is not None and SHARD_PRODUCT.search(said):
+        site.hosts = shards
 
 
 def _multiply_groups(site: Site, schema: dict[str, Any], candidates: list[Segments]) -> None:
