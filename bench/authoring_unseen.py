@@ -251,11 +251,36 @@ def _replicas(  # noqa: PLR0917 - one component's facts, each by name at its one
     return "right"
 
 
-def score(path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = False) -> tuple[Result, Draft]:
+def _crd(text: str, samples: list[Sample], name: str) -> dict[str, Any]:
+    """The kind's CRD: the file's one CustomResourceDefinition, or of several (a bundle of an operator's
+    CRDs) the one whose group and kind the samples have, as ``wmap definitions new --crd`` takes it."""
+    crds = [d for d in yaml.load_all(text, Loader=LOADER) if isinstance(d, dict)]
+    crds = [d for d in crds if d.get("kind") == "CustomResourceDefinition"]
+    if len(crds) > 1:
+        seen = {(str(s.obj.get("apiVersion", "")).rpartition("/")[0], s.obj.get("kind")) for s in samples}
+        crds = [d for d in crds if (d["spec"]["group"], d["spec"]["names"]["kind"]) in seen]
+    if len(crds) != 1:
+        raise ValueError(f"{name}: {len(crds)} CustomResourceDefinitions match the samples' kinds, not one")
+    return crds[0]
+
+
+def _nothing_drafted(result: Result, spec: dict[str, Any], why: str) -> Result:
+    """Every expected field missing: a draft that fails or does not load answers nothing."""
+    result.notes.append(why)
+    for want in spec["components"]:
+        result.tallies["components"].add("missing")
+        result.tallies["templates"].add("missing")
+        result.tallies["replicas"].add("missing" if want["replicas"] else "unscored")
+    for _ in spec.get("statuses") or []:
+        result.tallies["statuses"].add("missing")
+    result.tallies["suspend"].add("missing")
+    return result
+
+
+def score(path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = False) -> tuple[Result, Draft | None]:
     """Draft the kind of one expectations file and score every field; ``tree`` resolves one object. With
     ``api`` the draft also reads the operator's Go API types (``--api-source`` on the repository)."""
     spec = yaml.safe_load(path.read_text())
-    crd = yaml.load(mirror.read(spec["repo"], spec["commit"], spec["crd"]), Loader=LOADER)
     repo = spec.get("samples_repo", spec["repo"])
     commit = spec.get("samples_commit", spec["commit"])
     samples: list[Sample] = []
@@ -267,18 +292,22 @@ def score(path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = Fals
             skipped.append(name)  # a template (Helm, Kustomize placeholders), not YAML
             continue
         samples += [Sample(d, f"{name}#{i}") for i, d in enumerate(docs) if isinstance(d, dict) and "kind" in d]
+    crd = _crd(mirror.read(spec["repo"], spec["commit"], spec["crd"]), samples, spec["crd"])
     group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
     api_source = mirror.go_sources(spec["repo"], spec["commit"]) if api else None
-    made = draft(crd, samples, catalog=builtin_definitions(), sources=[spec["crd"]], api_source=api_source)
     roots = [s.obj for s in samples if s.obj.get("kind") == kind and str(s.obj.get("apiVersion")).startswith(group)]
+    try:
+        made = draft(crd, samples, catalog=builtin_definitions(), sources=[spec["crd"]], api_source=api_source)
+    except Exception as exc:  # noqa: BLE001 - a drafting bug scores this kind as nothing drafted, never hides the others
+        result = Result(spec["name"], f"{kind}.{group}", len(roots), 0)
+        return _nothing_drafted(result, spec, f"the drafting failed: {type(exc).__name__}: {exc}"), None
     result = Result(spec["name"], f"{kind}.{group}", len(roots), len(made.todos))
     result.notes += [f"{name} is not YAML (a template): not a sample" for name in skipped]
     result.notes += [f"API types: {w}" for w in made.warnings]
     karta = yaml.safe_load(made.text)
     loaded, findings = definition_from_dict(karta, Location(path.name))
     if loaded is None:
-        result.notes.append(f"the draft does not load: {findings[0]}")
-        return result, made
+        return _nothing_drafted(result, spec, f"the draft does not load: {findings[0]}"), made
     definition = LoadedDefinition(loaded, Location(path.name))
     drafted = _pod_components(karta)
     matches = _match(

@@ -362,7 +362,7 @@ def _unseen(mirror: str | None, drafts: str | None, json_file: str | None, round
         for path in sorted(round_dir.glob("*.yaml")):
             result, made = score(path, upstream, _tree, api)
             scored.append(result)
-            if drafts:
+            if drafts and made is not None:
                 (Path(drafts) / round_dir.name).mkdir(parents=True, exist_ok=True)
                 (Path(drafts) / round_dir.name / path.name).write_text(made.text)
         print(f"\n{round_dir.name}:\n")

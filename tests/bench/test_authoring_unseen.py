@@ -70,6 +70,7 @@ def test_each_field_is_right_wrong_or_missing(tmp_path: Path) -> None:
     )
     mirror = authoring_unseen.Mirror(tmp_path / "mirror")
     result, made = authoring_unseen.score(expectations, mirror, score_authoring._tree)
+    assert made is not None
     tallies = {name: (t.right, t.wrong, t.missing) for name, t in result.tallies.items()}
     assert tallies == {
         "components": (1, 0, 0),
@@ -83,6 +84,40 @@ def test_each_field_is_right_wrong_or_missing(tmp_path: Path) -> None:
     assert "phase Succeeded mapped to ['completed'], expected ['failed']" in result.notes
     row = authoring_unseen.table([result]).splitlines()[2]
     assert row == "| Worker (Worker.example.com) | 1 | 1 | 1/1 | 1/1 | 1/1 | 1/3 (1 gap) | 0/1 | 4/7 |"
+
+
+def test_a_failing_draft_leaves_every_field_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    commit = _snapshot(tmp_path / "mirror")
+    expectations = tmp_path / "worker.yaml"
+    want = {"name": "Worker", "repo": "example/worker", "commit": commit, "crd": "crd.yaml"}
+    want |= {"samples": ["samples/*.yaml"], "suspend": None}
+    want["components"] = [{"owner": ["Pod"], "template": None, "replicas": ".spec.replicas"}]
+    want["statuses"] = [{"phase": "Running", "status": ["running"]}]
+    expectations.write_text(yaml.safe_dump(want))
+
+    def broken(*_: object, **__: object) -> None:
+        raise KeyError("spec")
+
+    monkeypatch.setattr(authoring_unseen, "draft", broken)
+    mirror = authoring_unseen.Mirror(tmp_path / "mirror")
+    result, made = authoring_unseen.score(expectations, mirror, score_authoring._tree)
+    assert made is None and result.notes == ["the drafting failed: KeyError: 'spec'"]
+    assert {name: (t.right, t.wrong, t.missing) for name, t in result.tallies.items()} == {
+        "components": (0, 0, 1),
+        "templates": (0, 0, 1),
+        "replicas": (0, 0, 1),
+        "statuses": (0, 0, 1),
+        "suspend": (0, 0, 1),
+    }
+
+
+def test_a_bundle_of_crds_gives_the_samples_kind() -> None:
+    other = fixtures.crd("example.com", "Gadget", {"size": {"type": "integer"}}, {})
+    bundle = yaml.safe_dump_all([other, CRD, {"apiVersion": "v1", "kind": "Namespace"}])
+    sample = authoring_unseen.Sample(SAMPLE, "w.yaml")
+    assert authoring_unseen._crd(bundle, [sample], "crds.yaml")["spec"]["names"]["kind"] == "Worker"
+    with pytest.raises(ValueError, match=r"crds\.yaml: 0 CustomResourceDefinitions match the samples' kinds"):
+        authoring_unseen._crd(bundle, [], "crds.yaml")
 
 
 def test_round_picks_one_round_of_expectations(
