@@ -9,7 +9,8 @@ import pytest
 from tests.authoring.fixtures import TEMPLATE, crd
 
 from workload_map.authoring import draft
-from workload_map.authoring.gomerges import merged_fields
+from workload_map.authoring.evidence import ARRAY
+from workload_map.authoring.gomerges import MergedField, merged_fields, merged_over
 
 TYPES = """\
 package api
@@ -32,6 +33,15 @@ type KilnStatus struct{}
 USES = {
     "merges it over its own": "return pod, util.MergeInto(&pod, k.Spec.PodTemplate)",
     "merges it with an option": "err := mergo.Merge(&pod, k.Spec.PodTemplate, mergo.WithOverride)\n\treturn pod, err",
+    "overrides its own with it": "util.OverrideTemplate(ctx, &pod.Spec, k.Spec.PodTemplate)\n\treturn pod, nil",
+    "hands it to a helper that patches with it": (
+        "changes := k.Spec.PodTemplate\n\treturn applyTo(&pod, changes)\n}\n\n"
+        "func applyTo(pod *corev1.PodTemplateSpec, changes *corev1.PodTemplateSpec) (corev1.PodTemplateSpec, error) {\n"
+        "\tpatch, err := json.Marshal(changes)\n\tif err != nil {\n\t\treturn *pod, err\n\t}\n"
+        "\tsource, _ := json.Marshal(pod)\n"
+        "\tmerged, err := strategicpatch.StrategicMergePatch(source, patch, corev1.PodTemplateSpec{})\n"
+        "\treturn decode(merged), err"
+    ),
     "starts from it and sets the containers": (
         "if k.Spec.PodTemplate != nil {\n\t\tpod = *k.Spec.PodTemplate\n\t}\n"
         '\tpod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "kiln", Image: k.Spec.Image})\n'
@@ -51,6 +61,23 @@ NOT_MERGED = {
         'pod = *k.Spec.PodTemplate\n\tpod.Labels = map[string]string{"app": "kiln"}\n\treturn pod, nil'
     ),
     "merges two of its own": "return pod, util.MergeInto(&pod, defaults)",
+    "reads an override's image": (
+        "pod.Spec.Containers[0].Image = util.GetOverrideImage(k.Spec.Image, defaults)\n\treturn pod, nil"
+    ),
+    "merges it over a pod read from the cluster": (
+        "base, err := util.GetBaseTemplate(k.Spec.Image, r.Client)\n\tif err != nil {\n\t\treturn pod, err\n\t}\n"
+        "\treturn base, util.MergeInto(&base, k.Spec.PodTemplate)"
+    ),
+    "hands it to a helper that merges its labels": (
+        "return relabel(&pod, k.Spec.PodTemplate)\n}\n\n"
+        "func relabel(pod *corev1.PodTemplateSpec, t *corev1.PodTemplateSpec) (corev1.PodTemplateSpec, error) {\n"
+        "\tpod.Labels = util.MergeLabels(pod.Labels, t.Labels)\n\treturn *pod, nil"
+    ),
+    "hands it to a helper that only reads it": (
+        "return describe(&pod, k.Spec.PodTemplate)\n}\n\n"
+        "func describe(pod *corev1.PodTemplateSpec, t *corev1.PodTemplateSpec) (corev1.PodTemplateSpec, error) {\n"
+        "\tname := t.Name\n\tpod.Name = name\n\treturn *pod, nil"
+    ),
 }
 
 
@@ -113,3 +140,13 @@ def test_a_template_the_code_uses_as_is_stays_the_pods_path(tmp_path: Path) -> N
     made = draft(KILN_CRD, api_source=_kiln_operator(tmp_path, NOT_MERGED["uses it as is"]))
     root = made.karta["spec"]["structureDefinition"]["rootComponent"]
     assert root["specDefinition"] == {"podTemplateSpecPath": ".spec.podTemplate"}
+
+
+def test_a_merge_of_the_field_or_the_workload_holding_it_reaches_the_pod_not_one_of_a_whole_role() -> None:
+    merges = [
+        MergedField(("spec", "deployment"), "ctl/a.go:1", "Merge(...)"),
+        MergedField(("spec", "roles", ARRAY), "ctl/b.go:2", "Merge(...)"),
+    ]
+    assert merged_over(merges, ("spec", "deployment", "spec", "template")) is merges[0]
+    assert merged_over(merges, ("spec", "roles", ARRAY, "pattern", "template")) is None
+    assert merged_over(merges, ("spec", "other", "template")) is None

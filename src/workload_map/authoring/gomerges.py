@@ -23,13 +23,14 @@ from pathlib import Path
 
 from workload_map.authoring.evidence import Segments
 from workload_map.authoring.gochildren import _double, _Locator
-from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program, _split
+from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Program, _split, _statement
 from workload_map.authoring.goread import Package, Token, go_type_name
 from workload_map.authoring.gosource import _find_kind
 
-# The last name of a call merging or patching one value with another (Merge, MergeWithOverwrite,
-# StrategicMergePatch, mergePodSpec, applyPatch...); not one that only reads (``MergeKey``).
-MERGE_CALL = re.compile(r"merge|patch", re.I)
+# The first or last word of a call merging, patching or overriding one value with another (Merge,
+# MergeWithOverwrite, StrategicMergePatch, mergePodSpec, OverrideDeployment); not one that only reads a
+# value so named (``GetOverrideImage``).
+MERGE_WORDS = frozenset({"merge", "merged", "patch", "override", "overwrite", "overlay"})
 CONTAINER_FIELDS = ("Containers", "InitContainers")
 # Generated code (protobuf's ``Merge`` of every message) and test fixtures merge nothing the operator runs.
 GENERATED = re.compile(r"(^|/)(zz_)?generated[^/]*\.go$|\.pb\.go$|(^|/)[^/]*fixtures?[^/]*\.go$")
@@ -77,29 +78,115 @@ def _field(locator: _Locator, tokens: list[Token], function: GoFunc) -> Segments
     return place.segments
 
 
-def _is_value(tokens: list[Token]) -> bool:
-    """An argument naming a variable (``&deployment``, ``base``), not an option or constant
-    (``mergo.WithOverride``, ``true``, ``nil``)."""
+def _is_value(tokens: list[Token], function: GoFunc) -> bool:
+    """An argument naming a variable (``&deployment``, ``&d.Spec.Template``), not an option or constant of a
+    package (``mergo.WithOverride``, ``true``, ``nil``)."""
     texts = [t.text for t in tokens if t.text not in ("\n", "&", "*")]
-    return bool(texts) and texts[0].isidentifier() and texts[0] not in ("nil", "true", "false") and texts[1:2] != ["."]
+    if not texts or not texts[0].isidentifier() or texts[0] in ("nil", "true", "false"):
+        return False
+    return not (texts[1:2] == ["."] and texts[0] in function.file.imports)
 
 
 def _merge_calls(locator: _Locator, function: GoFunc) -> list[MergedField]:
+    """Calls given one field of the kind and a value of the code's own: a merge by its name, or a function
+    of the repository that hands the field's parameter to one (``applyChangesTo(&pod.Spec, changes)`` with
+    ``patch, _ := json.Marshal(changes)`` given to ``StrategicMergePatch``)."""
     body = function.body
     out: list[MergedField] = []
+    callees: dict[int, list[GoFunc]] = {}
+    for called, at in locator.program.call_sites(function):
+        callees.setdefault(at, []).append(called)
     for index in range(len(body) - 1):
         name = body[index].text
-        if not name.isidentifier() or body[index + 1].text != "(" or not MERGE_CALL.search(name):
+        if not name.isidentifier() or body[index + 1].text != "(":
+            continue
+        merging = _merging(name)
+        if not merging and index not in callees:
             continue
         arguments = _split(body[index + 2 : _balanced(body, index + 1) - 1], ",")
         if len(arguments) < 2:
             continue
         fields = [_field(locator, argument, function) for argument in arguments]
-        named = [segments for segments in fields if segments is not None]
-        others = [a for a, segments in zip(arguments, fields, strict=True) if segments is None and _is_value(a)]
-        if len(named) == 1 and others:
-            out.append(MergedField(named[0], f"{function.file.path}:{body[index].line}", f"{name}(...)"))
+        named = [(position, segments) for position, segments in enumerate(fields) if segments is not None]
+        others = [a for a, found in zip(arguments, fields, strict=True) if found is None and _is_value(a, function)]
+        if len(named) != 1 or not others or any(_fetched(a, function) for a in others):
+            continue
+        position, segments = named[0]
+        where = f"{function.file.path}:{body[index].line}"
+        if merging:
+            out.append(MergedField(segments, where, f"{name}(...)"))
+            continue
+        for called in callees[index]:
+            inner = _merges_parameter(called, position)
+            if inner is not None:
+                out.append(MergedField(segments, where, f"{name}(...), which gives it to {inner}"))
+                break
     return out
+
+
+def _fetched(argument: list[Token], function: GoFunc) -> bool:
+    """A value the code reads from the cluster (``cfg, err := api.GetServerConfig(name, r.Client)``): another
+    object's pod the field is merged over, which the operator does not compose (the field is the pod's)."""
+    texts = [t.text for t in argument if t.text not in ("\n", "&", "*")]
+    at = _assigned_at(function.body, texts[0]) if texts else None
+    if at is None:
+        return False
+    return any(t.text.isidentifier() and "client" in t.text.lower() for t in _statement(function.body, at))
+
+
+def _merging(name: str) -> bool:
+    spaced = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", name)
+    return bool(spaced) and (spaced[0].lower() in MERGE_WORDS or spaced[-1].lower() in MERGE_WORDS)
+
+
+def _merges_parameter(function: GoFunc, position: int) -> str | None:
+    """The merge call (``StrategicMergePatch(...) at file:line``) the function's parameter at ``position``
+    goes to, directly or through one local made from it (``patch, err := json.Marshal(changes)``), else
+    None."""
+    names = list(function.params)
+    if function.receiver_var and names and names[0] == function.receiver_var:
+        names = names[1:]  # the receiver is not among the call's arguments
+    if position >= len(names):
+        return None
+    carriers = {names[position]}
+    body = function.body
+    for index, token in enumerate(body[1:-1], start=1):
+        if token.text != "=" or body[index + 1].text == "=" or body[index - 1].text in ("=", "!", "<", ">"):
+            continue  # a comparison, not an assignment
+        if not _whole(_line(body, index), names[position]):
+            continue
+        start = index - 2 if body[index - 1].text == ":" else index - 1
+        while start >= 0 and body[start].text.isidentifier():
+            carriers.add(body[start].text)  # each name assigned (``patch, err := ...``)
+            if start < 2 or body[start - 1].text != ",":
+                break
+            start -= 2
+    for index in range(len(body) - 1):
+        name = body[index].text
+        if name.isidentifier() and body[index + 1].text == "(" and _merging(name):
+            arguments = _split(body[index + 2 : _balanced(body, index + 1) - 1], ",")
+            if any(_whole(argument, carrier) for argument in arguments for carrier in carriers):
+                return f"{name}(...) at {function.file.path}:{body[index].line}"
+    return None
+
+
+def _whole(tokens: list[Token], name: str) -> bool:
+    """``tokens`` are the value ``name`` whole: itself behind ``&``/``*``, its ``DeepCopy()``, or the one
+    argument of a call (``json.Marshal(changes)``); not a field of it (``changes.Labels``)."""
+    texts = [t.text for t in tokens if t.text not in ("\n", "&", "*")]
+    if texts[-4:] == [".", "DeepCopy", "(", ")"]:
+        texts = texts[:-4]
+    if texts[-1:] == [")"] and "(" in texts:
+        texts = texts[texts.index("(") + 1 : -1]
+    return [t for t in texts if t not in ("&", "*")] == [name]
+
+
+def _line(body: list[Token], index: int) -> list[Token]:
+    """The tokens after ``body[index]`` up to the end of its line."""
+    end = index + 1
+    while end < len(body) and body[end].text not in ("\n", ";"):
+        end += 1
+    return body[index + 1 : end]
 
 
 def _filled_copies(locator: _Locator, function: GoFunc) -> list[MergedField]:
@@ -147,6 +234,19 @@ def _sets_containers(body: list[Token], local: str) -> int | None:
     return None
 
 
+# What may lie between a merged field and the pod definition in it: a workload's spec and its template
+# (``.spec.deployment`` merged, ``.spec.deployment.spec.template`` the pod), not a role's other parts.
+WORKLOAD_PATH = frozenset({"spec", "template", "podTemplate"})
+
+
 def merged_over(merges: list[MergedField], segments: Segments) -> MergedField | None:
-    """The merge of a field at or above ``segments`` (a pod definition's path), else None."""
-    return next((m for m in merges if segments[: len(m.segments)] == m.segments), None)
+    """The merge of the field at ``segments`` (a pod definition's path) or of the workload holding it,
+    else None: a list item merged as a whole (a role) says nothing of the pod definition inside it."""
+    return next(
+        (
+            m
+            for m in merges
+            if segments[: len(m.segments)] == m.segments and set(segments[len(m.segments) :]) <= WORKLOAD_PATH
+        ),
+        None,
+    )
