@@ -451,6 +451,13 @@ def spec_roots(schema: dict[str, Any]) -> list[str]:
     return [k for k, v in props.items() if k not in ("metadata", "status") and isinstance(v, dict) and _props(v)]
 
 
+# A switch described as pausing the operator's reconcile, not the pods (MariaDB's and Grafana's `suspend`:
+# "disabling the reconciliation prevents the operator from interfering"), unless it also says what happens
+# to the pods (deleted, scaled down, hibernated).
+RECONCILE_ONLY = re.compile(r"\breconcil\w*|\bsynchroni[sz]\w*", re.I)
+STOPS_PODS = re.compile(r"\bpods?\b|delet|\bscal|terminat|shut ?down|hibernat|\bstops? (the )?(workload|process)", re.I)
+
+
 def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Field, str, str]]:
     """Switches that stop the workload: (field, value that suspends, value that resumes), best first.
 
@@ -476,6 +483,10 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
             continue  # an embedded JobSpec's suspend is the Jobs' the operator makes of it, not the object's
         if any(SCHEDULE_PARENT.search(s) for s in found.segments[1:-1]):
             continue  # under a schedule (cronPolicy, schedule): it stops the next runs, not this object's pods
+        if RECONCILE_ONLY.search(str(found.schema.get("description") or "")) and not STOPS_PODS.search(
+            str(found.schema.get("description") or "")
+        ):
+            continue  # it pauses the operator's reconcile ("disabling the reconciliation"): the pods run on
         if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
             out.append((0, found, "true", "false"))
         elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
