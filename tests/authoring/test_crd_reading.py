@@ -432,6 +432,14 @@ def test_a_switch_that_only_pauses_the_reconcile_is_no_suspend(description: str,
     assert ("suspendDefinition" in _root(draft(crd, []))) is suspends
 
 
+def test_a_stop_switch_spelt_as_strings_stops_on_its_yes() -> None:
+    stop = {"type": "string", "enum": ["", "0", "1", "false", "true", "no", "yes", "off", "on"]}
+    crd = fixtures.crd("example.com", "Store", {"template": fixtures.TEMPLATE, "stop": stop})
+    suspend = _root(draft(crd, []))["suspendDefinition"]
+    assert suspend["suspendActions"] == [{"path": ".spec.stop", "value": '"1"'}]
+    assert suspend["resumeActions"] == [{"path": ".spec.stop", "value": '"0"'}]
+
+
 def test_groups_times_their_size_count_the_pods() -> None:
     group = {"type": "object", "properties": {"size": {"type": "integer"}, "template": fixtures.TEMPLATE}}
     crew = {

@@ -33,6 +33,9 @@ SUSPEND_BOOLEANS = ("suspend", "suspended", "paused", "stopped", "stop")
 INVERSE_BOOLEANS = ("started", "running", "enabled", "active", "start", "run")
 # Words of an operating mode's values (runStrategy, operatingMode...): which stop it, which run it.
 STOP_VALUES = ("suspended", "suspend", "stopped", "stop", "paused", "halted", "off", "disabled", "inactive")
+# The values of a switch spelt as strings, for yes and for no.
+TRUTHY = ("true", "yes", "on", "1", "enabled", "enable")
+FALSY = ("false", "no", "off", "0", "disabled", "disable")
 RUN_VALUES = ("running", "run", "started", "active", "always", "on", "enabled", "rerunonfailure", "once")
 # A field description that says an integer counts pods: "replicas is the number of desired pods".
 COUNT_DESCRIPTION = re.compile(
@@ -491,6 +494,12 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
             out.append((0, found, "true", "false"))
         elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
             out.append((2, found, "false", "true"))
+        elif found.schema.get("type") == "string" and found.enum and name in SUSPEND_BOOLEANS:
+            # A switch spelt as strings (`stop: "yes"`): its yes stops, its no resumes.
+            stop = [v for v in found.enum if v.lower() in TRUTHY]
+            run = [v for v in found.enum if v.lower() in FALSY]
+            if stop and run:
+                out.append((0, found, f'"{stop[0]}"', f'"{run[0]}"'))
         elif found.schema.get("type") == "string" and found.enum:
             stop = [v for v in found.enum if v.lower() in STOP_VALUES]
             run = [v for v in found.enum if v.lower() in RUN_VALUES]
