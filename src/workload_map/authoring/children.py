@@ -419,8 +419,38 @@ def referenced_templates(facts: SchemaFacts, sites: list[Site]) -> tuple[list[Si
             if reference is not None:
                 dropped.append((site, schema_path((*holder, reference))))
                 break
+        else:
+            named = _names_one(facts, item)
+            if named is not None:
+                dropped.append((site, schema_path(named)))
     kept = [site for site in sites if site not in [d for d, _ in dropped]]
     return kept, dropped
+
+
+def _names_one(facts: SchemaFacts, item: Segments) -> Segments | None:
+    """A string field outside a list named as templates that names one of its items: its singular
+    (``podTemplate`` for ``podTemplates[]``), maybe with ``Name``/``Ref`` (``podTemplateName``), when the
+    items have a ``name``. A library of named templates the operator picks from, not a role of its own (a
+    list of components a command names is still the components)."""
+    node = facts.field_at(item)
+    if node is None or "name" not in (node.schema.get("properties") or {}) or not item[-2].endswith("Templates"):
+        return None
+    singular = item[-2][:-1].lower()
+    wanted = {singular, f"{singular}name", f"{singular}ref"}
+
+    def walk(schema: Any, segments: Segments, depth: int) -> Segments | None:
+        if not isinstance(schema, dict) or depth > 14 or segments == item:
+            return None
+        for key, child in (schema.get("properties") or {}).items():
+            if isinstance(child, dict) and child.get("type") == "string" and key.lower() in wanted:
+                return (*segments, key)
+            found = walk(child, (*segments, key), depth + 1)
+            if found is not None:
+                return found
+        return walk(schema.get("items"), (*segments, ARRAY), depth + 1)
+
+    spec = facts.field_at(("spec",))
+    return walk(spec.schema, ("spec",), 0) if spec is not None else None
 
 
 OVERRIDE_WORDS = re.compile(r"\b(overrid\w*|patch\w*)\b", re.I)

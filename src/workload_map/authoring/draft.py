@@ -19,6 +19,7 @@ from typing import Any
 from workload_map.authoring import (
     children as child_kinds,
     gochildren,
+    gomerges,
     gomodes,
     gosource,
     modes as mode_kinds,
@@ -113,6 +114,7 @@ def draft(
     sites, extras = patches.extra_containers(sites)
     sites, merged = roles.one_pod_per_role(sites)
     built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
+    merges = gomerges.merged_fields(api_source, facts.kind, facts.version) if api_source and facts else []
     modes = gomodes.mode_children(api_source, facts.kind, facts.version) if api_source and facts else gomodes.Modes()
     built = [b for b in built if b.where not in {m.child.where for m in modes.children}]
     placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
@@ -247,7 +249,7 @@ def draft(
                 f"{site.path} ({site.source}) sits under {schema_path(patch)}: a patch the operator merges over the",
                 "pod it builds, not the pod's definition; no path reads the pod.",
             )
-        elif (fragment := patches.merged_into(facts, site)) is not None:
+        elif (fragment := patches.merged_into(facts, site, merges)) is not None:
             component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
             builder.note(
                 (*path, "specDefinition"),

@@ -116,6 +116,20 @@ def about_the_operator(value: str) -> bool:
     return any(w in OPERATOR_WORK for w in words(value))
 
 
+# The status a value says of the operator's work means for the pods it made: a finished or paused reconcile
+# leaves them running; a failed one leaves the object degraded.
+OPERATOR_MEANING = {"completed": "running", "suspended": "running", "failed": "degraded"}
+# A Go constant declaring a value as the operator's (``OperatorStageResultSuccess``, ``ReconcileFailed``).
+DECLARED_AS = re.compile(r"^declared in \S+ \((\w+)[:)]")
+
+
+def declared_about_the_operator(evidence: str) -> bool:
+    """The constant a value is declared with names the operator or its reconcile as the subject
+    (``OperatorStageResultSuccess = "success"``): the value says how its work went, not the pods'."""
+    named = DECLARED_AS.match(evidence)
+    return named is not None and ("operator" in words(named.group(1)) or about_the_operator(named.group(1)))
+
+
 def classify(value: str) -> tuple[str, str] | None:
     """(shared status, confidence) for a condition type or phase value, by its words; None when unknown.
 
@@ -143,7 +157,7 @@ def classify(value: str) -> tuple[str, str] | None:
     if word in WEAK_WORDS:
         confidence = MEDIUM if confidence == HIGH else LOW
     if about_the_operator(" ".join(parts[:index])):
-        meant = {"completed": "running", "suspended": "running", "failed": "degraded"}.get(VOCABULARY[word])
+        meant = OPERATOR_MEANING.get(VOCABULARY[word])
         return (meant, LOW) if meant is not None else (VOCABULARY[word], LOW)
     return VOCABULARY[word], confidence
 

@@ -78,6 +78,18 @@ def status_definition(
         written = facts.api_meanings.get((segments, value)) if facts and segments and guess is None else None
         if written is not None:
             return written[0], written[1], f": {written[2]}"
+        declared = facts.api_evidence.get((segments, value), "") if facts and segments else ""
+        if (
+            guess is not None
+            and guess[0] in vocabulary.OPERATOR_MEANING
+            and vocabulary.declared_about_the_operator(declared)
+        ):
+            meant = vocabulary.OPERATOR_MEANING[guess[0]]
+            return (
+                meant,
+                LOW,
+                f": its constant names the operator's work, not the pods' ({guess[0]} there is {meant} here)",
+            )
         return (guess[0], guess[1], "") if guess is not None else None
 
     for t, where in types.items():
