@@ -97,6 +97,24 @@ def written_condition_types(
     return list(found.values())
 
 
+# ``status.Replicas = sts.Status.ReadyReplicas``: a status count copied from a workload's ready pods.
+_READY_COPY = re.compile(r"\b[Ss]tatus\.(\w+)\s*=(?!=)\s*(?:\w+\()?[\w.]*\bStatus\.(ReadyReplicas|AvailableReplicas)\b")
+
+
+def ready_copies(files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str) -> dict[str, str]:
+    """The status fields (by Go name) the controller fills with a workload's ready or available pod count
+    (``status.Replicas = sts.Status.ReadyReplicas``), in the files that name the kind, each with its site."""
+    found: dict[str, str] = {}
+    for path in files:
+        body = text(path) or ""
+        if kind not in body or ("Status.ReadyReplicas" not in body and "Status.AvailableReplicas" not in body):
+            continue
+        for match in _READY_COPY.finditer(body):
+            where = f"{match.group(2)} copied at {_located(root, path, body, match.start())}"
+            found.setdefault(match.group(1), where)
+    return found
+
+
 _ANNOTATION_READ = re.compile(
     r"\b(?:Annotations|GetAnnotations\(\))\[\s*([\w.]+|\"[^\"\n]*\")\s*\](?:\s*(?:==|!=)\s*([\w.]+|\"[^\"\n]*\"))?"
 )
@@ -191,7 +209,8 @@ class _Sites:
         if name is None:
             inner = _CONVERSION.match(expression)
             if inner is not None and "," not in inner.group(1):  # ``Phase(StatusReady)``
-                yield from self.values(inner.group(1), path, at, hops, seen)
+                # The same site, a shorter expression: not the loop ``seen`` guards against.
+                yield from self.values(inner.group(1), path, at, hops, seen - {(str(path), at)})
             return
         qualifier, identifier = name.group(1), name.group(2)
         constant = self.constant(qualifier, identifier, path)

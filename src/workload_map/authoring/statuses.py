@@ -67,12 +67,13 @@ def status_definition(
         add(placement.status, placement.matcher, placement.confidence, placement.evidence + ".")
     observed_labels = {u.split(" seen ")[0] for u in observed.unplaced}
     rolling = facts is not None and facts.through_replicasets
+    building = facts is not None and vocabulary.builds(facts.kind)
 
     def meaning(value: str, segments: Segments | None = None) -> tuple[str, str, str] | None:
         """(status, confidence, why) by the value's words; a kind that rolls out like a Deployment never
         finishes or stops: its Paused or Completed says the rollout is, and the pods still serve. A value
         of the phase ``segments`` no word places may have a meaning from where the controller writes it."""
-        guess = vocabulary.classify(value)
+        guess = vocabulary.classify(value, building)
         if guess is not None and rolling and guess[0] in ("suspended", "completed"):
             return "running", LOW, ": a rollout paused or complete, its pods still serve"
         written = facts.api_meanings.get((segments, value)) if facts and segments and guess is None else None
@@ -168,9 +169,11 @@ def status_definition(
 def _ready_counts(
     facts: SchemaFacts | None, found: sample_facts.SampleFacts, add: Callable[[str, dict[str, Any], str, str], None]
 ) -> None:
-    """A count of ready pods in the status says running too (samples often carry it without conditions)."""
+    """A count of ready pods in the status says running too (samples often carry it without conditions); one
+    count per role (``readyLeaderReplicas``, ``readyFollowerReplicas``) each says so for its pods."""
     fields = [(p[-1], f"the printer column {c!r}") for p, c in facts.printer_ready if len(p) == 2] if facts else []
     fields += [(".".join(f.segments[1:]), "the schema") for f in facts.ready_counts] if facts else []
+    fields += [(".".join(p[1:]), f"the controller: {w}") for p, w in facts.api_ready_counts] if facts else []
     for sample in found.roots:
         status = sample.obj.get("status")
         for name in READY_NAMES:
@@ -178,19 +181,31 @@ def _ready_counts(
                 fields.append((name, sample.location))
     if not fields:
         return
+    counts: dict[str, str] = {}
+    for name, where in fields:
+        counts.setdefault(name, where)  # the first place each count is known from
+    for name in [n for n in counts if _role_count(n, counts)] or [fields[0][0]]:
+        add(
+            "running",
+            {"byExpression": {"expression": f"(.status.{name} // 0) > 0", "expectedResult": "true"}},
+            MEDIUM,
+            f".status.{name} counts ready pods ({counts[name]}): one or more ready is running.",
+        )
     name, where = fields[0]
-    add(
-        "running",
-        {"byExpression": {"expression": f"(.status.{name} // 0) > 0", "expectedResult": "true"}},
-        MEDIUM,
-        f".status.{name} counts ready pods ({where}): one or more ready is running.",
-    )
     add(
         "initializing",
         {"byExpression": {"expression": f".status != null and (.status.{name} // 0) == 0", "expectedResult": "true"}},
         LOW,
         f".status.{name} 0: nothing ready yet (or lost: a reviewer may tell Degraded apart).",
     )
+
+
+def _role_count(name: str, counts: dict[str, str]) -> bool:
+    """One of several ready counts of the same shape, each a role's (``readyLeaderReplicas``): not a second
+    name for the same pods (``readyReplicas`` beside ``availableReplicas``)."""
+    words = vocabulary.words(name)
+    same = [n for n in counts if (w := vocabulary.words(n))[0] == words[0] and w[-1] == words[-1] and len(w) > 2]
+    return len(words) > 2 and len(same) > 1
 
 
 def batch_evidence(facts: SchemaFacts | None, found: sample_facts.SampleFacts, sites: list[Site]) -> str | None:
