@@ -189,3 +189,49 @@ def _mappings(karta: dict[str, Any]) -> dict[str, Any]:
         "statusMappings"
     ]
     return mappings
+
+
+HIVE = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type Hive struct {
+	metav1.TypeMeta `json:",inline"`
+	Status HiveStatus `json:"status,omitempty"`
+}
+
+type HiveStatus struct {
+	Phase HivePhase `json:"phase,omitempty"`
+	Conditions []HiveCondition `json:"conditions,omitempty"`
+}
+
+type HivePhase string
+
+type HiveConditionType string
+
+type HiveCondition struct {
+	Type   HiveConditionType `json:"type"`
+	Status string            `json:"status"`
+}
+"""
+
+HIVE_CONSTANTS = """\
+package phases
+
+import hivev1 "example.com/hive/api/v1"
+
+const (
+	Swarming hivev1.HivePhase = "Swarming"
+	Humming  hivev1.HivePhase = "Humming"
+)
+
+const QueenPresent = hivev1.HiveConditionType("QueenPresent")
+"""
+
+
+def test_the_constants_of_a_status_type_declared_in_another_package(tmp_path: Path) -> None:
+    root = _write(tmp_path, [("api/v1", "hive_types.go", HIVE), ("internal/phases", "p.go", HIVE_CONSTANTS)])
+    found = api_values(root, "Hive", "v1")
+    assert [v for v, _ in found.phases[("status", "phase")]] == ["Swarming", "Humming"]
+    assert found.conditions == [("QueenPresent", "declared in internal/phases/p.go:10 (QueenPresent)")]

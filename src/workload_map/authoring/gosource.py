@@ -87,13 +87,29 @@ class _Linker:
         return f"declared in {const.file.path}:{const.line} ({const.name}{said})"
 
     def constants_of(self, declared: GoType) -> list[GoConst]:
-        return [
-            c
-            for c in self.package.consts
-            if c.type_name is not None
-            and bare_type(c.type_name)[1] == declared.name
-            and self.resolve(c.type_name, c.file) is declared
-        ]
+        """The constants of a named type; none in the folders read so far, those of another package that
+        declares constants of it (``const PhaseBuilding v1.Phase = "Building"`` in a controller package)."""
+        for attempt in range(2):
+            found = [
+                c
+                for c in self.package.consts
+                if c.type_name is not None
+                and bare_type(c.type_name)[1] == declared.name
+                and self.resolve(c.type_name, c.file) is declared
+            ]
+            if found or attempt:
+                return found
+            self.load_declaring(declared.name)
+        return []
+
+    def load_declaring(self, type_name: str) -> None:
+        """Load the folders with a file declaring a constant of ``<qualifier>.<type_name>``."""
+        typed = re.compile(rf"^\s*\w+\s+\w+\.{re.escape(type_name)}\s*=|\w+\.{re.escape(type_name)}\(\s*\"", re.M)
+        for directory, paths in self.package.folders.items():
+            if directory in self.package.loaded:
+                continue
+            if any(f".{type_name}" in (text := self.package.text(p) or "") and typed.search(text) for p in paths):
+                self.package.load(directory)
 
     def marker_values(self, doc: list[str], where: str) -> list[tuple[str, str]]:
         for line in doc:
@@ -165,7 +181,8 @@ class _Linker:
                 # A condition type shared by a project's kinds (a common package): the kind's own constants.
                 own = [c for c in constants if c.file.directory == kind.file.directory]
                 self.values.conditions += found or [(c.value, self.evidence(c)) for c in own or constants]
-                return
+                if found or constants:
+                    return
         declared = [(c.value, self.evidence(c)) for c in self.kind_conditions(kind)]
         if not declared:
             # Untyped constants elsewhere (a controller package): the types its Condition literals are built with.
