@@ -235,3 +235,11 @@ def test_the_constants_of_a_status_type_declared_in_another_package(tmp_path: Pa
     found = api_values(root, "Hive", "v1")
     assert [v for v, _ in found.phases[("status", "phase")]] == ["Swarming", "Humming"]
     assert found.conditions == [("QueenPresent", "declared in internal/phases/p.go:10 (QueenPresent)")]
+
+
+def test_a_build_finishing_says_not_that_the_workload_ever_finishes() -> None:
+    phase = {"type": "string", "enum": ["Build Running", "Build Complete", "Running", "Error"]}
+    made = draft(crd("orchard.example.com", "Orchard", {}, {"phase": phase}))
+    mappings = _mappings(made.karta)
+    assert {"byPhase": "Build Complete"} in mappings["initializing"]
+    assert "completed" not in mappings and "TODO(wmap): when is a completed" not in made.text

@@ -188,6 +188,12 @@ def classify(value: str, building: bool = False) -> tuple[str, str] | None:
     return VOCABULARY[word], confidence
 
 
+def about_a_build(value: str) -> bool:
+    """The value says how a build went (``Build Complete``, ``BuildFailed``), the build its subject."""
+    parts = words(value)
+    return any(p in BUILD_WORDS for p in parts[:-1])
+
+
 def builds(kind: str) -> bool:
     """The kind is itself a build (``ImageBuild``, ``BuildRun``): a build word is its own subject."""
     return any(w in BUILD_WORDS for w in words(kind))

@@ -156,7 +156,7 @@ def status_definition(
         hint += " Values not placed yet: " + ", ".join(u.split(" (")[0] for u in unmapped) + "."
     for status in ("running", "completed", "failed"):
         if status not in mappings and not (
-            status == "completed" and "running" in mappings and _long_running(types, phase)
+            status == "completed" and "running" in mappings and _long_running(types, phase, building)
         ):
             expression = builder.todo((*path, "statusMappings", status), f"when is a {status} object {status}? {hint}")
             mappings.setdefault(status, []).append(
@@ -224,17 +224,21 @@ def batch_evidence(facts: SchemaFacts | None, found: sample_facts.SampleFacts, s
     seen += [t for t, _ in facts.api_conditions] if facts else []
     seen += [p for f in facts.phases for p in f.enum] if facts else []
     seen += [v for values in found.phases.values() for v in values]
-    words = {w for value in seen for w in vocabulary.words(value)}
+    building = facts is not None and vocabulary.builds(facts.kind)
+    words = {w for value in seen if building or not vocabulary.about_a_build(value) for w in vocabulary.words(value)}
     if words & finishing:
         return "its status says when it has finished"
     return None
 
 
-def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] | None) -> bool:
+def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] | None, building: bool) -> bool:
     """A service-like kind: it reports Ready/Available and nothing that finishes (the operator's reconcile
-    completing is not the workload finishing)."""
+    completing, or the build of a kind that is no build, is not the workload finishing)."""
     values = [*types, *(phase[1] if phase else {})]
-    words = {w for v in values if not vocabulary.about_the_operator(v) for w in vocabulary.words(v)}
+    values = [
+        v for v in values if not vocabulary.about_the_operator(v) and (building or not vocabulary.about_a_build(v))
+    ]
+    words = {w for v in values for w in vocabulary.words(v)}
     return not words & {"succeeded", "complete", "completed", "finished", "done", "success", "failed", "failure"}
 
 
