@@ -243,3 +243,51 @@ def test_a_build_finishing_says_not_that_the_workload_ever_finishes() -> None:
     mappings = _mappings(made.karta)
     assert {"byPhase": "Build Complete"} in mappings["initializing"]
     assert "completed" not in mappings and "TODO(wmap): when is a completed" not in made.text
+
+
+MACHINE = """\
+package controller
+
+import orchardv1 "example.com/orchard/api/v1"
+
+const (
+	StageDormant = "Dormant"
+	StageBudding = "Budding"
+	StageFrozen  = "Frozen"
+)
+
+func (r *Reconciler) Reconcile(orchard *orchardv1.Orchard) error {
+	stage := StageDormant
+	if orchard.Warm() {
+		stage = StageBudding
+	}
+	orchard.Status.State = stage
+	orchard.Status.SeasonState = r.season(orchard)
+	return nil
+}
+
+func (r *Reconciler) season(orchard *orchardv1.Orchard) string {
+	err := r.frost(orchard)
+	if err != nil {
+		return StageFrozen
+	}
+	return "Harvest"
+}
+"""
+
+
+def test_values_a_state_machine_assigns_to_a_local_or_a_function_returns_are_written(tmp_path: Path) -> None:
+    fields = 'State string `json:"state"`\n\tSeasonState string `json:"seasonState"`\n\tTrees int32'
+    kind = ORCHARD.replace("Trees int32", fields)
+    root = _write(tmp_path, [("api/v1", "orchard_types.go", kind), ("internal/controller", "c.go", MACHINE)])
+    found = api_values(root, "Orchard", "v1")
+    assert dict(found.phases[("status", "state")]) == {
+        "Dormant": "written at internal/controller/c.go:12 (StageDormant)",
+        "Budding": "written at internal/controller/c.go:14 (StageBudding)",
+    }
+    assert dict(found.phases[("status", "seasonState")]) == {
+        "Frozen": "written at internal/controller/c.go:24 (StageFrozen)",
+        "Harvest": "written at internal/controller/c.go:26",
+    }
+    # Returned inside an error check: a failure path.
+    assert found.meanings[(("status", "seasonState"), "Frozen")][0] == "failed"

@@ -32,6 +32,8 @@ _FAILURE_AFTER = re.compile(r"EventTypeWarning|\"Warning\"|\b(?:klog|log|logger|
 _ALL_READY = re.compile(
     r"(?i)\b\w*(ready|available)\w*\s*(==|>=)\s*\*?[\w.]+|\b\w*(replicas|desired|size)\w*\s*(==|<=)\s*\w*(ready|available)"
 )
+_CALL = re.compile(r"^((?:\w+\.)*\w+)\(.*\)$", re.S)
+_RETURN = re.compile(r"\breturn\s+([^\n,;]+)")
 _ERR_CHECK = re.compile(r"\berr\s*!=\s*nil")
 _ASSIGNS_ERR = re.compile(r"\berr\s*:?=(?!=)")
 
@@ -211,6 +213,8 @@ class _Sites:
             if inner is not None and "," not in inner.group(1):  # ``Phase(StatusReady)``
                 # The same site, a shorter expression: not the loop ``seen`` guards against.
                 yield from self.values(inner.group(1), path, at, hops, seen - {(str(path), at)})
+            if (call := _CALL.match(expression)) is not None and hops < MAX_HOPS:
+                yield from self.through_returns(call.group(1), hops, seen)
             return
         qualifier, identifier = name.group(1), name.group(2)
         constant = self.constant(qualifier, identifier, path)
@@ -221,6 +225,41 @@ class _Sites:
             return
         if qualifier is None and hops < MAX_HOPS:
             yield from self.through_callers(identifier, path, at, hops, seen)
+            yield from self.through_locals(identifier, path, at, hops, seen)
+
+    def through_locals(
+        self, name: str, path: Path, at: int, hops: int, seen: set[tuple[str, int]]
+    ) -> Iterator[Written]:
+        """A local variable of the enclosing function (a state machine's ``phase = StateX`` in each branch,
+        ``phase := r.nextPhase(obj)``): the values assigned to it in that function."""
+        body = self.text(path) or ""
+        function = None
+        for match in _FUNC.finditer(body, 0, at):
+            function = match
+        if function is None or name in _parameter_names(function.group(2)):
+            return
+        following = _FUNC.search(body, at)
+        end = following.start() if following else len(body)
+        assign = re.compile(
+            rf"(?<![\w.])(?:var[ \t]+)?{re.escape(name)}(?:[ \t]*,[ \t]*\w+)*(?:[ \t]+[\w.*]+)?"
+            r"[ \t]*:?=(?!=)[ \t]*([^\n;]+)"
+        )
+        for match in assign.finditer(body, function.end(), end):
+            yield from self.values(_strip_comment(match.group(1)), path, match.start(1), hops + 1, seen)
+
+    def through_returns(self, callee: str, hops: int, seen: set[tuple[str, int]]) -> Iterator[Written]:
+        """A call (``r.nextPhase(obj)``): the values the function of that name returns first."""
+        name = callee.rpartition(".")[2]
+        declared = re.compile(rf"^func\s*(?:\([^)]*\)\s*)?{re.escape(name)}\s*(?:\[[^\]]*\])?\(", re.M)
+        for path in self.files:
+            body = self.text(path) or ""
+            if f"{name}(" not in body:
+                continue
+            for match in declared.finditer(body):
+                following = _FUNC.search(body, match.end())
+                end = following.start() if following else len(body)
+                for returned in _RETURN.finditer(body, match.end(), end):
+                    yield from self.values(_strip_comment(returned.group(1)), path, returned.start(1), hops + 1, seen)
 
     def through_callers(
         self, parameter: str, path: Path, at: int, hops: int, seen: set[tuple[str, int]]
