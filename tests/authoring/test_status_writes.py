@@ -291,3 +291,42 @@ def test_values_a_state_machine_assigns_to_a_local_or_a_function_returns_are_wri
     }
     # Returned inside an error check: a failure path.
     assert found.meanings[(("status", "seasonState"), "Frozen")][0] == "failed"
+
+
+BUILT_FOR_TWO_KINDS = """\
+package controller
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	orchardv1 "example.com/orchard/api/v1"
+)
+
+const (
+	typeOrchardBearing = "Bearing"
+	typePaused         = "Paused"
+	typeCrateSealed    = "Sealed"
+)
+
+func (r *OrchardReconciler) Reconcile(orchard *orchardv1.Orchard) {
+	pause(&orchard.Status.Conditions)
+	meta.SetStatusCondition(&orchard.Status.Conditions, metav1.Condition{Type: typeOrchardBearing})
+}
+
+func pause(conditions *[]metav1.Condition) {
+	meta.SetStatusCondition(conditions, metav1.Condition{Type: typePaused})
+}
+
+// The crate reconciler looks up the Orchard it packs for, by name.
+func (r *CrateReconciler) Reconcile(crate *orchardv1.OrchardCrate) {
+	meta.SetStatusCondition(&crate.Status.Conditions, metav1.Condition{Type: typeCrateSealed})
+}
+"""
+
+
+def test_conditions_built_in_functions_using_the_kind_are_its_own(tmp_path: Path) -> None:
+    # Every file names the Orchard (the project's main kind): the Crate's Sealed is not the Orchard's, while
+    # a helper the Orchard's reconciler calls (pause) builds one of its conditions.
+    orchard = ORCHARD.split("// ConditionKind", maxsplit=1)[0]
+    root = _write(tmp_path, [("api/v1", "orchard_types.go", orchard), ("internal/c", "c.go", BUILT_FOR_TWO_KINDS)])
+    assert [t for t, _ in api_values(root, "Orchard", "v1").conditions] == ["Bearing", "Paused"]

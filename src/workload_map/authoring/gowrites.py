@@ -81,9 +81,13 @@ def written_condition_types(
     files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str, constant: ConstantLookup
 ) -> list[Written]:
     """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, the value
-    a constant, a literal or a parameter of the builder function), in the files that name the kind."""
+    a constant, a literal or a parameter of the builder function), in the files that name the kind; those
+    built in a function that uses the kind's type (``cr *v1.Kind``), or is called from one, when there are
+    any (a project's other kinds, named in the same files, build theirs elsewhere)."""
     found: dict[str, Written] = {}
+    scoped: dict[str, Written] = {}
     reader = _Sites(files, root, text, constant)
+    uses = re.compile(rf"[.*\]]{re.escape(kind)}\b|\b{re.escape(kind)}\{{")
     for path in files:
         body = text(path) or ""
         if kind not in body or ".Condition{" not in body:
@@ -94,9 +98,45 @@ def written_condition_types(
             if (key := _TYPE_KEY.search(inside)) is None:
                 continue
             at = literal.end() + key.start(1)
+            in_kind = _in_function_using(files, text, path, at, uses)
             for written in reader.values(_strip_comment(key.group(1)), path, at, 0, set()):
                 found.setdefault(written.value, written)
-    return list(found.values())
+                if in_kind:
+                    scoped.setdefault(written.value, written)
+    return list((scoped or found).values())
+
+
+def _function_at(body: str, at: int) -> tuple[str, str] | None:
+    """(name, text) of the top-level function around ``at``."""
+    function = None
+    for match in _FUNC.finditer(body, 0, at):
+        function = match
+    if function is None:
+        return None
+    following = _FUNC.search(body, at)
+    return function.group(1), body[function.start() : following.start() if following else len(body)]
+
+
+def _in_function_using(
+    files: list[Path], text: Callable[[Path], str | None], path: Path, at: int, uses: re.Pattern[str]
+) -> bool:
+    """The site's function uses the kind's type, or a function calling it does (one call up)."""
+    around = _function_at(text(path) or "", at)
+    if around is None:
+        return False
+    name, function_text = around
+    if uses.search(function_text):
+        return True
+    call = re.compile(rf"(?<![\w])(?:[\w.]+\.)?{re.escape(name)}\(")
+    for caller in files:
+        body = text(caller) or ""
+        if f"{name}(" not in body:
+            continue
+        for match in call.finditer(body):
+            outer = _function_at(body, match.start())
+            if outer is not None and outer[0] != name and uses.search(outer[1]):
+                return True
+    return False
 
 
 # ``status.Replicas = sts.Status.ReadyReplicas``: a status count copied from a workload's ready pods.
