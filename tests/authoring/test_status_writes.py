@@ -166,6 +166,8 @@ def test_an_operation_on_a_serving_object_a_negated_word_and_a_deletion() -> Non
     # The pods keep serving while the operator scales, resizes, replaces or rolls them.
     for value in ("ScalingUp", "ResizingVolumes", "ReplacingNodes", "RollingRestart", "RollingUpdate"):
         assert classify(value) == ("running", "low"), value
+    assert classify("UpdateInProgress") == ("running", "low")
+    assert classify("Progressing") == ("initializing", "high")
     assert classify("Undeploying") == ("suspending", "medium")
     assert classify("Inactive") == ("initializing", "low")
     assert classify("Unavailable") == ("initializing", "low")

@@ -128,6 +128,9 @@ WEAK_WORDS = (
 # is over, the workload itself still to start; a failed build is a failed workload. Not for a kind that is
 # itself a build (``classify(..., building=True)``): its build completing is its own end.
 BUILD_WORDS = ("build", "builds", "image")
+# An operation over running pods whose progress the value says (``UpdateInProgress``, ``RolloutProgressing``):
+# the pods keep serving while it goes on.
+OPERATION_NOUNS = ("update", "rollout", "scale", "resize", "restart", "migration", "rebalance")
 # The object being deleted (``PendingDeletion``, ``Terminating``): no shared status says it.
 DELETION_WORDS = ("deletion", "deleting", "deleted", "terminating", "finalizing")
 # A prefix that negates a word (``Inactive``, ``Unavailable``, ``Unready``).
@@ -158,9 +161,10 @@ def classify(value: str, building: bool = False) -> tuple[str, str] | None:
     word leading an identifier names an action that failed (``FailedUpdate``): degraded, not failed. With the
     operator's reconcile as its subject (``ReconciliationComplete``, ``ReconciliationPaused``) a word says how
     the operator's work went, not the pods': done or paused is running, failed is degraded (low confidence).
-    With a build as its subject (``Build Running``, ``BuildComplete``) the workload is still to start, unless
-    the kind is itself a build (``building``). A running word behind a negating prefix (``Inactive``) is not
-    running yet; the object's deletion (``PendingDeletion``) is no shared status.
+    An operation over running pods in progress (``UpdateInProgress``) is running. With a build as its
+    subject (``Build Running``, ``BuildComplete``) the workload is still to start, unless the kind is itself
+    a build (``building``). A running word behind a negating prefix (``Inactive``) is not running yet; the
+    object's deletion (``PendingDeletion``) is no shared status.
     """
     parts = words(value)
     if not parts or any(p in DELETION_WORDS for p in parts):
@@ -170,6 +174,8 @@ def classify(value: str, building: bool = False) -> tuple[str, str] | None:
         negated = [p for p in parts if _negated_running(p)]
         return ("initializing", LOW) if len(negated) == 1 and len(parts) <= 2 else None
     index, word = known[0] if " " in value.strip() else known[-1]
+    if word in ("progress", "progressing") and any(p in OPERATION_NOUNS for p in parts[:index]):
+        return "running", LOW
     started = VOCABULARY[word] in ("running", "completed", "initializing")
     if started and not building and any(p in BUILD_WORDS for p in parts[:index]):
         return "initializing", MEDIUM
