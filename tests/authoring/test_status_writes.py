@@ -180,10 +180,10 @@ def test_a_ready_count_per_role_each_says_running() -> None:
     running = _mappings(draft(crd("orchard.example.com", "Orchard", {}, status)).karta)["running"]
     expressions = [m["byExpression"]["expression"] for m in running]
     assert expressions == ["(.status.readyLeaderReplicas // 0) > 0", "(.status.readyFollowerReplicas // 0) > 0"]
-    # Two names for the same pods are no roles: the first says it.
-    status = {name: {"type": "integer"} for name in ("readyReplicas", "availableReplicas")}
-    running = _mappings(draft(crd("orchard.example.com", "Orchard", {}, status)).karta)["running"]
-    assert [m["byExpression"]["expression"] for m in running] == ["(.status.readyReplicas // 0) > 0"]
+    # A role's own status object counting its ready pods.
+    role = {"type": "object", "properties": {"readyReplicas": {"type": "integer"}}}
+    running = _mappings(draft(crd("orchard.example.com", "Orchard", {}, {"pickersStatus": role})).karta)["running"]
+    assert [m["byExpression"]["expression"] for m in running] == ["(.status.pickersStatus.readyReplicas // 0) > 0"]
 
 
 def _mappings(karta: dict[str, Any]) -> dict[str, Any]:

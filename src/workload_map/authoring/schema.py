@@ -554,6 +554,7 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
         elif schema.get("type") == "integer" and (
             (len(found.segments) == 2 and (name in READY_NAMES or READY_COUNT.match(name)))
             or (len(found.segments) == 3 and found.segments[1] in MEMBER_NAMES and name in ("ready", "available"))
+            or (len(found.segments) == 3 and found.segments[1].endswith("Status") and name in READY_NAMES)
         ):
             facts.ready_counts.append(found)
         elif (

@@ -14,6 +14,7 @@ from workload_map.authoring.evidence import HIGH, LOW, MEDIUM, Segments, schema_
 from workload_map.authoring.render import Path
 from workload_map.authoring.schema import READY_NAMES, SchemaFacts, Site
 
+MAX_READY_COUNTS = 4
 STATUS_ORDER = ("initializing", "running", "completed", "failed", "degraded", "suspended", "suspending", "resuming")
 
 
@@ -169,8 +170,9 @@ def status_definition(
 def _ready_counts(
     facts: SchemaFacts | None, found: sample_facts.SampleFacts, add: Callable[[str, dict[str, Any], str, str], None]
 ) -> None:
-    """A count of ready pods in the status says running too (samples often carry it without conditions); one
-    count per role (``readyLeaderReplicas``, ``readyFollowerReplicas``) each says so for its pods."""
+    """A count of ready pods in the status says running too (samples often carry it without conditions); each
+    count (one per role, ``readyLeaderReplicas`` and ``readyFollowerReplicas``, or two names for the same pods,
+    ``readyReplicas`` and ``availableReplicas``) says so, the first one alone says a status of 0 is starting."""
     fields = [(p[-1], f"the printer column {c!r}") for p, c in facts.printer_ready if len(p) == 2] if facts else []
     fields += [(".".join(f.segments[1:]), "the schema") for f in facts.ready_counts] if facts else []
     fields += [(".".join(p[1:]), f"the controller: {w}") for p, w in facts.api_ready_counts] if facts else []
@@ -184,7 +186,7 @@ def _ready_counts(
     counts: dict[str, str] = {}
     for name, where in fields:
         counts.setdefault(name, where)  # the first place each count is known from
-    for name in [n for n in counts if _role_count(n, counts)] or [fields[0][0]]:
+    for name in list(counts)[:MAX_READY_COUNTS]:
         add(
             "running",
             {"byExpression": {"expression": f"(.status.{name} // 0) > 0", "expectedResult": "true"}},
@@ -198,14 +200,6 @@ def _ready_counts(
         LOW,
         f".status.{name} 0: nothing ready yet (or lost: a reviewer may tell Degraded apart).",
     )
-
-
-def _role_count(name: str, counts: dict[str, str]) -> bool:
-    """One of several ready counts of the same shape, each a role's (``readyLeaderReplicas``): not a second
-    name for the same pods (``readyReplicas`` beside ``availableReplicas``)."""
-    words = vocabulary.words(name)
-    same = [n for n in counts if (w := vocabulary.words(n))[0] == words[0] and w[-1] == words[-1] and len(w) > 2]
-    return len(words) > 2 and len(same) > 1
 
 
 def batch_evidence(facts: SchemaFacts | None, found: sample_facts.SampleFacts, sites: list[Site]) -> str | None:
