@@ -86,6 +86,7 @@ def draft(
             warnings += declared.warnings
             warnings += [f"{api_source}: {w}" for w in add_api_values(facts, declared.phases, declared.conditions)]
             facts.api_meanings = declared.meanings
+            facts.api_ready_counts = declared.ready_counts
             facts.annotation_switches += [
                 a for a in declared.annotations if a[0] not in dict(facts.annotation_switches)
             ]

@@ -51,7 +51,7 @@ AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
 # A parent field that schedules runs: a switch under it stops the schedule, not the object's own pods.
 SCHEDULE_PARENT = re.compile(r"(?i)cron|schedul")
 # Any other count of ready or available members: ``availableNodes``, ``readyInstances``.
-READY_COUNT = re.compile(r"^(ready|available)[A-Z][a-z]+$")
+READY_COUNT = re.compile(r"^(ready|available)(?:[A-Z][a-z]+)+$")
 # A status object counting the members by state (``.status.replicas.ready``).
 MEMBER_NAMES = ("replicas", "pods", "instances", "workers", "nodes")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
@@ -139,6 +139,7 @@ class SchemaFacts:
     # What a value the controller writes means where its words do not say (gosource.ApiValues.meanings).
     api_meanings: dict[tuple[Segments, str], tuple[str, str, str]] = field(default_factory=dict)
     api_conditions: list[tuple[str, str]] = field(default_factory=list)  # (condition type, where declared)
+    api_ready_counts: list[tuple[Segments, str]] = field(default_factory=list)  # (field, where the controller fills it)
     # Annotations that pause the object (described in the schema, or declared in the API types): (key, where).
     annotation_switches: list[tuple[str, str]] = field(default_factory=list)
     annotation_values: dict[str, str] = field(default_factory=dict)  # key -> the value that suspends
@@ -597,6 +598,7 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
         elif schema.get("type") == "integer" and (
             (len(found.segments) == 2 and (name in READY_NAMES or READY_COUNT.match(name)))
             or (len(found.segments) == 3 and found.segments[1] in MEMBER_NAMES and name in ("ready", "available"))
+            or (len(found.segments) == 3 and found.segments[1].endswith("Status") and name in READY_NAMES)
         ):
             facts.ready_counts.append(found)
         elif (
