@@ -91,3 +91,33 @@ def test_a_roles_replicas_multiply_the_size_of_its_groups() -> None:
     desired = _desired(made.text, ensemble)
     assert desired["group"] == 3 * 4 + 1 * 2
     assert desired["member"] == 2 * 5 + 2 * 1
+
+
+def _sharded(replicas_description: str) -> dict[str, Any]:
+    return crd(
+        "example.com",
+        "Scraper",
+        {
+            "shards": {"type": "integer", "description": "Number of shards to spread the targets over."},
+            "replicas": {"type": "integer", "description": replicas_description},
+            "template": TEMPLATE,
+        },
+    )
+
+
+def test_replicas_of_each_shard_are_multiplied_by_the_shards() -> None:
+    made = draft(_sharded("Number of replicas of each shard to deploy."))
+    root = made.karta["spec"]["structureDefinition"]["rootComponent"]
+    assert root["scaleDefinition"]["replicasPath"] == "(.spec.replicas // 1) * (.spec.shards // 1)"
+    assert "x .spec.shards: the replicas run once per shard." in made.text
+    scraper = {
+        "apiVersion": "example.com/v1",
+        "kind": "Scraper",
+        "metadata": {"name": "s", "namespace": "ns", "uid": "u1"},
+        "spec": {"shards": 3, "replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}},
+    }
+    assert _desired(made.text, scraper) == {"scraper": 6}
+    # Shards the descriptions do not tie to the replicas (an index's shards, a scheduler's) multiply nothing.
+    plain = draft(_sharded("Number of replicas."))
+    root = plain.karta["spec"]["structureDefinition"]["rootComponent"]
+    assert root["scaleDefinition"]["replicasPath"] == "(.spec.replicas // 1)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import yaml
 
 from workload_map.authoring import Draft, Sample, draft
@@ -414,6 +415,29 @@ def test_a_suspend_under_a_schedule_stops_the_next_runs_and_is_no_suspend() -> N
         "example.com", "Batch", {"template": fixtures.TEMPLATE, "cronPolicy": cron, "suspend": {"type": "boolean"}}
     )
     assert _root(draft(crd, []))["suspendDefinition"]["suspendActions"] == [{"path": ".spec.suspend", "value": "true"}]
+
+
+@pytest.mark.parametrize(
+    ("description", "suspends"),
+    [
+        ("Suspend disables the reconciliation, so the operator does not interfere during maintenance.", False),
+        ("Suspend pauses reconciliation of owned resources like deployments and services.", False),
+        ("Suspend stops the reconciliation and deletes the pods; false creates them again.", True),
+        ("Suspend whether the controller should create pods or not.", True),
+    ],
+)
+def test_a_switch_that_only_pauses_the_reconcile_is_no_suspend(description: str, suspends: bool) -> None:
+    switch = {"type": "boolean", "description": description}
+    crd = fixtures.crd("example.com", "Store", {"template": fixtures.TEMPLATE, "suspend": switch})
+    assert ("suspendDefinition" in _root(draft(crd, []))) is suspends
+
+
+def test_a_stop_switch_spelt_as_strings_stops_on_its_yes() -> None:
+    stop = {"type": "string", "enum": ["", "0", "1", "false", "true", "no", "yes", "off", "on"]}
+    crd = fixtures.crd("example.com", "Store", {"template": fixtures.TEMPLATE, "stop": stop})
+    suspend = _root(draft(crd, []))["suspendDefinition"]
+    assert suspend["suspendActions"] == [{"path": ".spec.stop", "value": '"1"'}]
+    assert suspend["resumeActions"] == [{"path": ".spec.stop", "value": '"0"'}]
 
 
 def test_groups_times_their_size_count_the_pods() -> None:

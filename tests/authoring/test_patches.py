@@ -3,11 +3,12 @@ object, and a pod template under an override of the workload the operator builds
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.authoring import fixtures
 
-from workload_map.authoring import draft
+from workload_map.authoring import Sample, draft
 from workload_map.authoring.evidence import TODO_MARK
 
 
@@ -94,3 +95,34 @@ def test_a_template_described_plainly_is_still_the_pods_definition() -> None:
     crd = fixtures.crd("example.com", "Gateway", {"replicas": {"type": "integer"}, "template": described})
     (component,) = _components(crd)
     assert component["specDefinition"] == {"podTemplateSpecPath": ".spec.template"}
+
+
+def test_a_list_of_workloads_with_an_image_and_a_count_is_no_container_list() -> None:
+    """Items with a name, an image and replicas: workloads the operator builds (a compute group each), not
+    the containers of one pod; the schema's and the samples' alike."""
+    group = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "image": {"type": "string"}, "replicas": {"type": "integer"}},
+    }
+    typed = fixtures.crd("example.com", "Warehouse", {"groups": {"type": "array", "items": group}})
+    (root,) = _components(typed)  # no pod definition in the object: where the pods come from is a gap
+    assert TODO_MARK in root["specDefinition"]["podTemplateSpecPath"]
+    (root,) = _components(fixtures.crd("example.com", "Warehouse", {"groups": fixtures.CONTAINERS}))
+    assert root["specDefinition"] == {"fragmentedPodSpecDefinition": {"containersPath": ".spec.groups"}}
+    open_spec = fixtures.crd("example.com", "Warehouse", {})
+    open_spec["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"] = {
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": True,
+    }
+    sample = {
+        "apiVersion": "example.com/v1",
+        "kind": "Warehouse",
+        "metadata": {"name": "w"},
+        "spec": {"groups": [{"name": "cg1", "image": "example/warehouse:1", "replicas": 3}]},
+    }
+    structure = draft(open_spec, [Sample(sample, "w.yaml#0")]).karta["spec"]["structureDefinition"]
+    assert "childComponents" not in structure
+    assert ".spec.groups" not in json.dumps(structure["rootComponent"].get("specDefinition"))
+    sample["spec"]["groups"][0].pop("replicas")
+    structure = draft(open_spec, [Sample(sample, "w.yaml#0")]).karta["spec"]["structureDefinition"]
+    assert ".spec.groups" in json.dumps(structure)

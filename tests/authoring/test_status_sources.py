@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.authoring.fixtures import crd
 
 from workload_map.authoring import draft
@@ -372,3 +373,48 @@ def test_odd_controller_text_never_raises_nor_loops(tmp_path: Path) -> None:
     )
     found = api_values(root, "Still", "v1")
     assert [v for v, _ in found.phases[("status", "currentState")]] == ["Cooling"]
+
+
+OVEN_TYPES = """\
+package v1
+
+type Oven struct {
+	Spec   OvenSpec   `json:"spec,omitempty"`
+	Status OvenStatus `json:"status,omitempty"`
+}
+
+type OvenSpec struct{}
+
+type OvenStatus struct {
+	Stage       string         `json:"stage,omitempty"`
+	StageStatus {result_type} `json:"stageStatus,omitempty"`
+}
+
+type {result_type} string
+
+const (
+	{prefix}Success    {result_type} = "success"
+	{prefix}Failed     {result_type} = "failed"
+	{prefix}InProgress {result_type} = "in progress"
+)
+"""
+
+
+@pytest.mark.parametrize(
+    ("prefix", "result_type", "expected"),
+    [
+        ("OperatorStageResult", "OperatorStageStatus", {"running": ["success"], "degraded": ["failed"]}),
+        ("BakeResult", "BakeStatus", {"completed": ["success"], "failed": ["failed"]}),
+    ],
+)
+def test_values_declared_as_the_operators_results_say_how_its_work_went(
+    tmp_path: Path, prefix: str, result_type: str, expected: dict[str, list[str]]
+) -> None:
+    (tmp_path / "api" / "v1").mkdir(parents=True)
+    types = OVEN_TYPES.replace("{prefix}", prefix).replace("{result_type}", result_type)
+    (tmp_path / "api" / "v1" / "oven_types.go").write_text(types)
+    status = {"stage": {"type": "string"}, "stageStatus": {"type": "string"}}
+    made = draft(crd("oven.example.com", "Oven", {"replicas": {"type": "integer"}}, status), api_source=tmp_path)
+    mappings = made.karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    for status_name, values in expected.items():
+        assert [m["byPhase"] for m in mappings[status_name] if "byPhase" in m] == values

@@ -62,3 +62,25 @@ def test_containers_described_as_overrides_make_no_pod() -> None:
     assert _children(overrides) == [".spec.roles[]?.template"]
     own = {"roles": roles, "runtimes": runtimes("The runtime's containers.")}
     assert len(_children(own)) == 2
+
+
+def test_templates_named_by_a_string_elsewhere_are_a_library_not_a_role() -> None:
+    named_by = {"type": "object", "properties": {"podTemplate": {"type": "string"}}}
+    shards = {"type": "array", "items": {"type": "object", "properties": {"settings": named_by}}}
+    groups = {"type": "array", "items": {"type": "object", "properties": {"shards": shards}}}
+    spec = {"podTemplates": _named({}), "groups": groups}
+    made = draft(crd("example.com", "Troupe", spec))
+    assert "childComponents" not in made.karta["spec"]["structureDefinition"]
+    assert ".spec.podTemplates[].template (schema) is a list of named templates nothing counts" in made.text
+    assert ".spec.groups[].shards[].settings.podTemplate: merged into the pods" in made.text
+    # Beside a role that names one (``podTemplateName``), the role stays and the library goes.
+    roles = _named({"replicas": {"type": "integer"}, "podTemplateName": {"type": "string"}})
+    assert _children({"podTemplates": _named({}), "roles": roles}) == [".spec.roles[]?.template"]
+
+
+def test_a_string_named_otherwise_or_a_list_not_named_as_templates_names_no_template() -> None:
+    roles = _named({"replicas": {"type": "integer"}, "podTemplateMode": {"type": "string"}})
+    assert len(_children({"podTemplates": _named({}), "roles": roles})) == 2
+    # Components a command names by its string are still the components.
+    commands = {"type": "array", "items": {"type": "object", "properties": {"component": {"type": "string"}}}}
+    assert _children({"components": _named({}), "commands": commands}) == [".spec.components[]?.template"]

@@ -15,7 +15,7 @@ from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, MAP, MEDIUM, Segments, schema_path
 from workload_map.authoring.gochildren import BuiltChild
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import SchemaFacts, Site
+from workload_map.authoring.schema import Field, SchemaFacts, Site
 from workload_map.definition.model import GroupVersionKind, LoadedDefinition
 
 GENERIC_KEYS = frozenset({"template", "podTemplate", "podSpec", "containers", "spec", "replicas"})
@@ -192,7 +192,7 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
     (a plugin's Job, a probe's Pod, test fixtures), and one cannot tell them from the object's pods."""
     counted: dict[Segments, BuiltChild] = {}
     for child in built:
-        field = facts.field_at(child.count) if child.count is not None else None
+        field = count_field(facts, child.count)
         # A count is a number: a trace ending on an object (a method of the spec computing it) is no count.
         # Two workloads counted by the same field are alternatives (a StatefulSet or a Deployment by mode):
         # the first stands for both.
@@ -225,15 +225,44 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
         if sites[index].replicas is None and child.count is not None:
             sites[index].replicas = facts.field_at(child.count)
     fixed = [child for child in built if child.constant is not None and child.kind["kind"] != "Pod"]
+    switched = [child for child in fixed if _switch(facts, child) is not None]
     if not counted and not sites and len(fixed) == 1:
         # Nothing counted by a field and no pod definition: the one workload the code builds with a fixed
         # count makes the object's pods (several such are helpers' workloads one cannot tell apart).
         unplaced.append(fixed[0])
+    else:
+        # One built only while a switch of the object is on (a metrics exporter) is the object's all the same.
+        unplaced += switched
     dropped: list[Site] = []
     if counted and not makers:
-        dropped = [site for site in sites if site.replicas is None and not site.collections]
+        # In a spec the schema leaves open, the pod definitions are read from the samples alone: beside workloads
+        # the code counts elsewhere, uncounted ones inside lists too are parts (or objects made at run time).
+        opened = ".spec" in facts.untyped
+        dropped = [
+            site
+            for site in sites
+            if site.replicas is None and (not site.collections or (opened and site.source != "schema"))
+        ]
         sites = [site for site in sites if site not in dropped]
     return Placed(sites, makers, unplaced, dropped)
+
+
+def count_field(facts: SchemaFacts, count: Segments | None) -> Field | None:
+    """The schema's field a built workload's count reads; where the schema leaves the whole spec open
+    (x-kubernetes-preserve-unknown-fields), the count as the Go types have it: a number (the reader only
+    traces counts to fields of the kind that are no struct)."""
+    if count is None:
+        return None
+    found = facts.field_at(count)
+    if found is None and ".spec" in facts.untyped and count[:1] == ("spec",):
+        return Field(count, {"type": "integer"})
+    return found
+
+
+def _switch(facts: SchemaFacts, child: BuiltChild) -> Field | None:
+    """The boolean field of the object the code checks before building the workload (``BuiltChild.guard``)."""
+    found = facts.field_at(child.guard) if child.guard is not None else None
+    return found if found is not None and found.schema.get("type") == "boolean" else None
 
 
 def _whole_spec_containers(facts: SchemaFacts, site: Site) -> None:
@@ -256,7 +285,7 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     one per item of the list its count is in, its pod a gap (the operator assembles it from scattered
     fields)."""
     path: Path = ("spec", "structureDefinition", "childComponents", len(children))
-    count = facts.field_at(child.count) if child.count is not None else None
+    count = count_field(facts, child.count)
     if count is None and child.constant is None:  # place_built leaves only workloads with a count
         return
     item = (_count_item(count.segments) if count is not None else None) or ()
@@ -292,12 +321,22 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
                 "object's fields (no pod template in it)",
             )
         }
-    if count is None:
-        component["scaleDefinition"] = {"replicasPath": str(child.constant)}
+    # A switch of the object read for a workload of one list item would need the item's own: only at the spec.
+    switch = _switch(facts, child) if not item else None
+    gate = f"(if {jq(switch.segments)} == true then 1 else 0 end) * " if switch is not None else ""
+    if switch is not None:
         builder.note(
             (*path, "scaleDefinition", "replicasPath"),
             MEDIUM,
-            f"its {child.count_key} is {child.constant} whatever the object says ({child.where}).",
+            f"0 unless {switch.path} is true: the code checks it before building the {kind_name}.",
+        )
+    if count is None:
+        component["scaleDefinition"] = {"replicasPath": f"{gate}{child.constant}"}
+        said = f"is left unset: the {kind_name}'s default," if child.defaulted else "is"
+        builder.note(
+            (*path, "scaleDefinition", "replicasPath"),
+            MEDIUM,
+            f"its {child.count_key} {said} {child.constant} whatever the object says ({child.where}).",
         )
         children.append(component)
         return
@@ -316,14 +355,18 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
             MEDIUM,
             f"{schema_path(optional)} unset is the schema's default {filled}.",
         )
-    elif optional is not None:
+    elif (
+        optional is not None
+        and not child.conditional
+        and not (switch is not None and switch.segments[: len(optional)] == optional)
+    ):
         # The count is in an object the schema does not require (``.spec.extra.replicas``): without it the
         # operator builds no such workload.
         expression = f"(if {jq(optional[len(item) :])} == null then 0 else 1 end) * {expression}"
         builder.note(
             (*path, "scaleDefinition", "replicasPath"), MEDIUM, f"0 while {schema_path(optional)} is unset (optional)."
         )
-    component["scaleDefinition"] = {"replicasPath": prefix + expression}
+    component["scaleDefinition"] = {"replicasPath": prefix + gate + expression}
     builder.note(
         (*path, "scaleDefinition", "replicasPath"),
         MEDIUM,
@@ -376,8 +419,38 @@ def referenced_templates(facts: SchemaFacts, sites: list[Site]) -> tuple[list[Si
             if reference is not None:
                 dropped.append((site, schema_path((*holder, reference))))
                 break
+        else:
+            named = _names_one(facts, item)
+            if named is not None:
+                dropped.append((site, schema_path(named)))
     kept = [site for site in sites if site not in [d for d, _ in dropped]]
     return kept, dropped
+
+
+def _names_one(facts: SchemaFacts, item: Segments) -> Segments | None:
+    """A string field outside a list named as templates that names one of its items: its singular
+    (``podTemplate`` for ``podTemplates[]``), maybe with ``Name``/``Ref`` (``podTemplateName``), when the
+    items have a ``name``. A library of named templates the operator picks from, not a role of its own (a
+    list of components a command names is still the components)."""
+    node = facts.field_at(item)
+    if node is None or "name" not in (node.schema.get("properties") or {}) or not item[-2].endswith("Templates"):
+        return None
+    singular = item[-2][:-1].lower()
+    wanted = {singular, f"{singular}name", f"{singular}ref"}
+
+    def walk(schema: Any, segments: Segments, depth: int) -> Segments | None:
+        if not isinstance(schema, dict) or depth > 14 or segments == item:
+            return None
+        for key, child in (schema.get("properties") or {}).items():
+            if isinstance(child, dict) and child.get("type") == "string" and key.lower() in wanted:
+                return (*segments, key)
+            found = walk(child, (*segments, key), depth + 1)
+            if found is not None:
+                return found
+        return walk(schema.get("items"), (*segments, ARRAY), depth + 1)
+
+    spec = facts.field_at(("spec",))
+    return walk(spec.schema, ("spec",), 0) if spec is not None else None
 
 
 OVERRIDE_WORDS = re.compile(r"\b(overrid\w*|patch\w*)\b", re.I)

@@ -19,6 +19,7 @@ from typing import Any
 from workload_map.authoring import (
     children as child_kinds,
     gochildren,
+    gomerges,
     gomodes,
     gosource,
     modes as mode_kinds,
@@ -85,6 +86,7 @@ def draft(
             warnings += declared.warnings
             warnings += [f"{api_source}: {w}" for w in add_api_values(facts, declared.phases, declared.conditions)]
             facts.api_meanings = declared.meanings
+            facts.api_ready_counts = declared.ready_counts
             facts.annotation_switches += [
                 a for a in declared.annotations if a[0] not in dict(facts.annotation_switches)
             ]
@@ -113,6 +115,7 @@ def draft(
     sites, extras = patches.extra_containers(sites)
     sites, merged = roles.one_pod_per_role(sites)
     built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
+    merges = gomerges.merged_fields(api_source, facts.kind, facts.version) if api_source and facts else []
     modes = gomodes.mode_children(api_source, facts.kind, facts.version) if api_source and facts else gomodes.Modes()
     built = [b for b in built if b.where not in {m.child.where for m in modes.children}]
     placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
@@ -247,7 +250,7 @@ def draft(
                 f"{site.path} ({site.source}) sits under {schema_path(patch)}: a patch the operator merges over the",
                 "pod it builds, not the pod's definition; no path reads the pod.",
             )
-        elif (fragment := patches.merged_into(facts, site)) is not None:
+        elif (fragment := patches.merged_into(facts, site, merges)) is not None:
             component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
             builder.note(
                 (*path, "specDefinition"),
@@ -322,7 +325,11 @@ def draft(
     own_pod = next((b for b in built if b.kind["kind"] == "Pod" and b.composed), None)
     if not any(gvk["kind"] == "Pod" for gvk, _ in owned):
         own_pod = None
-    if not sites and not children:
+    # Pods the controller owns itself, counted at the root, beside workloads it builds with other counts.
+    own_pods = facts is not None and facts.count_at_root is not None and any(g["kind"] == "Pod" for g, _ in owned)
+    if own_pods and facts is not None and facts.count_at_root is not None:
+        own_pods = all(b.count != facts.count_at_root.segments for b in built)
+    if not sites and (not children or own_pods):
         rendered = rendered_workloads(api_source, facts.kind) if api_source is not None and facts else []
         through = pods_through(owned, rendered)
         if own_pod is not None:

@@ -27,6 +27,7 @@ from workload_map.authoring.gochildren import (
     _takes,
     built_children,
 )
+from workload_map.authoring.gofilled import _guard
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program
 from workload_map.authoring.goread import GoType, Package, go_type_name
 from workload_map.authoring.gosource import _find_kind
@@ -47,24 +48,6 @@ class ChildKind:
     workloads: list[tuple[BuiltChild, Segments | None, Segments | None]] = field(default_factory=list)
     # (the workload, its count in the root's fields, the list of the child's spec it is built per item of)
     guard: Segments | None = None  # the root's switch without which the code returns before building it
-
-
-def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
-    """The field of the root whose being unset makes the function return before the construction at
-    ``start``: ``if !x.Spec.Extra.Enabled { return nil }``."""
-    body = function.body
-    for index in range(start - 3):
-        if body[index].text != "if" or body[index + 1].text != "!":
-            continue
-        end = index + 2
-        while end < start and body[end].text not in ("{", "\n"):
-            end += 1
-        following = [t.text for t in body[end + 1 : end + 3] if t.text != "\n"]
-        if end < start and body[end].text == "{" and following[:1] == ["return"]:
-            place = locator.locate(body[index + 2 : end], function)
-            if place is not None and place.segments and place.segments[0] == "spec":
-                return place.segments
-    return None
 
 
 def _constructions(package: Package, function: GoFunc, root: GoType) -> list[tuple[GoType, int, int]]:

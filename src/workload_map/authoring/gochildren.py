@@ -13,11 +13,21 @@ not the kind itself (``pool *api.Pool``) is placed where the kind's spec holds t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workload_map.authoring.evidence import ARRAY, Segments
+from workload_map.authoring.evidence import ARRAY, MAP, Segments
+from workload_map.authoring.gofilled import (
+    COUNT_KEYS,
+    UNSET_COUNT,
+    _expanded,
+    _guard_on_the_way,
+    _mutated,
+    _returns_workload,
+    _set_on_condition,
+)
 from workload_map.authoring.gofuncs import (
     GoFunc,
     _assigned_at,
@@ -31,7 +41,6 @@ from workload_map.authoring.goowners import BUILTIN_WORKLOADS
 from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_type, go_type_name
 from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
 
-COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
 # Apply configurations (``LeaderWorkerSet(name, ns).WithSpec(...)``), by the path of their packages.
 APPLY_CONFIGURATIONS = "/applyconfiguration"
 BUILTIN_APPLY_CONFIGURATIONS = "k8s.io/client-go/applyconfigurations/"
@@ -50,6 +59,11 @@ class BuiltChild:
     chain: list[str] = field(default_factory=list)  # the calls from a function that takes the kind
     composed: bool = False  # its pod template is put together by the code, no field of the kind copied as one
     constant: int | None = None  # its count when the code gives a number, not a field of the kind
+    # The kind's switch the code checks before building it (``if x.Spec.Metrics.Enabled {``, or ``if
+    # !x.Spec.Gateway.Enabled { return }`` first), in its function or in a caller on the way.
+    guard: Segments | None = None
+    defaulted: bool = False  # its count is never set: ``constant`` is the workload kind's default
+    conditional: bool = False  # its count is set only under an ``if``: built all the same, else by default
 
 
 @dataclass
@@ -59,6 +73,21 @@ class _Place:
     segments: Segments | None
     declared: GoType | None
     is_list: bool = False
+    item: str = ARRAY  # what one item of it is, when it is a list (ARRAY) or a map (MAP)
+    # The places it may be when its type sits at several places of the spec (a ``BaseSpec`` every role of the
+    # spec embeds, handed to one builder shared by the roles): each is read as one workload's.
+    alternatives: tuple[Segments, ...] = ()
+
+
+def _collection(type_expr: str) -> tuple[str, str | None]:
+    """The item type of a list or map type and its path segment (``[]Row``: Row, ARRAY; ``map[string]Node``:
+    Node, MAP), else the type itself and None."""
+    bare = type_expr.lstrip("*")
+    if bare.startswith("[]"):
+        return bare[2:].lstrip("*"), ARRAY
+    if bare.startswith("map[") and "]" in bare:
+        return bare.partition("]")[2].lstrip("*"), MAP
+    return bare, None
 
 
 class _Locator:
@@ -70,34 +99,53 @@ class _Locator:
         self.package = program.package
         self.kind = kind
         self.linker = _Linker(self.package, ApiValues())
-        self.by_type: dict[int, tuple[Segments, bool] | None] = {}
+        self.by_type: dict[int, list[tuple[Segments, str | None]]] = {}
 
     def type_place(self, type_expr: str, where: GoFile, segments: Segments | None) -> _Place:
-        is_list = type_expr.lstrip("*").startswith("[]")
-        declared = self.linker.resolve(type_expr.lstrip("*").removeprefix("[]"), where)
+        inner, marker = _collection(type_expr)
+        declared = self.linker.resolve(inner, where)
         if declared is self.kind:
             return _Place((), declared)
         if segments is None and declared is not None:
-            placed = self.placed(declared)
-            if placed is not None:  # one item of the list the spec holds, or the one field of its type
-                return _Place((*placed[0], ARRAY) if placed[1] else placed[0], declared)
-        return _Place(segments, declared, is_list)
+            placed = [(*at, marker) if marker else at for at, marker in self.placed(declared)]
+            if len(placed) == 1:  # one item of the list or map the spec holds, or the one field of its type
+                return _Place(placed[0], declared)
+            if placed:
+                return _Place(None, declared, alternatives=tuple(placed))
+        return _Place(segments, declared, marker is not None, marker or ARRAY)
 
-    def placed(self, declared: GoType) -> tuple[Segments, bool] | None:
-        """The one place in the kind's spec whose type is ``declared`` (a list of it: True), else None."""
+    def placed(self, declared: GoType) -> list[tuple[Segments, str | None]]:
+        """The places in the kind's spec whose type is ``declared`` (with ARRAY or MAP when one holds a list
+        or map of it), a struct embedding it inline counting as one."""
         if id(declared) not in self.by_type:
-            found: list[tuple[Segments, bool]] = []
+            found: list[tuple[Segments, str | None]] = []
             for segments, go_field, owner in self.linker.walk(self.kind, (), set()):
-                type_expr = go_field.type_expr.lstrip("*")
-                is_list = type_expr.startswith("[]")
-                if segments[0] != "spec" or bare_type(type_expr.removeprefix("[]"))[1] != declared.name:
+                inner, marker = _collection(go_field.type_expr)
+                if segments[0] != "spec":
                     continue
-                if self.linker.resolve(type_expr.removeprefix("[]"), owner.file) is declared:
-                    found.append((segments, is_list))
-            self.by_type[id(declared)] = found[0] if len(found) == 1 else None
+                resolved = self.linker.resolve(inner, owner.file)
+                if resolved is declared or (resolved is not None and self.embeds(resolved, declared)):
+                    found.append((segments, marker))
+            self.by_type[id(declared)] = found
         return self.by_type[id(declared)]
 
-    def select(self, place: _Place, name: str, depth: int = 0) -> _Place | None:
+    def embeds(self, holder: GoType, declared: GoType) -> bool:
+        """Whether the struct ``holder`` embeds ``declared`` inline (``BaseSpec `json:",inline"```)."""
+        return holder.underlying == "struct" and any(
+            not f.names and not f.json and self.linker.resolve(f.type_expr.lstrip("*"), holder.file) is declared
+            for f in holder.fields
+        )
+
+    def select(self, place: _Place, name: str) -> _Place | None:
+        """The field ``name`` (its Go name) of the struct at ``place``, read at each of its alternatives."""
+        found = self.select_one(place, name)
+        if found is None or not place.alternatives:
+            return found
+        others = (self.select_one(_Place(at, place.declared), name) for at in place.alternatives)
+        found.alternatives = tuple(o.segments for o in others if o is not None and o.segments is not None)
+        return found
+
+    def select_one(self, place: _Place, name: str, depth: int = 0) -> _Place | None:
         """The field ``name`` (its Go name) of the struct at ``place``, embedded structs searched too (a few
         levels: a struct may embed itself through others)."""
         if place.declared is None or place.declared.underlying != "struct" or place.is_list or depth > 4:
@@ -121,7 +169,7 @@ class _Locator:
                 if segments is not None and go_field.json:
                     segments = (*segments, go_field.json)
                 inner = self.type_place(go_field.type_expr, place.declared.file, segments)
-                found = self.select(_Place(segments, inner.declared), name, depth + 1)
+                found = self.select_one(_Place(segments, inner.declared), name, depth + 1)
                 if found is not None:
                     return found
         return None
@@ -135,6 +183,14 @@ class _Locator:
             texts = texts[1:]
         if depth > 8 or not texts:
             return None
+        selected = _selected_from_call(texts)
+        if selected is not None:
+            # ``ptr.Deref(x.Spec.Metrics, Metrics{}).Enabled``: a field of what the call gives.
+            tokens = [t for t in tokens if t.text != "\n"]
+            place = self.locate(tokens[len(tokens) - len(texts) : len(tokens) - len(selected)], function, depth + 1)
+            for name in selected[1::2]:
+                place = self.select(place, name) if place is not None else None
+            return place
         if texts[-1] == ")" and "(" in texts:
             opening = texts.index("(")
             inner = [t for t in tokens if t.text != "\n"]
@@ -148,10 +204,10 @@ class _Locator:
                     return place
                 # Not a field passed through (``ptr.To(x)``): a helper of the repository computing it from the
                 # kind (``desiredReplicas(x)``) gives the field its last return reads.
-                return self.helper_returns(callee, function, depth) or place
+                return self.helper_returns(callee, function, depth) or place or self.result_place(callee, function)
             if not inner and len(callee) >= 3:
                 return self.returned(callee[:-2], callee[-1], function, depth)
-            return self.chosen(_split(inner, ","), function, depth)
+            return self.chosen(_split(inner, ","), function, depth) or self.result_place(callee, function)
         if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)) or len(texts) % 2 == 0:
             return None
         place = self.variable(texts[0], function, depth)
@@ -179,10 +235,9 @@ class _Locator:
         others = [a for i, a in enumerate(arguments) if i != index]
         return place if all(_constant_or_test_of(other, field) for other in others) else None
 
-    def helper_returns(self, callee: list[str], function: GoFunc, depth: int) -> _Place | None:
-        """The field of the kind a function of the repository returns on its last ``return`` (its
-        fall-through path, after the special cases): a plain function, or a method of the caller's own
-        receiver (``c.instances(spec)``)."""
+    def callees(self, callee: list[str], function: GoFunc) -> list[GoFunc]:
+        """The repository's functions a call names: a plain function of the folder, a method of the caller's
+        own receiver (``c.instances(spec)``), a function of the folder an import names (``pkg.F``)."""
         receiver = ""
         if len(callee) == 1:
             directory: str | None = function.file.directory
@@ -192,12 +247,28 @@ class _Locator:
             folders = self.package.folders_of(function.file.imports[callee[0]])
             directory = folders[0] if folders else None
         else:
-            return None
-        if directory is None:
-            return None
-        for candidate in self.program.folder(directory).get(callee[-1], []):
+            return []
+        found = self.program.folder(directory).get(callee[-1], []) if directory is not None else []
+        return [c for c in found if c.receiver == receiver]
+
+    def result_place(self, callee: list[str], function: GoFunc) -> _Place | None:
+        """Where a value a function of the repository returns sits, by its declared result type: a helper
+        picking a role's spec by a parameter (``spec := specOf(x, role)`` returning ``*api.BaseSpec``) gives
+        a value of that type, at the one place of the spec that holds it, or at each of several."""
+        for candidate in self.callees(callee, function):
+            if candidate.result and candidate.result.lstrip("*")[:1] not in ("", "["):
+                place = self.type_place(candidate.result, candidate.file, None)
+                if place.segments is not None or place.alternatives:
+                    return place
+        return None
+
+    def helper_returns(self, callee: list[str], function: GoFunc, depth: int) -> _Place | None:
+        """The field of the kind a function of the repository returns on its last ``return`` (its
+        fall-through path, after the special cases): a plain function, or a method of the caller's own
+        receiver (``c.instances(spec)``)."""
+        for candidate in self.callees(callee, function):
             returns = [i for i, t in enumerate(candidate.body) if t.text == "return"]
-            if candidate.receiver != receiver or not returns:
+            if not returns:
                 continue
             found = self.locate(_statement(candidate.body, returns[-1] + 1), candidate, depth + 1)
             if found is not None and found.segments is not None and len(found.segments) >= 2:
@@ -270,7 +341,17 @@ class _Locator:
             return place
         if not place.is_list or place.segments is None:
             return None
-        return _Place((*place.segments, ARRAY), place.declared)
+        return _Place((*place.segments, place.item), place.declared)
+
+
+def _selected_from_call(texts: list[str]) -> list[str] | None:
+    """The selectors after a call an expression ends with (``.Enabled`` of ``f(x).Enabled``), else None."""
+    if ")" not in texts or texts[-1] == ")":
+        return None
+    closing = len(texts) - 1 - texts[::-1].index(")")
+    after = texts[closing + 1 :]
+    chain = all(t == "." if i % 2 == 0 else t.isidentifier() for i, t in enumerate(after))
+    return after if after and len(after) % 2 == 0 and chain else None
 
 
 def _constant_or_test_of(tokens: list[Token], field: str) -> bool:
@@ -284,7 +365,7 @@ def _names_no_variable(texts: list[str]) -> bool:
     return not any(
         text.isidentifier()
         and text not in ("nil", "true", "false")
-        and not (index + 1 < len(texts) and texts[index + 1] in ("(", "."))
+        and not (index + 1 < len(texts) and texts[index + 1] in ("(", ".", "{"))
         and not (index > 0 and texts[index - 1] == ".")
         for index, text in enumerate(texts)
     )
@@ -344,11 +425,24 @@ def _count(
     """The kind's field the literal's count reads (``Replicas: &x.Spec.Size`` inside it, or
     ``v.Spec.Replicas = ...`` or an apply configuration's ``spec.WithReplicas(...)`` after it in the same
     function)."""
+    counts = _counts(locator, function, start, end, keys)
+    return counts[0] if counts else (None, "")
+
+
+def _counts(
+    locator: _Locator, function: GoFunc, start: int, end: int, keys: tuple[str, ...] = COUNT_KEYS
+) -> list[tuple[Segments, str]]:
+    """``_count``, with each place the count may be read at when its value's type sits at several places of
+    the spec (a builder shared by roles embedding one ``BaseSpec``): one count per role."""
     for value, key in _count_values(function, start, end, keys):
         place = locator.locate(value, function)
+        if place is not None and place.declared is not None and place.declared.underlying == "struct":
+            continue  # an object (a method of the spec computing the count from it) is no count
         if place is not None and place.segments and place.segments[0] == "spec":
-            return place.segments, key
-    return None, ""
+            return [(place.segments, key)]
+        if place is not None and place.segments is None and place.alternatives:
+            return [(at, key) for at in place.alternatives if at and at[0] == "spec"]
+    return []
 
 
 def _count_values(
@@ -447,21 +541,42 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
     # The literals once every call is known: a builder shared by several callers counts from each one's field.
     out: list[BuiltChild] = []
     for function, chain in visited:
-        for gvk, start, end in _literals(function, foreign):
+        mutated = list(_mutated(function, functools.partial(_returns_workload, locator, function=function)))
+        for gvk, start, end in [*_literals(function, foreign), *mutated]:
             where = f"{function.file.path}:{function.body[start].line}"
             if any(child.where == where for child in out):
                 continue
-            counted = _count(locator, function, start, end)
+            traced = _counts(locator, function, start, end)
+            conditional = _set_on_condition(function, start, end)
             composed = _composes_pod(program, locator, function, gvk["kind"], (start, end), callers)
             helper = _spec_helper(program, function, gvk["kind"], (start, end))
-            if helper is not None and counted[0] is None:
-                counted = _count(locator, *helper)
+            if helper is not None and not traced:
+                traced = _counts(locator, *helper)
+                conditional = _set_on_condition(*helper)
                 composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
-            counts = [counted] if counted[0] is not None else _bound_counts(locator, function, (start, end), callers)
-            fixed = _constant(function, (start, end)) if not counts and counted[0] is None else None
-            for count, key in counts or [fixed[1:] if fixed is not None else counted]:
+            counts: list[tuple[Segments | None, str]] = [*traced]
+            counts = counts or _bound_counts(locator, function, (start, end), callers)
+            if (gvk, start, end) in mutated and not counts:
+                continue  # a workload only changed here (scaled to 0, relabelled): no count of the kind's
+            fixed = _constant(function, (start, end)) if not counts else None
+            guard = _guard_on_the_way(locator, function, start, callers)
+            # Built behind a switch of the kind, its count never set: the workload's own default, one pod.
+            defaulted = (
+                guard is not None
+                and not counts
+                and fixed is None
+                and gvk["kind"] in UNSET_COUNT
+                and helper is None
+                and not any(_count_values(function, start, end))
+            )
+            if defaulted:
+                fixed = (1, None, UNSET_COUNT[gvk["kind"]])
+            for count, key in counts or [fixed[1:] if fixed is not None else (None, "")]:
                 child = BuiltChild(gvk, where, function.name, None if fixed else count, key, chain, composed)
                 child.constant = fixed[0] if fixed is not None else None
+                child.guard = guard
+                child.defaulted = defaulted
+                child.conditional = conditional
                 out.append(child)
     return out
 
@@ -470,7 +585,8 @@ def _spec_helper(
     program: _Program, function: GoFunc, kind: str, span: tuple[int, int]
 ) -> tuple[GoFunc, int, int] | None:
     """Where the ``<Kind>Spec`` literal is that a function of the repository builds for a literal whose whole
-    ``Spec`` it gives (``Spec: *spec`` with ``spec, err := makeSpec(p)``): (that function, start, end)."""
+    ``Spec`` it gives (``Spec: *spec`` with ``spec, err := makeSpec(p)``), or that the function itself gives a
+    local first (``spec := appsv1.DeploymentSpec{...}``): (that function, start, end)."""
     start, end = span
     body = function.body
     for index in range(start, end - 2):
@@ -480,7 +596,13 @@ def _spec_helper(
             t.text for t in (_split(_statement(body, index + 2), ",") or [[]])[0] if t.text not in ("\n", "&", "*")
         ]
         assigned = _assigned_at(body[:start], value[0]) if len(value) == 1 and value[0].isidentifier() else None
-        call = [t.text for t in _statement(body, assigned)] if assigned is not None else []
+        # ``Spec: makeSpec(p)`` calls it in place; ``Spec: *spec`` names a local it was given.
+        call = value if "(" in value else [t.text for t in _statement(body, assigned)] if assigned is not None else []
+        if assigned is not None and f"{kind}Spec" in call and "(" not in call:
+            # ``spec := appsv1.DeploymentSpec{...}`` in this function, its count set there or after it.
+            at = next(i for i in range(assigned, len(body)) if body[i].text == f"{kind}Spec")
+            if at + 1 < len(body) and body[at + 1].text == "{":
+                return function, at, _balanced(body, at + 1)
         if "(" not in call or call.index("(") == 0:
             return None
         callee = call[call.index("(") - 1]
@@ -515,7 +637,7 @@ def _bound_counts(
     the function (a builder shared by several sub-controllers counts one workload per caller)."""
     out: list[tuple[Segments | None, str]] = []
     for value, key in _count_values(function, *span):
-        for segments in _through_callers(locator, function, value, callers, 0):
+        for segments in _through_callers(locator, function, _expanded(function, value), callers, 0):
             if (segments, key) not in out:
                 out.append((segments, key))
         if out:

@@ -22,6 +22,7 @@ class GoFunc:
     file: GoFile
     line: int
     body: list[Token] = field(default_factory=list)  # between the braces, comments left out
+    result: str = ""  # the type of its first result (``*api.BaseSpec`` of ``(*api.BaseSpec, error)``)
 
     @property
     def where(self) -> str:
@@ -111,12 +112,19 @@ def functions(file: GoFile, text: str) -> list[GoFunc]:
         params.update(_params(tokens[index + 1 : end - 1]))
         index = end
         # The results, up to the body's brace (a parenthesised result list is stepped over whole).
+        results = index
         while index < len(tokens) and tokens[index].text not in ("{", "\n"):
             index = _balanced(tokens, index) if tokens[index].text in "([" else index + 1
         if index >= len(tokens) or tokens[index].text != "{":
             continue  # a declaration without a body (assembly)
         end = _balanced(tokens, index)
-        out.append(GoFunc(name, receiver, receiver_var, params, file, line, tokens[index + 1 : end - 1]))
+        declared = tokens[results:index]
+        if declared and declared[0].text == "(":
+            declared = (_split(declared[1:-1], ",") or [[]])[0]
+            if len(declared) >= 2 and declared[0].text.isidentifier() and declared[1].text not in (".", "["):
+                declared = declared[1:]  # a named result (``(spec *api.Spec, err error)``)
+        result = "".join(t.text for t in declared)
+        out.append(GoFunc(name, receiver, receiver_var, params, file, line, tokens[index + 1 : end - 1], result))
         index = end
     return out
 

@@ -379,6 +379,9 @@ class Reader:
         if len(value_tokens) == 4 and value_tokens[1] == "(" and value_tokens[3] == ")":
             # A conversion, ``ConditionType("Ready")``: the type is the conversion's.
             type_name, value_tokens = type_name or value_tokens[0], value_tokens[2:3]
+        elif len(value_tokens) == 6 and value_tokens[1] == "." and value_tokens[3] == "(" and value_tokens[5] == ")":
+            # To a type of another package, ``v1.ConditionType("Ready")``.
+            type_name, value_tokens = type_name or "".join(value_tokens[:3]), value_tokens[4:5]
         value = unquote(value_tokens[0]) if len(value_tokens) == 1 else self.concatenation(value_tokens)
         if value is None:
             if type_name and PHASE_TYPE.search(type_name.rpartition(".")[2]) and len(value_tokens) != 1:

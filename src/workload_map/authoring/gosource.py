@@ -18,6 +18,7 @@ from pathlib import Path
 
 from workload_map.authoring import gowrites, status as vocabulary
 from workload_map.authoring.evidence import LOW, Segments
+from workload_map.authoring.gofuncs import functions
 from workload_map.authoring.goowners import owned
 from workload_map.authoring.goread import (
     PHASE_TYPE,
@@ -54,6 +55,8 @@ class ApiValues:
     # What a written value means where its words do not say it (gowrites.py): (field, value) -> (status,
     # confidence, why), from its constant's name or from a failure path it is written on.
     meanings: dict[tuple[Segments, str], tuple[str, str, str]] = field(default_factory=dict)
+    # Status counts the controller fills with a workload's ready pods (``status.Replicas = sts.Status.ReadyReplicas``).
+    ready_counts: list[tuple[Segments, str]] = field(default_factory=list)  # (field, evidence)
     warnings: list[str] = field(default_factory=list)
     kind_at: str | None = None  # file:line of the kind's struct
 
@@ -84,13 +87,29 @@ class _Linker:
         return f"declared in {const.file.path}:{const.line} ({const.name}{said})"
 
     def constants_of(self, declared: GoType) -> list[GoConst]:
-        return [
-            c
-            for c in self.package.consts
-            if c.type_name is not None
-            and bare_type(c.type_name)[1] == declared.name
-            and self.resolve(c.type_name, c.file) is declared
-        ]
+        """The constants of a named type; none in the folders read so far, those of another package that
+        declares constants of it (``const PhaseBuilding v1.Phase = "Building"`` in a controller package)."""
+        for attempt in range(2):
+            found = [
+                c
+                for c in self.package.consts
+                if c.type_name is not None
+                and bare_type(c.type_name)[1] == declared.name
+                and self.resolve(c.type_name, c.file) is declared
+            ]
+            if found or attempt:
+                return found
+            self.load_declaring(declared.name)
+        return []
+
+    def load_declaring(self, type_name: str) -> None:
+        """Load the folders with a file declaring a constant of ``<qualifier>.<type_name>``."""
+        typed = re.compile(rf"^\s*\w+\s+\w+\.{re.escape(type_name)}\s*=|\w+\.{re.escape(type_name)}\(\s*\"", re.M)
+        for directory, paths in self.package.folders.items():
+            if directory in self.package.loaded:
+                continue
+            if any(f".{type_name}" in (text := self.package.text(p) or "") and typed.search(text) for p in paths):
+                self.package.load(directory)
 
     def marker_values(self, doc: list[str], where: str) -> list[tuple[str, str]]:
         for line in doc:
@@ -162,7 +181,8 @@ class _Linker:
                 # A condition type shared by a project's kinds (a common package): the kind's own constants.
                 own = [c for c in constants if c.file.directory == kind.file.directory]
                 self.values.conditions += found or [(c.value, self.evidence(c)) for c in own or constants]
-                return
+                if found or constants:
+                    return
         declared = [(c.value, self.evidence(c)) for c in self.kind_conditions(kind)]
         if not declared:
             # Untyped constants elsewhere (a controller package): the types its Condition literals are built with.
@@ -193,23 +213,45 @@ class _Linker:
             and CAMEL.match(c.value)
             and (
                 (c.type_name is not None and CONDITION_TYPE.search(bare_type(c.type_name)[1]))
-                or (c.type_name is None and "Condition" in c.name and not c.name.endswith(("Reason", "Message")))
+                or (
+                    c.type_name in (None, "string")
+                    and "Condition" in c.name
+                    and not any(w in c.name for w in ("Reason", "Message"))
+                )
             )
         ]
-        # The kind's files: its struct's, those named after it, and the folder's shared condition files.
-        own = [
-            c
-            for c in candidates
-            if c.file is kind.file or c.file.path.rpartition("/")[2].replace("_", "").startswith((stem, "condition"))
-        ]
-        if own:
-            return own
         kinds = [
             t
             for t in self.package.types.values()
             if t.file.directory == directory and any(not f.names and f.type_expr.endswith("TypeMeta") for f in t.fields)
         ]
+        # The kind's files: its struct's, those named after it, and the folder's shared condition files.
+        named = [c for c in candidates if c.file is kind.file or _file_stem(c).startswith(stem)]
+        shared = [c for c in candidates if c not in named and _file_stem(c).startswith("condition")]
+        if len(kinds) > 1 and shared:
+            # Conditions shared by the folder's kinds: those the kind's own methods read or set (``func (m
+            # *Kind) IsReady() bool``), not a backup kind's Complete.
+            read = self.read_by_methods(kind, directory)
+            shared = [c for c in shared if c.name in read] or shared
+        if named or shared:
+            return named + shared
         return candidates if len(kinds) == 1 else []
+
+    def read_by_methods(self, kind: GoType, directory: str) -> set[str]:
+        """The identifiers in the bodies of the kind's methods declared in its folder."""
+        names: set[str] = set()
+        for path in self.package.folders.get(directory, []):
+            text = self.package.text(path) or ""
+            if f"*{kind.name})" not in text and f" {kind.name})" not in text:
+                continue
+            for function in functions(GoFile(path.relative_to(self.package.root).as_posix()), text):
+                if function.receiver == kind.name:
+                    names.update(t.text for t in function.body)
+        return names
+
+
+def _file_stem(const: GoConst) -> str:
+    return const.file.path.rpartition("/")[2].replace("_", "")
 
 
 def _find_kind(package: Package, kind: str, version: str) -> tuple[GoType | None, list[GoType]]:
@@ -258,7 +300,10 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
             "in the source given (an imported package outside it?): no status value read"
         )
         return values
+    copies = gowrites.ready_copies(package.all_files(), package.root, package.text, found.name)
     for segments, go_field, owner in linker.walk(status, ("status",), set()):
+        if len(segments) == 2 and go_field.names and go_field.names[0] in copies and "int" in go_field.type_expr:
+            values.ready_counts.append((segments, copies[go_field.names[0]]))
         type_name = bare_type(go_field.type_expr)[1]
         if not (PHASE_FIELD.search(segments[-1]) or PHASE_TYPE.search(type_name)) or segments[-1] == "conditions":
             continue

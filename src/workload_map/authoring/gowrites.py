@@ -32,6 +32,8 @@ _FAILURE_AFTER = re.compile(r"EventTypeWarning|\"Warning\"|\b(?:klog|log|logger|
 _ALL_READY = re.compile(
     r"(?i)\b\w*(ready|available)\w*\s*(==|>=)\s*\*?[\w.]+|\b\w*(replicas|desired|size)\w*\s*(==|<=)\s*\w*(ready|available)"
 )
+_CALL = re.compile(r"^((?:\w+\.)*\w+)\(.*\)$", re.S)
+_RETURN = re.compile(r"\breturn\s+([^\n,;]+)")
 _ERR_CHECK = re.compile(r"\berr\s*!=\s*nil")
 _ASSIGNS_ERR = re.compile(r"\berr\s*:?=(?!=)")
 
@@ -79,9 +81,13 @@ def written_condition_types(
     files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str, constant: ConstantLookup
 ) -> list[Written]:
     """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, the value
-    a constant, a literal or a parameter of the builder function), in the files that name the kind."""
+    a constant, a literal or a parameter of the builder function), in the files that name the kind; those
+    built in a function that uses the kind's type (``cr *v1.Kind``), or is called from one, when there are
+    any (a project's other kinds, named in the same files, build theirs elsewhere)."""
     found: dict[str, Written] = {}
+    scoped: dict[str, Written] = {}
     reader = _Sites(files, root, text, constant)
+    uses = re.compile(rf"[.*\]]{re.escape(kind)}\b|\b{re.escape(kind)}\{{")
     for path in files:
         body = text(path) or ""
         if kind not in body or ".Condition{" not in body:
@@ -92,9 +98,63 @@ def written_condition_types(
             if (key := _TYPE_KEY.search(inside)) is None:
                 continue
             at = literal.end() + key.start(1)
+            in_kind = _in_function_using(files, text, path, at, uses)
             for written in reader.values(_strip_comment(key.group(1)), path, at, 0, set()):
                 found.setdefault(written.value, written)
-    return list(found.values())
+                if in_kind:
+                    scoped.setdefault(written.value, written)
+    return list((scoped or found).values())
+
+
+def _function_at(body: str, at: int) -> tuple[str, str] | None:
+    """(name, text) of the top-level function around ``at``."""
+    function = None
+    for match in _FUNC.finditer(body, 0, at):
+        function = match
+    if function is None:
+        return None
+    following = _FUNC.search(body, at)
+    return function.group(1), body[function.start() : following.start() if following else len(body)]
+
+
+def _in_function_using(
+    files: list[Path], text: Callable[[Path], str | None], path: Path, at: int, uses: re.Pattern[str]
+) -> bool:
+    """The site's function uses the kind's type, or a function calling it does (one call up)."""
+    around = _function_at(text(path) or "", at)
+    if around is None:
+        return False
+    name, function_text = around
+    if uses.search(function_text):
+        return True
+    call = re.compile(rf"(?<![\w])(?:[\w.]+\.)?{re.escape(name)}\(")
+    for caller in files:
+        body = text(caller) or ""
+        if f"{name}(" not in body:
+            continue
+        for match in call.finditer(body):
+            outer = _function_at(body, match.start())
+            if outer is not None and outer[0] != name and uses.search(outer[1]):
+                return True
+    return False
+
+
+# ``status.Replicas = sts.Status.ReadyReplicas``: a status count copied from a workload's ready pods.
+_READY_COPY = re.compile(r"\b[Ss]tatus\.(\w+)\s*=(?!=)\s*(?:\w+\()?[\w.]*\bStatus\.(ReadyReplicas|AvailableReplicas)\b")
+
+
+def ready_copies(files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str) -> dict[str, str]:
+    """The status fields (by Go name) the controller fills with a workload's ready or available pod count
+    (``status.Replicas = sts.Status.ReadyReplicas``), in the files that name the kind, each with its site."""
+    found: dict[str, str] = {}
+    for path in files:
+        body = text(path) or ""
+        if kind not in body or ("Status.ReadyReplicas" not in body and "Status.AvailableReplicas" not in body):
+            continue
+        for match in _READY_COPY.finditer(body):
+            where = f"{match.group(2)} copied at {_located(root, path, body, match.start())}"
+            found.setdefault(match.group(1), where)
+    return found
 
 
 _ANNOTATION_READ = re.compile(
@@ -191,7 +251,10 @@ class _Sites:
         if name is None:
             inner = _CONVERSION.match(expression)
             if inner is not None and "," not in inner.group(1):  # ``Phase(StatusReady)``
-                yield from self.values(inner.group(1), path, at, hops, seen)
+                # The same site, a shorter expression: not the loop ``seen`` guards against.
+                yield from self.values(inner.group(1), path, at, hops, seen - {(str(path), at)})
+            if (call := _CALL.match(expression)) is not None and hops < MAX_HOPS:
+                yield from self.through_returns(call.group(1), hops, seen)
             return
         qualifier, identifier = name.group(1), name.group(2)
         constant = self.constant(qualifier, identifier, path)
@@ -202,6 +265,41 @@ class _Sites:
             return
         if qualifier is None and hops < MAX_HOPS:
             yield from self.through_callers(identifier, path, at, hops, seen)
+            yield from self.through_locals(identifier, path, at, hops, seen)
+
+    def through_locals(
+        self, name: str, path: Path, at: int, hops: int, seen: set[tuple[str, int]]
+    ) -> Iterator[Written]:
+        """A local variable of the enclosing function (a state machine's ``phase = StateX`` in each branch,
+        ``phase := r.nextPhase(obj)``): the values assigned to it in that function."""
+        body = self.text(path) or ""
+        function = None
+        for match in _FUNC.finditer(body, 0, at):
+            function = match
+        if function is None or name in _parameter_names(function.group(2)):
+            return
+        following = _FUNC.search(body, at)
+        end = following.start() if following else len(body)
+        assign = re.compile(
+            rf"(?<![\w.])(?:var[ \t]+)?{re.escape(name)}(?:[ \t]*,[ \t]*\w+)*(?:[ \t]+[\w.*]+)?"
+            r"[ \t]*:?=(?!=)[ \t]*([^\n;]+)"
+        )
+        for match in assign.finditer(body, function.end(), end):
+            yield from self.values(_strip_comment(match.group(1)), path, match.start(1), hops + 1, seen)
+
+    def through_returns(self, callee: str, hops: int, seen: set[tuple[str, int]]) -> Iterator[Written]:
+        """A call (``r.nextPhase(obj)``): the values the function of that name returns first."""
+        name = callee.rpartition(".")[2]
+        declared = re.compile(rf"^func\s*(?:\([^)]*\)\s*)?{re.escape(name)}\s*(?:\[[^\]]*\])?\(", re.M)
+        for path in self.files:
+            body = self.text(path) or ""
+            if f"{name}(" not in body:
+                continue
+            for match in declared.finditer(body):
+                following = _FUNC.search(body, match.end())
+                end = following.start() if following else len(body)
+                for returned in _RETURN.finditer(body, match.end(), end):
+                    yield from self.values(_strip_comment(returned.group(1)), path, returned.start(1), hops + 1, seen)
 
     def through_callers(
         self, parameter: str, path: Path, at: int, hops: int, seen: set[tuple[str, int]]

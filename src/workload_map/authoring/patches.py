@@ -13,8 +13,10 @@ over the pod the operator generates ("modifications are done via a strategic mer
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from workload_map.authoring.evidence import Segments
+from workload_map.authoring.gomerges import MergedField, merged_over
 from workload_map.authoring.schema import SchemaFacts, Site
 
 # Words of a container list's name saying its containers join others (camelCase split to words).
@@ -54,12 +56,16 @@ def patched_by(site: Site) -> Segments | None:
     return None
 
 
-def merged_into(facts: SchemaFacts | None, site: Site) -> str | None:
+def merged_into(facts: SchemaFacts | None, site: Site, merges: Sequence[MergedField] = ()) -> str | None:
     """Why a pod definition is a fragment the operator merges into a pod it builds, else None: a template or
-    PodSpec named as an extra part (``extraPodSpec``), or any pod definition whose description says it is
-    merged over (or modifies) the operator's pod."""
+    PodSpec named as an extra part (``extraPodSpec``), one the operator's code merges with a value it builds
+    (gomerges.py), or any pod definition whose description says it is merged over (or modifies) the
+    operator's pod."""
     if site.form in ("template", "podspec") and _words(site.segments[-1]) & {"extra", "additional"}:
         return f"named as an extra part ({site.segments[-1]})"
+    merge = merged_over(list(merges), site.segments)
+    if merge is not None:
+        return f"merged with what the operator's code builds ({merge.how} at {merge.where})"
     found = facts.field_at(site.segments) if facts is not None else None
     description = str(found.schema.get("description") or "") if found is not None else ""
     said = MERGED_DESCRIPTION.search(description)

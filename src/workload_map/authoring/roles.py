@@ -11,7 +11,7 @@ from workload_map.authoring import selectors as pod_selectors
 from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, schema_path
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import GROUP_SIZE_NAMES, Field, Site
+from workload_map.authoring.schema import GROUP_SIZE_NAMES, SHARD_NAMES, Field, Site
 
 
 def role_name(site: Site, taken: set[str]) -> str:
@@ -62,6 +62,8 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
         per = (
             "pods per group"
             if site.hosts.segments[-1] in GROUP_SIZE_NAMES
+            else "the replicas run once per shard"
+            if site.hosts.segments[-1] in SHARD_NAMES
             else "one pod per host of a multi-host replica"
         )
         builder.note((*path, "replicasPath"), MEDIUM, f"x {site.hosts.path}: {per}.")

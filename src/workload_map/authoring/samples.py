@@ -19,6 +19,7 @@ from workload_map.authoring.schema import (
     ID_NAMES,
     MAX_NAMES,
     MIN_NAMES,
+    POD_COUNT_NAMES,
     REPLICA_NAMES,
     Field,
     Site,
@@ -53,6 +54,7 @@ def _is_container(value: Any) -> bool:
         isinstance(value, dict)
         and isinstance(value.get("image"), str)
         and any(k in value for k in ("name", "command", "args", "script"))
+        and not any(k in value for k in POD_COUNT_NAMES)  # a workload with its image and count (schema.py)
     )
 
 

@@ -24,12 +24,18 @@ MAX_NAMES = ("maxReplicas", "maxSize", "maxWorkers")
 # A count of pods in one group (a leader and its workers), itself counted by the group's holder.
 GROUP_SIZE_NAMES = ("size", "groupSize")
 HOSTS_NAMES = ("numOfHosts", "hostsPerReplica", "numHosts")
+# Shards beside a count of replicas of each shard: the pods are their product (a Prometheus' shards x replicas).
+SHARD_NAMES = ("shards", "shardCount", "shardsCount", "numShards", "numberOfShards")
+SHARD_PRODUCT = re.compile(r"multipl|\b(each|every|per) shard\b|\bshards? (x|times)\b", re.I)
 ID_NAMES = ("name", "groupName", "replicaName", "taskName", "roleName")
 SUSPEND_BOOLEANS = ("suspend", "suspended", "paused", "stopped", "stop")
 # Booleans right under .spec whose false stops the workload (a VM's running, a workspace's started).
 INVERSE_BOOLEANS = ("started", "running", "enabled", "active", "start", "run")
 # Words of an operating mode's values (runStrategy, operatingMode...): which stop it, which run it.
 STOP_VALUES = ("suspended", "suspend", "stopped", "stop", "paused", "halted", "off", "disabled", "inactive")
+# The values of a switch spelt as strings, for yes and for no.
+TRUTHY = ("true", "yes", "on", "1", "enabled", "enable")
+FALSY = ("false", "no", "off", "0", "disabled", "disable")
 RUN_VALUES = ("running", "run", "started", "active", "always", "on", "enabled", "rerunonfailure", "once")
 # A field description that says an integer counts pods: "replicas is the number of desired pods".
 COUNT_DESCRIPTION = re.compile(
@@ -45,7 +51,7 @@ AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
 # A parent field that schedules runs: a switch under it stops the schedule, not the object's own pods.
 SCHEDULE_PARENT = re.compile(r"(?i)cron|schedul")
 # Any other count of ready or available members: ``availableNodes``, ``readyInstances``.
-READY_COUNT = re.compile(r"^(ready|available)[A-Z][a-z]+$")
+READY_COUNT = re.compile(r"^(ready|available)(?:[A-Z][a-z]+)+$")
 # A status object counting the members by state (``.status.replicas.ready``).
 MEMBER_NAMES = ("replicas", "pods", "instances", "workers", "nodes")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
@@ -133,6 +139,7 @@ class SchemaFacts:
     # What a value the controller writes means where its words do not say (gosource.ApiValues.meanings).
     api_meanings: dict[tuple[Segments, str], tuple[str, str, str]] = field(default_factory=dict)
     api_conditions: list[tuple[str, str]] = field(default_factory=list)  # (condition type, where declared)
+    api_ready_counts: list[tuple[Segments, str]] = field(default_factory=list)  # (field, where the controller fills it)
     # Annotations that pause the object (described in the schema, or declared in the API types): (key, where).
     annotation_switches: list[tuple[str, str]] = field(default_factory=list)
     annotation_values: dict[str, str] = field(default_factory=dict)  # key -> the value that suspends
@@ -153,11 +160,18 @@ def _props(node: Any) -> dict[str, Any]:
     return props if isinstance(props, dict) else {}
 
 
+# A count of pods no container has: an object with one beside its image describes a workload the operator
+# builds (a compute group with its image and replicas), not a container.
+POD_COUNT_NAMES = ("replicas", "replicaCount", "numReplicas", "instances", "minReplicas", "maxReplicas")
+
+
 def is_container(node: Any) -> bool:
     props = _props(node)
     image = props.get("image")
     # An image that is an object (a devfile's image-build component) is not a container's image reference.
     if not isinstance(image, dict) or image.get("type") not in ("string", None) or _props(image):
+        return False
+    if any(name in props for name in POD_COUNT_NAMES):
         return False
     return "name" in props or "command" in props or "args" in props
 
@@ -251,6 +265,7 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
     for segments in candidates:
         site.replicas = site.replicas or described_count(_node_at(schema, segments), segments)
     _multiply_groups(site, schema, candidates)
+    _multiply_shards(site, schema)
     if site.replicas is not None and site.job is None:
         holder = site.replicas.segments[:-1]
         for index, segment in enumerate(site.segments[: len(holder)]):
@@ -263,6 +278,19 @@ def _fill_counts(site: Site, schema: dict[str, Any]) -> None:
     if last_collection >= 0 and site.segments[last_collection] == ARRAY:
         item = site.segments[: last_collection + 1]
         site.instance_id = _first(_node_at(schema, item), item, ID_NAMES, ("string",))
+
+
+def _multiply_shards(site: Site, schema: dict[str, Any]) -> None:
+    """A count of shards beside the replicas, when either's description says the replicas are of each shard
+    or that one multiplies the other ("replicas of each shard", "multiplied by this value"): the operator runs
+    the replicas once per shard, so the shards multiply the count as hosts do."""
+    if site.replicas is None or site.hosts is not None:
+        return
+    holder = site.replicas.segments[:-1]
+    shards = _first(_node_at(schema, holder), holder, SHARD_NAMES, ("integer",))
+    said = " ".join(str(f.schema.get("description") or "") for f in (site.replicas, shards) if f is not None)
+    if shards is not None and SHARD_PRODUCT.search(said):
+        site.hosts = shards
 
 
 def _multiply_groups(site: Site, schema: dict[str, Any], candidates: list[Segments]) -> None:
@@ -427,6 +455,13 @@ def spec_roots(schema: dict[str, Any]) -> list[str]:
     return [k for k, v in props.items() if k not in ("metadata", "status") and isinstance(v, dict) and _props(v)]
 
 
+# A switch described as pausing the operator's reconcile, not the pods (MariaDB's and Grafana's `suspend`:
+# "disabling the reconciliation prevents the operator from interfering"), unless it also says what happens
+# to the pods (deleted, scaled down, hibernated).
+RECONCILE_ONLY = re.compile(r"\breconcil\w*|\bsynchroni[sz]\w*", re.I)
+STOPS_PODS = re.compile(r"\bpods?\b|delet|\bscal|terminat|shut ?down|hibernat|\bstops? (the )?(workload|process)", re.I)
+
+
 def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Field, str, str]]:
     """Switches that stop the workload: (field, value that suspends, value that resumes), best first.
 
@@ -452,10 +487,20 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
             continue  # an embedded JobSpec's suspend is the Jobs' the operator makes of it, not the object's
         if any(SCHEDULE_PARENT.search(s) for s in found.segments[1:-1]):
             continue  # under a schedule (cronPolicy, schedule): it stops the next runs, not this object's pods
+        if RECONCILE_ONLY.search(str(found.schema.get("description") or "")) and not STOPS_PODS.search(
+            str(found.schema.get("description") or "")
+        ):
+            continue  # it pauses the operator's reconcile ("disabling the reconciliation"): the pods run on
         if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
             out.append((0, found, "true", "false"))
         elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
             out.append((2, found, "false", "true"))
+        elif found.schema.get("type") == "string" and found.enum and name in SUSPEND_BOOLEANS:
+            # A switch spelt as strings (`stop: "yes"`): its yes stops, its no resumes.
+            stop = [v for v in found.enum if v.lower() in TRUTHY]
+            run = [v for v in found.enum if v.lower() in FALSY]
+            if stop and run:
+                out.append((0, found, f'"{stop[0]}"', f'"{run[0]}"'))
         elif found.schema.get("type") == "string" and found.enum:
             stop = [v for v in found.enum if v.lower() in STOP_VALUES]
             run = [v for v in found.enum if v.lower() in RUN_VALUES]
@@ -553,6 +598,7 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
         elif schema.get("type") == "integer" and (
             (len(found.segments) == 2 and (name in READY_NAMES or READY_COUNT.match(name)))
             or (len(found.segments) == 3 and found.segments[1] in MEMBER_NAMES and name in ("ready", "available"))
+            or (len(found.segments) == 3 and found.segments[1].endswith("Status") and name in READY_NAMES)
         ):
             facts.ready_counts.append(found)
         elif (

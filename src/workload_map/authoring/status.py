@@ -78,6 +78,24 @@ VOCABULARY: dict[str, str] = {
     "waiting": "initializing",
     "upgrading": "initializing",
     "reconciling": "initializing",
+    "initialization": "initializing",
+    "bootstrap": "initializing",
+    "bootstrapping": "initializing",
+    "building": "initializing",
+    "preparing": "initializing",
+    "installing": "initializing",
+    # An operation on a serving object (``ScalingUp``, ``ResizingVolumes``, ``RollingRestart``): its pods keep
+    # serving while it goes on; a node being recovered or repaired is a part lost.
+    "scaling": "running",
+    "resizing": "running",
+    "replacing": "running",
+    "rolling": "running",
+    "rebalancing": "running",
+    "recovering": "degraded",
+    "repairing": "degraded",
+    # The operator takes the workload's pods away (Camel K's ``Undeploying``): it stops, the object stays.
+    "undeploying": "suspending",
+    "undeployed": "suspended",
 }
 # The operator's own work as the subject (``ReconciliationComplete``, ``ReconciliationPaused``): its reconcile
 # loop finished or paused, while the pods it made keep running; a failed reconcile is a degraded object.
@@ -98,7 +116,25 @@ WEAK_WORDS = (
     "updating",
     "migrating",
     "applying",
+    "scaling",
+    "resizing",
+    "replacing",
+    "rolling",
+    "rebalancing",
+    "undeploying",
+    "undeployed",
 )
+# A build (or its image) as the subject (``Build Running``, ``BuildComplete``): the workload's build runs or
+# is over, the workload itself still to start; a failed build is a failed workload. Not for a kind that is
+# itself a build (``classify(..., building=True)``): its build completing is its own end.
+BUILD_WORDS = ("build", "builds", "image")
+# An operation over running pods whose progress the value says (``UpdateInProgress``, ``RolloutProgressing``):
+# the pods keep serving while it goes on.
+OPERATION_NOUNS = ("update", "rollout", "scale", "resize", "restart", "migration", "rebalance")
+# The object being deleted (``PendingDeletion``, ``Terminating``): no shared status says it.
+DELETION_WORDS = ("deletion", "deleting", "deleted", "terminating", "finalizing")
+# A prefix that negates a word (``Inactive``, ``Unavailable``, ``Unready``).
+NEGATING_PREFIXES = ("in", "un", "non")
 # Words that turn the meaning around: "NotReady", "DEPLOYED_NOT_READY".
 NEGATIONS = ("not", "un", "no")
 # A failure word first and a noun after it names an action that failed (FailedScale, ErrorSync), not the object.
@@ -116,7 +152,21 @@ def about_the_operator(value: str) -> bool:
     return any(w in OPERATOR_WORK for w in words(value))
 
 
-def classify(value: str) -> tuple[str, str] | None:
+# The status a value says of the operator's work means for the pods it made: a finished or paused reconcile
+# leaves them running; a failed one leaves the object degraded.
+OPERATOR_MEANING = {"completed": "running", "suspended": "running", "failed": "degraded"}
+# A Go constant declaring a value as the operator's (``OperatorStageResultSuccess``, ``ReconcileFailed``).
+DECLARED_AS = re.compile(r"^declared in \S+ \((\w+)[:)]")
+
+
+def declared_about_the_operator(evidence: str) -> bool:
+    """The constant a value is declared with names the operator or its reconcile as the subject
+    (``OperatorStageResultSuccess = "success"``): the value says how its work went, not the pods'."""
+    named = DECLARED_AS.match(evidence)
+    return named is not None and ("operator" in words(named.group(1)) or about_the_operator(named.group(1)))
+
+
+def classify(value: str, building: bool = False) -> tuple[str, str] | None:
     """(shared status, confidence) for a condition type or phase value, by its words; None when unknown.
 
     The last known word of an identifier decides (``PyTorchJobRunning``, ``RayClusterProvisioned``...
@@ -125,14 +175,24 @@ def classify(value: str) -> tuple[str, str] | None:
     word leading an identifier names an action that failed (``FailedUpdate``): degraded, not failed. With the
     operator's reconcile as its subject (``ReconciliationComplete``, ``ReconciliationPaused``) a word says how
     the operator's work went, not the pods': done or paused is running, failed is degraded (low confidence).
+    An operation over running pods in progress (``UpdateInProgress``) is running. With a build as its
+    subject (``Build Running``, ``BuildComplete``) the workload is still to start, unless the kind is itself
+    a build (``building``). A running word behind a negating prefix (``Inactive``) is not running yet; the
+    object's deletion (``PendingDeletion``) is no shared status.
     """
     parts = words(value)
-    if not parts:
+    if not parts or any(p in DELETION_WORDS for p in parts):
         return None
     known = [(i, w) for i, w in enumerate(parts) if w in VOCABULARY]
     if not known:
-        return None
+        negated = [p for p in parts if _negated_running(p)]
+        return ("initializing", LOW) if len(negated) == 1 and len(parts) <= 2 else None
     index, word = known[0] if " " in value.strip() else known[-1]
+    if word in ("progress", "progressing") and any(p in OPERATION_NOUNS for p in parts[:index]):
+        return "running", LOW
+    started = VOCABULARY[word] in ("running", "completed", "initializing")
+    if started and not building and any(p in BUILD_WORDS for p in parts[:index]):
+        return "initializing", MEDIUM
     if word in FAILURE_WORDS and index == 0 and len(parts) > 1 and len(known) == 1 and " " not in value.strip():
         return "degraded", LOW
     if any(p in NEGATIONS for p in parts[:index]):
@@ -143,9 +203,27 @@ def classify(value: str) -> tuple[str, str] | None:
     if word in WEAK_WORDS:
         confidence = MEDIUM if confidence == HIGH else LOW
     if about_the_operator(" ".join(parts[:index])):
-        meant = {"completed": "running", "suspended": "running", "failed": "degraded"}.get(VOCABULARY[word])
+        meant = OPERATOR_MEANING.get(VOCABULARY[word])
         return (meant, LOW) if meant is not None else (VOCABULARY[word], LOW)
     return VOCABULARY[word], confidence
+
+
+def about_a_build(value: str) -> bool:
+    """The value says how a build went (``Build Complete``, ``BuildFailed``), the build its subject."""
+    parts = words(value)
+    return any(p in BUILD_WORDS for p in parts[:-1])
+
+
+def builds(kind: str) -> bool:
+    """The kind is itself a build (``ImageBuild``, ``BuildRun``): a build word is its own subject."""
+    return any(w in BUILD_WORDS for w in words(kind))
+
+
+def _negated_running(word: str) -> bool:
+    """``inactive``, ``unavailable``: a running word behind a negating prefix (``unhealthy`` is a word of its own)."""
+    return any(
+        word.startswith(prefix) and VOCABULARY.get(word[len(prefix) :]) == "running" for prefix in NEGATING_PREFIXES
+    )
 
 
 # Knative-style "happy" conditions: one condition whose status tells the outcome (Tekton's Succeeded:

@@ -14,6 +14,7 @@ from workload_map.authoring.evidence import HIGH, LOW, MEDIUM, Segments, schema_
 from workload_map.authoring.render import Path
 from workload_map.authoring.schema import READY_NAMES, SchemaFacts, Site
 
+MAX_READY_COUNTS = 4
 STATUS_ORDER = ("initializing", "running", "completed", "failed", "degraded", "suspended", "suspending", "resuming")
 
 
@@ -67,17 +68,30 @@ def status_definition(
         add(placement.status, placement.matcher, placement.confidence, placement.evidence + ".")
     observed_labels = {u.split(" seen ")[0] for u in observed.unplaced}
     rolling = facts is not None and facts.through_replicasets
+    building = facts is not None and vocabulary.builds(facts.kind)
 
     def meaning(value: str, segments: Segments | None = None) -> tuple[str, str, str] | None:
         """(status, confidence, why) by the value's words; a kind that rolls out like a Deployment never
         finishes or stops: its Paused or Completed says the rollout is, and the pods still serve. A value
         of the phase ``segments`` no word places may have a meaning from where the controller writes it."""
-        guess = vocabulary.classify(value)
+        guess = vocabulary.classify(value, building)
         if guess is not None and rolling and guess[0] in ("suspended", "completed"):
             return "running", LOW, ": a rollout paused or complete, its pods still serve"
         written = facts.api_meanings.get((segments, value)) if facts and segments and guess is None else None
         if written is not None:
             return written[0], written[1], f": {written[2]}"
+        declared = facts.api_evidence.get((segments, value), "") if facts and segments else ""
+        if (
+            guess is not None
+            and guess[0] in vocabulary.OPERATOR_MEANING
+            and vocabulary.declared_about_the_operator(declared)
+        ):
+            meant = vocabulary.OPERATOR_MEANING[guess[0]]
+            return (
+                meant,
+                LOW,
+                f": its constant names the operator's work, not the pods' ({guess[0]} there is {meant} here)",
+            )
         return (guess[0], guess[1], "") if guess is not None else None
 
     for t, where in types.items():
@@ -155,7 +169,7 @@ def status_definition(
         hint += " Values not placed yet: " + ", ".join(u.split(" (")[0] for u in unmapped) + "."
     for status in ("running", "completed", "failed"):
         if status not in mappings and not (
-            status == "completed" and "running" in mappings and _long_running(types, phase)
+            status == "completed" and "running" in mappings and _long_running(types, phase, building)
         ):
             expression = builder.todo((*path, "statusMappings", status), f"when is a {status} object {status}? {hint}")
             mappings.setdefault(status, []).append(
@@ -168,9 +182,12 @@ def status_definition(
 def _ready_counts(
     facts: SchemaFacts | None, found: sample_facts.SampleFacts, add: Callable[[str, dict[str, Any], str, str], None]
 ) -> None:
-    """A count of ready pods in the status says running too (samples often carry it without conditions)."""
+    """A count of ready pods in the status says running too (samples often carry it without conditions); each
+    count (one per role, ``readyLeaderReplicas`` and ``readyFollowerReplicas``, or two names for the same pods,
+    ``readyReplicas`` and ``availableReplicas``) says so, the first one alone says a status of 0 is starting."""
     fields = [(p[-1], f"the printer column {c!r}") for p, c in facts.printer_ready if len(p) == 2] if facts else []
     fields += [(".".join(f.segments[1:]), "the schema") for f in facts.ready_counts] if facts else []
+    fields += [(".".join(p[1:]), f"the controller: {w}") for p, w in facts.api_ready_counts] if facts else []
     for sample in found.roots:
         status = sample.obj.get("status")
         for name in READY_NAMES:
@@ -178,13 +195,17 @@ def _ready_counts(
                 fields.append((name, sample.location))
     if not fields:
         return
+    counts: dict[str, str] = {}
+    for name, where in fields:
+        counts.setdefault(name, where)  # the first place each count is known from
+    for name in list(counts)[:MAX_READY_COUNTS]:
+        add(
+            "running",
+            {"byExpression": {"expression": f"(.status.{name} // 0) > 0", "expectedResult": "true"}},
+            MEDIUM,
+            f".status.{name} counts ready pods ({counts[name]}): one or more ready is running.",
+        )
     name, where = fields[0]
-    add(
-        "running",
-        {"byExpression": {"expression": f"(.status.{name} // 0) > 0", "expectedResult": "true"}},
-        MEDIUM,
-        f".status.{name} counts ready pods ({where}): one or more ready is running.",
-    )
     add(
         "initializing",
         {"byExpression": {"expression": f".status != null and (.status.{name} // 0) == 0", "expectedResult": "true"}},
@@ -209,17 +230,21 @@ def batch_evidence(facts: SchemaFacts | None, found: sample_facts.SampleFacts, s
     seen += [t for t, _ in facts.api_conditions] if facts else []
     seen += [p for f in facts.phases for p in f.enum] if facts else []
     seen += [v for values in found.phases.values() for v in values]
-    words = {w for value in seen for w in vocabulary.words(value)}
+    building = facts is not None and vocabulary.builds(facts.kind)
+    words = {w for value in seen if building or not vocabulary.about_a_build(value) for w in vocabulary.words(value)}
     if words & finishing:
         return "its status says when it has finished"
     return None
 
 
-def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] | None) -> bool:
+def _long_running(types: dict[str, str], phase: tuple[Segments, dict[str, str]] | None, building: bool) -> bool:
     """A service-like kind: it reports Ready/Available and nothing that finishes (the operator's reconcile
-    completing is not the workload finishing)."""
+    completing, or the build of a kind that is no build, is not the workload finishing)."""
     values = [*types, *(phase[1] if phase else {})]
-    words = {w for v in values if not vocabulary.about_the_operator(v) for w in vocabulary.words(v)}
+    values = [
+        v for v in values if not vocabulary.about_the_operator(v) and (building or not vocabulary.about_a_build(v))
+    ]
+    words = {w for v in values for w in vocabulary.words(v)}
     return not words & {"succeeded", "complete", "completed", "finished", "done", "success", "failed", "failure"}
 
 

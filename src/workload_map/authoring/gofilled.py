@@ -1,0 +1,192 @@
+"""Workloads an operator's Go code fills in rather than builds as literals with fields, and the switches of the
+kind it builds them behind (``--api-source``; gochildren.py reads the counts): an empty workload whose spec
+the code then writes (create-or-update closures, a cast from a generic object, one a helper returns), a
+workload parameter of a mutate function or an option's closure, and the boolean field without which the
+construction does not run (``if x.Spec.Gateway.Enabled {``, ``if !x.MetricsEnabled() { return }``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from itertools import accumulate
+from typing import TYPE_CHECKING
+
+from workload_map.authoring.evidence import Segments
+from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Callers, _statement
+from workload_map.authoring.goowners import BUILTIN_WORKLOADS
+from workload_map.authoring.goread import Token
+
+COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
+# Long-running workloads whose count unset is one pod (their API default), by the key that would set it.
+UNSET_COUNT = {"Deployment": "Replicas", "StatefulSet": "Replicas"}
+
+if TYPE_CHECKING:
+    from workload_map.authoring.gochildren import _Locator
+
+
+def _workload_kind(function: GoFunc, qualifier: str, name: str) -> dict[str, str] | None:
+    builtin = BUILTIN_WORKLOADS.get(function.file.imports.get(qualifier, ""))
+    return {"group": builtin[0], "version": "v1", "kind": name} if builtin and name in builtin[1] else None
+
+
+def _mutated(
+    function: GoFunc, made_by: Callable[[list[str]], dict[str, str] | None] = lambda _: None
+) -> Iterator[tuple[dict[str, str], int, int]]:
+    """Built-in workloads a function fills in rather than builds as a literal with fields (create-or-update
+    code): an empty one (``sts := &appsv1.StatefulSet{}``, or one cast from a generic object, ``sts :=
+    obj.(*appsv1.StatefulSet)``, or one a function of the repository returns, ``sts := r.newDefaultSet(x)``:
+    ``made_by`` names the workload kind a call returns) whose ``Spec`` the function then writes (in a mutate
+    closure too), and a
+    parameter of a workload type, of the function or of a closure in it (``func(sts *appsv1.StatefulSet) {
+    sts.Spec.Replicas = &n }``: an option applied to an empty one), whose ``Spec`` it writes: (kind, where the
+    object is made or its first write, the end of that). A parameter's write must be in its function's (or
+    closure's) own block, not under an ``if``: a workload given to a function that corrects it on a condition
+    (``if x < min { sts.Spec.Replicas = &min }``) was built elsewhere."""
+    body = function.body
+    texts = [t.text for t in body]
+    depths = list(accumulate((int(t == "{") - int(t == "}") for t in texts), initial=0))
+    # name -> (kind, start, end, the brace depth its writes must be at; None: any)
+    variables: dict[str, tuple[dict[str, str], int, int, int | None]] = {}
+    for name, type_expr in function.params.items():
+        qualifier, _, kind_name = type_expr.lstrip("*").rpartition(".")
+        gvk = _workload_kind(function, qualifier, kind_name) if type_expr.startswith("*") else None
+        if gvk is not None and name != function.receiver_var:
+            variables[name] = (gvk, -1, -1, 0)
+    for index, text in enumerate(texts):
+        if text == "func" and texts[index + 1 : index + 2] == ["("] and texts[index + 3 : index + 4] == ["*"]:
+            declared = texts[index + 4 : index + 8]  # ``func(sts *appsv1.StatefulSet)``
+            gvk = _workload_kind(function, declared[0], declared[2]) if declared[1:2] == ["."] else None
+            if gvk is not None and declared[3:] == [")"] and texts[index + 2].isidentifier():
+                variables[texts[index + 2]] = (gvk, -1, -1, depths[index] + 1)
+        if not text.isidentifier() or texts[index + 1 : index + 3] != [":", "="]:
+            continue
+        value = texts[index + 3 : index + 12]
+        value = value[1:] if value[:1] == ["&"] else value
+        if value[1:2] == ["."] and value[3:5] == ["{", "}"]:
+            gvk = _workload_kind(function, value[0], value[2])  # ``sts := &appsv1.StatefulSet{}``
+        elif value[1:4] == [".", "(", "*"] and value[5:6] == ["."] and value[7:8] == [")"]:
+            gvk = _workload_kind(function, value[4], value[6])  # ``sts := obj.(*appsv1.StatefulSet)``
+        elif (callee := _callee(value)) is not None:
+            gvk = made_by(callee)  # ``sts := r.newDefaultSet(x)``
+        else:
+            gvk = None
+        if gvk is not None:
+            variables[text] = (gvk, index, index + 1, None)
+    for name, (gvk, start, end, depth) in variables.items():
+        for index in range(max(start, 0), len(body) - 3):
+            if texts[index : index + 3] != [name, ".", "Spec"] or (index > 0 and texts[index - 1] == "."):
+                continue
+            if depth is not None and depths[index] != depth:
+                continue
+            if _writes([t.text for t in _statement(body, index)]):
+                yield (gvk, start, end) if start >= 0 else (gvk, index, index)
+                break
+
+
+def _callee(texts: list[str]) -> list[str] | None:
+    """The name a call starts with (``r . newSet`` of ``r.newSet(x)``), else None."""
+    named = texts[: texts.index("(")] if "(" in texts else []
+    chain = all(t == "." if i % 2 else t.isidentifier() for i, t in enumerate(named))
+    return named if named and chain and len(named) % 2 == 1 else None
+
+
+def _returns_workload(locator: _Locator, callee: list[str], function: GoFunc) -> dict[str, str] | None:
+    """The built-in workload kind a function of the repository the call names declares it returns; a method
+    not found on the receiver's own type (promoted from a struct it embeds, of another folder) by its name
+    among the functions read, when those of that name agree."""
+    candidates = locator.callees(callee, function)
+    if not candidates and len(callee) == 3:
+        loaded = list(locator.program.by_folder.values())
+        candidates = [c for functions in loaded for c in functions.get(callee[-1], []) if c.receiver]
+        kinds = {c.result.lstrip("*").rpartition(".")[2] for c in candidates}
+        candidates = candidates if len(kinds) == 1 else []
+    for candidate in candidates:
+        qualifier, _, name = candidate.result.lstrip("*").rpartition(".")
+        gvk = _workload_kind(candidate, qualifier, name)
+        if gvk is not None:
+            return gvk
+    return None
+
+
+def _writes(statement: list[str]) -> bool:
+    """A statement assigning to the selector it starts with (``sts.Spec.Replicas = x``), not comparing it."""
+    cursor = 0
+    while cursor < len(statement) and (statement[cursor].isidentifier() or statement[cursor] == "."):
+        cursor += 1
+    return statement[cursor : cursor + 1] == ["="] and statement[cursor + 1 : cursor + 2] != ["="]
+
+
+def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
+    """The field of the kind without which the code at ``start`` does not run: the function returns before
+    it while the field is unset (``if !x.Spec.Extra.Enabled { return nil }``), or it sits in the block of
+    ``if x.Spec.Extra.Enabled {``."""
+    body = function.body
+    for index in range(min(start, len(body))):
+        if body[index].text != "if":
+            continue
+        negated = body[index + 1].text == "!"
+        end = index + 1
+        while end < len(body) and body[end].text not in ("{", "\n", ";"):
+            end += 1
+        if end >= len(body) or body[end].text != "{":
+            continue
+        condition = body[index + 2 if negated else index + 1 : end]
+        following = [t.text for t in body[end + 1 : end + 3] if t.text != "\n"]
+        returns = negated and following[:1] == ["return"]
+        closing = _balanced(body, end)
+        # A block with an ``else`` chooses between two ways (a mode), it does not switch one on.
+        encloses = not negated and closing > start and (closing >= len(body) or body[closing].text != "else")
+        if returns or encloses:
+            place = locator.locate(condition, function)
+            if place is not None and place.segments and place.segments[0] == "spec":
+                return place.segments
+    return None
+
+
+def _guard_on_the_way(
+    locator: _Locator, function: GoFunc, start: int, callers: _Callers, depth: int = 0
+) -> Segments | None:
+    """``_guard`` in the function building a workload, else at the one call of it (callers of callers, a few
+    levels up)."""
+    found = _guard(locator, function, start)
+    calls = callers.get(id(function), [])
+    if found is not None or depth > 2 or len(calls) != 1:
+        return found
+    caller, at = calls[0]
+    return _guard_on_the_way(locator, caller, at, callers, depth + 1)
+
+
+def _set_on_condition(function: GoFunc, start: int, end: int) -> bool:
+    """Whether the count is written after the literal only inside an ``if`` block (``if d := x.Spec.Daemon; d
+    != nil { spec.Replicas = d.Replicas }``): the workload is built all the same, with its default count."""
+    body = function.body
+    for index in range(end, len(body) - 1):
+        if body[index].text not in COUNT_KEYS or body[index - 1].text != "." or body[index + 1].text != "=":
+            continue
+        depth, opening = 0, None
+        for back in range(index - 1, start - 1, -1):
+            depth += (body[back].text == "}") - (body[back].text == "{")
+            if depth < 0:
+                opening = back
+                break
+        if opening is None:
+            return False
+        head = opening
+        while head > 0 and body[head - 1].text not in ("\n", "{", "}"):
+            head -= 1
+        return body[head].text in ("if", "else")
+    return False
+
+
+def _expanded(function: GoFunc, value: list[Token]) -> list[Token]:
+    """A local a count is given (``&n`` with ``n := int32(replicas)``) replaced by what it is assigned, a few
+    times over, so that the parameters it reads are seen."""
+    for _ in range(3):
+        names = [t for t in value if t.text not in ("\n", "&", "*")]
+        if len(names) != 1 or not names[0].text.isidentifier() or names[0].text in function.params:
+            break
+        assigned = _assigned_at(function.body, names[0].text)
+        if assigned is None:
+            break
+        value = _statement(function.body, assigned)
+    return value
