@@ -396,3 +396,17 @@ def test_a_kind_without_a_status_field_still_has_its_workloads_read(tmp_path: Pa
     assert found.phases == {} and found.warnings == [
         f'{root}/api/v1/brew_types.go:5: Brew has no `json:"status"` field: no status value read'
     ]
+
+
+def test_a_kind_declared_in_a_type_group_is_found(tmp_path: Path) -> None:
+    grouped = TYPES.replace("type Brew struct {", "type (\n\tBrew struct {", 1).replace(
+        '\tStatus BrewStatus `json:"status,omitempty"`\n}', '\tStatus BrewStatus `json:"status,omitempty"`\n\t}\n)', 1
+    )
+    assert "type (\n\tBrew struct {" in grouped and "}\n)" in grouped
+    root = _source(tmp_path, grouped)
+    (root / "pkg" / "brew").mkdir(parents=True)
+    (root / "pkg" / "brew" / "jobs.go").write_text(HAND_WRITTEN)
+    found = api_values(root, "Brew", "v1")
+    assert found.kind_at == "api/v1/brew_types.go:11"  # its line inside the group
+    assert _values(found.phases[("status", "phase")]) == ["Mashing", "Running", "Succeeded", "Failed"]
+    assert [g["kind"] for g, _ in found.owned] == ["Job"]
