@@ -363,3 +363,50 @@ def test_a_hand_written_controller_that_builds_a_workload_and_sets_its_owner_say
     # Without the owner reference, building a Job says nothing of who owns it.
     (root / "pkg" / "brew" / "jobs.go").write_text(HAND_WRITTEN.replace("SetControllerReference", "Log"))
     assert api_values(root, "Brew", "v1").owned == []
+
+
+STATUSLESS = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type Brew struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              BrewSpec `json:"spec"`
+}
+
+type BrewSpec struct {
+	Replicas *int32 `json:"replicas,omitempty"`
+}
+"""
+
+
+def test_a_kind_without_a_status_field_still_has_its_workloads_read(tmp_path: Path) -> None:
+    root = _source(tmp_path, STATUSLESS)
+    (root / "mocks" / "v1").mkdir(parents=True)
+    mock = 'package v1\n\ntype Brew struct {\n\tSpec string `json:"spec"`\n}\n'  # no TypeMeta: no API object
+    (root / "mocks" / "v1" / "brew.go").write_text(mock)
+    (root / "pkg" / "brew").mkdir(parents=True)
+    (root / "pkg" / "brew" / "jobs.go").write_text(HAND_WRITTEN)
+    found = api_values(root, "Brew", "v1")
+    job = {"group": "batch", "version": "v1", "kind": "Job"}
+    assert found.owned == [(job, "pkg/brew/jobs.go:11 builds batchv1.Job and sets its owner")]
+    assert found.kind_at == "api/v1/brew_types.go:5"  # the API object, not the same-named struct beside it
+    assert found.phases == {} and found.warnings == [
+        f'{root}/api/v1/brew_types.go:5: Brew has no `json:"status"` field: no status value read'
+    ]
+
+
+def test_a_kind_declared_in_a_type_group_is_found(tmp_path: Path) -> None:
+    grouped = TYPES.replace("type Brew struct {", "type (\n\tBrew struct {", 1).replace(
+        '\tStatus BrewStatus `json:"status,omitempty"`\n}', '\tStatus BrewStatus `json:"status,omitempty"`\n\t}\n)', 1
+    )
+    assert "type (\n\tBrew struct {" in grouped and "}\n)" in grouped
+    root = _source(tmp_path, grouped)
+    (root / "pkg" / "brew").mkdir(parents=True)
+    (root / "pkg" / "brew" / "jobs.go").write_text(HAND_WRITTEN)
+    found = api_values(root, "Brew", "v1")
+    assert found.kind_at == "api/v1/brew_types.go:11"  # its line inside the group
+    assert _values(found.phases[("status", "phase")]) == ["Mashing", "Running", "Succeeded", "Failed"]
+    assert [g["kind"] for g, _ in found.owned] == ["Job"]

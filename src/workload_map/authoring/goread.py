@@ -123,8 +123,9 @@ class Package(Declarations):
             Reader(file, text, self).read()
 
     def folders_declaring(self, kind: str) -> list[str]:
-        """The folders with a file that declares ``type <kind> struct`` (a text search, before any parsing)."""
-        pattern = re.compile(rf"^type\s+{re.escape(kind)}\s+struct\b", re.M)
+        """The folders with a file that declares ``type <kind> struct``, or ``<kind> struct`` in a ``type (...)``
+        group (a text search, before any parsing; an indented match that is a field is left to the parser)."""
+        pattern = re.compile(rf"^(?:type\s+|[ \t]+){re.escape(kind)}\s+struct\b", re.M)
         return [d for d, paths in self.folders.items() if any(pattern.search(self.text(p) or "") for p in paths)]
 
     def folders_of(self, import_path: str) -> list[str]:

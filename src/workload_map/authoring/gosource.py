@@ -255,10 +255,11 @@ def _file_stem(const: GoConst) -> str:
 
 
 def _find_kind(package: Package, kind: str, version: str) -> tuple[GoType | None, list[GoType]]:
-    found = [
-        t
-        for t in package.types.values()
-        if t.name == kind and t.underlying == "struct" and any(f.json == "status" for f in t.fields)
+    """The kind's struct: the one with a ``json:"status"`` field; without one, a kind that keeps no status
+    (``TypeMeta`` and a ``spec`` only), whose workloads are still read."""
+    structs = [t for t in package.types.values() if t.name == kind and t.underlying == "struct"]
+    found = [t for t in structs if any(f.json == "status" for f in t.fields)] or [
+        t for t in structs if _is_kind(t) and any(f.json == "spec" for f in t.fields)
     ]
     # Several API versions declare the kind: the CRD's version names the folder (api/v1beta2/...).
     exact = [t for t in found if version in t.file.directory.split("/")]
@@ -285,6 +286,11 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
         values.warnings.append(
             f'{root}: no Go struct {kind} with a `json:"status"` field was found (read {len(package.files)} file(s))'
         )
+        return values
+    if not any(f.json == "status" for f in found.fields):
+        values.kind_at = f"{found.file.path}:{found.line}"
+        values.warnings.append(f'{values.kind_at}: {kind} has no `json:"status"` field: no status value read')
+        values.owned = owned(package, found)
         return values
     if len([t for t in everywhere if t.file.directory == found.file.directory]) > 1:
         values.warnings.append(
@@ -335,6 +341,11 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
             if read.compared:
                 values.annotation_values[read.key] = read.compared
     return values
+
+
+def _is_kind(declared: GoType) -> bool:
+    """A struct that embeds ``TypeMeta``: an API object, not a same-named helper (a mock, a webhook)."""
+    return any(not f.names and f.type_expr.endswith("TypeMeta") for f in declared.fields)
 
 
 def _is_string(linker: _Linker, go_field: GoField, owner: GoType) -> bool:
