@@ -304,6 +304,9 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
     for segments, go_field, owner in linker.walk(status, ("status",), set()):
         if len(segments) == 2 and go_field.names and go_field.names[0] in copies and "int" in go_field.type_expr:
             values.ready_counts.append((segments, copies[go_field.names[0]]))
+        if (pod_phase := _pod_phase(package, go_field, owner, segments)) is not None:
+            values.phases[pod_phase[0]] = pod_phase[1]
+            continue
         type_name = bare_type(go_field.type_expr)[1]
         if not (PHASE_FIELD.search(segments[-1]) or PHASE_TYPE.search(type_name)) or segments[-1] == "conditions":
             continue
@@ -335,6 +338,29 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
             if read.compared:
                 values.annotation_values[read.key] = read.compared
     return values
+
+
+# The phases of a pod (k8s.io/api/core/v1 PodPhase), for a status that copies a pod's own.
+POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+CORE_API = "k8s.io/api/core/v1"
+
+
+def _pod_phase(
+    package: Package, go_field: GoField, owner: GoType, segments: Segments
+) -> tuple[Segments, list[tuple[str, str]]] | None:
+    """(the phase's path, the pod phases) for a status field that is a pod's status (``corev1.PodStatus``:
+    its ``phase``) or a pod's phase (``corev1.PodPhase``), the core API's types, when the controller writes
+    it (a pod status declared and never written, a printer column's leftover, says nothing)."""
+    qualifier, name = bare_type(go_field.type_expr)
+    if qualifier is None or name not in ("PodStatus", "PodPhase") or not go_field.names:
+        return None
+    if owner.file.imports.get(qualifier) != CORE_API or len(segments) > (2 if name == "PodStatus" else 3):
+        return None
+    site = gowrites.assigned(package.all_files(), package.root, package.text, go_field.names[0])
+    if site is None:
+        return None
+    why = f"the phase of a pod (a {qualifier}.{name} written at {site})"
+    return (*segments, "phase") if name == "PodStatus" else segments, [(phase, why) for phase in POD_PHASES]
 
 
 def _is_string(linker: _Linker, go_field: GoField, owner: GoType) -> bool:

@@ -72,6 +72,7 @@ VOCABULARY: dict[str, str] = {
     "queueing": "initializing",
     "requested": "initializing",
     "setting": "initializing",  # "Setting up ...": a start-up step
+    "configuring": "initializing",  # the operator setting up what it made (replication, the network)
     "scaled": "running",  # a scale went through: the pods it asked for run
     "fallback": "degraded",  # serving a fallback instead of what was asked
     "scheduling": "initializing",
