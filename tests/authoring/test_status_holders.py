@@ -5,7 +5,11 @@ phase is the pod phase). Our own small Go files."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from tests.authoring.fixtures import crd
+
+from workload_map.authoring import draft
 from workload_map.authoring.gosource import api_values
 from workload_map.authoring.status import classify
 
@@ -118,3 +122,22 @@ def test_a_configuring_phase_is_a_start_up_step() -> None:
     # A controller setting up what it made (Configuring replication, ConfiguringNetwork): not up yet.
     assert classify("Configuring") == ("initializing", "high")
     assert classify("ConfiguringReplication") == ("initializing", "medium")
+
+
+def _mappings(karta: dict[str, Any]) -> dict[str, Any]:
+    mappings: dict[str, Any] = karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"][
+        "statusMappings"
+    ]
+    return mappings
+
+
+def test_a_request_kinds_result_available_is_its_work_done() -> None:
+    # A kind that is one request (a build of a kiln load asked for): the result it asked for being there ends it.
+    phase = {"type": "string", "enum": ["Firing", "KilnLoadAvailable", "GlazeExists", "Failed"]}
+    mappings = _mappings(draft(crd("kiln.example.com", "FiringRequest", {}, {"phase": phase})).karta)
+    assert {"byPhase": "KilnLoadAvailable"} in mappings["completed"]
+    assert {"byPhase": "GlazeExists"} in mappings["completed"]
+    assert {"byPhase": "KilnLoadAvailable"} not in mappings.get("running", [])
+    # The same words on a kind that serves say it runs.
+    served = _mappings(draft(crd("kiln.example.com", "Kiln", {}, {"phase": phase})).karta)
+    assert {"byPhase": "KilnLoadAvailable"} in served["running"]

@@ -220,6 +220,24 @@ def builds(kind: str) -> bool:
     return any(w in BUILD_WORDS for w in words(kind))
 
 
+# A kind that is one request (``BentoRequest``): the result it asked for being there (``BentoAvailable``,
+# ``ModelsExists``) is its work done, not something that serves on.
+REQUEST_WORDS = ("request", "requests")
+RESULT_WORDS = ("available", "ready", "exists")
+
+
+def requests(kind: str) -> bool:
+    """The kind is itself one request (``BentoRequest``, ``CertificateRequest``): its last word says so."""
+    parts = words(kind)
+    return bool(parts) and parts[-1] in REQUEST_WORDS
+
+
+def a_result(value: str) -> bool:
+    """The value says a result is there (``BentoAvailable``, ``ModelsExists``), not negated."""
+    parts = words(value)
+    return bool(parts) and parts[-1] in RESULT_WORDS and not any(p in NEGATIONS for p in parts[:-1])
+
+
 def _negated_running(word: str) -> bool:
     """``inactive``, ``unavailable``: a running word behind a negating prefix (``unhealthy`` is a word of its own)."""
     return any(
