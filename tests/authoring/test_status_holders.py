@@ -141,3 +141,39 @@ def test_a_request_kinds_result_available_is_its_work_done() -> None:
     # The same words on a kind that serves say it runs.
     served = _mappings(draft(crd("kiln.example.com", "Kiln", {}, {"phase": phase})).karta)
     assert {"byPhase": "KilnLoadAvailable"} in served["running"]
+
+
+OVEN = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type Oven struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec   OvenSpec   `json:"spec,omitempty"`
+	Status OvenStatus `json:"status,omitempty"`
+}
+
+type OvenSpec struct {
+	// Paused if set, all actions on the managed objects are skipped, except for delete actions.
+	Paused bool `json:"paused,omitempty"`
+}
+
+type OvenStatus struct {
+	Phase string `json:"phase,omitempty"`
+}
+"""
+
+
+def test_a_switch_whose_doc_pauses_only_the_operator_is_no_suspend(tmp_path: Path) -> None:
+    # A descriptionless CRD: only the Go doc says the switch stops the operator's actions, the pods run on.
+    root = _write(tmp_path, [("api/v1", "oven_types.go", OVEN)])
+    phase = {"type": "string", "enum": ["operational", "paused", "failed"]}
+    made = draft(crd("oven.example.com", "Oven", {"paused": {"type": "boolean"}}, {"phase": phase}), api_source=root)
+    root_component = made.karta["spec"]["structureDefinition"]["rootComponent"]
+    assert "suspendDefinition" not in root_component
+    assert {"byPhase": "paused"} in _mappings(made.karta)["running"]
+    # Without the Go types the schema's switch is still read as a suspend.
+    bare = draft(crd("oven.example.com", "Oven", {"paused": {"type": "boolean"}}, {"phase": phase}))
+    assert "suspendDefinition" in bare.karta["spec"]["structureDefinition"]["rootComponent"]

@@ -57,6 +57,8 @@ class ApiValues:
     meanings: dict[tuple[Segments, str], tuple[str, str, str]] = field(default_factory=dict)
     # Status counts the controller fills with a workload's ready pods (``status.Replicas = sts.Status.ReadyReplicas``).
     ready_counts: list[tuple[Segments, str]] = field(default_factory=list)  # (field, evidence)
+    # Switches of the spec whose doc says they stop only the operator's work, not the pods (evidence).
+    operator_switches: list[tuple[Segments, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     kind_at: str | None = None  # file:line of the kind's struct
 
@@ -322,6 +324,7 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
         if found_values:
             values.phases[segments] = found_values
     linker.conditions(status, found)
+    values.operator_switches = _operator_switches(linker, found)
     values.owned = owned(package, found)
     values.annotations = [
         (c.value, linker.evidence(c))
@@ -338,6 +341,28 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
             if read.compared:
                 values.annotation_values[read.key] = read.compared
     return values
+
+
+# A switch's doc saying it stops the operator's own work (VictoriaMetrics' ``paused``: "all actions on the
+# underlying managed objects are not going to be performed"); what follows "except" is the exception.
+OPERATOR_ONLY = re.compile(r"(?i)\breconcil\w*|\bactions? on the (?:\w+ ){0,3}(?:objects|resources)\b")
+STOPS_PODS = re.compile(r"(?i)\bpods?\b|delet|\bscal|terminat|shut ?down|hibernat")
+
+
+def _operator_switches(linker: _Linker, kind: GoType) -> list[tuple[Segments, str]]:
+    """The spec's booleans whose doc says they pause the operator, not the pods it made."""
+    spec_field = next((f for f in kind.fields if f.json == "spec"), None)
+    spec = linker.resolve(spec_field.type_expr, kind.file) if spec_field is not None else None
+    if spec is None or spec.underlying != "struct":
+        return []
+    found = []
+    for go_field in spec.fields:
+        doc = " ".join(d for d in go_field.doc if not d.startswith("+"))
+        said = re.split(r"(?i)\bexcept\b", doc)[0]
+        pauses_operator = OPERATOR_ONLY.search(said) is not None and STOPS_PODS.search(said) is None
+        if go_field.type_expr == "bool" and go_field.json and pauses_operator:
+            found.append((("spec", go_field.json), f"{spec.file.path}:{go_field.line}: {doc[:120]}"))
+    return found
 
 
 # The phases of a pod (k8s.io/api/core/v1 PodPhase), for a status that copies a pod's own.

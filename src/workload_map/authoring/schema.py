@@ -143,6 +143,8 @@ class SchemaFacts:
     # Annotations that pause the object (described in the schema, or declared in the API types): (key, where).
     annotation_switches: list[tuple[str, str]] = field(default_factory=list)
     annotation_values: dict[str, str] = field(default_factory=dict)  # key -> the value that suspends
+    # A switch of the spec the Go types say pauses only the operator (--api-source): (path, where), if any.
+    operator_pause: tuple[str, str] | None = None
     batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
     serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
     schema: dict[str, Any] = field(default_factory=dict, repr=False)  # the version's openAPIV3Schema
