@@ -177,3 +177,10 @@ def test_a_switch_whose_doc_pauses_only_the_operator_is_no_suspend(tmp_path: Pat
     # Without the Go types the schema's switch is still read as a suspend.
     bare = draft(crd("oven.example.com", "Oven", {"paused": {"type": "boolean"}}, {"phase": phase}))
     assert "suspendDefinition" in bare.karta["spec"]["structureDefinition"]["rootComponent"]
+
+
+def test_a_top_level_ready_integer_is_a_ready_count() -> None:
+    # `.status.ready: 3`, the object's ready pods summed over its parts: a ready count, as readyReplicas is.
+    status = {"ready": {"type": "integer"}, "size": {"type": "integer"}}
+    running = _mappings(draft(crd("oven.example.com", "Oven", {}, status)).karta)["running"]
+    assert {"byExpression": {"expression": "(.status.ready // 0) > 0", "expectedResult": "true"}} in running
