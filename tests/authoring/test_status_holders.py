@@ -118,10 +118,12 @@ def test_a_status_the_controller_copies_from_a_pod_has_the_pod_phases(tmp_path: 
     assert ("status", "fanStatus", "phase") not in phases
 
 
-def test_a_configuring_phase_is_a_start_up_step() -> None:
+def test_configuring_and_seeding_are_start_up_steps() -> None:
     # A controller setting up what it made (Configuring replication, ConfiguringNetwork): not up yet.
     assert classify("Configuring") == ("initializing", "high")
     assert classify("ConfiguringReplication") == ("initializing", "medium")
+    # Data put in place before the work can start (ModelsSeeding, a database's seed).
+    assert classify("GlazesSeeding") == ("initializing", "high")
 
 
 def _mappings(karta: dict[str, Any]) -> dict[str, Any]:

@@ -73,6 +73,7 @@ VOCABULARY: dict[str, str] = {
     "requested": "initializing",
     "setting": "initializing",  # "Setting up ...": a start-up step
     "configuring": "initializing",  # the operator setting up what it made (replication, the network)
+    "seeding": "initializing",  # data put in place before the work starts (models, a database's seed)
     "scaled": "running",  # a scale went through: the pods it asked for run
     "fallback": "degraded",  # serving a fallback instead of what was asked
     "scheduling": "initializing",
