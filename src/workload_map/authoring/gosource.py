@@ -355,7 +355,7 @@ def _operator_switches(linker: _Linker, kind: GoType) -> list[tuple[Segments, st
     spec = linker.resolve(spec_field.type_expr, kind.file) if spec_field is not None else None
     if spec is None or spec.underlying != "struct":
         return []
-    found = []
+    found: list[tuple[Segments, str]] = []
     for go_field in spec.fields:
         doc = " ".join(d for d in go_field.doc if not d.startswith("+"))
         said = re.split(r"(?i)\bexcept\b", doc)[0]
