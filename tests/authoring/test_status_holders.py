@@ -160,6 +160,16 @@ type Oven struct {
 type OvenSpec struct {
 	// Paused if set, all actions on the managed objects are skipped, except for delete actions.
 	Paused bool `json:"paused,omitempty"`
+	Burner *BurnerSpec `json:"burner,omitempty"`
+}
+
+type BurnerSpec struct {
+	CommonParams `json:",inline"`
+}
+
+type CommonParams struct {
+	// Paused if set, all actions on the managed objects are skipped, except for delete actions.
+	Paused bool `json:"paused,omitempty"`
 }
 
 type OvenStatus struct {
@@ -169,10 +179,13 @@ type OvenStatus struct {
 
 
 def test_a_switch_whose_doc_pauses_only_the_operator_is_no_suspend(tmp_path: Path) -> None:
-    # A descriptionless CRD: only the Go doc says the switch stops the operator's actions, the pods run on.
+    # A descriptionless CRD: only the Go doc says the switch (the object's, and a part's, through an embedded
+    # struct) stops the operator's actions, the pods run on.
     root = _write(tmp_path, [("api/v1", "oven_types.go", OVEN)])
     phase = {"type": "string", "enum": ["operational", "paused", "failed"]}
-    made = draft(crd("oven.example.com", "Oven", {"paused": {"type": "boolean"}}, {"phase": phase}), api_source=root)
+    switch = {"type": "boolean"}
+    spec = {"paused": switch, "burner": {"type": "object", "properties": {"paused": switch}}}
+    made = draft(crd("oven.example.com", "Oven", spec, {"phase": phase}), api_source=root)
     root_component = made.karta["spec"]["structureDefinition"]["rootComponent"]
     assert "suspendDefinition" not in root_component
     assert {"byPhase": "paused"} in _mappings(made.karta)["running"]

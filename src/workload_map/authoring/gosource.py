@@ -350,18 +350,19 @@ STOPS_PODS = re.compile(r"(?i)\bpods?\b|delet|\bscal|terminat|shut ?down|hiberna
 
 
 def _operator_switches(linker: _Linker, kind: GoType) -> list[tuple[Segments, str]]:
-    """The spec's booleans whose doc says they pause the operator, not the pods it made."""
+    """The spec's booleans (the object's, or a part's: ``.spec.vminsert.paused``) whose doc says they pause
+    the operator, not the pods it made."""
     spec_field = next((f for f in kind.fields if f.json == "spec"), None)
     spec = linker.resolve(spec_field.type_expr, kind.file) if spec_field is not None else None
     if spec is None or spec.underlying != "struct":
         return []
     found: list[tuple[Segments, str]] = []
-    for go_field in spec.fields:
+    for segments, go_field, owner in linker.walk(spec, ("spec",), set()):
         doc = " ".join(d for d in go_field.doc if not d.startswith("+"))
         said = re.split(r"(?i)\bexcept\b", doc)[0]
         pauses_operator = OPERATOR_ONLY.search(said) is not None and STOPS_PODS.search(said) is None
-        if go_field.type_expr == "bool" and go_field.json and pauses_operator:
-            found.append((("spec", go_field.json), f"{spec.file.path}:{go_field.line}: {doc[:120]}"))
+        if go_field.type_expr == "bool" and pauses_operator:
+            found.append((segments, f"{owner.file.path}:{go_field.line}: {doc[:120]}"))
     return found
 
 
