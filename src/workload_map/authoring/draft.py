@@ -91,6 +91,11 @@ def draft(
                 a for a in declared.annotations if a[0] not in dict(facts.annotation_switches)
             ]
             facts.annotation_values.update(declared.annotation_values)
+            pausing = dict(declared.operator_switches)
+            paused = [entry for entry in facts.suspend if entry[0].segments in pausing]
+            if paused:
+                facts.suspend = [entry for entry in facts.suspend if entry[0].segments not in pausing]
+                facts.operator_pause = (paused[0][0].path, pausing[paused[0][0].segments])
             owned = declared.owned
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version

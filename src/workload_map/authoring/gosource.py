@@ -57,6 +57,8 @@ class ApiValues:
     meanings: dict[tuple[Segments, str], tuple[str, str, str]] = field(default_factory=dict)
     # Status counts the controller fills with a workload's ready pods (``status.Replicas = sts.Status.ReadyReplicas``).
     ready_counts: list[tuple[Segments, str]] = field(default_factory=list)  # (field, evidence)
+    # Switches of the spec whose doc says they stop only the operator's work, not the pods (evidence).
+    operator_switches: list[tuple[Segments, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     kind_at: str | None = None  # file:line of the kind's struct
 
@@ -310,6 +312,9 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
     for segments, go_field, owner in linker.walk(status, ("status",), set()):
         if len(segments) == 2 and go_field.names and go_field.names[0] in copies and "int" in go_field.type_expr:
             values.ready_counts.append((segments, copies[go_field.names[0]]))
+        if (pod_phase := _pod_phase(package, go_field, owner, segments)) is not None:
+            values.phases[pod_phase[0]] = pod_phase[1]
+            continue
         type_name = bare_type(go_field.type_expr)[1]
         if not (PHASE_FIELD.search(segments[-1]) or PHASE_TYPE.search(type_name)) or segments[-1] == "conditions":
             continue
@@ -325,6 +330,7 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
         if found_values:
             values.phases[segments] = found_values
     linker.conditions(status, found)
+    values.operator_switches = _operator_switches(linker, found)
     values.owned = owned(package, found)
     values.annotations = [
         (c.value, linker.evidence(c))
@@ -346,6 +352,52 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
 def _is_kind(declared: GoType) -> bool:
     """A struct that embeds ``TypeMeta``: an API object, not a same-named helper (a mock, a webhook)."""
     return any(not f.names and f.type_expr.endswith("TypeMeta") for f in declared.fields)
+
+
+# A switch's doc saying it stops the operator's own work (VictoriaMetrics' ``paused``: "all actions on the
+# underlying managed objects are not going to be performed"); what follows "except" is the exception.
+OPERATOR_ONLY = re.compile(r"(?i)\breconcil\w*|\bactions? on the (?:\w+ ){0,3}(?:objects|resources)\b")
+STOPS_PODS = re.compile(r"(?i)\bpods?\b|delet|\bscal|terminat|shut ?down|hibernat")
+
+
+def _operator_switches(linker: _Linker, kind: GoType) -> list[tuple[Segments, str]]:
+    """The spec's booleans (the object's, or a part's: ``.spec.vminsert.paused``) whose doc says they pause
+    the operator, not the pods it made."""
+    spec_field = next((f for f in kind.fields if f.json == "spec"), None)
+    spec = linker.resolve(spec_field.type_expr, kind.file) if spec_field is not None else None
+    if spec is None or spec.underlying != "struct":
+        return []
+    found: list[tuple[Segments, str]] = []
+    for segments, go_field, owner in linker.walk(spec, ("spec",), set()):
+        doc = " ".join(d for d in go_field.doc if not d.startswith("+"))
+        said = re.split(r"(?i)\bexcept\b", doc)[0]
+        pauses_operator = OPERATOR_ONLY.search(said) is not None and STOPS_PODS.search(said) is None
+        if go_field.type_expr == "bool" and pauses_operator:
+            found.append((segments, f"{owner.file.path}:{go_field.line}: {doc[:120]}"))
+    return found
+
+
+# The phases of a pod (k8s.io/api/core/v1 PodPhase), for a status that copies a pod's own.
+POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+CORE_API = "k8s.io/api/core/v1"
+
+
+def _pod_phase(
+    package: Package, go_field: GoField, owner: GoType, segments: Segments
+) -> tuple[Segments, list[tuple[str, str]]] | None:
+    """(the phase's path, the pod phases) for a status field that is a pod's status (``corev1.PodStatus``:
+    its ``phase``) or a pod's phase (``corev1.PodPhase``), the core API's types, when the controller writes
+    it (a pod status declared and never written, a printer column's leftover, says nothing)."""
+    qualifier, name = bare_type(go_field.type_expr)
+    if qualifier is None or name not in ("PodStatus", "PodPhase") or not go_field.names:
+        return None
+    if owner.file.imports.get(qualifier) != CORE_API or len(segments) > (2 if name == "PodStatus" else 3):
+        return None
+    site = gowrites.assigned(package.all_files(), package.root, package.text, go_field.names[0])
+    if site is None:
+        return None
+    why = f"the phase of a pod (a {qualifier}.{name} written at {site})"
+    return (*segments, "phase") if name == "PodStatus" else segments, [(phase, why) for phase in POD_PHASES]
 
 
 def _is_string(linker: _Linker, go_field: GoField, owner: GoType) -> bool:

@@ -54,13 +54,15 @@ ConstantLookup = Callable[[str | None, str, Path], str | None]
 def written_values(
     files: list[Path], root: Path, text: Callable[[Path], str | None], field_name: str, constant: ConstantLookup
 ) -> list[Written]:
-    """The values the Go ``files`` (under ``root``) write into ``Status.<field_name>``, first site first."""
-    assign = re.compile(rf"\bStatus\.{re.escape(field_name)}\s*=(?!=)\s*([^\n;]+)")
+    """The values the Go ``files`` (under ``root``) write into ``Status.<field_name>``, first site first: also
+    through a variable holding the status (``st := obj.Status.DeepCopy()``, ``dfStatus := r.statusOf(obj)``),
+    named after it (``status``, ``newStatus``)."""
+    assign = re.compile(rf"\b(?:Status|\w*[Ss]tatus)\.{re.escape(field_name)}\s*=(?!=)\s*([^\n;]+)")
     found: dict[str, Written] = {}
     reader = _Sites(files, root, text, constant)
     for path in files:
         body = text(path) or ""
-        if f"Status.{field_name}" not in body:
+        if f"tatus.{field_name}" not in body:
             continue
         for match in assign.finditer(body):
             expression = _strip_comment(match.group(1))
@@ -71,6 +73,16 @@ def written_values(
                 if len(found) >= MAX_VALUES:
                     return list(found.values())
     return list(found.values())
+
+
+def assigned(files: list[Path], root: Path, text: Callable[[Path], str | None], field_name: str) -> str | None:
+    """The first site where the Go ``files`` assign ``Status.<field_name>`` (whatever the value), if any."""
+    assign = re.compile(rf"\b(?:Status|\w*[Ss]tatus)\.{re.escape(field_name)}\s*=(?!=)")
+    for path in files:
+        body = text(path) or ""
+        if f"tatus.{field_name}" in body and (match := assign.search(body)) is not None:
+            return _located(root, path, body, match.start())
+    return None
 
 
 _CONDITION_LITERAL = re.compile(r"\b\w+\.Condition\{")

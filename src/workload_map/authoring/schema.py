@@ -55,6 +55,8 @@ READY_COUNT = re.compile(r"^(ready|available)(?:[A-Z][a-z]+)+$")
 # A status object counting the members by state (``.status.replicas.ready``).
 MEMBER_NAMES = ("replicas", "pods", "instances", "workers", "nodes")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
+# An integer `.status.ready` (or `available`): the object's ready pods, summed over its parts.
+TOTAL_READY = ("ready", "available")
 PHASE_NAMES = ("phase", "state", "lifecycleState", "jobState", "clusterState", "status")
 
 
@@ -143,6 +145,8 @@ class SchemaFacts:
     # Annotations that pause the object (described in the schema, or declared in the API types): (key, where).
     annotation_switches: list[tuple[str, str]] = field(default_factory=list)
     annotation_values: dict[str, str] = field(default_factory=dict)  # key -> the value that suspends
+    # A switch of the spec the Go types say pauses only the operator (--api-source): (path, where), if any.
+    operator_pause: tuple[str, str] | None = None
     batch_fields: list[str] = field(default_factory=list)  # fields only run-to-completion kinds have
     serving_fields: list[str] = field(default_factory=list)  # fields only long-running services have
     schema: dict[str, Any] = field(default_factory=dict, repr=False)  # the version's openAPIV3Schema
@@ -596,7 +600,7 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
                 enum = type_schema.get("enum")
                 facts.condition_types = [str(v) for v in enum] if isinstance(enum, list) else []
         elif schema.get("type") == "integer" and (
-            (len(found.segments) == 2 and (name in READY_NAMES or READY_COUNT.match(name)))
+            (len(found.segments) == 2 and (name in (*READY_NAMES, *TOTAL_READY) or READY_COUNT.match(name)))
             or (len(found.segments) == 3 and found.segments[1] in MEMBER_NAMES and name in ("ready", "available"))
             or (len(found.segments) == 3 and found.segments[1].endswith("Status") and name in READY_NAMES)
         ):

@@ -72,6 +72,8 @@ VOCABULARY: dict[str, str] = {
     "queueing": "initializing",
     "requested": "initializing",
     "setting": "initializing",  # "Setting up ...": a start-up step
+    "configuring": "initializing",  # the operator setting up what it made (replication, the network)
+    "seeding": "initializing",  # data put in place before the work starts (models, a database's seed)
     "scaled": "running",  # a scale went through: the pods it asked for run
     "fallback": "degraded",  # serving a fallback instead of what was asked
     "scheduling": "initializing",
@@ -217,6 +219,24 @@ def about_a_build(value: str) -> bool:
 def builds(kind: str) -> bool:
     """The kind is itself a build (``ImageBuild``, ``BuildRun``): a build word is its own subject."""
     return any(w in BUILD_WORDS for w in words(kind))
+
+
+# A kind that is one request (``BentoRequest``): the result it asked for being there (``BentoAvailable``,
+# ``ModelsExists``) is its work done, not something that serves on.
+REQUEST_WORDS = ("request", "requests")
+RESULT_WORDS = ("available", "ready", "exists")
+
+
+def requests(kind: str) -> bool:
+    """The kind is itself one request (``BentoRequest``, ``CertificateRequest``): its last word says so."""
+    parts = words(kind)
+    return bool(parts) and parts[-1] in REQUEST_WORDS
+
+
+def a_result(value: str) -> bool:
+    """The value says a result is there (``BentoAvailable``, ``ModelsExists``), not negated."""
+    parts = words(value)
+    return bool(parts) and parts[-1] in RESULT_WORDS and not any(p in NEGATIONS for p in parts[:-1])
 
 
 def _negated_running(word: str) -> bool:

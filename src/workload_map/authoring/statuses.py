@@ -69,12 +69,18 @@ def status_definition(
     observed_labels = {u.split(" seen ")[0] for u in observed.unplaced}
     rolling = facts is not None and facts.through_replicasets
     building = facts is not None and vocabulary.builds(facts.kind)
+    requested = facts is not None and vocabulary.requests(facts.kind)
 
     def meaning(value: str, segments: Segments | None = None) -> tuple[str, str, str] | None:
         """(status, confidence, why) by the value's words; a kind that rolls out like a Deployment never
         finishes or stops: its Paused or Completed says the rollout is, and the pods still serve. A value
         of the phase ``segments`` no word places may have a meaning from where the controller writes it."""
         guess = vocabulary.classify(value, building)
+        if requested and vocabulary.a_result(value) and (guess is None or guess[0] == "running"):
+            return "completed", LOW, ": the kind is one request; the result it asked for there is its work done"
+        pause = facts.operator_pause if facts is not None and not facts.suspend else None
+        if pause is not None and guess is not None and guess[0] in ("suspended", "suspending"):
+            return "running", LOW, f": {pause[0]} pauses only the operator ({pause[1]}), the pods run on"
         if guess is not None and rolling and guess[0] in ("suspended", "completed"):
             return "running", LOW, ": a rollout paused or complete, its pods still serve"
         written = facts.api_meanings.get((segments, value)) if facts and segments and guess is None else None
