@@ -26,11 +26,11 @@ from workload_map.authoring.gochildren import (
     _Locator,
     _takes,
     built_children,
+    kind_code,
 )
 from workload_map.authoring.gofilled import _guard
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program
 from workload_map.authoring.goread import GoType, Package, go_type_name
-from workload_map.authoring.gosource import _find_kind
 from workload_map.authoring.render import Path as KartaPath
 from workload_map.authoring.schema import SchemaFacts
 
@@ -114,14 +114,11 @@ def child_kinds_built(root: Path, kind: str, version: str) -> list[ChildKind]:
     workloads its own controller builds: those counted by a field of the child, or built per item of a list
     of its spec (the others are kept out: an operator builds many workloads for other ends)."""
     kind = go_type_name(kind)
-    package = Package(root)
-    for directory in package.folders_declaring(kind):
-        package.load(directory)
-    declared, _ = _find_kind(package, kind, version)
-    if declared is None:
+    code = kind_code(root, kind, version)
+    if code is None:
         return []
-    program = _Program(package)
-    locator = _Locator(program, declared)
+    program, locator, declared = code
+    package = program.package
     out: list[ChildKind] = []
     for function in program.mentioning(kind):
         if _double(function) or not (_takes(function, locator, declared) or _takes(function, locator, declared, True)):

@@ -502,19 +502,27 @@ def _double(function: GoFunc) -> bool:
     return "mock" in words or "fake" in words
 
 
+def kind_code(root: Path, go_kind: str, version: str) -> tuple[_Program, _Locator, GoType] | None:
+    """The kind's code, every Go reader's start: its folders loaded, their functions, its locator and type."""
+    package = Package(root)
+    for directory in package.folders_declaring(go_kind):
+        package.load(directory)
+    declared, _ = _find_kind(package, go_kind, version)
+    if declared is None:
+        return None
+    program = _Program(package)
+    return program, _Locator(program, declared), declared
+
+
 def built_children(root: Path, kind: str, version: str, foreign: bool = False) -> list[BuiltChild]:
     """The workloads the Go code under ``root`` builds for ``kind``: from every function taking the kind,
     through the calls to the repository's functions (``MAX_CALL_DEPTH`` deep), each literal once; with
     ``foreign``, objects of other projects' kinds too (``_literals``)."""
     kind = go_type_name(kind)
-    package = Package(root)
-    for directory in package.folders_declaring(kind):
-        package.load(directory)
-    declared, _ = _find_kind(package, kind, version)
-    if declared is None:
+    code = kind_code(root, kind, version)
+    if code is None:
         return []
-    program = _Program(package)
-    locator = _Locator(program, declared)
+    program, locator, declared = code
     starts = [f for f in program.mentioning(kind) if not _double(f)]
     queue = [(f, [f.name]) for f in starts if _takes(f, locator, declared)]
     # Those taking the kind inside a struct of arguments start last, where the calls did not reach them.

@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workload_map.authoring.evidence import Segments
-from workload_map.authoring.gochildren import _double, _Locator
-from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Program, _split, _statement
-from workload_map.authoring.goread import Package, Token, go_type_name
-from workload_map.authoring.gosource import _find_kind
+from workload_map.authoring.gochildren import _double, _Locator, kind_code
+from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _split, _statement
+from workload_map.authoring.goread import Token, go_type_name
 
 # The first or last word of a call merging, patching or overriding one value with another (Merge,
 # MergeWithOverwrite, StrategicMergePatch, mergePodSpec, OverrideDeployment); not one that only reads a
@@ -49,14 +48,10 @@ def merged_fields(root: Path, kind: str, version: str) -> list[MergedField]:
     """The kind's fields under ``.spec`` that the Go code under ``root`` merges with a value it builds, from
     the functions of the folders naming the kind (test doubles left out)."""
     kind = go_type_name(kind)
-    package = Package(root)
-    for directory in package.folders_declaring(kind):
-        package.load(directory)
-    declared, _ = _find_kind(package, kind, version)
-    if declared is None:
+    code = kind_code(root, kind, version)
+    if code is None:
         return []
-    program = _Program(package)
-    locator = _Locator(program, declared)
+    program, locator, _ = code
     out: list[MergedField] = []
     for function in program.mentioning(kind):
         if _double(function) or GENERATED.search(function.file.path):

@@ -27,10 +27,10 @@ from workload_map.authoring.gochildren import (
     _literals,
     _Locator,
     _takes,
+    kind_code,
 )
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program, _split, _statement
-from workload_map.authoring.goread import Package, Token, go_type_name
-from workload_map.authoring.gosource import _find_kind
+from workload_map.authoring.goread import Token, go_type_name
 
 BUILDER_DEPTH = 3  # calls from a case's builder down to the workload literal
 
@@ -53,14 +53,10 @@ class Modes:
 def mode_children(root: Path, kind: str, version: str) -> Modes:
     """The workloads the Go code under ``root`` builds for ``kind`` under a switch on a field of its spec."""
     kind = go_type_name(kind)
-    package = Package(root)
-    for directory in package.folders_declaring(kind):
-        package.load(directory)
-    declared, _ = _find_kind(package, kind, version)
-    if declared is None:
+    code = kind_code(root, kind, version)
+    if code is None:
         return Modes()
-    program = _Program(package)
-    locator = _Locator(program, declared)
+    program, locator, declared = code
     starts = [f for f in program.mentioning(kind) if _takes(f, locator, declared) and not _double(f)]
     queue = [(f, [f.name]) for f in starts]
     seen = {id(f) for f in starts}
