@@ -291,9 +291,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also give each unseen draft its operator's Go API types from the snapshot (--unseen)",
     )
     parser.add_argument("--recorded", action="store_true", help="statuses drafted from the lab recordings")
+    parser.add_argument(
+        "--observed", action="store_true", help="components, templates and replicas drafted with the lab recordings"
+    )
     args = parser.parse_args(argv)
-    if args.recorded:
-        return _recorded()
+    if args.recorded or args.observed:
+        return _recorded(args.observed)
     if args.unseen:
         return _unseen(args.mirror, args.drafts, args.json, args.rounds, args.api_source)
     if not CORPUS.is_dir():
@@ -314,7 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _recorded() -> int:
+def _recorded(observed: bool) -> int:
+    from authoring_observed import score_observed, table as observed_table
     from authoring_recorded import score_recorded, table as recorded_table
 
     shipped: dict[tuple[str, str], LoadedDefinition] = {}
@@ -327,13 +331,21 @@ def _recorded() -> int:
             key = (identity.group, identity.kind)
             if key not in shipped or identity.version == storage:
                 shipped[key] = definition
-    rows = score_recorded(shipped, {k: v[1] for k, v in crds.items()}, _tree)
+
+    def samples(group: str, kind: str) -> list[dict[str, Any]]:
+        return [s.obj for s in corpus_samples(crds[(group, kind)][0].split("/", maxsplit=1)[0])]
+
+    only = {k: v[1] for k, v in crds.items()}
     commit = subprocess.run(
         ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --recorded.\n")
-    print(recorded_table(rows))
+    flag = "--observed" if observed else "--recorded"
+    print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py {flag}.\n")
+    if observed:
+        print(observed_table(score_observed(shipped, only, samples, _tree)))
+    else:
+        print(recorded_table(score_recorded(shipped, only, _tree)))
     return 0
 
 

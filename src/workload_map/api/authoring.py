@@ -74,7 +74,8 @@ def _recorded(paths: Sequence[str], versions: Sequence[Sequence[dict[str, Any]]]
             objects = list(snapshot)
             root = next((o for o in objects if key_of(o) == recording.workload.key), None)
             at = recording.events[index - 1].at if index else recording.recorded.started
-            moments.append(Moment(index, at, root, tuple(owned_pods(objects, root)) if root else (), run))
+            pods = tuple(owned_pods(objects, root)) if root else ()
+            moments.append(Moment(index, at, root, pods, run, tuple(objects), path))
             if root is not None and (index == 0 or recording.events[index - 1].object is root):
                 samples.append(Sample(root, f"{path}: after {index} event(s)"))
             latest.update((key_of(o), o) for o in objects)

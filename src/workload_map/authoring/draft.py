@@ -23,6 +23,7 @@ from workload_map.authoring import (
     gomodes,
     gosource,
     modes as mode_kinds,
+    observed,
     patches,
     roles,
     samples as sample_facts,
@@ -153,6 +154,7 @@ def draft(
     several = len(sites) > 1
     embedded = child_kinds.embeddings(builder, sites, (group, kind))
     intermediates: dict[Segments, str] = {}
+    origins: dict[int, Segments] = {}  # id(component) -> the pod definition it was drafted from
     for index, site in enumerate(sites):
         selector = selectors.get(index)
         owner = selector.owner_kinds.most_common(1)[0][0] if selector and selector.owner_kinds else ""
@@ -246,6 +248,7 @@ def draft(
                 f"the controller owns {made_by[0]['kind']}s and no Pods ({made_by[1]}):",
                 "the root's pods are owned through it.",
             )
+        origins[id(component)] = site.segments
         patch = patches.patched_by(site)
         if patch is not None:
             component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
@@ -395,6 +398,7 @@ def draft(
             f"{facts.replicas_at_root.path}: copies of the whole set of roles",
             "(every role's count is multiplied by it).",
         )
+    observed.apply(builder, facts, moments, observed.Structure(root, children, additional, origins, taken))
     root["statusDefinition"] = statuses.status_definition(
         builder, facts, found, (*root_path, "statusDefinition"), moments
     )

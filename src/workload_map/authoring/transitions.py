@@ -29,6 +29,9 @@ class Moment:
     root: dict[str, Any] | None
     pods: tuple[dict[str, Any], ...] = ()
     run: int = 0  # which recording (or sequence) of several it belongs to
+    # Every object recorded then (whose owner chain reaches the root), and the recording's file.
+    objects: tuple[dict[str, Any], ...] = ()
+    source: str = ""
 
     @property
     def pods_ready(self) -> int:
