@@ -6,8 +6,9 @@ recordings (what ``wmap definitions new --from-recording`` gives a user), and, f
 the samples alone (the recorded objects as plain samples for a built-in kind).
 Each is compared with the shipped definition:
 
-- components: per recorded version of the root, the kind owning each pod-producing instance's pods and its pod
-  template (a multiset), right when both definitions say the same;
+- components: per recorded version of the root, the kind owning the pods of each instance that runs some (the
+  root's own through the first pod-owning kind its additional child kinds name), as a multiset, right when both
+  definitions say the same;
 - templates: per recorded version of the root, the pod templates (container name + image per instance) the draft
   reads are those the shipped definition reads;
 - replicas: likewise with each instance's desired pods.
@@ -26,6 +27,10 @@ import workload_map as wm
 from authoring_recorded import RECORDINGS, _loaded, _objects, _roots
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.sources.recording import Recording, load_recording
+
+
+# The kinds that own pods: the root's pods come through the first of them its additional child kinds name.
+POD_OWNERS = frozenset({"ReplicaSet", "StatefulSet", "DaemonSet", "Job", "Deployment"})
 
 
 @dataclass
@@ -64,24 +69,27 @@ def _instances(tree: dict[str, Any] | None) -> Counter[tuple[Any, ...]]:
     return out
 
 
-def _owners(definition: LoadedDefinition, tree: dict[str, Any] | None) -> Counter[tuple[str, Any]]:
-    """(owner kind, pod template) per pod-producing instance: the root's pods are owned through its first
-    additional child kind, else by it."""
+def _owners(definition: LoadedDefinition, tree: dict[str, Any] | None) -> Counter[str]:
+    """The owner kind of each instance that runs pods: the root's pods are owned through the first pod-owning
+    kind of its additional child kinds, else by it."""
     karta = definition.karta
     kinds = {c.name: (c.kind.kind if c.kind is not None else "Pod") for c in karta.components}
-    between = karta.spec.structure_definition.additional_child_kinds
-    kinds[karta.root.name] = between[0].kind if between else "Pod"
+    between = [k.kind for k in karta.spec.structure_definition.additional_child_kinds if k.kind in POD_OWNERS]
+    kinds[karta.root.name] = between[0] if between else "Pod"
     return Counter(
-        (kinds.get(c["name"], "?"), signature)
+        kinds.get(c["name"], "?")
         for c in (tree or {}).get("components", [])
         if c["producesPods"]
-        for signature in _signatures(c)
+        for _ in _signatures(c)
     )
 
 
 def _signatures(component: dict[str, Any]) -> list[Any]:
+    """The pod templates of the instances that run pods."""
     out = []
     for instance in component["instances"]:
+        if not instance.get("desiredPods"):
+            continue
         containers = (((instance.get("podTemplate") or {}).get("spec") or {}).get("containers")) or []
         out.append(tuple(sorted((str(c.get("name")), str(c.get("image"))) for c in containers)))
     return out
