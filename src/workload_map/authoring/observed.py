@@ -465,7 +465,8 @@ def _correct_template(  # noqa: PLR0917 - one match's facts, each by name at its
                 f"({containers}): the operator composes the pod.",
             )
             return
-        was = _read_path(component) or "a gap"
+        was = _read_path(component) or "no path"
+        was = "a gap" if TODO_MARK in was else was
         component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
         _forget(builder, spec_path)
         builder.note(
@@ -485,6 +486,7 @@ def _correct_template(  # noqa: PLR0917 - one match's facts, each by name at its
         )
         return
     was = _read_path(component) or "no path"
+    was = "a gap" if TODO_MARK in was else was
     component["specDefinition"] = _definition(shape.segments, shape.form)
     _forget(builder, spec_path)
     builder.note(

@@ -1,0 +1,199 @@
+"""Drafts corrected by what the operator was seen to make: recordings of our own, shaped like the lab's captures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from tests.authoring.fixtures import TEMPLATE, crd
+
+import workload_map as wm
+from workload_map.authoring import observed
+from workload_map.authoring.builder import Builder
+from workload_map.authoring.transitions import Moment
+
+NS = "lab"
+
+
+def _meta(name: str, uid: str, owner: dict[str, Any] | None = None, **labels: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "namespace": NS, "uid": uid}
+    if owner is not None:
+        ref = {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": owner["metadata"]["name"]}
+        out["ownerReferences"] = [{**ref, "uid": owner["metadata"]["uid"], "controller": True}]
+    if labels:
+        out["labels"] = labels
+    return out
+
+
+def _root(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "example.com/v1", "kind": kind, "metadata": _meta(name, f"uid-{name}"), "spec": spec}
+
+
+def _workload(kind: str, name: str, owner: dict[str, Any], replicas: int, image: str) -> dict[str, Any]:
+    api = "apps/v1"
+    template = {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "main", "image": image}]}}
+    return {
+        "apiVersion": api,
+        "kind": kind,
+        "metadata": _meta(name, f"uid-{kind}-{name}", owner),
+        "spec": {"replicas": replicas, "template": template},
+    }
+
+
+def _pods(owner: dict[str, Any], count: int, image: str, ready: bool = True) -> list[dict[str, Any]]:
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": _meta(f"{owner['metadata']['name']}-{i}", f"uid-{owner['metadata']['name']}-{i}", owner),
+            "spec": {"containers": [{"name": "main", "image": image}]},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": str(ready)}]},
+        }
+        for i in range(count)
+    ]
+
+
+def _recording(path: Path, root: dict[str, Any], objects: list[dict[str, Any]]) -> str:
+    """A `wmap record` file: the root added, then each object the operator made."""
+    events = [
+        {"at": f"2026-12-07T10:00:{i:02d}Z", "type": "ADDED", "object": o} for i, o in enumerate([root, *objects])
+    ]
+    data = {
+        "apiVersion": "workload-map.run.ai/v1alpha1",
+        "kind": "Recording",
+        "workload": {
+            "apiVersion": root["apiVersion"],
+            "kind": root["kind"],
+            "namespace": NS,
+            "name": root["metadata"]["name"],
+        },
+        "recorded": {"by": "test", "started": "2026-12-07T10:00:00Z"},
+        "objects": [],
+        "events": events,
+    }
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def _structure(result: wm.Draft) -> dict[str, Any]:
+    structure: dict[str, Any] = result.karta["spec"]["structureDefinition"]
+    return structure
+
+
+# An operator that composes its pods from scattered fields: image, a member count with a schema default.
+CACHE = crd(
+    "example.com",
+    "Cache",
+    {"image": {"type": "string"}, "members": {"type": "integer", "default": 3}, "port": {"type": "integer"}},
+)
+
+
+def _cache_run(tmp_path: Path, name: str, members: int | None) -> str:
+    spec: dict[str, Any] = {"image": "cache:2", "port": 6379}
+    if members is not None:
+        spec["members"] = members
+    root = _root("Cache", name, spec)
+    sts = _workload("StatefulSet", name, root, members or 3, "cache:2")
+    return _recording(tmp_path / f"{name}.yaml", root, [sts, *_pods(sts, members or 3, "cache:2")])
+
+
+def test_a_composed_pod_seen_through_a_statefulset_is_that_kind_read_from_no_path(tmp_path: Path) -> None:
+    result = wm.draft_definition(CACHE, recordings=[_cache_run(tmp_path, "c1", 2), _cache_run(tmp_path, "c2", None)])
+    structure = _structure(result)
+    owners = [k["kind"] for k in structure.get("additionalChildKinds", [])]
+    children = [c for c in structure.get("childComponents", []) if "specDefinition" in c]
+    component = structure["rootComponent"] if not children else children[0]
+    assert (owners[:1] if not children else [component["kind"]["kind"]]) == ["StatefulSet"]
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    # the count: .spec.members equals the StatefulSet's replicas in both runs, the schema's 3 where unset
+    assert component["scaleDefinition"]["replicasPath"] == ".spec.members // 3"
+    assert "seen in " in result.text and "c1.yaml" in result.text
+    assert not [t for t in result.todos if "scaleDefinition" in t or "specDefinition" in t]
+
+
+def test_a_count_equal_to_other_fields_is_not_guessed(tmp_path: Path) -> None:
+    # .spec.members and .spec.shards are both 3 in the only run and neither is named like a count of replicas:
+    # the recording cannot tell which one counts the pods, and the draft keeps its own reading.
+    root = _root("Cache", "c3", {"image": "cache:2", "members": 3, "shards": 3})
+    sts = _workload("StatefulSet", "c3", root, 3, "cache:2")
+    moments = [Moment(0, "t0", root, (), 0, (root, sts, *_pods(sts, 3, "cache:2")), "r.yaml")]
+    (group,) = observed.groups(moments)
+    assert observed.count(group, None) is None
+    root["spec"]["shards"] = 5
+    assert observed.count(group, None) is not None
+
+
+def test_several_children_of_one_role_are_one_component_counted_together(tmp_path: Path) -> None:
+    root = _root("Cache", "big", {"image": "cache:2", "racks": 2, "perRack": 2, "total": 4})
+    racks = [_workload("StatefulSet", f"big-{i}", root, 2, "cache:2") for i in range(2)]
+    objects = [root, *racks, *(p for r in racks for p in _pods(r, 2, "cache:2"))]
+    (group,) = observed.groups([Moment(0, "t0", root, (), 0, tuple(objects), "r.yaml")])
+    assert group.kind["kind"] == "StatefulSet" and group.owners == {"big-0", "big-1"}
+    found = observed.count(group, None)
+    assert found is not None and found.segments == ("spec", "total")
+
+
+def test_a_deployment_is_the_owner_of_the_pods_of_its_replicasets() -> None:
+    root = _root("Portal", "p", {"template": {"spec": {"containers": [{"name": "main", "image": "web:1"}]}}})
+    deployment = _workload("Deployment", "p-web", root, 2, "web:1")
+    replicaset = _workload("ReplicaSet", "p-web-5d8f7c9b4", deployment, 2, "web:1")
+    objects = (root, deployment, replicaset, *_pods(replicaset, 2, "web:1"))
+    (group,) = observed.groups([Moment(0, "t0", root, (), 0, objects, "r.yaml")])
+    assert group.kind == {"group": "apps", "version": "v1", "kind": "Deployment"}
+    # the ReplicaSet's hash is no role of the operator's: the Deployment's name after the object's is
+    assert group.role == "web" and group.chain == ("Deployment",)
+    shape = observed.template(group)
+    assert (shape.segments, shape.form) == (("spec", "template"), "template")
+
+
+def test_the_template_is_the_field_whose_containers_the_pods_carry(tmp_path: Path) -> None:
+    # The schema types one pod template (a migration job's) and leaves the runner's open: the schema reading
+    # takes the typed one; the pods carry the runner's containers.
+    open_object = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    portal = crd(
+        "example.com",
+        "Portal",
+        {
+            "runner": {"type": "object", "properties": {"podTemplate": open_object}},
+            "migration": {"type": "object", "properties": {"template": TEMPLATE}},
+        },
+    )
+    main = {"containers": [{"name": "main", "image": "web:1"}]}
+    migrate = {"containers": [{"name": "migrate", "image": "tools:1"}]}
+    root = _root(
+        "Portal", "p", {"runner": {"podTemplate": {"spec": main}}, "migration": {"template": {"spec": migrate}}}
+    )
+    deployment = _workload("Deployment", "p", root, 1, "web:1")
+    path = _recording(tmp_path / "p.yaml", root, [deployment, *_pods(deployment, 1, "web:1")])
+    result = wm.draft_definition(portal, recordings=[path])
+    structure = _structure(result)
+    reading = {
+        str(c["specDefinition"].get("podTemplateSpecPath")): c["kind"]["kind"]
+        for c in structure.get("childComponents", [])
+        if "specDefinition" in c
+    }
+    assert reading[".spec.runner.podTemplate"] == "Deployment"
+    assert "the pods carry the containers (main) of .spec.runner.podTemplate" in " ".join(result.text.split())
+    # the typed template no pod was seen of stays (the object may not always set it), and says so
+    assert "no pod of it was seen in" in result.text
+
+
+def test_a_component_no_pod_was_seen_of_is_dropped_and_said() -> None:
+    builder = Builder(())
+    root = _root("Cache", "c", {"image": "cache:2", "members": 2})
+    sts = _workload("StatefulSet", "c", root, 2, "cache:2")
+    moments = [Moment(0, "t0", root, (), 0, (root, sts, *_pods(sts, 2, "cache:2")), "run.yaml")]
+    guessed = {"name": "job", "ownerRef": "cache", "kind": {"group": "batch", "version": "v1", "kind": "Job"}}
+    guessed["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+    made = {"name": "sts", "ownerRef": "cache", "kind": {"group": "apps", "version": "v1", "kind": "StatefulSet"}}
+    made["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+    children = [guessed, made]
+    builder.note(("spec", "structureDefinition", "childComponents", 1, "kind"), "medium", "the Go reading")
+    root_component = {"name": "cache", "kind": {"group": "example.com", "version": "v1", "kind": "Cache"}}
+    observed.apply(builder, None, moments, observed.Structure(root_component, children, [], {}, {"cache"}))
+    assert [c["name"] for c in children] == ["sts"]
+    notes = builder.notes[("spec", "structureDefinition", "childComponents", 0, "kind")]
+    assert notes[0] == "[medium] the Go reading" and "seen in run.yaml" in notes[1]
+    assert "dropped job (Job)" in " ".join(builder.notes[("spec", "structureDefinition", "rootComponent", "name")])
+    assert made["scaleDefinition"] == {"replicasPath": ".spec.members // 1"}
