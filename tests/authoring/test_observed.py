@@ -197,3 +197,21 @@ def test_a_component_no_pod_was_seen_of_is_dropped_and_said() -> None:
     assert notes[0] == "[medium] the Go reading" and "seen in run.yaml" in notes[1]
     assert "dropped job (Job)" in " ".join(builder.notes[("spec", "structureDefinition", "rootComponent", "name")])
     assert made["scaleDefinition"] == {"replicasPath": ".spec.members // 1"}
+
+
+def _request(conditions: list[dict[str, str]]) -> dict[str, Any]:
+    obj = _root("CertRequest", "cr", {"commonName": "example.com"})
+    obj["status"] = {"conditions": conditions}
+    return obj
+
+
+def test_a_value_only_its_words_placed_keeps_what_the_kind_says() -> None:
+    # Versions without pods: the moments cannot settle what Ready means; the kind is one request, whose result
+    # being there is its work done (the static reading), not a workload running.
+    versions = [_request([]), _request([{"type": "Ready", "status": "True"}])]
+    kind = crd("example.com", "CertRequest", {"commonName": {"type": "string"}})
+    result = wm.draft_definition(kind, versions=[versions])
+    mappings = result.karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    ready = {"byConditions": [{"type": "Ready", "status": "True"}]}
+    assert ready in mappings["completed"] and ready not in mappings.get("running", [])
+    assert "the moments said nothing, the kind and the source say completed" in " ".join(result.text.split())

@@ -64,8 +64,6 @@ def status_definition(
         builder.note((*path, "statusMappings", status, len(entries)), confidence, why)
         entries.append(matcher)
 
-    for placement in observed.placements:
-        add(placement.status, placement.matcher, placement.confidence, placement.evidence + ".")
     observed_labels = {u.split(" seen ")[0] for u in observed.unplaced}
     rolling = facts is not None and facts.through_replicasets
     building = facts is not None and vocabulary.builds(facts.kind)
@@ -100,6 +98,29 @@ def status_definition(
             )
         return (guess[0], guess[1], "") if guess is not None else None
 
+    # What the recording settled stands; a value it showed but only its words placed, or that it could not place,
+    # keeps what the schema and the operator's source say of it.
+    for placement in observed.placements:
+        value = placement.matcher.get("byPhase") or placement.matcher.get("byConditions", [{}])[0].get("type", "")
+        static = (
+            None if placement.settled else meaning(value, recorded_phase if "byPhase" in placement.matcher else None)
+        )
+        if static is not None and static[0] != placement.status:
+            why = f"{placement.evidence}; the moments said nothing, the kind and the source say {static[0]}{static[2]}."
+            add(static[0], placement.matcher, static[1], why)
+        else:
+            add(placement.status, placement.matcher, placement.confidence, placement.evidence + ".")
+    for unplaced in observed.unplaced:
+        label = unplaced.split(" seen ")[0]
+        value = label.split(" ", 1)[1].strip("'").split("=")[0]
+        is_phase = label.startswith("phase ")
+        static = meaning(value, recorded_phase if is_phase else None)
+        if static is None:
+            continue
+        matcher = {"byPhase": value} if is_phase else {"byConditions": [{"type": value, "status": "True"}]}
+        add(static[0], matcher, static[1], f"{unplaced} (the recording could not place it; by its kind){static[2]}.")
+        placed.add(json.dumps(matcher, sort_keys=True))
+        unmapped[:] = [u for u in unmapped if not u.startswith(f"{label} (")]
     for t, where in types.items():
         if json.dumps({"byConditions": [{"type": t, "status": "True"}]}, sort_keys=True) in placed:
             continue

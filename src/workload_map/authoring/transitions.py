@@ -65,6 +65,7 @@ class Placement:
     matcher: dict[str, Any]
     confidence: str
     evidence: str
+    settled: bool = True  # the moments placed it (False: its words alone did, the moments said nothing)
 
 
 @dataclass
@@ -260,13 +261,14 @@ def observe(moments: Sequence[Moment], phase_paths: Sequence[Sequence[str]]) -> 
         if words is not None:
             # A known word wins (a Created condition stays True while the pods run): the moments confirm it or
             # are named beside it for the reviewer.
+            settled = seen is not None
             if seen is None:
                 confidence, why = words[1], " (by its word)"
             elif seen[0] == words[0]:
                 confidence, why = HIGH, " (its word and its moments agree)"
             else:
                 confidence, why = LOW, f" (by its word; while it held, the pods looked {seen[0]})"
-            result.placements.append(Placement(words[0], matchers[label], confidence, evidence + why))
+            result.placements.append(Placement(words[0], matchers[label], confidence, evidence + why, settled))
         elif seen is not None:
             result.placements.append(Placement(seen[0], matchers[label], seen[1], evidence + " (by its moments)"))
         else:
