@@ -28,7 +28,6 @@ from authoring_recorded import RECORDINGS, _loaded, _objects, _roots
 from workload_map.definition.loader import LoadedDefinition
 from workload_map.sources.recording import Recording, load_recording
 
-
 # The kinds that own pods: the root's pods come through the first of them its additional child kinds name.
 POD_OWNERS = frozenset({"ReplicaSet", "StatefulSet", "DaemonSet", "Job", "Deployment"})
 

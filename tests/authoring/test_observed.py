@@ -215,3 +215,36 @@ def test_a_value_only_its_words_placed_keeps_what_the_kind_says() -> None:
     ready = {"byConditions": [{"type": "Ready", "status": "True"}]}
     assert ready in mappings["completed"] and ready not in mappings.get("running", [])
     assert "the moments said nothing, the kind and the source say completed" in " ".join(result.text.split())
+
+
+def test_a_list_of_sidecars_the_operator_adds_is_not_the_pods_definition() -> None:
+    root = _root("Cache", "c", {"image": "cache:2", "sidecars": [{"name": "exporter", "image": "exp:1"}]})
+    sts = _workload("StatefulSet", "c", root, 1, "cache:2")
+    (pod,) = _pods(sts, 1, "cache:2")
+    pod["spec"]["containers"].append({"name": "exporter", "image": "exp:1"})
+    (group,) = observed.groups([Moment(0, "t0", root, (), 0, (root, sts, pod), "r.yaml")])
+    assert observed.template(group).segments is None  # composed: the sidecars join a pod the operator builds
+
+
+def test_roles_of_one_kind_are_instances_of_a_component_drafted_per_item() -> None:
+    builder = Builder(())
+    root = _root("Temporal", "t", {"services": {"frontend": {"replicas": 1}, "history": {"replicas": 2}}})
+    made = [
+        _workload("Deployment", f"t-{role}", root, n, "temporal:1") for role, n in (("frontend", 1), ("history", 2))
+    ]
+    objects = (root, *made, *(p for d in made for p in _pods(d, d["spec"]["replicas"], "temporal:1")))
+    per_service = {
+        "name": "service",
+        "ownerRef": "temporal",
+        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+    }
+    per_service["instanceIdPath"] = ".spec.services // {} | keys_unsorted[]"
+    per_service["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+    children = [per_service]
+    root_component = {"name": "temporal", "kind": {"group": "example.com", "version": "v1", "kind": "Temporal"}}
+    structure = observed.Structure(root_component, children, [], {}, {"temporal", "service"})
+    observed.apply(builder, None, [Moment(0, "t0", root, (), 0, objects, "run.yaml")], structure)
+    assert [c["name"] for c in children] == ["service"]  # the history Deployment is one more instance, not a new one
+    assert "one more instance" in " ".join(
+        builder.notes[("spec", "structureDefinition", "childComponents", 0, "instanceIdPath")]
+    )

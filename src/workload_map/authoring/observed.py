@@ -164,10 +164,18 @@ def _candidates(value: Any, segments: Segments, depth: int) -> Iterator[tuple[Se
 
 
 def _carries(containers: list[Any], seen: dict[str, str]) -> bool:
-    """Every container of the root's definition is in the pods, with the same image where both say one."""
+    """Every container of the root's definition is in the pods, with the same image where both say one, and they
+    are the pods' own: their first container, or more than half of them (a list of sidecars the operator adds to
+    a pod it composes is not the pod's definition)."""
     named = [c for c in containers if isinstance(c, dict) and isinstance(c.get("name"), str)]
-    return bool(named) and all(
-        c["name"] in seen and (not isinstance(c.get("image"), str) or c["image"] == seen[c["name"]]) for c in named
+    names = {c["name"] for c in named}
+    own = bool(seen) and (next(iter(seen)) in names or 2 * len(names) > len(seen))
+    return (
+        bool(named)
+        and own
+        and all(
+            c["name"] in seen and (not isinstance(c.get("image"), str) or c["image"] == seen[c["name"]]) for c in named
+        )
     )
 
 
@@ -340,16 +348,23 @@ def apply(builder: Builder, facts: SchemaFacts | None, moments: Sequence[Moment]
     for group in seen:
         shape = template(group)
         choice = _match(group, shape, pods, claimed, drafted)
-        shared = _shared(shape, pods, claimed, drafted)
+        shared = _shared(group, shape, pods, claimed, drafted)
         if choice is None and shared is not None:
             # A role of a list or map another kind of pods was matched to: a component of its own would count
             # those pods twice; the reviewer is told.
-            builder.note(
-                (*_path_of(shared, drafted), "kind"),
-                LOW,
-                f"seen in {group.source}: {group.label} also carry these containers: a role of this list or map",
-                "may be made through that kind instead.",
-            )
+            if "instanceIdPath" in shared and shared.get("kind", {}).get("kind") == group.kind["kind"]:
+                builder.note(
+                    (*_path_of(shared, drafted), "instanceIdPath"),
+                    MEDIUM,
+                    f"seen in {group.source}: {group.label}: one more instance of these.",
+                )
+            else:
+                builder.note(
+                    (*_path_of(shared, drafted), "kind"),
+                    LOW,
+                    f"seen in {group.source}: {group.label} also carry these containers: a role of this list or",
+                    "map may be made through that kind instead.",
+                )
             continue
         if choice is None:
             component = _new_component(builder, group, drafted)
@@ -367,9 +382,19 @@ def apply(builder: Builder, facts: SchemaFacts | None, moments: Sequence[Moment]
 
 
 def _shared(
-    shape: Template, pods: list[tuple[dict[str, Any], bool]], claimed: dict[int, Group], drafted: Structure
+    group: Group,
+    shape: Template,
+    pods: list[tuple[dict[str, Any], bool]],
+    claimed: dict[int, Group],
+    drafted: Structure,
 ) -> dict[str, Any] | None:
-    """A matched component drafted over a list or map whose pod definition the pods also fit."""
+    """A matched component drafted over a list or map whose pod definition the pods also fit, or one with an
+    instance per item of the object's (``instanceIdPath``) whose pods are the same kind's."""
+    for index, other in claimed.items():
+        component = pods[index][0]
+        same = other.chain == group.chain and (shape.segments is None) == (_read_path(component) is None)
+        if "instanceIdPath" in component and same:
+            return component
     if shape.segments is None:
         return None
     for index in claimed:
