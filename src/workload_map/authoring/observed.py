@@ -115,8 +115,8 @@ def groups(moments: Sequence[Moment]) -> list[Group]:
             group = found.get(key)
             if group is None:
                 group = found[key] = Group(gvk(owner) if chain else dict(_POD), kinds, key[1], source=moment.source)
-            spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
-            for container in spec.get("containers") or []:
+            spec = pod.get("spec")
+            for container in (spec.get("containers") if isinstance(spec, dict) else None) or []:
                 if isinstance(container, dict) and isinstance(container.get("name"), str):
                     group.containers.setdefault(container["name"], str(container.get("image")))
             group.pods.add(name_of(pod))
