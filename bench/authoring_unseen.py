@@ -30,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from authoring_simulated import capture
 from workload_map.authoring import Draft, Sample, draft
 from workload_map.authoring.evidence import TODO_MARK
 from workload_map.catalog import builtin_definitions
@@ -277,9 +278,12 @@ def _nothing_drafted(result: Result, spec: dict[str, Any], why: str) -> Result:
     return result
 
 
-def score(path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = False) -> tuple[Result, Draft | None]:
+def score(
+    path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = False, simulate: bool = False
+) -> tuple[Result, Draft | None]:
     """Draft the kind of one expectations file and score every field; ``tree`` resolves one object. With
-    ``api`` the draft also reads the operator's Go API types (``--api-source`` on the repository)."""
+    ``api`` the draft also reads the operator's Go API types (``--api-source`` on the repository); with
+    ``simulate`` it also reads a capture made from the expectations (authoring_simulated.py)."""
     spec = yaml.safe_load(path.read_text())
     repo = spec.get("samples_repo", spec["repo"])
     commit = spec.get("samples_commit", spec["commit"])
@@ -296,8 +300,16 @@ def score(path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = Fals
     group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
     api_source = mirror.go_sources(spec["repo"], spec["commit"]) if api else None
     roots = [s.obj for s in samples if s.obj.get("kind") == kind and str(s.obj.get("apiVersion")).startswith(group)]
+    captured, moments = capture(spec, roots) if simulate else ([], [])
     try:
-        made = draft(crd, samples, catalog=builtin_definitions(), sources=[spec["crd"]], api_source=api_source)
+        made = draft(
+            crd,
+            [*samples, *captured],
+            catalog=builtin_definitions(),
+            sources=[spec["crd"]],
+            api_source=api_source,
+            moments=moments,
+        )
     except Exception as exc:  # noqa: BLE001 - a drafting bug scores this kind as nothing drafted, never hides the others
         result = Result(spec["name"], f"{kind}.{group}", len(roots), 0)
         return _nothing_drafted(result, spec, f"the drafting failed: {type(exc).__name__}: {exc}"), None

@@ -24,6 +24,7 @@ drafting was not tuned to, their CRDs and samples read from local git snapshots 
 repositories) field by field against what their operators do (bench/authoring_unseen.py). Usage:
     .venv/bin/python bench/score_authoring.py [--json FILE]
     .venv/bin/python bench/score_authoring.py --unseen --mirror DIR [--round NAME ...] [--drafts DIR] [--api-source]
+        [--simulate-recordings]
 """
 
 from __future__ import annotations
@@ -290,6 +291,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also give each unseen draft its operator's Go API types from the snapshot (--unseen)",
     )
+    parser.add_argument(
+        "--simulate-recordings",
+        action="store_true",
+        help="also give each unseen draft a capture made from its expectations (--unseen; authoring_simulated.py)",
+    )
     parser.add_argument("--recorded", action="store_true", help="statuses drafted from the lab recordings")
     parser.add_argument(
         "--observed", action="store_true", help="components, templates and replicas drafted with the lab recordings"
@@ -298,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.recorded or args.observed:
         return _recorded(args.observed)
     if args.unseen:
-        return _unseen(args.mirror, args.drafts, args.json, args.rounds, args.api_source)
+        return _unseen(args.mirror, args.drafts, args.json, args.rounds, args.api_source, args.simulate_recordings)
     if not CORPUS.is_dir():
         print(f"no corpus at {CORPUS}", file=sys.stderr)
         return 1
@@ -349,7 +355,9 @@ def _recorded(observed: bool) -> int:
     return 0
 
 
-def _unseen(mirror: str | None, drafts: str | None, json_file: str | None, rounds: list[str] | None, api: bool) -> int:
+def _unseen(  # noqa: PLR0917 - the command line's options, each by name at its one call
+    mirror: str | None, drafts: str | None, json_file: str | None, rounds: list[str] | None, api: bool, simulate: bool
+) -> int:
     from authoring_unseen import EXPECTATIONS, Mirror, score, table as unseen_table
 
     if mirror is None or not Path(mirror).is_dir():
@@ -365,14 +373,14 @@ def _unseen(mirror: str | None, drafts: str | None, json_file: str | None, round
         ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    flags = " --api-source" if api else ""
+    flags = (" --api-source" if api else "") + (" --simulate-recordings" if simulate else "")
     print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --unseen{flags}.")
     scratch = tempfile.TemporaryDirectory(prefix="wmap-api-source-")
     upstream = Mirror(Path(mirror), Path(scratch.name))
     for round_dir in [EXPECTATIONS / name for name in known if not rounds or name in rounds]:
         scored = []
         for path in sorted(round_dir.glob("*.yaml")):
-            result, made = score(path, upstream, _tree, api)
+            result, made = score(path, upstream, _tree, api, simulate)
             scored.append(result)
             if drafts and made is not None:
                 (Path(drafts) / round_dir.name).mkdir(parents=True, exist_ok=True)

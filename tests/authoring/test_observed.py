@@ -248,3 +248,23 @@ def test_roles_of_one_kind_are_instances_of_a_component_drafted_per_item() -> No
     assert "one more instance" in " ".join(
         builder.notes[("spec", "structureDefinition", "childComponents", 0, "instanceIdPath")]
     )
+
+
+def test_a_component_of_a_kind_the_source_named_is_not_taken_for_other_pods_nor_dropped_when_it_counts_none() -> None:
+    builder = Builder(())
+    root = _root("Db", "d", {"db": {"size": 3}, "backup": {"enabled": False}})
+    sts = _workload("StatefulSet", "d-db", root, 3, "db:1")
+    moments = [Moment(0, "t0", root, (), 0, (root, sts, *_pods(sts, 3, "db:1")), "run.yaml")]
+    backup = {"name": "backup", "ownerRef": "db", "kind": {"group": "apps", "version": "v1", "kind": "Deployment"}}
+    backup["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+    backup["scaleDefinition"] = {"replicasPath": "if .spec.backup.enabled then 1 else 0 end"}
+    children = [backup]
+    root_component = {"name": "db", "kind": {"group": "example.com", "version": "v1", "kind": "Db"}}
+    observed.apply(builder, None, moments, observed.Structure(root_component, children, [], {}, {"db", "backup"}))
+    # the Deployment the source builds keeps its kind (0 pods on the recorded object: kept, said so); the
+    # StatefulSet's pods get a component of their own, counted by the field of their role
+    assert [(c["name"], c["kind"]["kind"]) for c in children] == [("backup", "Deployment"), ("dbx", "StatefulSet")]
+    assert children[1]["scaleDefinition"] == {"replicasPath": ".spec.db.size // 1"}
+    assert "no pod of it was seen in run.yaml" in " ".join(
+        builder.notes[("spec", "structureDefinition", "childComponents", 0, "name")]
+    )

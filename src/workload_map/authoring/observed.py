@@ -24,6 +24,7 @@ from workload_map.authoring.schema import REPLICA_NAMES, SchemaFacts
 from workload_map.authoring.transitions import Moment
 from workload_map.base.objects import meta, name_of, owner_references
 from workload_map.errors import format_path
+from workload_map.jq import JqError, compile_expression
 
 # A name's tail that tells copies of one role apart: an index, or a hash with a digit in it.
 _COPY_TAIL = re.compile(r"(-(\d+|(?=[a-z0-9]*\d)[a-z0-9]{4,10}))+$")
@@ -261,7 +262,11 @@ def count(group: Group, facts: SchemaFacts | None) -> Count | None:
         most = max(agree[s] for s in best)
         best = [s for s in best if agree[s] == most]
     if len(best) > 1:
-        best = [s for s in best if s[-1] in REPLICA_NAMES or "size" in s[-1].lower()]
+        best = [s for s in best if s[-1] in REPLICA_NAMES or "size" in s[-1].lower()] or best
+    if len(best) > 1:
+        # The role's own object (``.spec.pxc.size`` for the pods of ``cluster1-pxc`` running ``pxc``).
+        names = {n.lower() for n in (group.role, *group.containers) if n}
+        best = [s for s in best if any(part.lower() in names for part in s[1:-1])] or best
     if len(best) != 1:
         return None
     segments = best[0]
@@ -430,24 +435,45 @@ def _match(
         same = _owner_kind(component, is_root, drafted.additional) == group.kind["kind"]
         if same and index not in claimed and (shape.segments is None or id(component) not in drafted.origins):
             return index
-    for index, (component, _) in enumerate(pods):
-        if index not in claimed and id(component) not in drafted.origins and _read_path(component) is None:
+    for index, (component, is_root) in enumerate(pods):
+        # A component whose owner was only the draft's default (pods of the root's own) and whose pod it could
+        # not place: the guess these pods settle. One of a kind the source named stays that kind's.
+        guessed = _owner_kind(component, is_root, drafted.additional) == "Pod"
+        if guessed and index not in claimed and id(component) not in drafted.origins and _read_path(component) is None:
             return index
     return None
 
 
 def _new_component(builder: Builder, group: Group, drafted: Structure) -> dict[str, Any]:
-    base = re.sub(r"[^a-z0-9-]", "", (group.role or group.kind["kind"]).lower()) or "pods"
-    name = base
-    while name in drafted.taken:
-        name += "x"
-    drafted.taken.add(name)
-    component: dict[str, Any] = {"name": name, "ownerRef": drafted.root["name"], "kind": dict(group.kind)}
-    drafted.children.append(component)
+    """A component for pods no drafted one was of: a child of their kind the draft listed without pods (an object
+    the samples showed the root owning) becomes it, else a new one."""
+    parents = {c.get("ownerRef") for c in drafted.children}
+    listed = next(
+        (
+            c
+            for c in drafted.children
+            if "specDefinition" not in c
+            and "instanceIdPath" not in c
+            and c.get("ownerRef") == drafted.root["name"]
+            and c["name"] not in parents
+            and (c.get("kind") or {}).get("kind") == group.kind["kind"]
+        ),
+        None,
+    )
+    if listed is not None:
+        component = listed
+    else:
+        base = re.sub(r"[^a-z0-9-]", "", (group.role or group.kind["kind"]).lower()) or "pods"
+        name = base
+        while name in drafted.taken:
+            name += "x"
+        drafted.taken.add(name)
+        component = {"name": name, "ownerRef": drafted.root["name"], "kind": dict(group.kind)}
+        drafted.children.append(component)
     builder.note(
         (*_path_of(component, drafted), "kind"),
         HIGH,
-        f"seen in {group.source}: {group.label}; no component of the draft was theirs.",
+        f"seen in {group.source}: {group.label}; no component of the draft read their pods.",
     )
     component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
     return component
@@ -559,6 +585,23 @@ def _correct_count(  # noqa: PLR0917 - one match's facts, each by name at its on
     )
 
 
+def _counts_some(component: dict[str, Any], roots: list[dict[str, Any]]) -> bool:
+    """The component's own count reads pods on some recorded object (a count it cannot read: one pod)."""
+    expression = str((component.get("scaleDefinition") or {}).get("replicasPath") or "1")
+    try:
+        program = compile_expression(expression)
+    except JqError:
+        return True
+    for root in roots:
+        try:
+            value = program.first(root)
+        except JqError:
+            return True
+        if not isinstance(value, int | float) or value > 0:
+            return True
+    return False
+
+
 def _drop_unseen(
     builder: Builder,
     pods: list[tuple[dict[str, Any], bool]],
@@ -566,17 +609,19 @@ def _drop_unseen(
     drafted: Structure,
     seen: list[Group],
 ) -> None:
-    """Components the draft proposed from the operator's source or its guesses that no recorded pod is of,
-    while others were seen: not what the operator makes (a pod definition of the object is kept: a role
-    the recorded objects may not have set)."""
+    """Components the draft proposed from the operator's source or its guesses that no recorded pod is of, while
+    others were seen and its own count says some should have been: not what the operator makes. One read from a
+    pod definition of the object, or that counts none on the recorded objects (a role they leave off), is kept
+    and said so."""
     where = seen[0].source
+    roots = [g.roots[-1] for g in seen if g.roots]
     unseen = [c for i, (c, is_root) in enumerate(pods) if i not in claimed and not is_root]
-    dropped = [c for c in unseen if id(c) not in drafted.origins]
-    for component in [c for c in unseen if id(c) in drafted.origins]:
+    dropped = [c for c in unseen if id(c) not in drafted.origins and _counts_some(c, roots)]
+    for component in [c for c in unseen if not any(c is d for d in dropped)]:
         builder.note(
             (*_path_of(component, drafted), "name"),
             LOW,
-            f"no pod of it was seen in {where} (its pod definition may be unset in the recorded objects).",
+            f"no pod of it was seen in {where} (the recorded objects may leave this role off).",
         )
     if not dropped:
         return
