@@ -49,16 +49,13 @@ def _containers(root: dict[str, Any], path: str | None, kind: str) -> list[dict[
     return [{"name": kind.lower() or "main", "image": "operator-composed:1"}]
 
 
-GENERIC = frozenset({"spec", "template", "podTemplate", "podSpec", "replicas", "size", "count", "instances"})
-
-
 def _role(want: dict[str, Any], index: int) -> str:
-    """The role's name, as operators name their children after it: the last specific word of the expected pod
-    definition's path or count (``.spec.pxc.size`` -> pxc), else a word of its own."""
+    """The role's name, as operators name their children after it: the field under ``.spec`` the expected pod
+    definition or count reads most (``.spec.pxc.size`` -> pxc), else a word of its own."""
     for text in (want.get("template"), want.get("replicas")):
-        words = [w for w in re.findall(r"\.([A-Za-z][A-Za-z0-9]*)", str(text or "")) if w not in GENERIC]
+        words = re.findall(r"\.spec\.([A-Za-z][A-Za-z0-9]*)", str(text or ""))
         if words:
-            return words[-1].lower()
+            return max(reversed(words), key=words.count).lower()
     return ROLES[index % len(ROLES)]
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.authoring.builder import Builder, jq
-from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments
+from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path
 from workload_map.authoring.render import Path
 from workload_map.authoring.schema import REPLICA_NAMES, SchemaFacts
 from workload_map.authoring.transitions import Moment
@@ -65,7 +65,8 @@ class Group:
 
 def _role(owner: dict[str, Any], root: dict[str, Any]) -> str:
     name, root_name = name_of(owner), name_of(root)
-    rest = name[len(root_name) :] if name.startswith(root_name) else name
+    # Operators name a child after the object and the role, either way round (cache-db, vmstorage-cache).
+    rest = name.replace(root_name, "", 1).replace("--", "-") if root_name else name
     return _COPY_TAIL.sub("", "-" + rest.strip("-")).strip("-") if rest else ""
 
 
@@ -347,6 +348,7 @@ def apply(builder: Builder, facts: SchemaFacts | None, moments: Sequence[Moment]
     seen = groups(moments)
     if not seen:
         return
+    roots = list({m.run: m.root for m in moments if m.root is not None}.values())  # each run's last version
     pods: list[tuple[dict[str, Any], bool]] = [(drafted.root, True)] if "specDefinition" in drafted.root else []
     pods += [(c, False) for c in drafted.children if "specDefinition" in c]
     claimed: dict[int, Group] = {}  # index in pods -> the group it was matched to first
@@ -382,7 +384,7 @@ def apply(builder: Builder, facts: SchemaFacts | None, moments: Sequence[Moment]
         path = _path_of(component, drafted)
         _correct_kind(builder, group, component, is_root, drafted, path)
         _correct_template(builder, group, shape, component, drafted, path)
-        _correct_count(builder, facts, group, shape, component, path)
+        _correct_count(builder, facts, group, shape, component, path, roots)
     _drop_unseen(builder, pods, claimed, drafted, seen)
 
 
@@ -431,10 +433,16 @@ def _match(
             fits = (origin is not None and _fits(origin, shape.segments)) or _read_path(component) == wanted
             if fits and (index not in claimed or claimed[index].chain == group.chain):
                 return index
-    for index, (component, is_root) in enumerate(pods):
-        same = _owner_kind(component, is_root, drafted.additional) == group.kind["kind"]
-        if same and index not in claimed and (shape.segments is None or id(component) not in drafted.origins):
-            return index
+    same_kind = [
+        index
+        for index, (component, is_root) in enumerate(pods)
+        if _owner_kind(component, is_root, drafted.additional) == group.kind["kind"]
+        and index not in claimed
+        and (shape.segments is None or id(component) not in drafted.origins)
+    ]
+    if same_kind:
+        # Several of the kind: the one whose own count gives these pods, else the one named after their role.
+        return max(same_kind, key=lambda i: (_agrees(pods[i][0], group), _names_role(pods[i][0], group)))
     for index, (component, is_root) in enumerate(pods):
         # A component whose owner was only the draft's default (pods of the root's own) and whose pod it could
         # not place: the guess these pods settle. One of a kind the source named stays that kind's.
@@ -442,6 +450,25 @@ def _match(
         if guessed and index not in claimed and id(component) not in drafted.origins and _read_path(component) is None:
             return index
     return None
+
+
+def _agrees(component: dict[str, Any], group: Group) -> bool:
+    """The component's count reads the group's pods on every settled recorded state."""
+    expression = (component.get("scaleDefinition") or {}).get("replicasPath")
+    settled = [(root, n) for root, n in _settled(group.counts) if n > 0]
+    if not expression or not settled:
+        return False
+    try:
+        program = compile_expression(str(expression))
+        return all(program.first(root) == n for root, n in settled)
+    except JqError:
+        return False
+
+
+def _names_role(component: dict[str, Any], group: Group) -> bool:
+    role = group.role.lower()
+    text = f"{component.get('name')} {(component.get('scaleDefinition') or {}).get('replicasPath')}".lower()
+    return bool(role) and role in text
 
 
 def _new_component(builder: Builder, group: Group, drafted: Structure) -> dict[str, Any]:
@@ -557,7 +584,13 @@ def _forget(builder: Builder, path: Path) -> None:
 
 
 def _correct_count(  # noqa: PLR0917 - one match's facts, each by name at its one call
-    builder: Builder, facts: SchemaFacts | None, group: Group, shape: Template, component: dict[str, Any], path: Path
+    builder: Builder,
+    facts: SchemaFacts | None,
+    group: Group,
+    shape: Template,
+    component: dict[str, Any],
+    path: Path,
+    roots: list[dict[str, Any]],
 ) -> None:
     if "instanceIdPath" in component or (shape.segments is not None and {ARRAY, MAP} & set(shape.segments)):
         return  # a count per item of a list: the states say the sum
@@ -575,13 +608,24 @@ def _correct_count(  # noqa: PLR0917 - one match's facts, each by name at its on
         builder.note((*scale_path, "replicasPath"), HIGH, said + ".")
         return
     default = found.default if found.default is not None else 1
-    component["scaleDefinition"] = {"replicasPath": f"{field_path} // {default}"}
+    expression = f"{field_path} // {default}"
+    holder = found.segments[:-1]
+    if (
+        len(holder) > 1
+        and any(_missing(r, holder) for r in roots)
+        and not any(_missing(r, holder) for r in group.roots)
+    ):
+        # The recorded objects without the count's object ran none of these pods.
+        expression = f"(if {jq(holder)} == null then 0 else 1 end) * ({expression})"
+    component["scaleDefinition"] = {"replicasPath": expression}
     _forget(builder, scale_path)
     builder.note(
         (*scale_path, "replicasPath"),
         HIGH,
         f"{said} (the draft's reading said {current or 'nothing'}); unset reads {default}"
-        + (" (the schema's default)." if found.default is not None else "."),
+        + (" (the schema's default)" if found.default is not None else "")
+        + ("; 0 where the recorded objects had no " + schema_path(holder) if "if " in expression else "")
+        + ".",
     )
 
 
