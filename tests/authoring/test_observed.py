@@ -268,3 +268,33 @@ def test_a_component_of_a_kind_the_source_named_is_not_taken_for_other_pods_nor_
     assert "no pod of it was seen in run.yaml" in " ".join(
         builder.notes[("spec", "structureDefinition", "childComponents", 0, "name")]
     )
+
+
+def test_pods_of_several_roles_of_one_kind_find_their_own_component_and_gate() -> None:
+    builder = Builder(())
+    roots = [
+        _root("Metrics", "m1", {"select": {"replicaCount": 2}, "storage": {"replicaCount": 3}}),
+        _root("Metrics", "m2", {"storage": {"replicaCount": 1}}),
+    ]
+    moments = []
+    for run, root in enumerate(roots):
+        name = root["metadata"]["name"]
+        made = [
+            _workload("StatefulSet", f"{role}-{name}", root, spec["replicaCount"], "vm:1")
+            for role, spec in root["spec"].items()
+        ]
+        objects = (root, *made, *(p for s in made for p in _pods(s, s["spec"]["replicas"], "vm:1")))
+        moments.append(Moment(0, "t0", root, (), run, objects, f"{name}.yaml"))
+    # the source's reading listed the two StatefulSets in the other order, without their counts
+    children = []
+    for role in ("storage", "select"):
+        child = {"name": role, "ownerRef": "metrics", "kind": {"group": "apps", "version": "v1", "kind": "StatefulSet"}}
+        child["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+        children.append(child)
+    root_component = {"name": "metrics", "kind": {"group": "example.com", "version": "v1", "kind": "Metrics"}}
+    observed.apply(builder, None, moments, observed.Structure(root_component, children, [], {}, {"metrics"}))
+    counts = {c["name"]: c["scaleDefinition"]["replicasPath"] for c in children}
+    assert counts == {
+        "select": "(if .spec.select == null then 0 else 1 end) * (.spec.select.replicaCount // 1)",
+        "storage": ".spec.storage.replicaCount // 1",
+    }
