@@ -298,3 +298,25 @@ def test_pods_of_several_roles_of_one_kind_find_their_own_component_and_gate() -
         "select": "(if .spec.select == null then 0 else 1 end) * (.spec.select.replicaCount // 1)",
         "storage": ".spec.storage.replicaCount // 1",
     }
+
+
+def test_a_role_field_equal_wherever_set_counts_with_the_default_seen_where_unset() -> None:
+    # .spec.redis.replicas is set in one run only; where unset the operator ran 3 (its own default, no schema
+    # one); .spec.sentinel.replicas agrees more often, but it is not the redis pods' object.
+    runs = [
+        _root("Failover", "a", {"redis": {"replicas": 2}, "sentinel": {"replicas": 2}}),
+        _root("Failover", "b", {"sentinel": {"replicas": 3}}),
+        _root("Failover", "c", {"sentinel": {"replicas": 3}}),
+    ]
+    moments = []
+    for run, root in enumerate(runs):
+        sts = _workload("StatefulSet", f"{root['metadata']['name']}-redis", root, 3 if run else 2, "redis:7")
+        objects = (root, sts, *_pods(sts, sts["spec"]["replicas"], "redis:7"))
+        moments.append(Moment(0, "t0", root, (), run, objects, f"{run}.yaml"))
+    (group,) = observed.groups(moments)
+    found = observed.count(group, None)
+    assert found is not None and (found.segments, found.default, found.seen_default) == (
+        ("spec", "redis", "replicas"),
+        3,
+        True,
+    )

@@ -239,11 +239,14 @@ class Count:
     default: int | None  # the schema's default, when the samples relied on it
     agree: int
     states: int
+    seen_default: bool = False  # the default is the count seen where the objects left the field unset
 
 
 def count(group: Group, facts: SchemaFacts | None) -> Count | None:
     """The root's integer field equal to the group's count in (nearly) every recorded state, when exactly one
-    field does (a replica-like name breaks a tie; a count no field tells apart from others is not guessed)."""
+    field does (a replica-like name breaks a tie; a count no field tells apart from others is not guessed).
+    A field of the role's own object (``.spec.redis.replicas`` for the pods of ``NAME-redis``) equal to the
+    count wherever it is set counts it, the count seen where it is unset (the same everywhere) its default."""
     known = [(root, n) for root, n in _settled(group.counts) if n > 0]
     if not known:
         return None
@@ -251,14 +254,21 @@ def count(group: Group, facts: SchemaFacts | None) -> Count | None:
     if facts is not None:
         _declared_integers((facts.schema.get("properties") or {}).get("spec"), ("spec",), defaults)
     agree: dict[Segments, int] = {}
+    present: dict[Segments, list[bool]] = {}  # per field, whether it equals the count where the object sets it
     for root, n in known:
         values: dict[Segments, int] = {}
         _integers(root.get("spec"), ("spec",), values)
+        for segments, value in values.items():
+            present.setdefault(segments, []).append(value == n)
         for segments, default in defaults.items():
             values.setdefault(segments, default)
         for segments, value in values.items():
             agree[segments] = agree.get(segments, 0) + (value == n)
-    best = [s for s, a in agree.items() if a >= AGREEMENT * len(known)]
+    names = {n.lower() for n in (group.role, *group.containers) if n}
+    own = [s for s, seen in present.items() if all(seen) and any(p.lower() in names for p in s[1:-1])]
+    if len(own) > 1:
+        own = [s for s in own if s[-1] in REPLICA_NAMES or "size" in s[-1].lower()]
+    best = own if len(own) == 1 else [s for s, a in agree.items() if a >= AGREEMENT * len(known)]
     if len(best) > 1:
         most = max(agree[s] for s in best)
         best = [s for s in best if agree[s] == most]
@@ -266,15 +276,17 @@ def count(group: Group, facts: SchemaFacts | None) -> Count | None:
         best = [s for s in best if s[-1] in REPLICA_NAMES or "size" in s[-1].lower()] or best
     if len(best) > 1:
         # The role's own object (``.spec.pxc.size`` for the pods of ``cluster1-pxc`` running ``pxc``).
-        names = {n.lower() for n in (group.role, *group.containers) if n}
         best = [s for s in best if any(part.lower() in names for part in s[1:-1])] or best
     if len(best) != 1:
         return None
     segments = best[0]
-    relied = segments in defaults and any(_missing(root, segments) for root, _ in known)
-    return Count(
-        segments, defaults.get(segments) if relied or segments in defaults else None, agree[segments], len(known)
-    )
+    unset = {n for root, n in known if _missing(root, segments)}
+    default = defaults.get(segments)
+    seen = default is None and len(unset) == 1
+    if seen:
+        default = unset.pop()  # the operator's own default, seen where the object left it unset
+    agreeing = present.get(segments) or [True] * agree[segments]
+    return Count(segments, default, sum(agreeing), len(present.get(segments) or known), seen)
 
 
 def _settled(counts: list[tuple[dict[str, Any], int]]) -> list[tuple[dict[str, Any], int]]:
@@ -604,7 +616,8 @@ def _correct_count(  # noqa: PLR0917 - one match's facts, each by name at its on
         f" in {found.agree} of {found.states} recorded state(s)"
     )
     current = str((component.get("scaleDefinition") or {}).get("replicasPath") or "")
-    if re.search(re.escape(field_path) + r"(?![A-Za-z0-9_])", current) and TODO_MARK not in current:
+    reads = re.search(re.escape(field_path) + r"(?![A-Za-z0-9_])", current) and TODO_MARK not in current
+    if reads and _agrees(component, group):
         builder.note((*scale_path, "replicasPath"), HIGH, said + ".")
         return
     default = found.default if found.default is not None else 1
@@ -623,7 +636,13 @@ def _correct_count(  # noqa: PLR0917 - one match's facts, each by name at its on
         (*scale_path, "replicasPath"),
         HIGH,
         f"{said} (the draft's reading said {current or 'nothing'}); unset reads {default}"
-        + (" (the schema's default)" if found.default is not None else "")
+        + (
+            " (the count seen where the objects left it unset)"
+            if found.seen_default
+            else " (the schema's default)"
+            if found.default is not None
+            else ""
+        )
         + ("; 0 where the recorded objects had no " + schema_path(holder) if "if " in expression else "")
         + ".",
     )
