@@ -281,12 +281,12 @@ def count(group: Group, facts: SchemaFacts | None) -> Count | None:
         return None
     segments = best[0]
     unset = {n for root, n in known if _missing(root, segments)}
-    default = defaults.get(segments)
-    seen = default is None and len(unset) == 1
+    unset_reads = defaults.get(segments)
+    seen = unset_reads is None and len(unset) == 1
     if seen:
-        default = unset.pop()  # the operator's own default, seen where the object left it unset
+        unset_reads = unset.pop()  # the operator's own default, seen where the object left it unset
     agreeing = present.get(segments) or [True] * agree[segments]
-    return Count(segments, default, sum(agreeing), len(present.get(segments) or known), seen)
+    return Count(segments, unset_reads, sum(agreeing), len(present.get(segments) or known), seen)
 
 
 def _settled(counts: list[tuple[dict[str, Any], int]]) -> list[tuple[dict[str, Any], int]]:
