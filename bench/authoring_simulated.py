@@ -3,7 +3,7 @@
 Rounds 1 to 7 have no recordings. To develop the drafting from recordings on them all the same, each sample
 object is given the capture its operator would leave if it did what the expectations say: per expected
 component, one owner of the expected kind (a Deployment through a ReplicaSet), named after the object and the
-role (the last specific word of the expected path: operators name their children so) with the expected count as its
+role (the specific word the expected path reads most: operators name their children so) with the expected count as its
 ``replicas`` (a Job's ``parallelism``), and that many Ready pods whose containers are those of the expected pod
 definition (the expected path read on the object), or one container of the operator's own when the
 expectation says the operator composes the pod. The draft gets these as a recording (the objects as samples,
@@ -49,11 +49,19 @@ def _containers(root: dict[str, Any], path: str | None, kind: str) -> list[dict[
     return [{"name": kind.lower() or "main", "image": "operator-composed:1"}]
 
 
+# Words of a path that name no role.
+GENERIC = frozenset(
+    {"spec", "template", "podTemplate", "component", "replicas", "replicaCount", "size", "enabled", "hpa"}
+)
+
+
 def _role(want: dict[str, Any], index: int) -> str:
-    """The role's name, as operators name their children after it: the field under ``.spec`` the expected pod
-    definition or count reads most (``.spec.pxc.size`` -> pxc), else a word of its own."""
+    """The role's name, as operators name their children after it: the specific word the expected pod
+    definition or count reads most (the last of a tie: ``.spec.pxc.size`` -> pxc), else a word of its own."""
     for text in (want.get("template"), want.get("replicas")):
-        words = re.findall(r"\.spec\.([A-Za-z][A-Za-z0-9]*)", str(text or ""))
+        paths = re.sub(r'"[^"]*"', "", str(text or ""))  # the words of the paths, not of string constants
+        words = [w for w in re.findall(r"\.([A-Za-z][A-Za-z0-9]*)", paths) if w not in GENERIC]
+        words = [w for w in words if not w.startswith("replication")]
         if words:
             return max(reversed(words), key=words.count).lower()
     return ROLES[index % len(ROLES)]
