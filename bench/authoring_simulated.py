@@ -3,7 +3,8 @@
 Rounds 1 to 7 have no recordings. To develop the drafting from recordings on them all the same, each sample
 object is given the capture its operator would leave if it did what the expectations say: per expected
 component, one owner of the expected kind (a Deployment through a ReplicaSet), named after the object and the
-role (the specific word the expected path reads most: operators name their children so) with the expected count as its
+role (the word its expected path reads most that no other component's reads: operators name their children
+so) with the expected count as its
 ``replicas`` (a Job's ``parallelism``), and that many Ready pods whose containers are those of the expected pod
 definition (the expected path read on the object), or one container of the operator's own when the
 expectation says the operator composes the pod. The draft gets these as a recording (the objects as samples,
@@ -55,16 +56,18 @@ GENERIC = frozenset(
 )
 
 
-def _role(want: dict[str, Any], index: int) -> str:
-    """The role's name, as operators name their children after it: the specific word the expected pod
-    definition or count reads most (the last of a tie: ``.spec.pxc.size`` -> pxc), else a word of its own."""
-    for text in (want.get("template"), want.get("replicas")):
-        paths = re.sub(r'"[^"]*"', "", str(text or ""))  # the words of the paths, not of string constants
-        words = [w for w in re.findall(r"\.([A-Za-z][A-Za-z0-9]*)", paths) if w not in GENERIC]
-        words = [w for w in words if not w.startswith("replication")]
-        if words:
-            return max(reversed(words), key=words.count).lower()
-    return ROLES[index % len(ROLES)]
+def _words(want: dict[str, Any]) -> list[str]:
+    paths = re.sub(r'"[^"]*"', "", f"{want.get('template') or ''} {want.get('replicas') or ''}")  # not constants
+    found = re.findall(r"\.([A-Za-z][A-Za-z0-9]*)", paths)
+    return [w for w in found if w not in GENERIC and not w.startswith("replication")]
+
+
+def _role(spec: dict[str, Any], index: int) -> str:
+    """The role's name, as operators name their children after it: the word the expected pod definition or
+    count reads most that no other component's reads (``.spec.pxc.size`` -> pxc), else a word of its own."""
+    others = {w for i, want in enumerate(spec["components"]) if i != index for w in _words(want)}
+    words = [w for w in _words(spec["components"][index]) if w not in others]
+    return max(reversed(words), key=words.count).lower() if words else ROLES[index % len(ROLES)]
 
 
 def _count(root: dict[str, Any], expression: str | None) -> int | None:
@@ -93,7 +96,7 @@ def capture(spec: dict[str, Any], roots: list[dict[str, Any]]) -> tuple[list[Sam
                 continue
             kind = want["owner"][0]
             containers = _containers(root, want.get("template"), kind)
-            owner_name = f"{name}-{_role(want, index)}" if several else name
+            owner_name = f"{name}-{_role(spec, index)}" if several else name
             owner: dict[str, Any] = root
             if kind != "Pod":
                 api = "batch/v1" if kind == "Job" else "apps/v1"
