@@ -157,10 +157,12 @@ class Lab:
             process.stop()
         self.cluster.stop()
 
-    def _spawn(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> LabProcess:
+    def _spawn(
+        self, name: str, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> LabProcess:
         if name in self.processes and self.processes[name].running():
             raise LabError(f"{name} runs already")
-        process = LabProcess(name, argv, self.log_dir / f"{name}.log", env=env, cwd=self.work_dir)
+        process = LabProcess(name, argv, self.log_dir / f"{name}.log", env=env, cwd=cwd or self.work_dir)
         self.processes[name] = process
         time.sleep(0.2)
         if not process.running():
@@ -198,21 +200,7 @@ class Lab:
         launch: OperatorLaunch = module.launch(
             OperatorContext(kubeconfig=self.kubeconfig, bin_dir=bin_dir, work_dir=op_dir)
         )
-        for crd in launch.crds:
-            self.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(crd))
-        crd_names = set()
-        for crd in launch.crds:
-            crd_names |= _crd_names(crd)
-        if crd_names:
-            self.wait_for(
-                "apiextensions.k8s.io/v1",
-                "CustomResourceDefinition",
-                None,
-                lambda crds: (
-                    crd_names <= {c["metadata"]["name"] for c in crds if _condition(c, "Established") == "True"}
-                ),
-                what=f"CRDs of {name} Established",
-            )
+        self.install_crds(launch.crds, what=f"CRDs of {name}")
         for obj in launch.before:
             self.kube.apply(obj)
         self._spawn(name, launch.argv, env=launch.env)
@@ -222,6 +210,31 @@ class Lab:
             self.kube.apply(webhook)
         self.operators[name] = module
         return module
+
+    def install_crds(self, files: list[Path], *, what: str) -> None:
+        """Apply the CRDs of YAML files (server-side) and wait until every one is Established."""
+        for crd in files:
+            self.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(crd))
+        crd_names = set()
+        for crd in files:
+            crd_names |= _crd_names(crd)
+        if crd_names:
+            self.wait_for(
+                "apiextensions.k8s.io/v1",
+                "CustomResourceDefinition",
+                None,
+                lambda crds: (
+                    crd_names <= {c["metadata"]["name"] for c in crds if _condition(c, "Established") == "True"}
+                ),
+                what=f"{what} Established",
+            )
+
+    def start_process(
+        self, name: str, argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> LabProcess:
+        """Start a process of the caller's (an operator built elsewhere) like the lab's own: its log in the
+        lab's log dir, stopped with the lab, ``check_processes`` failing when it dies."""
+        return self._spawn(name, argv, env=env, cwd=cwd)
 
     def _wait_tls(self, name: str, port: int) -> None:
         context = ssl.create_default_context()
@@ -463,6 +476,31 @@ def _crd_names(path: Path) -> set[str]:
         }
 
 
+def build_testcluster_binaries(timeout: float) -> Path:
+    """The dir with etcd, kube-apiserver and kubectl: ``$WMAP_TESTCLUSTER_BIN`` when set, else
+    tools/testcluster/build.sh's last stdout line."""
+    env_bin = os.environ.get("WMAP_TESTCLUSTER_BIN")
+    if env_bin:
+        return Path(env_bin)
+    return _built(REPO_ROOT / "tools" / "testcluster" / "build.sh", [], timeout)
+
+
+def _built(script: Path, names: list[str], timeout: float) -> Path:
+    proc = subprocess.run(
+        ["bash", str(script), *names],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-30:])
+        raise FileNotFoundError(f"{script} {' '.join(names)} failed (exit {proc.returncode}):\n{tail}")
+    return Path(lines[-1])
+
+
 def which_lab_build() -> Path | None:
     """tools/lab/build.sh of this checkout (None when absent)."""
     script = REPO_ROOT / "tools" / "lab" / "build.sh"
@@ -480,19 +518,7 @@ def build_lab_binaries(names: list[str], timeout: float) -> Path:
     script = Path(os.environ.get("WMAP_LAB_BUILD", "")) if os.environ.get("WMAP_LAB_BUILD") else which_lab_build()
     if script is None or not script.is_file():
         raise FileNotFoundError("tools/lab/build.sh missing (or set WMAP_LAB_BIN / WMAP_LAB_BUILD)")
-    proc = subprocess.run(
-        ["bash", str(script), *names],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = "\n".join(proc.stderr.strip().splitlines()[-30:])
-        raise FileNotFoundError(f"{script} {' '.join(names)} failed (exit {proc.returncode}):\n{tail}")
-    return Path(lines[-1])
+    return _built(script, names, timeout)
 
 
 def remove_work_dir(path: Path) -> None:
