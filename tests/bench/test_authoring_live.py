@@ -27,6 +27,7 @@ VALID = {
     "repo": "example/op",
     "commit": COMMIT,
     "package": "./cmd",
+    "build_flags": ["-tags=x"],
     "args": ["--kubeconfig={kubeconfig}", "--leader-elect=false"],
     "env": {"WATCH_NAMESPACE": "", "CERTS": "{certdir}"},
     "crds": ["config/crd/bases/*.yaml"],
@@ -72,6 +73,7 @@ def test_fields_are_read_with_placeholders_filled(tmp_path: Path) -> None:
         ({"record": ["Service"]}, "record[0]", "not group/version/Kind"),
         ({"before": [{"apiVersion": "v1", "kind": "Secret", "metadata": {}}]}, "before[0].metadata.name", "missing"),
         ({"package": "cmd/op"}, "package", "relative to the root"),
+        ({"build_flags": ["-mod=mod", "-o=x"]}, "build_flags[1]", "not -o"),
         ({"webhooks": []}, "webhooks", "unknown field"),
     ],
 )
