@@ -200,3 +200,13 @@ def test_the_scorer_drafts_with_the_captures_of_the_kind(
 def test_without_live_the_table_is_as_before() -> None:
     result = authoring_unseen.Result("Worker", "Worker.example.com", 1, 0)
     assert authoring_unseen.table([result]).splitlines()[0].endswith("| right |")
+
+
+def test_a_crd_is_served_without_its_conversion_webhook() -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "a.b"}}
+    crd["spec"] = {"group": "b", "conversion": {"strategy": "Webhook", "webhook": {"clientConfig": {}}}}
+    assert live_capture.servable(crd)["spec"] == {"group": "b", "conversion": {"strategy": "None"}}
+    plain = {**crd, "spec": {"group": "b"}}
+    assert live_capture.servable(plain) is plain
+    with pytest.raises(live_capture.LabError, match=r"CRD a\.b: apiextensions\.k8s\.io/v1beta1 \(the apiserver"):
+        live_capture.servable({**plain, "apiVersion": "apiextensions.k8s.io/v1beta1"})
