@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirror", type=Path, default=MIRROR, help="the snapshots <owner>+<name>/repo [%(default)s]")
     parser.add_argument("--quiet", type=float, default=None, help="end a recording after S s without change [15]")
     parser.add_argument("--max", type=float, default=None, help="end a recording after S s anyway [180]")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # names before or after the options
     loaded, errors = configs(args.configs, args.names)
     for error in errors:
         print(f"error: {error}", file=sys.stderr)

@@ -1,10 +1,10 @@
 """Building an operator from its snapshot for bench/authoring_live.py: sources unpacked once, binary cached.
 
 The snapshot at the config's commit is unpacked (``git archive``) into ``<cache>/src/<key>``; ``go build`` of
-the config's package writes ``<cache>/bin/<key>``. A stamp beside the binary (repo, commit, package, ``go
-version``) says what it was built from: the same stamp again is a cache hit, anything else builds anew. Go
-builds take both cores for minutes, so every build on the machine waits for ``/tmp/wmap-go-build.lock``
-(flock) and runs under ``nice -n 10``. Nothing of the snapshot enters the repository.
+the config's package (with its ``build_flags``) writes ``<cache>/bin/<key>``. A stamp beside the binary (repo,
+commit, package, flags, ``go version``) says what it was built from: the same stamp again is a cache hit,
+anything else builds anew. Go builds take both cores for minutes, so every build on the machine waits for
+``/tmp/wmap-go-build.lock`` (flock) and runs under ``nice -n 10``. Nothing of the snapshot enters the repository.
 """
 
 from __future__ import annotations
@@ -80,7 +80,9 @@ def unpack(config: RunConfig, cache: Path, mirror: Path = MIRROR) -> Path:
 
 
 def _stamp(config: RunConfig, go: str) -> str:
-    return json.dumps({"repo": config.repo, "commit": config.commit, "package": config.package, "go": go})
+    return json.dumps(
+        {"repo": config.repo, "commit": config.commit, "package": config.package, "flags": config.build_flags, "go": go}
+    )
 
 
 def build(config: RunConfig, cache: Path, mirror: Path = MIRROR) -> Built:
@@ -95,11 +97,12 @@ def build(config: RunConfig, cache: Path, mirror: Path = MIRROR) -> Built:
     log = cache / "logs" / f"build-{config.key}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     partial = binary.with_name(binary.name + ".partial")
+    command = ["flock", BUILD_LOCK, "nice", "-n", "10", _go(), "build", *config.build_flags, "-o", str(partial)]
     began = time.monotonic()
     with log.open("w") as out:
         try:
             done = subprocess.run(
-                ["flock", BUILD_LOCK, "nice", "-n", "10", _go(), "build", "-o", str(partial), config.package],
+                [*command, config.package],
                 cwd=source,
                 stdin=subprocess.DEVNULL,
                 stdout=out,

@@ -20,7 +20,20 @@ CONFIGS = Path(__file__).resolve().parent / "authoring_live"
 CACHE = Path(os.environ.get("WMAP_AUTHORING_LIVE_CACHE", "~/.cache/workload-map/authoring-live")).expanduser()
 CAPTURES = CACHE / "captures"
 PLACEHOLDERS = ("kubeconfig", "workdir", "certdir", "namespace")
-_KEYS = ("repo", "commit", "package", "args", "env", "crds", "before", "kind", "samples", "record", "note")
+_KEYS = (
+    "repo",
+    "commit",
+    "package",
+    "build_flags",
+    "args",
+    "env",
+    "crds",
+    "before",
+    "kind",
+    "samples",
+    "record",
+    "note",
+)
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
@@ -56,6 +69,7 @@ class RunConfig:
     kind: Kind
     crds: list[str]
     samples: list[str]
+    build_flags: list[str] = field(default_factory=list)  # go build flags before -o (-tags=x, -mod=mod)
     args: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     before: list[dict[str, Any]] = field(default_factory=list)
@@ -122,6 +136,10 @@ def load_config(path: Path) -> RunConfig:
     kind, _, group = kind_text.partition(".")
     if not kind or not group:
         raise ConfigError(path, "kind", f"{kind_text!r} is not Kind.group (e.g. EtcdCluster.operator.etcd.io)")
+    build_flags = _texts(path, data, "build_flags")
+    for index, flag in enumerate(build_flags):
+        if not flag.startswith("-") or flag.split("=")[0] in ("-o", "--o"):
+            raise ConfigError(path, f"build_flags[{index}]", f"{flag!r}: a go build flag (-tags=x, -mod=mod), not -o")
     args = _texts(path, data, "args")
     env = data.get("env") or {}
     if not isinstance(env, dict):
@@ -138,6 +156,7 @@ def load_config(path: Path) -> RunConfig:
         repo=repo,
         commit=commit,
         package=package,
+        build_flags=build_flags,
         kind=Kind(kind, group),
         crds=_texts(path, data, "crds"),
         samples=_texts(path, data, "samples"),
