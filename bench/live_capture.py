@@ -69,8 +69,8 @@ class Outcome:
     recording: Path | None = None
     refused: str | None = None
     notes: list[str] = field(default_factory=list)
-    kinds: Counter[str] = field(default_factory=Counter)
-    pods: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)  # objects recorded, by kind
+    pods: int = 0  # at the end
     ready: int = 0
     status: str = ""
     seconds: float = 0.0
@@ -400,7 +400,8 @@ class Capture:
         save(thinned(recording), path)
         outcome.recording = path
         final = list(recording.state_at(len(recording.events)))
-        outcome.kinds = Counter(str(o.get("kind")) for o in final)
+        seen = {o["metadata"].get("uid"): o for o in [*recording.objects, *(e.object for e in recording.events)]}
+        outcome.kinds = Counter(str(o.get("kind")) for o in seen.values())  # deleted ones too
         pods = [o for o in final if o.get("kind") == "Pod"]
         outcome.pods, outcome.ready = len(pods), sum(_ready(p) for p in pods)
         last = next((o for o in final if o["metadata"].get("uid") == created["metadata"]["uid"]), None)
