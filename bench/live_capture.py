@@ -334,11 +334,15 @@ class Capture:
         }
         if any("{certdir}" in text for text in [*self.config.args, *self.config.env.values()]):
             write_serving_cert(op_dir / "certs")
-        for given in self.config.before:
+        for index, given in enumerate(self.config.before):
             obj = copy.deepcopy(given)
-            if self.lab.kube.resource(obj["apiVersion"], obj["kind"]).namespaced:
-                obj["metadata"].setdefault("namespace", OPERATOR_NAMESPACE)
-            self.lab.kube.apply(obj)
+            try:
+                if self.lab.kube.resource(obj["apiVersion"], obj["kind"]).namespaced:
+                    obj["metadata"].setdefault("namespace", OPERATOR_NAMESPACE)
+                self.lab.kube.apply(obj)
+            except ApiError as exc:
+                what = f"{obj['kind']}/{obj['metadata']['name']}"
+                raise LabError(f"{self.config.path}: before[{index}] ({what}) refused: {exc}") from None
         argv = [str(self.built.binary), *(fill(a, values) for a in self.config.args)]
         env = {"KUBECONFIG": str(self.lab.kubeconfig), **{k: fill(v, values) for k, v in self.config.env.items()}}
         process = self.lab.start_process("operator", argv, env=env, cwd=op_dir)
@@ -369,14 +373,17 @@ class Capture:
             problem = self._create_companion(companion, namespace)
             if problem:
                 outcome.notes.append(problem)
-        kinds = [(str(root["apiVersion"]), str(root["kind"]))]
-        kinds += [k for k in watched if k[1] != root["kind"] or k[0].rpartition("/")[0] != self.config.kind.group]
+        # One watch per kind name (the recorder keeps its state by kind): the root first, then the workload
+        # kinds, then the operator's other kinds.
+        kinds: dict[str, str] = {str(root["kind"]): str(root["apiVersion"])}
+        for api_version, kind in watched:
+            kinds.setdefault(kind, api_version)
         workload = {"apiVersion": str(root["apiVersion"]), "kind": str(root["kind"]), "namespace": namespace}
         workload["name"] = str(meta["name"])
         recorder = Recorder(
             self.lab.kube,
             namespace,
-            kinds,
+            [(api_version, kind) for kind, api_version in kinds.items()],
             workload,
             {"name": self.config.repo, "version": self.config.commit[:12]},
         )
