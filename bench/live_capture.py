@@ -47,6 +47,22 @@ WORKLOAD_KINDS = [
     ("batch/v1", "Job"),
     ("v1", "Pod"),
 ]
+# serviceaccount_namespace: the operator sees the in-cluster namespace file (some read their namespace only
+# there) in a mount namespace of its own, over a tmpfs that hides /var/run from it alone; nothing outside
+# the process changes.
+NAMESPACE_VARIABLE = "WMAP_OPERATOR_NAMESPACE"
+_SERVICEACCOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
+IN_CLUSTER_NAMESPACE = [
+    "unshare",
+    "--mount",
+    "--propagation",
+    "private",
+    "sh",
+    "-c",
+    f'mount -t tmpfs tmpfs /var/run && mkdir -p {_SERVICEACCOUNT} && printf %s "${NAMESPACE_VARIABLE}" '
+    f'> {_SERVICEACCOUNT}/namespace && exec "$@"',
+    "sh",
+]
 QUIET_S = 15.0
 MAX_S = 180.0
 STARTUP_S = 60.0  # at most, for the operator's start-up log to fall quiet before the first sample
@@ -326,14 +342,16 @@ class Capture:
         op_dir = self.lab.work_dir / "operator"
         op_dir.mkdir(parents=True, exist_ok=True)
         self.lab.kube.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": OPERATOR_NAMESPACE}})
+        # controller-runtime's default layout under TMPDIR: an operator that always starts its webhook server
+        # (no flag for the folder) finds the certificate with env TMPDIR: "{workdir}".
+        certdir = op_dir / "k8s-webhook-server" / "serving-certs"
+        write_serving_cert(certdir)
         values = {
             "kubeconfig": str(self.lab.kubeconfig),
             "workdir": str(op_dir),
-            "certdir": str(op_dir / "certs"),
+            "certdir": str(certdir),
             "namespace": OPERATOR_NAMESPACE,
         }
-        if any("{certdir}" in text for text in [*self.config.args, *self.config.env.values()]):
-            write_serving_cert(op_dir / "certs")
         for index, given in enumerate(self.config.before):
             obj = copy.deepcopy(given)
             try:
@@ -345,6 +363,9 @@ class Capture:
                 raise LabError(f"{self.config.path}: before[{index}] ({what}) refused: {exc}") from None
         argv = [str(self.built.binary), *(fill(a, values) for a in self.config.args)]
         env = {"KUBECONFIG": str(self.lab.kubeconfig), **{k: fill(v, values) for k, v in self.config.env.items()}}
+        if self.config.serviceaccount_namespace:
+            argv = [*IN_CLUSTER_NAMESPACE, *argv]
+            env[NAMESPACE_VARIABLE] = OPERATOR_NAMESPACE
         process = self.lab.start_process("operator", argv, env=env, cwd=op_dir)
         # No readiness signal is common to every operator: its start-up log falling quiet (informers
         # synced, workers started) is what tells a sample applied now is seen at once.
@@ -369,7 +390,7 @@ class Capture:
         for key in ("namespace", "resourceVersion", "uid", "creationTimestamp"):
             meta.pop(key, None)
         meta["namespace"] = namespace
-        for companion in sample.companions:
+        for companion in [*self.config.per_sample, *sample.companions]:
             problem = self._create_companion(companion, namespace)
             if problem:
                 outcome.notes.append(problem)
