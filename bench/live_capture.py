@@ -425,6 +425,8 @@ class Capture:
             recorder.stop()
         recording = owned_by_root(recorder.recording(server), str(created["metadata"]["uid"]))
         path = capture_file(self.out_dir, sample.file, str(meta["name"]))
+        if path.exists():  # the same file stem and name in another folder of the snapshot
+            path = path.with_name(f"{path.stem}-{index}.yaml")
         save(thinned(recording), path)
         outcome.recording = path
         final = list(recording.state_at(len(recording.events)))
