@@ -436,6 +436,8 @@ class Capture:
         outcome.pods, outcome.ready = len(pods), sum(_ready(p) for p in pods)
         last = next((o for o in final if o["metadata"].get("uid") == created["metadata"]["uid"]), None)
         outcome.status = _status_summary(last)
+        if set(outcome.kinds) == {root["kind"]}:
+            outcome.notes.append("nothing recorded is owned by it (no ownerReferences to it among the kinds watched)")
         if recorder.errors:
             outcome.notes.append(f"recording has a gap: {'; '.join(recorder.errors)}")
 
