@@ -361,6 +361,10 @@ class Capture:
             except ApiError as exc:
                 what = f"{obj['kind']}/{obj['metadata']['name']}"
                 raise LabError(f"{self.config.path}: before[{index}] ({what}) refused: {exc}") from None
+        # A CRD of ours (a kind of another project the operator watches, e.g. monitoring.coreos.com's
+        # ServiceMonitor) must be served before the operator's informers start.
+        ours = {o["metadata"]["name"] for o in self.config.before if o["kind"] == "CustomResourceDefinition"}
+        self.lab.wait_established(ours, what="the CRDs of before")
         argv = [str(self.built.binary), *(fill(a, values) for a in self.config.args)]
         env = {"KUBECONFIG": str(self.lab.kubeconfig), **{k: fill(v, values) for k, v in self.config.env.items()}}
         if self.config.serviceaccount_namespace:
