@@ -14,6 +14,7 @@ recordings are (tests/lab/recorder.py).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import copy
 import fnmatch
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from tests.lab.certs import write_serving_cert
+from tests.lab.certs import free_port, write_serving_cert
 from tests.lab.kube import ApiError, Obj, Watch
 from tests.lab.lab import Lab, LabError
 from tests.lab.recorder import Recorder, save, thinned
@@ -38,6 +39,7 @@ from live_config import RunConfig, capture_dir, capture_file, fill
 from workload_map.sources.recording import Recording
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+WEBHOOK_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
 OPERATOR_NAMESPACE = "wmap-operator"
 WORKLOAD_KINDS = [
     ("apps/v1", "Deployment"),
@@ -168,6 +170,32 @@ def servable(crd: Obj) -> Obj:
     if conversion.get("strategy") == "Webhook":
         return {**crd, "spec": {**crd["spec"], "conversion": {"strategy": "None"}}}
     return crd
+
+
+def tree_webhooks(config: RunConfig, tree: SourceTree) -> list[Obj]:
+    """The webhook configurations in the files of the config's ``webhooks`` globs."""
+    found = []
+    for name in tree.files(config.webhooks):
+        for doc in yaml.load_all(tree.read(name), Loader=LOADER):
+            if isinstance(doc, dict) and doc.get("kind") in WEBHOOK_KINDS:
+                found.append(doc)
+    return found
+
+
+def webhooks_by_url(configurations: list[Obj], port: int, ca_bundle: bytes) -> list[Obj]:
+    """Webhook configurations calling the operator on 127.0.0.1:``port`` (the lab runs it as a local process,
+    not behind a Service): each service reference becomes a URL with its path, trusted through ``ca_bundle``."""
+    ca = base64.b64encode(ca_bundle).decode()
+    out = []
+    for configuration in configurations:
+        hooks = []
+        for hook in configuration.get("webhooks") or []:
+            service = (hook.get("clientConfig") or {}).get("service")
+            url = f"https://127.0.0.1:{port}{(service or {}).get('path') or '/'}"
+            hooks.append(hook if service is None else {**hook, "clientConfig": {"url": url, "caBundle": ca}})
+        meta = {"name": (configuration.get("metadata") or {}).get("name")}
+        out.append({**configuration, "metadata": meta, "webhooks": hooks})
+    return out
 
 
 def _served_kinds(crds: list[Obj]) -> list[tuple[str, str]]:
@@ -345,12 +373,14 @@ class Capture:
         # controller-runtime's default layout under TMPDIR: an operator that always starts its webhook server
         # (no flag for the folder) finds the certificate with env TMPDIR: "{workdir}".
         certdir = op_dir / "k8s-webhook-server" / "serving-certs"
-        write_serving_cert(certdir)
+        _, _, ca_bundle = write_serving_cert(certdir)
+        webhook_port = free_port()
         values = {
             "kubeconfig": str(self.lab.kubeconfig),
             "workdir": str(op_dir),
             "certdir": str(certdir),
             "namespace": OPERATOR_NAMESPACE,
+            "webhookport": str(webhook_port),
         }
         for index, given in enumerate(self.config.before):
             obj = copy.deepcopy(given)
@@ -382,6 +412,15 @@ class Capture:
             size = now
             time.sleep(0.5)
         self.say(f"operator started ({time.monotonic() - began:.0f} s until its log fell quiet)")
+        if self.config.webhooks:
+            port = self.config.webhook_port or webhook_port
+            self.lab.wait_serving("operator", port)
+            for hook in webhooks_by_url(tree_webhooks(self.config, SourceTree(self.built.source)), port, ca_bundle):
+                try:
+                    self.lab.kube.apply(hook)
+                except ApiError as exc:
+                    raise LabError(f"webhook configuration {hook['metadata']['name']} refused: {exc}") from None
+            self.say(f"webhooks registered at https://127.0.0.1:{port}")
 
     def _one(
         self, index: int, sample: SampleObject, outcome: Outcome, watched: list[tuple[str, str]], server: str

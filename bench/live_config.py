@@ -19,7 +19,7 @@ import yaml
 CONFIGS = Path(__file__).resolve().parent / "authoring_live"
 CACHE = Path(os.environ.get("WMAP_AUTHORING_LIVE_CACHE", "~/.cache/workload-map/authoring-live")).expanduser()
 CAPTURES = CACHE / "captures"
-PLACEHOLDERS = ("kubeconfig", "workdir", "certdir", "namespace")
+PLACEHOLDERS = ("kubeconfig", "workdir", "certdir", "namespace", "webhookport")
 _KEYS = (
     "repo",
     "commit",
@@ -31,6 +31,8 @@ _KEYS = (
     "crds",
     "before",
     "per_sample",
+    "webhooks",
+    "webhook_port",
     "kind",
     "samples",
     "record",
@@ -77,6 +79,8 @@ class RunConfig:
     before: list[dict[str, Any]] = field(default_factory=list)
     per_sample: list[dict[str, Any]] = field(default_factory=list)  # created in each sample's namespace first
     serviceaccount_namespace: bool = False  # the in-cluster namespace file, for operators that read only it
+    webhooks: list[str] = field(default_factory=list)  # globs: webhook configurations, registered by URL
+    webhook_port: int | None = None  # the port the operator serves webhooks on when not {webhookport}
     record: list[Kind] = field(default_factory=list)
     note: str = ""
 
@@ -169,6 +173,8 @@ def load_config(path: Path) -> RunConfig:
         before=_objects(path, "before", data.get("before")),
         per_sample=_objects(path, "per_sample", data.get("per_sample")),
         serviceaccount_namespace=_flag(path, data, "serviceaccount_namespace"),
+        webhooks=_texts(path, data, "webhooks"),
+        webhook_port=_port(path, data, "webhook_port"),
         record=[_record(path, f"record[{i}]", t) for i, t in enumerate(_texts(path, data, "record"))],
         note=str(data.get("note") or ""),
     )
@@ -208,6 +214,13 @@ def _objects(path: Path, key: str, value: Any) -> list[dict[str, Any]]:
         if not isinstance(obj.get("metadata"), dict) or not isinstance(obj["metadata"].get("name"), str):
             raise ConfigError(path, f"{where}.metadata.name", "is missing")
     return list(value)
+
+
+def _port(path: Path, data: dict[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536):
+        raise ConfigError(path, key, f"must be a port number, not {value!r}")
+    return value
 
 
 def _flag(path: Path, data: dict[str, Any], key: str) -> bool:

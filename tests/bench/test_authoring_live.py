@@ -77,7 +77,8 @@ def test_fields_are_read_with_placeholders_filled(tmp_path: Path) -> None:
         ({"before": [{"apiVersion": "v1", "kind": "Secret", "metadata": {}}]}, "before[0].metadata.name", "missing"),
         ({"package": "cmd/op"}, "package", "relative to the root"),
         ({"build_flags": ["-mod=mod", "-o=x"]}, "build_flags[1]", "not -o"),
-        ({"webhooks": []}, "webhooks", "unknown field"),
+        ({"webhook": []}, "webhook", "unknown field"),
+        ({"webhook_port": "9443"}, "webhook_port", "must be a port number"),
     ],
 )
 def test_each_problem_names_the_file_and_the_field(
@@ -258,3 +259,14 @@ def test_objects_for_every_sample_and_the_namespace_file_are_checked(tmp_path: P
         load_config(_config(tmp_path, per_sample=[{"apiVersion": "v1", "metadata": {"name": "x"}}]))
     with pytest.raises(ConfigError, match=r"serviceaccount_namespace: must be true or false, not 'yes'"):
         load_config(_config(tmp_path, serviceaccount_namespace="yes"))
+
+
+def test_webhooks_call_the_local_operator_by_url() -> None:
+    hook = {"name": "m.example.com", "clientConfig": {"service": {"name": "svc", "namespace": "s", "path": "/m"}}}
+    direct = {"name": "d.example.com", "clientConfig": {"url": "https://elsewhere/d"}}
+    configuration = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration"}
+    configuration |= {"metadata": {"name": "hooks", "annotations": {"x": "y"}}, "webhooks": [hook, direct]}
+    (out,) = live_capture.webhooks_by_url([configuration], 9443, b"PEM")
+    assert out["metadata"] == {"name": "hooks"}
+    assert out["webhooks"][0]["clientConfig"] == {"url": "https://127.0.0.1:9443/m", "caBundle": "UEVN"}
+    assert out["webhooks"][0]["name"] == "m.example.com" and out["webhooks"][1] == direct
