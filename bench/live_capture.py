@@ -310,6 +310,14 @@ def _status_summary(root: Obj | None) -> str:
     return " ".join(parts) or f"status keys {sorted(status)}"
 
 
+def _on_its_way(pod: Obj) -> bool:
+    """Bound to a node, not going away, not ended and not Ready yet: the lab will make it Ready."""
+    status = pod.get("status") or {}
+    bound = bool((pod.get("spec") or {}).get("nodeName"))
+    ended = status.get("phase") in ("Succeeded", "Failed")
+    return bound and not pod["metadata"].get("deletionTimestamp") and not ended and not _ready(pod)
+
+
 def _ready(pod: Obj) -> bool:
     conditions = (pod.get("status") or {}).get("conditions") or []
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
@@ -495,18 +503,33 @@ class Capture:
         return None
 
     def _until_quiet(self, recorder: Recorder) -> str | None:
-        """Wait until no event came for ``quiet_s`` (None), or ``max_s`` passed / the operator exited (why)."""
+        """Wait until no event came for ``quiet_s`` while no pod is on its way to Ready (None), or ``max_s``
+        passed / the operator exited (why). A pod bound to a node and not yet Ready is the lab still acting
+        (KWOK and ``auto_phase`` make it Ready), so the quiet window counts from when none is left."""
         began = last_change = time.monotonic()
         seen = 0
+        pods: dict[str, Obj] = {}
         while True:
             now = time.monotonic()
-            count = len(recorder.events)
-            if count != seen:
-                seen, last_change = count, now
+            events = recorder.events[seen:]
+            if events:
+                seen += len(events)
+                last_change = now
+                for event in events:
+                    if event["object"].get("kind") == "Pod":
+                        uid = event["object"]["metadata"]["uid"]
+                        if event["type"] == "DELETED":
+                            pods.pop(uid, None)
+                        else:
+                            pods[uid] = event["object"]
+            waiting = sum(_on_its_way(pod) for pod in pods.values())
+            if waiting:
+                last_change = now
             if now - last_change >= self.quiet_s:
                 return None
             if now - began >= self.max_s:
-                return f"still changing after {self.max_s:.0f} s: cut there"
+                why = f"{waiting} bound pod(s) not Ready" if waiting else "events still coming"
+                return f"cut after {self.max_s:.0f} s ({why})"
             try:
                 self.lab.check_processes()
             except LabError as exc:

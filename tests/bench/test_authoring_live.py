@@ -270,3 +270,27 @@ def test_webhooks_call_the_local_operator_by_url() -> None:
     assert out["metadata"] == {"name": "hooks"}
     assert out["webhooks"][0]["clientConfig"] == {"url": "https://127.0.0.1:9443/m", "caBundle": "UEVN"}
     assert out["webhooks"][0]["name"] == "m.example.com" and out["webhooks"][1] == direct
+
+
+@pytest.mark.parametrize(
+    ("spec", "status", "deleting", "on_its_way"),
+    [
+        ({"nodeName": "cpu-0"}, {"phase": "Pending"}, False, True),  # bound: the lab makes it Ready
+        ({}, {"phase": "Pending"}, False, False),  # unschedulable: nobody will
+        (
+            {"nodeName": "cpu-0"},
+            {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
+            False,
+            False,
+        ),
+        ({"nodeName": "cpu-0"}, {"phase": "Succeeded"}, False, False),
+        ({"nodeName": "cpu-0"}, {"phase": "Running"}, True, False),
+    ],
+)
+def test_the_quiet_window_waits_for_bound_pods_to_be_ready(
+    spec: dict[str, Any], status: dict[str, Any], deleting: bool, on_its_way: bool
+) -> None:
+    pod = {"kind": "Pod", "metadata": {"name": "p", "uid": "u"}, "spec": spec, "status": status}
+    if deleting:
+        pod["metadata"]["deletionTimestamp"] = "2026-12-07T17:00:00Z"
+    assert live_capture._on_its_way(pod) is on_its_way

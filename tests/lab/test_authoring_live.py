@@ -69,7 +69,7 @@ def test_a_capture_records_what_the_operator_did_with_a_sample(tmp_path: Path, t
         Built(binary, source, 0.0, cached=True),
         lab_factory=lambda work: Lab(testcluster_bin, lab_bin, work),
         out_root=tmp_path / "captures",
-        quiet_s=3.0,
+        quiet_s=5.0,
         max_s=90.0,
         say=said.append,
     )
