@@ -7,7 +7,7 @@ object of the root kind, alone in a fresh namespace with the other documents of 
 root kind, the workload kinds pods come through, the operator's other CRD kinds and ``record`` are opened
 first, the object is created, every bound pod is made Ready (``Lab.auto_phase``) and every claim gets a
 volume (the lab has no storage provisioner), and the recording ends when nothing changed for ``quiet_s``
-(at most ``max_s``). What is written is the root and every object whose owner chain reaches it, as a
+with no bound pod still on its way to Ready (at most ``max_s``). What is written is the root and every object whose owner chain reaches it, as a
 Recording (docs/cli.md), events that changed only the lab's own annotations thinned out as the lab's
 recordings are (tests/lab/recorder.py).
 """
