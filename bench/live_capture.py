@@ -2,14 +2,15 @@
 
 One lab per operator (tests/lab: genuine kube-apiserver, kube-controller-manager, kube-scheduler, KWOK
 nodes): the config's CRDs are applied and awaited Established, its ``before`` objects created, the binary
-started (``KUBECONFIG`` set; the config's args and env with their placeholders filled). Then each sample
-object of the root kind, alone in a fresh namespace with the other documents of its file: watches of the
-root kind, the workload kinds pods come through, the operator's other CRD kinds and ``record`` are opened
-first, the object is created, every bound pod is made Ready (``Lab.auto_phase``) and every claim gets a
-volume (the lab has no storage provisioner), and the recording ends when nothing changed for ``quiet_s``
-with no bound pod still on its way to Ready (at most ``max_s``). What is written is the root and every object whose owner chain reaches it, as a
-Recording (docs/cli.md), events that changed only the lab's own annotations thinned out as the lab's
-recordings are (tests/lab/recorder.py).
+started (``KUBECONFIG`` set; the config's args and env with their placeholders filled; its webhooks, if
+listed, registered by URL). Then each sample object of the root kind, alone in a fresh namespace with the
+other documents of its file and the config's ``per_sample`` objects: watches of the root kind, the
+workload kinds pods come through, the operator's other CRD kinds and ``record`` are opened first, the
+object is created, every bound pod is made Ready (``Lab.auto_phase``) and every claim gets a volume (the
+lab has no storage provisioner), and the recording ends when nothing changed for ``quiet_s`` with no bound
+pod still on its way to Ready (at most ``max_s``). What is written is the root and every object whose
+owner chain reaches it, as a Recording (docs/cli.md), events that changed only the lab's own annotations
+thinned out as the lab's recordings are (tests/lab/recorder.py).
 """
 
 from __future__ import annotations
@@ -323,6 +324,15 @@ def _ready(pod: Obj) -> bool:
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
+@dataclass(frozen=True)
+class Launch:
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    webhook_port: int
+    ca_bundle: bytes
+
+
 @dataclass
 class Capture:
     """One operator's run in one lab (``run``); outcomes per sample object."""
@@ -335,6 +345,7 @@ class Capture:
     max_s: float = MAX_S
     say: Callable[[str], None] = print
     outcomes: list[Outcome] = field(default_factory=list)
+    launch: Launch | None = None  # how the operator is started (set up once, started again per sample)
 
     def run(self) -> list[Outcome]:
         tree = SourceTree(self.built.source)
@@ -364,6 +375,12 @@ class Capture:
             outcome = Outcome(sample.file, str(sample.obj["metadata"]["name"]))
             self.outcomes.append(outcome)
             try:
+                if index and self.config.restart_per_sample:
+                    # An operator whose reconcile blocks on the workload's own service (which never answers
+                    # under KWOK) would hold the next sample back: a fresh process for each.
+                    self.lab.processes["operator"].stop()
+                    self.lab.release_namespaces(timeout=60)
+                    self._launch()
                 self.lab.check_processes()
             except LabError as exc:
                 outcome.refused = f"not applied: {str(exc).splitlines()[0]}"
@@ -408,7 +425,15 @@ class Capture:
         if self.config.serviceaccount_namespace:
             argv = [*IN_CLUSTER_NAMESPACE, *argv]
             env[NAMESPACE_VARIABLE] = OPERATOR_NAMESPACE
-        process = self.lab.start_process("operator", argv, env=env, cwd=op_dir)
+        self.launch = Launch(argv, env, op_dir, self.config.webhook_port or webhook_port, ca_bundle)
+        self._launch()
+
+    def _launch(self) -> None:
+        """Start the operator's process (again, with ``restart_per_sample``) and register its webhooks."""
+        launch = self.launch
+        if launch is None:
+            raise LabError("the operator was never set up")
+        process = self.lab.start_process("operator", launch.argv, env=launch.env, cwd=launch.cwd)
         # No readiness signal is common to every operator: its start-up log falling quiet (informers
         # synced, workers started) is what tells a sample applied now is seen at once.
         began = time.monotonic()
@@ -421,9 +446,10 @@ class Capture:
             time.sleep(0.5)
         self.say(f"operator started ({time.monotonic() - began:.0f} s until its log fell quiet)")
         if self.config.webhooks:
-            port = self.config.webhook_port or webhook_port
+            port = launch.webhook_port
             self.lab.wait_serving("operator", port)
-            for hook in webhooks_by_url(tree_webhooks(self.config, SourceTree(self.built.source)), port, ca_bundle):
+            hooks = tree_webhooks(self.config, SourceTree(self.built.source))
+            for hook in webhooks_by_url(hooks, port, launch.ca_bundle):
                 try:
                     self.lab.kube.apply(hook)
                 except ApiError as exc:

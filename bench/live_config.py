@@ -28,6 +28,7 @@ _KEYS = (
     "args",
     "env",
     "serviceaccount_namespace",
+    "restart_per_sample",
     "crds",
     "before",
     "per_sample",
@@ -79,6 +80,7 @@ class RunConfig:
     before: list[dict[str, Any]] = field(default_factory=list)
     per_sample: list[dict[str, Any]] = field(default_factory=list)  # created in each sample's namespace first
     serviceaccount_namespace: bool = False  # the in-cluster namespace file, for operators that read only it
+    restart_per_sample: bool = False  # a fresh operator process for each sample
     webhooks: list[str] = field(default_factory=list)  # globs: webhook configurations, registered by URL
     webhook_port: int | None = None  # the port the operator serves webhooks on when not {webhookport}
     record: list[Kind] = field(default_factory=list)
@@ -173,6 +175,7 @@ def load_config(path: Path) -> RunConfig:
         before=_objects(path, "before", data.get("before")),
         per_sample=_objects(path, "per_sample", data.get("per_sample")),
         serviceaccount_namespace=_flag(path, data, "serviceaccount_namespace"),
+        restart_per_sample=_flag(path, data, "restart_per_sample"),
         webhooks=_texts(path, data, "webhooks"),
         webhook_port=_port(path, data, "webhook_port"),
         record=[_record(path, f"record[{i}]", t) for i, t in enumerate(_texts(path, data, "record"))],

@@ -294,3 +294,10 @@ def test_the_quiet_window_waits_for_bound_pods_to_be_ready(
     if deleting:
         pod["metadata"]["deletionTimestamp"] = "2026-12-07T17:00:00Z"
     assert live_capture._on_its_way(pod) is on_its_way
+
+
+def test_a_fresh_operator_per_sample_is_asked_with_a_flag(tmp_path: Path) -> None:
+    assert load_config(_config(tmp_path, restart_per_sample=True)).restart_per_sample
+    assert not load_config(_config(tmp_path)).restart_per_sample
+    with pytest.raises(ConfigError, match=r"restart_per_sample: must be true or false"):
+        load_config(_config(tmp_path, restart_per_sample="always"))
