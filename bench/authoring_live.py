@@ -74,6 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--configs", type=Path, default=CONFIGS, help="the run-config folder [%(default)s]")
     parser.add_argument("--cache", type=Path, default=CACHE, help="sources, binaries, captures [%(default)s]")
     parser.add_argument("--mirror", type=Path, default=MIRROR, help="the snapshots <owner>+<name>/repo [%(default)s]")
+    parser.add_argument(
+        "--adopt",
+        action="store_true",
+        help="take a binary already in the cache without a stamp (built by hand in the same layout) as built",
+    )
     parser.add_argument("--quiet", type=float, default=None, help="end a recording after S s without change [15]")
     parser.add_argument("--max", type=float, default=None, help="end a recording after S s anyway [180]")
     args = parser.parse_intermixed_args(argv)  # names before or after the options
@@ -83,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = bool(errors)
     for config in loaded:
         try:
-            built = build(config, args.cache, args.mirror)
+            built = build(config, args.cache, args.mirror, adopt=args.adopt)
         except BuildError as exc:
             print(f"{config.name}: BUILD FAILED: {exc}", file=sys.stderr)
             failed = True

@@ -68,7 +68,7 @@ def unpack(config: RunConfig, cache: Path, mirror: Path = MIRROR) -> Path:
         archive = Path(scratch) / "snapshot.tar"
         with archive.open("wb") as out:
             done = subprocess.run(
-                ["git", f"--git-dir={where}", "archive", config.commit], stdout=out, stderr=subprocess.PIPE, check=False
+                ["git", "-C", str(where), "archive", config.commit], stdout=out, stderr=subprocess.PIPE, check=False
             )
         if done.returncode != 0:
             raise BuildError(f"{config.path}: git archive {config.commit}: {done.stderr.decode().strip()}")
@@ -85,12 +85,16 @@ def _stamp(config: RunConfig, go: str) -> str:
     )
 
 
-def build(config: RunConfig, cache: Path, mirror: Path = MIRROR) -> Built:
-    """The operator's binary, built unless the cache has it for this repo, commit, package and Go."""
+def build(config: RunConfig, cache: Path, mirror: Path = MIRROR, *, adopt: bool = False) -> Built:
+    """The operator's binary, built unless the cache has it for this repo, commit, package, flags and Go.
+    ``adopt``: a binary at the cache's path without a stamp (built by hand in the same layout) is taken as
+    this config's and stamped, saving a relink under the machine's one build lock."""
     source = unpack(config, cache, mirror)
     binary = cache / "bin" / config.key
     stamp_file = binary.with_name(binary.name + ".stamp")
     stamp = _stamp(config, go_version())
+    if binary.is_file() and adopt and not stamp_file.is_file():
+        stamp_file.write_text(stamp)
     if binary.is_file() and stamp_file.is_file() and stamp_file.read_text() == stamp:
         return Built(binary, source, 0.0, cached=True)
     binary.parent.mkdir(parents=True, exist_ok=True)

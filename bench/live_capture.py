@@ -2,18 +2,20 @@
 
 One lab per operator (tests/lab: genuine kube-apiserver, kube-controller-manager, kube-scheduler, KWOK
 nodes): the config's CRDs are applied and awaited Established, its ``before`` objects created, the binary
-started (``KUBECONFIG`` set; the config's args and env with their placeholders filled). Then each sample
-object of the root kind, alone in a fresh namespace with the other documents of its file: watches of the
-root kind, the workload kinds pods come through, the operator's other CRD kinds and ``record`` are opened
-first, the object is created, every bound pod is made Ready (``Lab.auto_phase``) and every claim gets a
-volume (the lab has no storage provisioner), and the recording ends when nothing changed for ``quiet_s``
-(at most ``max_s``). What is written is the root and every object whose owner chain reaches it, as a
-Recording (docs/cli.md), events that changed only the lab's own annotations thinned out as the lab's
-recordings are (tests/lab/recorder.py).
+started (``KUBECONFIG`` set; the config's args and env with their placeholders filled; its webhooks, if
+listed, registered by URL). Then each sample object of the root kind, alone in a fresh namespace with the
+other documents of its file and the config's ``per_sample`` objects: watches of the root kind, the
+workload kinds pods come through, the operator's other CRD kinds and ``record`` are opened first, the
+object is created, every bound pod is made Ready (``Lab.auto_phase``) and every claim gets a volume (the
+lab has no storage provisioner), and the recording ends when nothing changed for ``quiet_s`` with no bound
+pod still on its way to Ready (at most ``max_s``). What is written is the root and every object whose
+owner chain reaches it, as a Recording (docs/cli.md), events that changed only the lab's own annotations
+thinned out as the lab's recordings are (tests/lab/recorder.py).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import copy
 import fnmatch
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from tests.lab.certs import write_serving_cert
+from tests.lab.certs import free_port, write_serving_cert
 from tests.lab.kube import ApiError, Obj, Watch
 from tests.lab.lab import Lab, LabError
 from tests.lab.recorder import Recorder, save, thinned
@@ -38,6 +40,7 @@ from live_config import RunConfig, capture_dir, capture_file, fill
 from workload_map.sources.recording import Recording
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+WEBHOOK_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
 OPERATOR_NAMESPACE = "wmap-operator"
 WORKLOAD_KINDS = [
     ("apps/v1", "Deployment"),
@@ -46,6 +49,22 @@ WORKLOAD_KINDS = [
     ("apps/v1", "ReplicaSet"),
     ("batch/v1", "Job"),
     ("v1", "Pod"),
+]
+# serviceaccount_namespace: the operator sees the in-cluster namespace file (some read their namespace only
+# there) in a mount namespace of its own, over a tmpfs that hides /var/run from it alone; nothing outside
+# the process changes.
+NAMESPACE_VARIABLE = "WMAP_OPERATOR_NAMESPACE"
+_SERVICEACCOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
+IN_CLUSTER_NAMESPACE = [
+    "unshare",
+    "--mount",
+    "--propagation",
+    "private",
+    "sh",
+    "-c",
+    f'mount -t tmpfs tmpfs /var/run && mkdir -p {_SERVICEACCOUNT} && printf %s "${NAMESPACE_VARIABLE}" '
+    f'> {_SERVICEACCOUNT}/namespace && exec "$@"',
+    "sh",
 ]
 QUIET_S = 15.0
 MAX_S = 180.0
@@ -69,8 +88,8 @@ class Outcome:
     recording: Path | None = None
     refused: str | None = None
     notes: list[str] = field(default_factory=list)
-    kinds: Counter[str] = field(default_factory=Counter)
-    pods: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)  # objects recorded, by kind
+    pods: int = 0  # at the end
     ready: int = 0
     status: str = ""
     seconds: float = 0.0
@@ -152,6 +171,32 @@ def servable(crd: Obj) -> Obj:
     if conversion.get("strategy") == "Webhook":
         return {**crd, "spec": {**crd["spec"], "conversion": {"strategy": "None"}}}
     return crd
+
+
+def tree_webhooks(config: RunConfig, tree: SourceTree) -> list[Obj]:
+    """The webhook configurations in the files of the config's ``webhooks`` globs."""
+    found = []
+    for name in tree.files(config.webhooks):
+        for doc in yaml.load_all(tree.read(name), Loader=LOADER):
+            if isinstance(doc, dict) and doc.get("kind") in WEBHOOK_KINDS:
+                found.append(doc)
+    return found
+
+
+def webhooks_by_url(configurations: list[Obj], port: int, ca_bundle: bytes) -> list[Obj]:
+    """Webhook configurations calling the operator on 127.0.0.1:``port`` (the lab runs it as a local process,
+    not behind a Service): each service reference becomes a URL with its path, trusted through ``ca_bundle``."""
+    ca = base64.b64encode(ca_bundle).decode()
+    out = []
+    for configuration in configurations:
+        hooks = []
+        for hook in configuration.get("webhooks") or []:
+            service = (hook.get("clientConfig") or {}).get("service")
+            url = f"https://127.0.0.1:{port}{(service or {}).get('path') or '/'}"
+            hooks.append(hook if service is None else {**hook, "clientConfig": {"url": url, "caBundle": ca}})
+        meta = {"name": (configuration.get("metadata") or {}).get("name")}
+        out.append({**configuration, "metadata": meta, "webhooks": hooks})
+    return out
 
 
 def _served_kinds(crds: list[Obj]) -> list[tuple[str, str]]:
@@ -266,9 +311,26 @@ def _status_summary(root: Obj | None) -> str:
     return " ".join(parts) or f"status keys {sorted(status)}"
 
 
+def _on_its_way(pod: Obj) -> bool:
+    """Bound to a node, not going away, not ended and not Ready yet: the lab will make it Ready."""
+    status = pod.get("status") or {}
+    bound = bool((pod.get("spec") or {}).get("nodeName"))
+    ended = status.get("phase") in ("Succeeded", "Failed")
+    return bound and not pod["metadata"].get("deletionTimestamp") and not ended and not _ready(pod)
+
+
 def _ready(pod: Obj) -> bool:
     conditions = (pod.get("status") or {}).get("conditions") or []
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+
+
+@dataclass(frozen=True)
+class Launch:
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    webhook_port: int
+    ca_bundle: bytes
 
 
 @dataclass
@@ -283,6 +345,7 @@ class Capture:
     max_s: float = MAX_S
     say: Callable[[str], None] = print
     outcomes: list[Outcome] = field(default_factory=list)
+    launch: Launch | None = None  # how the operator is started (set up once, started again per sample)
 
     def run(self) -> list[Outcome]:
         tree = SourceTree(self.built.source)
@@ -312,6 +375,12 @@ class Capture:
             outcome = Outcome(sample.file, str(sample.obj["metadata"]["name"]))
             self.outcomes.append(outcome)
             try:
+                if index and self.config.restart_per_sample:
+                    # An operator whose reconcile blocks on the workload's own service (which never answers
+                    # under KWOK) would hold the next sample back: a fresh process for each.
+                    self.lab.processes["operator"].stop()
+                    self.lab.release_namespaces(timeout=60)
+                    self._launch()
                 self.lab.check_processes()
             except LabError as exc:
                 outcome.refused = f"not applied: {str(exc).splitlines()[0]}"
@@ -326,22 +395,45 @@ class Capture:
         op_dir = self.lab.work_dir / "operator"
         op_dir.mkdir(parents=True, exist_ok=True)
         self.lab.kube.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": OPERATOR_NAMESPACE}})
+        # controller-runtime's default layout under TMPDIR: an operator that always starts its webhook server
+        # (no flag for the folder) finds the certificate with env TMPDIR: "{workdir}".
+        certdir = op_dir / "k8s-webhook-server" / "serving-certs"
+        _, _, ca_bundle = write_serving_cert(certdir)
+        webhook_port = free_port()
         values = {
             "kubeconfig": str(self.lab.kubeconfig),
             "workdir": str(op_dir),
-            "certdir": str(op_dir / "certs"),
+            "certdir": str(certdir),
             "namespace": OPERATOR_NAMESPACE,
+            "webhookport": str(webhook_port),
         }
-        if any("{certdir}" in text for text in [*self.config.args, *self.config.env.values()]):
-            write_serving_cert(op_dir / "certs")
-        for given in self.config.before:
+        for index, given in enumerate(self.config.before):
             obj = copy.deepcopy(given)
-            if self.lab.kube.resource(obj["apiVersion"], obj["kind"]).namespaced:
-                obj["metadata"].setdefault("namespace", OPERATOR_NAMESPACE)
-            self.lab.kube.apply(obj)
+            try:
+                if self.lab.kube.resource(obj["apiVersion"], obj["kind"]).namespaced:
+                    obj["metadata"].setdefault("namespace", OPERATOR_NAMESPACE)
+                self.lab.kube.apply(obj)
+            except ApiError as exc:
+                what = f"{obj['kind']}/{obj['metadata']['name']}"
+                raise LabError(f"{self.config.path}: before[{index}] ({what}) refused: {exc}") from None
+        # A CRD of ours (a kind of another project the operator watches, e.g. monitoring.coreos.com's
+        # ServiceMonitor) must be served before the operator's informers start.
+        ours = {o["metadata"]["name"] for o in self.config.before if o["kind"] == "CustomResourceDefinition"}
+        self.lab.wait_established(ours, what="the CRDs of before")
         argv = [str(self.built.binary), *(fill(a, values) for a in self.config.args)]
         env = {"KUBECONFIG": str(self.lab.kubeconfig), **{k: fill(v, values) for k, v in self.config.env.items()}}
-        process = self.lab.start_process("operator", argv, env=env, cwd=op_dir)
+        if self.config.serviceaccount_namespace:
+            argv = [*IN_CLUSTER_NAMESPACE, *argv]
+            env[NAMESPACE_VARIABLE] = OPERATOR_NAMESPACE
+        self.launch = Launch(argv, env, op_dir, self.config.webhook_port or webhook_port, ca_bundle)
+        self._launch()
+
+    def _launch(self) -> None:
+        """Start the operator's process (again, with ``restart_per_sample``) and register its webhooks."""
+        launch = self.launch
+        if launch is None:
+            raise LabError("the operator was never set up")
+        process = self.lab.start_process("operator", launch.argv, env=launch.env, cwd=launch.cwd)
         # No readiness signal is common to every operator: its start-up log falling quiet (informers
         # synced, workers started) is what tells a sample applied now is seen at once.
         began = time.monotonic()
@@ -353,6 +445,16 @@ class Capture:
             size = now
             time.sleep(0.5)
         self.say(f"operator started ({time.monotonic() - began:.0f} s until its log fell quiet)")
+        if self.config.webhooks:
+            port = launch.webhook_port
+            self.lab.wait_serving("operator", port)
+            hooks = tree_webhooks(self.config, SourceTree(self.built.source))
+            for hook in webhooks_by_url(hooks, port, launch.ca_bundle):
+                try:
+                    self.lab.kube.apply(hook)
+                except ApiError as exc:
+                    raise LabError(f"webhook configuration {hook['metadata']['name']} refused: {exc}") from None
+            self.say(f"webhooks registered at https://127.0.0.1:{port}")
 
     def _one(
         self, index: int, sample: SampleObject, outcome: Outcome, watched: list[tuple[str, str]], server: str
@@ -365,18 +467,21 @@ class Capture:
         for key in ("namespace", "resourceVersion", "uid", "creationTimestamp"):
             meta.pop(key, None)
         meta["namespace"] = namespace
-        for companion in sample.companions:
+        for companion in [*self.config.per_sample, *sample.companions]:
             problem = self._create_companion(companion, namespace)
             if problem:
                 outcome.notes.append(problem)
-        kinds = [(str(root["apiVersion"]), str(root["kind"]))]
-        kinds += [k for k in watched if k[1] != root["kind"] or k[0].rpartition("/")[0] != self.config.kind.group]
+        # One watch per kind name (the recorder keeps its state by kind): the root first, then the workload
+        # kinds, then the operator's other kinds.
+        kinds: dict[str, str] = {str(root["kind"]): str(root["apiVersion"])}
+        for api_version, kind in watched:
+            kinds.setdefault(kind, api_version)
         workload = {"apiVersion": str(root["apiVersion"]), "kind": str(root["kind"]), "namespace": namespace}
         workload["name"] = str(meta["name"])
         recorder = Recorder(
             self.lab.kube,
             namespace,
-            kinds,
+            [(api_version, kind) for kind, api_version in kinds.items()],
             workload,
             {"name": self.config.repo, "version": self.config.commit[:12]},
         )
@@ -397,14 +502,19 @@ class Capture:
             recorder.stop()
         recording = owned_by_root(recorder.recording(server), str(created["metadata"]["uid"]))
         path = capture_file(self.out_dir, sample.file, str(meta["name"]))
+        if path.exists():  # the same file stem and name in another folder of the snapshot
+            path = path.with_name(f"{path.stem}-{index}.yaml")
         save(thinned(recording), path)
         outcome.recording = path
         final = list(recording.state_at(len(recording.events)))
-        outcome.kinds = Counter(str(o.get("kind")) for o in final)
+        seen = {o["metadata"].get("uid"): o for o in [*recording.objects, *(e.object for e in recording.events)]}
+        outcome.kinds = Counter(str(o.get("kind")) for o in seen.values())  # deleted ones too
         pods = [o for o in final if o.get("kind") == "Pod"]
         outcome.pods, outcome.ready = len(pods), sum(_ready(p) for p in pods)
         last = next((o for o in final if o["metadata"].get("uid") == created["metadata"]["uid"]), None)
         outcome.status = _status_summary(last)
+        if set(outcome.kinds) == {root["kind"]}:
+            outcome.notes.append("nothing recorded is owned by it (no ownerReferences to it among the kinds watched)")
         if recorder.errors:
             outcome.notes.append(f"recording has a gap: {'; '.join(recorder.errors)}")
 
@@ -419,18 +529,33 @@ class Capture:
         return None
 
     def _until_quiet(self, recorder: Recorder) -> str | None:
-        """Wait until no event came for ``quiet_s`` (None), or ``max_s`` passed / the operator exited (why)."""
+        """Wait until no event came for ``quiet_s`` while no pod is on its way to Ready (None), or ``max_s``
+        passed / the operator exited (why). A pod bound to a node and not yet Ready is the lab still acting
+        (KWOK and ``auto_phase`` make it Ready), so the quiet window counts from when none is left."""
         began = last_change = time.monotonic()
         seen = 0
+        pods: dict[str, Obj] = {}
         while True:
             now = time.monotonic()
-            count = len(recorder.events)
-            if count != seen:
-                seen, last_change = count, now
+            events = recorder.events[seen:]
+            if events:
+                seen += len(events)
+                last_change = now
+                for event in events:
+                    if event["object"].get("kind") == "Pod":
+                        uid = event["object"]["metadata"]["uid"]
+                        if event["type"] == "DELETED":
+                            pods.pop(uid, None)
+                        else:
+                            pods[uid] = event["object"]
+            waiting = sum(_on_its_way(pod) for pod in pods.values())
+            if waiting:
+                last_change = now
             if now - last_change >= self.quiet_s:
                 return None
             if now - began >= self.max_s:
-                return f"still changing after {self.max_s:.0f} s: cut there"
+                why = f"{waiting} bound pod(s) not Ready" if waiting else "events still coming"
+                return f"cut after {self.max_s:.0f} s ({why})"
             try:
                 self.lab.check_processes()
             except LabError as exc:

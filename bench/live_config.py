@@ -19,7 +19,7 @@ import yaml
 CONFIGS = Path(__file__).resolve().parent / "authoring_live"
 CACHE = Path(os.environ.get("WMAP_AUTHORING_LIVE_CACHE", "~/.cache/workload-map/authoring-live")).expanduser()
 CAPTURES = CACHE / "captures"
-PLACEHOLDERS = ("kubeconfig", "workdir", "certdir", "namespace")
+PLACEHOLDERS = ("kubeconfig", "workdir", "certdir", "namespace", "webhookport")
 _KEYS = (
     "repo",
     "commit",
@@ -27,8 +27,13 @@ _KEYS = (
     "build_flags",
     "args",
     "env",
+    "serviceaccount_namespace",
+    "restart_per_sample",
     "crds",
     "before",
+    "per_sample",
+    "webhooks",
+    "webhook_port",
     "kind",
     "samples",
     "record",
@@ -73,6 +78,11 @@ class RunConfig:
     args: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     before: list[dict[str, Any]] = field(default_factory=list)
+    per_sample: list[dict[str, Any]] = field(default_factory=list)  # created in each sample's namespace first
+    serviceaccount_namespace: bool = False  # the in-cluster namespace file, for operators that read only it
+    restart_per_sample: bool = False  # a fresh operator process for each sample
+    webhooks: list[str] = field(default_factory=list)  # globs: webhook configurations, registered by URL
+    webhook_port: int | None = None  # the port the operator serves webhooks on when not {webhookport}
     record: list[Kind] = field(default_factory=list)
     note: str = ""
 
@@ -162,7 +172,12 @@ def load_config(path: Path) -> RunConfig:
         samples=_texts(path, data, "samples"),
         args=args,
         env={str(k): v for k, v in env.items()},
-        before=_objects(path, data.get("before")),
+        before=_objects(path, "before", data.get("before")),
+        per_sample=_objects(path, "per_sample", data.get("per_sample")),
+        serviceaccount_namespace=_flag(path, data, "serviceaccount_namespace"),
+        restart_per_sample=_flag(path, data, "restart_per_sample"),
+        webhooks=_texts(path, data, "webhooks"),
+        webhook_port=_port(path, data, "webhook_port"),
         record=[_record(path, f"record[{i}]", t) for i, t in enumerate(_texts(path, data, "record"))],
         note=str(data.get("note") or ""),
     )
@@ -187,21 +202,35 @@ def _texts(path: Path, data: dict[str, Any], key: str) -> list[str]:
     return list(value)
 
 
-def _objects(path: Path, value: Any) -> list[dict[str, Any]]:
+def _objects(path: Path, key: str, value: Any) -> list[dict[str, Any]]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise ConfigError(path, "before", f"must be a list of objects, not {type(value).__name__}")
+        raise ConfigError(path, key, f"must be a list of objects, not {type(value).__name__}")
     for index, obj in enumerate(value):
-        where = f"before[{index}]"
+        where = f"{key}[{index}]"
         if not isinstance(obj, dict):
             raise ConfigError(path, where, "must be an object (apiVersion, kind, metadata.name)")
-        for key in ("apiVersion", "kind"):
-            if not isinstance(obj.get(key), str) or not obj[key]:
-                raise ConfigError(path, f"{where}.{key}", "is missing")
+        for field_name in ("apiVersion", "kind"):
+            if not isinstance(obj.get(field_name), str) or not obj[field_name]:
+                raise ConfigError(path, f"{where}.{field_name}", "is missing")
         if not isinstance(obj.get("metadata"), dict) or not isinstance(obj["metadata"].get("name"), str):
             raise ConfigError(path, f"{where}.metadata.name", "is missing")
     return list(value)
+
+
+def _port(path: Path, data: dict[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536):
+        raise ConfigError(path, key, f"must be a port number, not {value!r}")
+    return value
+
+
+def _flag(path: Path, data: dict[str, Any], key: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise ConfigError(path, key, f"must be true or false, not {value!r}")
+    return value
 
 
 def _record(path: Path, where: str, text: str) -> Kind:

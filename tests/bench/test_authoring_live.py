@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ if str(BENCH) not in sys.path:
 
 import authoring_live  # noqa: E402
 import authoring_unseen  # noqa: E402
+import live_build  # noqa: E402
 import live_capture  # noqa: E402
 import score_authoring  # noqa: E402
 from live_config import ConfigError, capture_dir, capture_file, captures_of, fill, load_config  # noqa: E402
@@ -74,7 +77,8 @@ def test_fields_are_read_with_placeholders_filled(tmp_path: Path) -> None:
         ({"before": [{"apiVersion": "v1", "kind": "Secret", "metadata": {}}]}, "before[0].metadata.name", "missing"),
         ({"package": "cmd/op"}, "package", "relative to the root"),
         ({"build_flags": ["-mod=mod", "-o=x"]}, "build_flags[1]", "not -o"),
-        ({"webhooks": []}, "webhooks", "unknown field"),
+        ({"webhook": []}, "webhook", "unknown field"),
+        ({"webhook_port": "9443"}, "webhook_port", "must be a port number"),
     ],
 )
 def test_each_problem_names_the_file_and_the_field(
@@ -210,3 +214,90 @@ def test_a_crd_is_served_without_its_conversion_webhook() -> None:
     assert live_capture.servable(plain) is plain
     with pytest.raises(live_capture.LabError, match=r"CRD a\.b: apiextensions\.k8s\.io/v1beta1 \(the apiserver"):
         live_capture.servable({**plain, "apiVersion": "apiextensions.k8s.io/v1beta1"})
+
+
+def _go_snapshot(root: Path) -> str:
+    """A one-package Go module that does not compile, as a git snapshot under ``root``."""
+    repo = root / "example+op" / "repo"
+    (repo / "cmd").mkdir(parents=True)
+    (repo / "go.mod").write_text("module example.com/op\n\ngo 1.21\n")
+    (repo / "cmd" / "main.go").write_text("package main\n\nfunc main() {\n\treturn 1 +\n}\n")
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "x"], check=True)
+    return subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+@pytest.mark.skipif(shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists(), reason="needs Go")
+def test_a_build_is_cached_by_its_stamp_and_a_failure_shows_the_compiler(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(live_build, "BUILD_LOCK", str(tmp_path / "build.lock"))  # not the machine's queue
+    commit = _go_snapshot(tmp_path / "mirror")
+    config = load_config(_config(tmp_path, repo="example/op", commit=commit, build_flags=["-mod=mod"]))
+    cache = tmp_path / "cache"
+    binary = cache / "bin" / config.key
+    binary.parent.mkdir(parents=True)
+    binary.write_text("built by hand")
+    adopted = live_build.build(config, cache, tmp_path / "mirror", adopt=True)
+    assert adopted.cached and adopted.binary == binary and (adopted.source / "cmd" / "main.go").is_file()
+    assert live_build.build(config, cache, tmp_path / "mirror").cached  # the stamp says the same build
+    changed = load_config(_config(tmp_path, repo="example/op", commit=commit, build_flags=["-tags=x"]))
+    with pytest.raises(live_build.BuildError, match=r"go build ./cmd failed \(exit 1") as caught:
+        live_build.build(changed, cache, tmp_path / "mirror")
+    assert "cmd/main.go:5:1: syntax error" in str(caught.value)  # the compiler's own words
+
+
+def test_objects_for_every_sample_and_the_namespace_file_are_checked(tmp_path: Path) -> None:
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "license"}, "stringData": {"k": "v"}}
+    config = load_config(_config(tmp_path, per_sample=[secret], serviceaccount_namespace=True))
+    assert config.per_sample == [secret] and config.serviceaccount_namespace
+    with pytest.raises(ConfigError, match=r"per_sample\[0\]\.kind: is missing"):
+        load_config(_config(tmp_path, per_sample=[{"apiVersion": "v1", "metadata": {"name": "x"}}]))
+    with pytest.raises(ConfigError, match=r"serviceaccount_namespace: must be true or false, not 'yes'"):
+        load_config(_config(tmp_path, serviceaccount_namespace="yes"))
+
+
+def test_webhooks_call_the_local_operator_by_url() -> None:
+    hook = {"name": "m.example.com", "clientConfig": {"service": {"name": "svc", "namespace": "s", "path": "/m"}}}
+    direct = {"name": "d.example.com", "clientConfig": {"url": "https://elsewhere/d"}}
+    configuration = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration"}
+    configuration |= {"metadata": {"name": "hooks", "annotations": {"x": "y"}}, "webhooks": [hook, direct]}
+    (out,) = live_capture.webhooks_by_url([configuration], 9443, b"PEM")
+    assert out["metadata"] == {"name": "hooks"}
+    assert out["webhooks"][0]["clientConfig"] == {"url": "https://127.0.0.1:9443/m", "caBundle": "UEVN"}
+    assert out["webhooks"][0]["name"] == "m.example.com" and out["webhooks"][1] == direct
+
+
+@pytest.mark.parametrize(
+    ("spec", "status", "deleting", "on_its_way"),
+    [
+        ({"nodeName": "cpu-0"}, {"phase": "Pending"}, False, True),  # bound: the lab makes it Ready
+        ({}, {"phase": "Pending"}, False, False),  # unschedulable: nobody will
+        (
+            {"nodeName": "cpu-0"},
+            {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
+            False,
+            False,
+        ),
+        ({"nodeName": "cpu-0"}, {"phase": "Succeeded"}, False, False),
+        ({"nodeName": "cpu-0"}, {"phase": "Running"}, True, False),
+    ],
+)
+def test_the_quiet_window_waits_for_bound_pods_to_be_ready(
+    spec: dict[str, Any], status: dict[str, Any], deleting: bool, on_its_way: bool
+) -> None:
+    pod = {"kind": "Pod", "metadata": {"name": "p", "uid": "u"}, "spec": spec, "status": status}
+    if deleting:
+        pod["metadata"]["deletionTimestamp"] = "2026-12-07T17:00:00Z"
+    assert live_capture._on_its_way(pod) is on_its_way
+
+
+def test_a_fresh_operator_per_sample_is_asked_with_a_flag(tmp_path: Path) -> None:
+    assert load_config(_config(tmp_path, restart_per_sample=True)).restart_per_sample
+    assert not load_config(_config(tmp_path)).restart_per_sample
+    with pytest.raises(ConfigError, match=r"restart_per_sample: must be true or false"):
+        load_config(_config(tmp_path, restart_per_sample="always"))

@@ -244,6 +244,11 @@ class Lab:
         lab's log dir, stopped with the lab, ``check_processes`` failing when it dies."""
         return self._spawn(name, argv, env=env, cwd=cwd)
 
+    def wait_serving(self, name: str, port: int) -> None:
+        """Wait until the process ``name`` accepts TLS on 127.0.0.1:``port`` (fail, with its log, when it
+        dies or does not within the lab's wait)."""
+        self._wait_tls(name, port)
+
     def _wait_tls(self, name: str, port: int) -> None:
         context = ssl.create_default_context()
         context.check_hostname = False

@@ -28,6 +28,24 @@ from live_capture import capture  # noqa: E402
 from live_config import Kind, RunConfig, captures_of  # noqa: E402
 
 COMMIT = "0" * 40  # the module cache's release stands for the snapshot
+WIDGETS = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {
+        "group": "example.com",
+        "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+        "scope": "Namespaced",
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+            }
+        ],
+    },
+}
 
 
 def test_a_capture_records_what_the_operator_did_with_a_sample(tmp_path: Path, testcluster_bin: Path) -> None:
@@ -42,6 +60,7 @@ def test_a_capture_records_what_the_operator_did_with_a_sample(tmp_path: Path, t
         crds=["config/crd/bases/ray.io_rayclusters.yaml"],
         samples=["config/samples/ray-cluster.sample.yaml"],
         args=["--enable-leader-election=false", "--health-probe-bind-address=0", "--metrics-addr=0"],
+        before=[WIDGETS],  # served before the operator starts, as a kind of another project would be
     )
     said: list[str] = []
     before = set(children_of(os.getpid()))
@@ -50,7 +69,7 @@ def test_a_capture_records_what_the_operator_did_with_a_sample(tmp_path: Path, t
         Built(binary, source, 0.0, cached=True),
         lab_factory=lambda work: Lab(testcluster_bin, lab_bin, work),
         out_root=tmp_path / "captures",
-        quiet_s=3.0,
+        quiet_s=5.0,
         max_s=90.0,
         say=said.append,
     )
