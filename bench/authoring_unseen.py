@@ -15,6 +15,10 @@ one field, scored right, wrong or missing (the draft left a gap, or has nothing 
 - replicas: per sample object, the matched component's desired pods against the expectation's jq;
 - statuses: per phase value, condition type or ready count, the status the draft maps it to;
 - suspend: the field the draft suspends with (none expected: a switch invented is wrong).
+
+With captures (``--live``: bench/authoring_live.py's recordings of the operator run in the cluster lab, at
+the expectation's repo and commit, of the expectation's kind) the draft also reads those recordings, as
+``wmap definitions new --from-recording`` does (the public ``draft_definition``).
 """
 
 from __future__ import annotations
@@ -30,13 +34,16 @@ from typing import Any
 
 import yaml
 
+import workload_map as wm
 from authoring_simulated import capture
+from live_config import captures_of
 from workload_map.authoring import Draft, Sample, draft
 from workload_map.authoring.evidence import TODO_MARK
 from workload_map.catalog import builtin_definitions
 from workload_map.definition.loader import LoadedDefinition, definition_from_dict
 from workload_map.errors import Location
 from workload_map.jq import compile_expression
+from workload_map.sources.recording import load_recording
 
 EXPECTATIONS = Path(__file__).resolve().parent / "authoring_expectations"
 FIELDS = ("components", "templates", "replicas", "statuses", "suspend")
@@ -67,6 +74,7 @@ class Result:
     todos: int
     tallies: dict[str, Tally] = field(default_factory=lambda: {f: Tally() for f in FIELDS})
     notes: list[str] = field(default_factory=list)
+    live: str = ""  # with --live: how many recordings the draft read, or "no capture"
 
 
 class Mirror:
@@ -278,12 +286,29 @@ def _nothing_drafted(result: Result, spec: dict[str, Any], why: str) -> Result:
     return result
 
 
-def score(
-    path: Path, mirror: Mirror, tree: Callable[..., Any], api: bool = False, simulate: bool = False
+def recordings_for(captures: Path, repo: str, commit: str, group: str, kind: str) -> list[Path]:
+    """The recordings captured of the operator at the commit whose recorded workload is of the kind (an
+    operator's captures of its other kinds tell nothing about this one's statuses)."""
+    chosen = []
+    for path in captures_of(captures, repo, commit):
+        workload = load_recording(str(path)).workload
+        if workload.kind == kind and workload.api_version.rpartition("/")[0] == group:
+            chosen.append(path)
+    return chosen
+
+
+def score(  # noqa: PLR0917 - the scorer's options, each by name at its one call
+    path: Path,
+    mirror: Mirror,
+    tree: Callable[..., Any],
+    api: bool = False,
+    captures: Path | None = None,
+    simulate: bool = False,
 ) -> tuple[Result, Draft | None]:
     """Draft the kind of one expectations file and score every field; ``tree`` resolves one object. With
     ``api`` the draft also reads the operator's Go API types (``--api-source`` on the repository); with
-    ``simulate`` it also reads a capture made from the expectations (authoring_simulated.py)."""
+    ``captures`` (a captures root of bench/authoring_live.py) the recordings of the kind made there; with
+    ``simulate`` (and no capture) a capture made from the expectations (authoring_simulated.py)."""
     spec = yaml.safe_load(path.read_text())
     repo = spec.get("samples_repo", spec["repo"])
     commit = spec.get("samples_commit", spec["commit"])
@@ -300,20 +325,30 @@ def score(
     group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
     api_source = mirror.go_sources(spec["repo"], spec["commit"]) if api else None
     roots = [s.obj for s in samples if s.obj.get("kind") == kind and str(s.obj.get("apiVersion")).startswith(group)]
-    captured, moments = capture(spec, roots) if simulate else ([], [])
+    recordings = recordings_for(captures, spec["repo"], spec["commit"], group, kind) if captures else []
+    live = "" if captures is None else (f"{len(recordings)} recording(s)" if recordings else "no capture")
+    captured, moments = capture(spec, roots) if simulate and not recordings else ([], [])
     try:
-        made = draft(
-            crd,
-            [*samples, *captured],
-            catalog=builtin_definitions(),
-            sources=[spec["crd"]],
-            api_source=api_source,
-            moments=moments,
-        )
+        if recordings:
+            made = wm.draft_definition(
+                crd,
+                objects=[s.obj for s in samples],
+                recordings=[str(p) for p in recordings],
+                api_source=str(api_source) if api_source else None,
+            )
+        else:
+            made = draft(
+                crd,
+                [*samples, *captured],
+                catalog=builtin_definitions(),
+                sources=[spec["crd"]],
+                api_source=api_source,
+                moments=moments,
+            )
     except Exception as exc:  # noqa: BLE001 - a drafting bug scores this kind as nothing drafted, never hides the others
-        result = Result(spec["name"], f"{kind}.{group}", len(roots), 0)
+        result = Result(spec["name"], f"{kind}.{group}", len(roots), 0, live=live)
         return _nothing_drafted(result, spec, f"the drafting failed: {type(exc).__name__}: {exc}"), None
-    result = Result(spec["name"], f"{kind}.{group}", len(roots), len(made.todos))
+    result = Result(spec["name"], f"{kind}.{group}", len(roots), len(made.todos), live=live)
     result.notes += [f"{name} is not YAML (a template): not a sample" for name in skipped]
     result.notes += [f"API types: {w}" for w in made.warnings]
     karta = yaml.safe_load(made.text)
@@ -377,16 +412,21 @@ def table(results: list[Result]) -> str:
             return "—"
         return f"{tally.right}/{tally.total}" + (f" ({tally.missing} gap)" if tally.missing else "")
 
+    live = any(r.live for r in results)  # --live: which drafts read captures, and how many
     lines = [
-        "| kind | samples | TODOs | components | templates | replicas | statuses | suspend | right |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| kind | samples | TODOs | components | templates | replicas | statuses | suspend | right |"
+        + (" live |" if live else ""),
+        "|---|---|---|---|---|---|---|---|---|" + ("---|" if live else ""),
     ]
     totals = {f: Tally() for f in FIELDS}
     for r in results:
         right = sum(t.right for t in r.tallies.values())
         total = sum(t.total for t in r.tallies.values())
         cells = " | ".join(cell(r.tallies[f]) for f in FIELDS)
-        lines.append(f"| {r.name} ({r.kind}) | {r.samples} | {r.todos} | {cells} | {right}/{total} |")
+        lines.append(
+            f"| {r.name} ({r.kind}) | {r.samples} | {r.todos} | {cells} | {right}/{total} |"
+            + (f" {r.live or '—'} |" if live else "")
+        )
         for f in FIELDS:
             for verdict in ("right", "wrong", "missing", "unscored"):
                 setattr(totals[f], verdict, getattr(totals[f], verdict) + getattr(r.tallies[f], verdict))
@@ -395,7 +435,11 @@ def table(results: list[Result]) -> str:
     missing = sum(t.missing for t in totals.values())
     total = right + wrong + missing
     cells = " | ".join(cell(totals[f]) for f in FIELDS)
-    lines.append(f"| **all {len(results)}** | | | {cells} | **{right}/{total}** |")
+    captured = sum(1 for r in results if r.live and r.live != "no capture")
+    lines.append(
+        f"| **all {len(results)}** | | | {cells} | **{right}/{total}** |"
+        + (f" {captured} with captures |" if live else "")
+    )
     lines.append("")
     lines.append(
         f"Right {right} of {total} fields ({100 * right / max(total, 1):.0f}%), wrong {wrong}, "

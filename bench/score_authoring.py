@@ -44,6 +44,7 @@ from typing import Any
 
 import yaml
 
+from live_config import CAPTURES
 from workload_map.authoring import Sample, draft
 from workload_map.base.snapshot import Snapshot
 from workload_map.catalog import builtin_definitions
@@ -292,6 +293,14 @@ def main(argv: list[str] | None = None) -> int:
         help="also give each unseen draft its operator's Go API types from the snapshot (--unseen)",
     )
     parser.add_argument(
+        "--live",
+        nargs="?",
+        const=str(CAPTURES),
+        metavar="DIR",
+        help="also draft each unseen kind from the recordings bench/authoring_live.py captured of its operator "
+        "(--unseen; default DIR: %(const)s)",
+    )
+    parser.add_argument(
         "--simulate-recordings",
         action="store_true",
         help="also give each unseen draft a capture made from its expectations (--unseen; authoring_simulated.py)",
@@ -304,7 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.recorded or args.observed:
         return _recorded(args.observed)
     if args.unseen:
-        return _unseen(args.mirror, args.drafts, args.json, args.rounds, args.api_source, args.simulate_recordings)
+        live = Path(args.live) if args.live is not None else None
+        return _unseen(
+            args.mirror, args.drafts, args.json, args.rounds, args.api_source, live, args.simulate_recordings
+        )
     if not CORPUS.is_dir():
         print(f"no corpus at {CORPUS}", file=sys.stderr)
         return 1
@@ -356,7 +368,13 @@ def _recorded(observed: bool) -> int:
 
 
 def _unseen(  # noqa: PLR0917 - the command line's options, each by name at its one call
-    mirror: str | None, drafts: str | None, json_file: str | None, rounds: list[str] | None, api: bool, simulate: bool
+    mirror: str | None,
+    drafts: str | None,
+    json_file: str | None,
+    rounds: list[str] | None,
+    api: bool,
+    live: Path | None = None,
+    simulate: bool = False,
 ) -> int:
     from authoring_unseen import EXPECTATIONS, Mirror, score, table as unseen_table
 
@@ -373,14 +391,15 @@ def _unseen(  # noqa: PLR0917 - the command line's options, each by name at its 
         ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    flags = (" --api-source" if api else "") + (" --simulate-recordings" if simulate else "")
+    flags = (" --api-source" if api else "") + (f" --live {live}" if live is not None else "")
+    flags += " --simulate-recordings" if simulate else ""
     print(f"Measured {when} at commit {commit or '?'} by bench/score_authoring.py --unseen{flags}.")
     scratch = tempfile.TemporaryDirectory(prefix="wmap-api-source-")
     upstream = Mirror(Path(mirror), Path(scratch.name))
     for round_dir in [EXPECTATIONS / name for name in known if not rounds or name in rounds]:
         scored = []
         for path in sorted(round_dir.glob("*.yaml")):
-            result, made = score(path, upstream, _tree, api, simulate)
+            result, made = score(path, upstream, _tree, api, live, simulate)
             scored.append(result)
             if drafts and made is not None:
                 (Path(drafts) / round_dir.name).mkdir(parents=True, exist_ok=True)

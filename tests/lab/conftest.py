@@ -22,7 +22,7 @@ LAB_DIR = Path(__file__).resolve().parent
 if str(REPO_ROOT) not in sys.path:  # `tests.cluster` importable under any import mode
     sys.path.insert(0, str(REPO_ROOT))
 
-from .lab import Lab, LabError, build_lab_binaries, remove_work_dir  # noqa: E402
+from .lab import Lab, LabError, build_lab_binaries, build_testcluster_binaries, remove_work_dir  # noqa: E402
 
 # Cold builds take long on 2 cores (kube-apiserver ~15 min, each operator a few minutes).
 BUILD_TIMEOUT_S = float(os.environ.get("WMAP_LAB_BUILD_TIMEOUT", "3600"))
@@ -46,22 +46,11 @@ def unavailable(reason: str) -> None:
 
 
 def _testcluster_bin() -> Path:
-    env_bin = os.environ.get("WMAP_TESTCLUSTER_BIN")
-    if env_bin:
-        return Path(env_bin)
-    script = REPO_ROOT / "tools" / "testcluster" / "build.sh"
-    proc = subprocess.run(
-        ["bash", str(script)],
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        unavailable(f"{script} failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
-    return Path(lines[-1])
+    try:
+        return build_testcluster_binaries(BUILD_TIMEOUT_S)
+    except (FileNotFoundError, subprocess.TimeoutExpired) as exc:
+        unavailable(str(exc))
+        raise  # unreachable: unavailable() skips or fails
 
 
 def lab_bin(names: list[str]) -> Path:

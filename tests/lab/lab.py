@@ -152,15 +152,21 @@ class Lab:
         self.timings["lab start"] = time.monotonic() - began
         return self
 
-    def stop(self) -> None:
+    def stop(self, *, graceful: bool = True) -> None:
+        """Stop every process, then the cluster; ``graceful=False`` kills the apiserver at once (a lab whose
+        data is thrown away: its graceful shutdown took 20 s and ended in SIGKILL anyway)."""
         for process in reversed(list(self.processes.values())):
             process.stop()
+        if not graceful:
+            self.cluster.stop_apiserver(graceful=False)
         self.cluster.stop()
 
-    def _spawn(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> LabProcess:
+    def _spawn(
+        self, name: str, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> LabProcess:
         if name in self.processes and self.processes[name].running():
             raise LabError(f"{name} runs already")
-        process = LabProcess(name, argv, self.log_dir / f"{name}.log", env=env, cwd=self.work_dir)
+        process = LabProcess(name, argv, self.log_dir / f"{name}.log", env=env, cwd=cwd or self.work_dir)
         self.processes[name] = process
         time.sleep(0.2)
         if not process.running():
@@ -198,21 +204,7 @@ class Lab:
         launch: OperatorLaunch = module.launch(
             OperatorContext(kubeconfig=self.kubeconfig, bin_dir=bin_dir, work_dir=op_dir)
         )
-        for crd in launch.crds:
-            self.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(crd))
-        crd_names = set()
-        for crd in launch.crds:
-            crd_names |= _crd_names(crd)
-        if crd_names:
-            self.wait_for(
-                "apiextensions.k8s.io/v1",
-                "CustomResourceDefinition",
-                None,
-                lambda crds: (
-                    crd_names <= {c["metadata"]["name"] for c in crds if _condition(c, "Established") == "True"}
-                ),
-                what=f"CRDs of {name} Established",
-            )
+        self.install_crds(launch.crds, what=f"CRDs of {name}")
         for obj in launch.before:
             self.kube.apply(obj)
         self._spawn(name, launch.argv, env=launch.env)
@@ -222,6 +214,40 @@ class Lab:
             self.kube.apply(webhook)
         self.operators[name] = module
         return module
+
+    def install_crds(self, files: list[Path], *, what: str) -> None:
+        """Apply the CRDs of YAML files (server-side) and wait until every one is Established."""
+        for crd in files:
+            self.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(crd))
+        crd_names = set()
+        for crd in files:
+            crd_names |= _crd_names(crd)
+        self.wait_established(crd_names, what=what)
+
+    def wait_established(self, crd_names: set[str], *, what: str) -> None:
+        """Wait until the CRDs of these names are Established (their kinds served)."""
+        if crd_names:
+            self.wait_for(
+                "apiextensions.k8s.io/v1",
+                "CustomResourceDefinition",
+                None,
+                lambda crds: (
+                    crd_names <= {c["metadata"]["name"] for c in crds if _condition(c, "Established") == "True"}
+                ),
+                what=f"{what} Established",
+            )
+
+    def start_process(
+        self, name: str, argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> LabProcess:
+        """Start a process of the caller's (an operator built elsewhere) like the lab's own: its log in the
+        lab's log dir, stopped with the lab, ``check_processes`` failing when it dies."""
+        return self._spawn(name, argv, env=env, cwd=cwd)
+
+    def wait_serving(self, name: str, port: int) -> None:
+        """Wait until the process ``name`` accepts TLS on 127.0.0.1:``port`` (fail, with its log, when it
+        dies or does not within the lab's wait)."""
+        self._wait_tls(name, port)
 
     def _wait_tls(self, name: str, port: int) -> None:
         context = ssl.create_default_context()
@@ -455,12 +481,39 @@ def _summary(obj: Obj) -> str:
 
 
 def _crd_names(path: Path) -> set[str]:
+    # The C loader when PyYAML has it: CRD files are megabytes of YAML.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with path.open() as f:
         return {
             doc["metadata"]["name"]
-            for doc in yaml.safe_load_all(f)
+            for doc in yaml.load_all(f, Loader=loader)
             if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition"
         }
+
+
+def build_testcluster_binaries(timeout: float) -> Path:
+    """The dir with etcd, kube-apiserver and kubectl: ``$WMAP_TESTCLUSTER_BIN`` when set, else
+    tools/testcluster/build.sh's last stdout line."""
+    env_bin = os.environ.get("WMAP_TESTCLUSTER_BIN")
+    if env_bin:
+        return Path(env_bin)
+    return _built(REPO_ROOT / "tools" / "testcluster" / "build.sh", [], timeout)
+
+
+def _built(script: Path, names: list[str], timeout: float) -> Path:
+    proc = subprocess.run(
+        ["bash", str(script), *names],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-30:])
+        raise FileNotFoundError(f"{script} {' '.join(names)} failed (exit {proc.returncode}):\n{tail}")
+    return Path(lines[-1])
 
 
 def which_lab_build() -> Path | None:
@@ -480,19 +533,7 @@ def build_lab_binaries(names: list[str], timeout: float) -> Path:
     script = Path(os.environ.get("WMAP_LAB_BUILD", "")) if os.environ.get("WMAP_LAB_BUILD") else which_lab_build()
     if script is None or not script.is_file():
         raise FileNotFoundError("tools/lab/build.sh missing (or set WMAP_LAB_BIN / WMAP_LAB_BUILD)")
-    proc = subprocess.run(
-        ["bash", str(script), *names],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = "\n".join(proc.stderr.strip().splitlines()[-30:])
-        raise FileNotFoundError(f"{script} {' '.join(names)} failed (exit {proc.returncode}):\n{tail}")
-    return Path(lines[-1])
+    return _built(script, names, timeout)
 
 
 def remove_work_dir(path: Path) -> None:
