@@ -6,9 +6,10 @@ started (``KUBECONFIG`` set; the config's args and env with their placeholders f
 listed, registered by URL). Then each sample object of the root kind, alone in a fresh namespace with the
 other documents of its file and the config's ``per_sample`` objects: watches of the root kind, the
 workload kinds pods come through, the operator's other CRD kinds and ``record`` are opened first, the
-object is created, every bound pod is made Ready (``Lab.auto_phase``) and every claim gets a volume (the
-lab has no storage provisioner), and the recording ends when nothing changed for ``quiet_s`` with no bound
-pod still on its way to Ready (at most ``max_s``). What is written is the root and every object whose
+object is created, every bound pod is made Ready and a Job's pods Succeeded (``Lab.auto_phase``,
+``job_pods_succeed``), every claim gets a volume (the lab has no storage provisioner), and the
+recording ends when nothing changed for ``quiet_s`` with no bound pod still on its way to Ready (at most
+``max_s``). What is written is the root and every object whose
 owner chain reaches it, as a Recording (docs/cli.md), events that changed only the lab's own annotations
 thinned out as the lab's recordings are (tests/lab/recorder.py).
 """
@@ -319,6 +320,14 @@ def _on_its_way(pod: Obj) -> bool:
     return bound and not pod["metadata"].get("deletionTimestamp") and not ended and not _ready(pod)
 
 
+def job_pods_succeed(pod: Obj) -> str:
+    """The phase the capture gives a pod: a Job's pods exit 0, every other pod becomes Ready. A Job is
+    meant to finish (a schema migration, a bootstrap step), and operators wait for it before making
+    the workloads that serve: with its pods held Running, the capture would end at that wait."""
+    owners = pod["metadata"].get("ownerReferences") or []
+    return "Succeeded" if any(o.get("kind") == "Job" and o.get("controller") for o in owners) else "Ready"
+
+
 def _ready(pod: Obj) -> bool:
     conditions = (pod.get("status") or {}).get("conditions") or []
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
@@ -492,7 +501,7 @@ class Capture:
             except ApiError as exc:
                 outcome.refused = str(exc)
                 return
-            with self.lab.auto_phase(namespace, "Ready"), volumes_provided(self.lab, namespace):
+            with self.lab.auto_phase(namespace, phase_for=job_pods_succeed), volumes_provided(self.lab, namespace):
                 stopped = self._until_quiet(recorder)
             if stopped:
                 outcome.notes.append(stopped)

@@ -320,3 +320,52 @@ def test_a_role_field_equal_wherever_set_counts_with_the_default_seen_where_unse
         3,
         True,
     )
+
+
+def _cache_with_a_job(builder: Builder, job_note: str) -> tuple[list[dict[str, Any]], list[Moment]]:
+    root = _root("Cache", "c", {"image": "cache:2", "members": 2})
+    sts = _workload("StatefulSet", "c", root, 2, "cache:2")
+    moments = [Moment(0, "t0", root, (), 0, (root, sts, *_pods(sts, 2, "cache:2")), "run.yaml")]
+    job = {"name": "job", "ownerRef": "cache", "kind": {"group": "batch", "version": "v1", "kind": "Job"}}
+    job["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+    made = {"name": "sts", "ownerRef": "cache", "kind": {"group": "apps", "version": "v1", "kind": "StatefulSet"}}
+    made["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+    builder.note(("spec", "structureDefinition", "childComponents", 0, "kind"), "medium", job_note)
+    return [job, made], moments
+
+
+def test_a_component_the_operators_source_builds_is_kept_when_the_capture_ended_before_it() -> None:
+    # A capture often ends while the operator waits for the service it started (nothing answers in a lab).
+    builder = Builder(())
+    children, moments = _cache_with_a_job(builder, "the operator builds a Job at cache.go:40 (jobFor, reached by R)")
+    root_component = {"name": "cache", "kind": {"group": "example.com", "version": "v1", "kind": "Cache"}}
+    observed.apply(builder, None, moments, observed.Structure(root_component, children, [], {}, {"cache"}))
+    assert [c["name"] for c in children] == ["job", "sts"]
+    said = builder.notes[("spec", "structureDefinition", "childComponents", 0, "name")]
+    assert "no pod of it was seen" in " ".join(said)
+
+
+def test_a_job_that_ran_to_success_beside_a_role_is_a_step_not_a_component() -> None:
+    builder = Builder(())
+    root = _root("Cache", "c", {"image": "cache:2", "members": 2})
+    sts = _workload("StatefulSet", "c", root, 2, "cache:2")
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": _meta("c-schema", "uid-job", root),
+        "spec": {"template": {"spec": {"containers": [{"name": "schema", "image": "tools:1"}]}}},
+    }
+    done = {**_pods(job, 1, "tools:1")[0], "status": {"phase": "Succeeded"}}
+    done["spec"] = {"containers": [{"name": "schema", "image": "tools:1"}]}
+    moments = [
+        Moment(0, "t0", root, (), 0, (root, job, done), "run.yaml"),
+        Moment(1, "t1", root, (), 0, (root, job, done, sts, *_pods(sts, 2, "cache:2")), "run.yaml"),
+    ]
+    made = {"name": "sts", "ownerRef": "cache", "kind": {"group": "apps", "version": "v1", "kind": "StatefulSet"}}
+    made["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+    children = [made]
+    root_component = {"name": "cache", "kind": {"group": "example.com", "version": "v1", "kind": "Cache"}}
+    observed.apply(builder, None, moments, observed.Structure(root_component, children, [], {}, {"cache"}))
+    assert [c["kind"]["kind"] for c in children] == ["StatefulSet"]
+    notes = " ".join(builder.notes[("spec", "structureDefinition", "rootComponent", "name")])
+    assert "ran to success: a step of the operator's" in notes

@@ -301,3 +301,17 @@ def test_a_fresh_operator_per_sample_is_asked_with_a_flag(tmp_path: Path) -> Non
     assert not load_config(_config(tmp_path)).restart_per_sample
     with pytest.raises(ConfigError, match=r"restart_per_sample: must be true or false"):
         load_config(_config(tmp_path, restart_per_sample="always"))
+
+
+@pytest.mark.parametrize(
+    ("owners", "phase"),
+    [
+        ([{"kind": "Job", "name": "schema", "controller": True}], "Succeeded"),
+        ([{"kind": "StatefulSet", "name": "db", "controller": True}], "Ready"),
+        ([{"kind": "Job", "name": "schema"}], "Ready"),  # only the controlling Job's pods are its
+        ([], "Ready"),
+    ],
+)
+def test_a_jobs_pods_complete_and_every_other_pod_becomes_ready(owners: list[dict[str, Any]], phase: str) -> None:
+    pod = {"kind": "Pod", "metadata": {"name": "p", "uid": "u", "ownerReferences": owners}}
+    assert live_capture.job_pods_succeed(pod) == phase

@@ -326,9 +326,17 @@ class Lab:
                 )
 
     @contextlib.contextmanager
-    def auto_phase(self, namespace: str, phase: str = "Ready", *, label_selector: str | None = None) -> Iterator[None]:
+    def auto_phase(
+        self,
+        namespace: str,
+        phase: str = "Ready",
+        *,
+        label_selector: str | None = None,
+        phase_for: Callable[[Obj], str] | None = None,
+    ) -> Iterator[None]:
         """Inside the block, every pod bound to a node (now or later) is moved to ``phase`` as soon as it
-        is seen: a kubelet starting pods by itself, for steps where the test waits on the workload only."""
+        is seen: a kubelet starting pods by itself, for steps where the test waits on the workload only.
+        ``phase_for(pod)``, when given, chooses each pod's phase instead (one of kwok.PHASES)."""
         if phase not in kwok.PHASES:
             raise LabError(f"phase {phase!r}: one of {kwok.PHASES}")
         stop = threading.Event()
@@ -348,7 +356,7 @@ class Lab:
                         and kwok.PHASE_ANNOTATION not in (meta.get("annotations") or {})
                     ):
                         with contextlib.suppress(ApiError):  # gone meanwhile
-                            self.set_phase(namespace, phase, [_name(pod)])
+                            self.set_phase(namespace, phase_for(pod) if phase_for else phase, [_name(pod)])
             except BaseException as exc:  # re-raised in the test's thread
                 errors.append(exc)
 

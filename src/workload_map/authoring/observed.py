@@ -53,7 +53,13 @@ class Group:
     roots: list[dict[str, Any]] = field(default_factory=list)  # root versions seen beside its pods
     owners: set[str] = field(default_factory=set)
     pods: set[str] = field(default_factory=set)
+    finished: set[str] = field(default_factory=set)  # its pods seen Succeeded
     source: str = ""
+
+    @property
+    def one_off(self) -> bool:
+        """A Job whose every pod ran to success: a step the operator takes (a schema, a bootstrap), not a role."""
+        return self.kind.get("kind") == "Job" and bool(self.pods) and self.pods <= self.finished
 
     @property
     def label(self) -> str:
@@ -122,6 +128,8 @@ def groups(moments: Sequence[Moment]) -> list[Group]:
                 if isinstance(container, dict) and isinstance(container.get("name"), str):
                     group.containers.setdefault(container["name"], str(container.get("image")))
             group.pods.add(name_of(pod))
+            if (pod.get("status") or {}).get("phase") == "Succeeded":
+                group.finished.add(name_of(pod))
             if chain:
                 group.owners.add(name_of(owner))
             count, owners = here.get(key, (0, set()))
@@ -358,6 +366,15 @@ def _definition(segments: Segments, form: str) -> dict[str, Any]:
 def apply(builder: Builder, facts: SchemaFacts | None, moments: Sequence[Moment], drafted: Structure) -> None:
     """Correct the drafted components by the roles of pods the recordings show (see the module's docstring)."""
     seen = groups(moments)
+    steps = [g for g in seen if g.one_off]
+    if steps and (len(steps) < len(seen) or any("specDefinition" in c for c in drafted.children)):
+        # Jobs done while the operator went on to other roles (or has others to make): steps on its way there.
+        seen = [g for g in seen if not g.one_off]
+        builder.note(
+            (*BASE, "rootComponent", "name"),
+            MEDIUM,
+            *(f"seen in {g.source}: {g.label} ran to success: a step of the operator's, not a role." for g in steps),
+        )
     if not seen:
         return
     roots = list({m.run: m.root for m in moments if m.root is not None}.values())  # each run's last version
@@ -665,6 +682,12 @@ def _counts_some(component: dict[str, Any], roots: list[dict[str, Any]]) -> bool
     return False
 
 
+def _from_source(builder: Builder, component: dict[str, Any], drafted: Structure) -> bool:
+    """Whether the operator's code was read building this component (children.built_component's note)."""
+    notes = builder.notes.get((*_path_of(component, drafted), "kind"), [])
+    return any("the operator builds a" in line for line in notes)
+
+
 def _drop_unseen(
     builder: Builder,
     pods: list[tuple[dict[str, Any], bool]],
@@ -672,14 +695,16 @@ def _drop_unseen(
     drafted: Structure,
     seen: list[Group],
 ) -> None:
-    """Components the draft proposed from the operator's source or its guesses that no recorded pod is of, while
-    others were seen and its own count says some should have been: not what the operator makes. One read from a
-    pod definition of the object, or that counts none on the recorded objects (a role they leave off), is kept
-    and said so."""
+    """Components the draft proposed from its guesses (not from the operator's source, nor a pod definition of
+    the object) that no recorded pod is of, while others were seen and its own count says some should have been:
+    not what the operator makes. One the operator's source builds is kept and said so: a capture often ends
+    while the operator waits for the service it started (a database that never answers in a lab), before it
+    makes the next role."""
     where = seen[0].source
     roots = [g.roots[-1] for g in seen if g.roots]
     unseen = [c for i, (c, is_root) in enumerate(pods) if i not in claimed and not is_root]
-    dropped = [c for c in unseen if id(c) not in drafted.origins and _counts_some(c, roots)]
+    guessed = [c for c in unseen if id(c) not in drafted.origins and not _from_source(builder, c, drafted)]
+    dropped = [c for c in guessed if _counts_some(c, roots)]
     for component in [c for c in unseen if not any(c is d for d in dropped)]:
         builder.note(
             (*_path_of(component, drafted), "name"),
