@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import workload_map as wm
-from authoring_recorded import RECORDINGS, _loaded, _objects, _roots
+from authoring_recorded import _loaded, _objects, _roots, recordings_by_kind
 from workload_map.definition.loader import LoadedDefinition
-from workload_map.sources.recording import Recording, load_recording
 
 # The kinds that own pods: the root's pods come through the first of them its additional child kinds name.
 POD_OWNERS = frozenset({"ReplicaSet", "StatefulSet", "DaemonSet", "Job", "Deployment"})
@@ -62,10 +61,14 @@ def _instances(tree: dict[str, Any] | None) -> Counter[tuple[Any, ...]]:
         if not component["producesPods"]:
             continue
         for instance in component["instances"]:
-            containers = (((instance.get("podTemplate") or {}).get("spec") or {}).get("containers")) or []
-            signature = tuple(sorted((str(c.get("name")), str(c.get("image"))) for c in containers))
-            out[(signature, int(instance["desiredPods"]))] += 1
+            out[(_signature(instance), int(instance["desiredPods"]))] += 1
     return out
+
+
+def _signature(instance: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """An instance's pod template as its containers' names and images."""
+    containers = (((instance.get("podTemplate") or {}).get("spec") or {}).get("containers")) or []
+    return tuple(sorted((str(c.get("name")), str(c.get("image"))) for c in containers))
 
 
 def _owners(definition: LoadedDefinition, tree: dict[str, Any] | None) -> Counter[str]:
@@ -85,13 +88,7 @@ def _owners(definition: LoadedDefinition, tree: dict[str, Any] | None) -> Counte
 
 def _signatures(component: dict[str, Any]) -> list[Any]:
     """The pod templates of the instances that run pods."""
-    out = []
-    for instance in component["instances"]:
-        if not instance.get("desiredPods"):
-            continue
-        containers = (((instance.get("podTemplate") or {}).get("spec") or {}).get("containers")) or []
-        out.append(tuple(sorted((str(c.get("name")), str(c.get("image"))) for c in containers)))
-    return out
+    return [_signature(instance) for instance in component["instances"] if instance.get("desiredPods")]
 
 
 def _score(
@@ -118,23 +115,18 @@ def score_observed(
     tree: Callable[..., Any],
 ) -> list[Row]:
     """One row per recorded kind with a shipped definition; ``samples(group, kind)`` the corpus objects."""
-    by_kind: dict[tuple[str, str], list[tuple[str, Recording]]] = {}
-    for path in sorted(RECORDINGS.glob("*/*.yaml")):
-        recording = load_recording(str(path))
-        key = (recording.workload.key.group, recording.workload.kind)
-        if key in shipped and path.parent.name != "kueue":
-            by_kind.setdefault(key, []).append((str(path), recording))
     rows = []
-    for (group, kind), recorded in sorted(by_kind.items(), key=lambda item: item[0][1]):
+    for (group, kind), recorded in recordings_by_kind(shipped, skip=("kueue",)):
         row = Row(f"{kind}.{group}", len(recorded), plain=Side(), recorded=Side())
         crd = crds.get((group, kind))
         objects = samples(group, kind) if crd is not None else []
         assert row.plain is not None and row.recorded is not None
         truth = shipped[(group, kind)]
         for index, (_, recording) in enumerate(recorded):
-            others = [p for i, (p, _) in enumerate(recorded) if i != index] or [recorded[index][0]]
+            others_pairs = [pair for i, pair in enumerate(recorded) if i != index] or [recorded[index]]
+            others = [p for p, _ in others_pairs]
             # Without a CRD (a built-in kind) the recordings' objects are the plain side's samples.
-            given = objects or _objects([load_recording(p) for p in others])
+            given = objects or _objects([r for _, r in others_pairs])
             plain = _loaded(wm.draft_definition(crd, objects=given))
             drafted = _loaded(wm.draft_definition(crd, objects=objects, recordings=others))
             roots = _roots(recording)

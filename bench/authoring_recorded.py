@@ -72,20 +72,30 @@ def _primary(definition: LoadedDefinition, obj: dict[str, Any], tree: Callable[.
     return None if result is None else str(result["status"]["primary"])
 
 
+def recordings_by_kind(
+    shipped: dict[tuple[str, str], LoadedDefinition], *, skip: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, str], list[tuple[str, Recording]]]]:
+    """The lab's recordings (path, recording) of each kind the catalog defines, by kind name; ``skip`` names
+    folders of tests/lab/recordings left out."""
+    by_kind: dict[tuple[str, str], list[tuple[str, Recording]]] = {}
+    for path in sorted(RECORDINGS.glob("*/*.yaml")):
+        if path.parent.name in skip:
+            continue
+        recording = load_recording(str(path))
+        key = (recording.workload.key.group, recording.workload.kind)
+        if key in shipped:
+            by_kind.setdefault(key, []).append((str(path), recording))
+    return sorted(by_kind.items(), key=lambda item: item[0][1])
+
+
 def score_recorded(
     shipped: dict[tuple[str, str], LoadedDefinition],
     crds: dict[tuple[str, str], dict[str, Any]],
     tree: Callable[..., Any],
 ) -> list[Row]:
     """One row per recorded kind the catalog defines (``shipped`` and ``crds`` by (group, kind))."""
-    by_kind: dict[tuple[str, str], list[tuple[str, Recording]]] = {}
-    for path in sorted(RECORDINGS.glob("*/*.yaml")):
-        recording = load_recording(str(path))
-        key = (recording.workload.key.group, recording.workload.kind)
-        if key in shipped:
-            by_kind.setdefault(key, []).append((str(path), recording))
     rows = []
-    for (group, kind), recorded in sorted(by_kind.items(), key=lambda item: item[0][1]):
+    for (group, kind), recorded in recordings_by_kind(shipped):
         row = Row(f"{kind}.{group}" if group else kind, len(recorded), in_sample=len(recorded) == 1)
         crd = crds.get((group, kind))
         for index, (_, recording) in enumerate(recorded):

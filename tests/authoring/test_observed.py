@@ -179,16 +179,22 @@ def test_the_template_is_the_field_whose_containers_the_pods_carry(tmp_path: Pat
     assert "no pod of it was seen in" in result.text
 
 
-def test_a_component_no_pod_was_seen_of_is_dropped_and_said() -> None:
-    builder = Builder(())
+def _cache_with_a_job() -> tuple[list[dict[str, Any]], list[Moment]]:
+    """A Cache seen running a StatefulSet of 2 pods, drafted as a Job and that StatefulSet (children, moments)."""
     root = _root("Cache", "c", {"image": "cache:2", "members": 2})
     sts = _workload("StatefulSet", "c", root, 2, "cache:2")
     moments = [Moment(0, "t0", root, (), 0, (root, sts, *_pods(sts, 2, "cache:2")), "run.yaml")]
-    guessed = {"name": "job", "ownerRef": "cache", "kind": {"group": "batch", "version": "v1", "kind": "Job"}}
-    guessed["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+    job = {"name": "job", "ownerRef": "cache", "kind": {"group": "batch", "version": "v1", "kind": "Job"}}
+    job["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
     made = {"name": "sts", "ownerRef": "cache", "kind": {"group": "apps", "version": "v1", "kind": "StatefulSet"}}
     made["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
-    children = [guessed, made]
+    return [job, made], moments
+
+
+def test_a_component_no_pod_was_seen_of_is_dropped_and_said() -> None:
+    builder = Builder(())
+    children, moments = _cache_with_a_job()
+    made = children[1]
     builder.note(("spec", "structureDefinition", "childComponents", 1, "kind"), "medium", "the Go reading")
     root_component = {"name": "cache", "kind": {"group": "example.com", "version": "v1", "kind": "Cache"}}
     observed.apply(builder, None, moments, observed.Structure(root_component, children, [], {}, {"cache"}))
@@ -322,22 +328,12 @@ def test_a_role_field_equal_wherever_set_counts_with_the_default_seen_where_unse
     )
 
 
-def _cache_with_a_job(builder: Builder, job_note: str) -> tuple[list[dict[str, Any]], list[Moment]]:
-    root = _root("Cache", "c", {"image": "cache:2", "members": 2})
-    sts = _workload("StatefulSet", "c", root, 2, "cache:2")
-    moments = [Moment(0, "t0", root, (), 0, (root, sts, *_pods(sts, 2, "cache:2")), "run.yaml")]
-    job = {"name": "job", "ownerRef": "cache", "kind": {"group": "batch", "version": "v1", "kind": "Job"}}
-    job["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
-    made = {"name": "sts", "ownerRef": "cache", "kind": {"group": "apps", "version": "v1", "kind": "StatefulSet"}}
-    made["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
-    builder.note(("spec", "structureDefinition", "childComponents", 0, "kind"), "medium", job_note)
-    return [job, made], moments
-
-
 def test_a_component_the_operators_source_builds_is_kept_when_the_capture_ended_before_it() -> None:
     # A capture often ends while the operator waits for the service it started (nothing answers in a lab).
     builder = Builder(())
-    children, moments = _cache_with_a_job(builder, "the operator builds a Job at cache.go:40 (jobFor, reached by R)")
+    children, moments = _cache_with_a_job()
+    job_read = "the operator builds a Job at cache.go:40 (jobFor, reached by R)"
+    builder.note(("spec", "structureDefinition", "childComponents", 0, "kind"), "medium", job_read)
     root_component = {"name": "cache", "kind": {"group": "example.com", "version": "v1", "kind": "Cache"}}
     observed.apply(builder, None, moments, observed.Structure(root_component, children, [], {}, {"cache"}))
     assert [c["name"] for c in children] == ["job", "sts"]
