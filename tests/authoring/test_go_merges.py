@@ -42,6 +42,12 @@ USES = {
         "\tmerged, err := strategicpatch.StrategicMergePatch(source, patch, corev1.PodTemplateSpec{})\n"
         "\treturn decode(merged), err"
     ),
+    "hands it with the client to a helper that merges it": (
+        "return pod, apply(ctx, cli, &pod, k.Spec.PodTemplate)\n}\n\n"
+        "func apply(ctx context.Context, cli client.Client, pod *corev1.PodTemplateSpec,"
+        " t *corev1.PodTemplateSpec) error {\n"
+        "\treturn mergo.Merge(pod, t, mergo.WithOverride)"
+    ),
     "starts from it and sets the containers": (
         "if k.Spec.PodTemplate != nil {\n\t\tpod = *k.Spec.PodTemplate\n\t}\n"
         '\tpod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "kiln", Image: k.Spec.Image})\n'
@@ -72,6 +78,21 @@ NOT_MERGED = {
         "return relabel(&pod, k.Spec.PodTemplate)\n}\n\n"
         "func relabel(pod *corev1.PodTemplateSpec, t *corev1.PodTemplateSpec) (corev1.PodTemplateSpec, error) {\n"
         "\tpod.Labels = util.MergeLabels(pod.Labels, t.Labels)\n\treturn *pod, nil"
+    ),
+    "patches a live pod through the client with it": (
+        "return pod, patchPodImages(ctx, cli, &pod, k.Spec.PodTemplate)\n}\n\n"
+        "func patchPodImages(ctx context.Context, cli client.Client, pod *corev1.PodTemplateSpec,"
+        " t *corev1.PodTemplateSpec) error {\n"
+        "\tpod.Spec.Containers[0].Image = t.Spec.Containers[0].Image\n\treturn cli.Update(ctx, pod)"
+    ),
+    "hands it to a rollout that patches live pods through the client": (
+        "return pod, rollout(ctx, cli, &pod, k.Spec.PodTemplate)\n}\n\n"
+        "func rollout(ctx context.Context, cli client.Client, pod *corev1.PodTemplateSpec,"
+        " t *corev1.PodTemplateSpec) error {\n"
+        "\treturn patchPodImages(ctx, cli, pod, t)\n}\n\n"
+        "func patchPodImages(ctx context.Context, cli client.Client, pod *corev1.PodTemplateSpec,"
+        " t *corev1.PodTemplateSpec) error {\n"
+        "\tpod.Spec.Containers[0].Image = t.Spec.Containers[0].Image\n\treturn cli.Update(ctx, pod)"
     ),
     "hands it to a helper that only reads it": (
         "return describe(&pod, k.Spec.PodTemplate)\n}\n\n"

@@ -10,7 +10,12 @@ seldom says so; the code does:
   the kind and a value that is not the kind's (the workload or pod the operator built): whichever way the
   merge goes, the pod is the operator's composition, not the field;
 - the field copied into a local (``pod = *m.Spec.PodTemplate``, ``pod := m.Spec.Template.DeepCopy()``) whose
-  containers the code then sets (``pod.Spec.Containers = ...``): the operator's containers go into it.
+  containers the code then sets (``pod.Spec.Containers = ...``): the operator's containers go into it;
+- the field converted first by a method of its own API type (``user := m.Spec.PodSnippet.ToPodSpec()``, the
+  method returning a value built from its receiver's fields) and the result merged: the same field, merged;
+- a list of containers of the kind appended to a container the code builds as the pod's containers
+  (``Containers: append(m.Spec.Containers, mainContainer)``): they are extra containers of a pod the operator
+  composes around its own, not the pod's definition.
 
 A pod definition at or below such a field is drafted as composed: read from no path, its count kept.
 """
@@ -21,16 +26,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from workload_map.authoring.evidence import Segments
-from workload_map.authoring.gochildren import _double, _Locator, kind_code
+from workload_map.authoring.evidence import Segments, schema_path
+from workload_map.authoring.gochildren import _assignment, _collection, _double, _Locator, kind_code
 from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _split, _statement
-from workload_map.authoring.goread import Token, go_type_name
+from workload_map.authoring.goread import GoType, Token, go_type_name
 
 # The first or last word of a call merging, patching or overriding one value with another (Merge,
 # MergeWithOverwrite, StrategicMergePatch, mergePodSpec, OverrideDeployment); not one that only reads a
 # value so named (``GetOverrideImage``).
 MERGE_WORDS = frozenset({"merge", "merged", "patch", "override", "overwrite", "overlay"})
 CONTAINER_FIELDS = ("Containers", "InitContainers")
+CLIENT_TYPE = re.compile(r"^\*?(client\.(Client|Writer|Patcher)|kubernetes\.Interface)$")
 # Generated code (protobuf's ``Merge`` of every message) and test fixtures merge nothing the operator runs.
 GENERATED = re.compile(r"(^|/)(zz_)?generated[^/]*\.go$|\.pb\.go$|(^|/)[^/]*fixtures?[^/]*\.go$")
 
@@ -42,6 +48,7 @@ class MergedField:
     segments: Segments  # the field's path in the object (``("spec", "deployment")``)
     where: str  # file:line of the merge
     how: str  # the call (``Merge``) or what the code does (``sets the containers of a copy``)
+    appended: bool = False  # a list of containers added beside the code's own, not merged with them
 
 
 def merged_fields(root: Path, kind: str, version: str) -> list[MergedField]:
@@ -56,9 +63,34 @@ def merged_fields(root: Path, kind: str, version: str) -> list[MergedField]:
     for function in program.mentioning(kind):
         if _double(function) or GENERATED.search(function.file.path):
             continue
-        for found in [*_merge_calls(locator, function), *_filled_copies(locator, function)]:
+        found_here = [
+            *_merge_calls(locator, function),
+            *_filled_copies(locator, function),
+            *_appended_containers(locator, function),
+        ]
+        for found in found_here:
             if found.segments not in {f.segments for f in out}:
                 out.append(found)
+    return out + [f for f in _same_type(locator, out) if f.segments not in {m.segments for m in out}]
+
+
+def _same_type(locator: _Locator, merges: list[MergedField]) -> list[MergedField]:
+    """The other fields of the spec declared with the struct type of a merged field (a ``Deployment``
+    override type each component of the spec has): the code treats a type one way, so a component whose
+    merge the reader did not reach (another builder, a deprecated part) has its field merged too."""
+    types: dict[Segments, GoType] = {}
+    for segments, go_field, owner in locator.linker.walk(locator.kind, (), set()):
+        inner, marker = _collection(go_field.type_expr)
+        resolved = locator.linker.resolve(inner, owner.file) if marker is None and segments[:1] == ("spec",) else None
+        if resolved is not None and resolved.underlying == "struct":
+            types[segments] = resolved
+    out: list[MergedField] = []
+    for merge in merges:
+        declared = types.get(merge.segments)
+        for segments, other in types.items() if declared is not None else ():
+            if other is declared and segments not in {m.segments for m in [*merges, *out]}:
+                how = f"{merge.how} of {schema_path(merge.segments)}, a field of the same type {other.name}"
+                out.append(MergedField(segments, merge.where, how))
     return out
 
 
@@ -69,8 +101,62 @@ def _field(locator: _Locator, tokens: list[Token], function: GoFunc) -> Segments
     except RecursionError:  # a pathological chain of assignments: no field
         return None
     if place is None or place.segments is None or len(place.segments) < 2 or place.segments[0] != "spec":
-        return None
+        return _converted(locator, tokens, function)
     return place.segments
+
+
+def _converted(locator: _Locator, tokens: list[Token], function: GoFunc) -> Segments | None:
+    """The field under ``.spec`` a value is a conversion of: ``field.ToPodSpec()``, directly or through the
+    local it was given to (``user := m.Spec.Snippet.ToPodSpec()``), when the method is one of the field's own
+    API type taking no argument and returning nil or a value built from its receiver's fields (a snippet type
+    turned into the library's). The locator reads no field from such a return (a composite literal)."""
+    texts = [t.text for t in tokens if t.text not in ("\n", "&", "*")]
+    value = [t for t in tokens if t.text not in ("\n", "&", "*")]
+    if len(texts) == 1 and texts[0].isidentifier():
+        assigned = _assignment(function.body, texts[0])
+        if assigned is None or assigned[1]:
+            return None
+        value = [t for t in assigned[0] if t.text != "\n"]
+        texts = [t.text for t in value]
+    if len(texts) < 5 or texts[-2:] != ["(", ")"] or texts[-4] != "." or not texts[-3].isidentifier():
+        return None
+    try:
+        place = locator.locate(value[:-4], function)
+    except RecursionError:
+        return None
+    if place is None or place.segments is None or len(place.segments) < 2 or place.segments[0] != "spec":
+        return None
+    declared = place.declared
+    if declared is None or declared.underlying != "struct":
+        return None
+    methods = [
+        m for m in locator.program.folder(declared.file.directory).get(texts[-3], []) if m.receiver == declared.name
+    ]
+    return place.segments if methods and all(_builds_from_receiver(m) for m in methods) else None
+
+
+def _builds_from_receiver(method: GoFunc) -> bool:
+    """Every ``return`` of the method gives nil or a value reading its receiver's fields (``return
+    &v1.PodSpec{Containers: e.Containers, ...}``), and one of them does."""
+    if not method.receiver_var or method.params.keys() - {method.receiver_var}:
+        return False
+    body = method.body
+    returns = [index for index, token in enumerate(body) if token.text == "return"]
+    reading = 0
+    for index in returns:
+        end = index + 1
+        while end < len(body) and body[end].text not in ("\n", ";"):
+            if body[end].text == "{":
+                end = _balanced(body, end)
+                continue
+            end += 1
+        texts = [t.text for t in body[index + 1 : end]]
+        if texts == ["nil"]:
+            continue
+        if not any(text == method.receiver_var and texts[i + 1 : i + 2] == ["."] for i, text in enumerate(texts[:-1])):
+            return False
+        reading += 1
+    return reading > 0
 
 
 def _is_value(tokens: list[Token], function: GoFunc) -> bool:
@@ -98,6 +184,8 @@ def _merge_calls(locator: _Locator, function: GoFunc) -> list[MergedField]:
         merging = _merging(name)
         if not merging and index not in callees:
             continue
+        if merging and callees.get(index) and all(_takes_a_client(called) for called in callees[index]):
+            continue  # a function of the repository patching a live object through the client
         arguments = _split(body[index + 2 : _balanced(body, index + 1) - 1], ",")
         if len(arguments) < 2:
             continue
@@ -112,7 +200,7 @@ def _merge_calls(locator: _Locator, function: GoFunc) -> list[MergedField]:
             out.append(MergedField(segments, where, f"{name}(...)"))
             continue
         for called in callees[index]:
-            inner = _merges_parameter(called, position)
+            inner = _merges_parameter(locator, called, position)
             if inner is not None:
                 out.append(MergedField(segments, where, f"{name}(...), which gives it to {inner}"))
                 break
@@ -134,10 +222,12 @@ def _merging(name: str) -> bool:
     return bool(spaced) and (spaced[0].lower() in MERGE_WORDS or spaced[-1].lower() in MERGE_WORDS)
 
 
-def _merges_parameter(function: GoFunc, position: int) -> str | None:
+def _merges_parameter(locator: _Locator, function: GoFunc, position: int) -> str | None:
     """The merge call (``StrategicMergePatch(...) at file:line``) the function's parameter at ``position``
     goes to, directly or through one local made from it (``patch, err := json.Marshal(changes)``), else
-    None."""
+    None. A function of the repository given a Kubernetes client (``patchPodImages(ctx, cli, pod, role)``)
+    patches a live object in the cluster with the field's values: no pod the code composes."""
+    talking = {at for called, at in locator.program.call_sites(function) if _takes_a_client(called)}
     names = list(function.params)
     if function.receiver_var and names and names[0] == function.receiver_var:
         names = names[1:]  # the receiver is not among the call's arguments
@@ -158,11 +248,16 @@ def _merges_parameter(function: GoFunc, position: int) -> str | None:
             start -= 2
     for index in range(len(body) - 1):
         name = body[index].text
-        if name.isidentifier() and body[index + 1].text == "(" and _merging(name):
+        if name.isidentifier() and body[index + 1].text == "(" and _merging(name) and index not in talking:
             arguments = _split(body[index + 2 : _balanced(body, index + 1) - 1], ",")
             if any(_whole(argument, carrier) for argument in arguments for carrier in carriers):
                 return f"{name}(...) at {function.file.path}:{body[index].line}"
     return None
+
+
+def _takes_a_client(function: GoFunc) -> bool:
+    """A parameter of a Kubernetes client's type (``cli client.Client``, ``c kubernetes.Interface``)."""
+    return any(CLIENT_TYPE.search(kind) for name, kind in function.params.items() if name != function.receiver_var)
 
 
 def _whole(tokens: list[Token], name: str) -> bool:
@@ -229,19 +324,69 @@ def _sets_containers(body: list[Token], local: str) -> int | None:
     return None
 
 
+def _appended_containers(locator: _Locator, function: GoFunc) -> list[MergedField]:
+    """A field of the kind appended to a value the code builds, the result given as a pod's containers
+    (``Containers: append(m.Spec.Containers, main)``, ``pod.Spec.InitContainers = append(own, m.Spec.Init...)``):
+    the field's containers join the operator's own in a pod it composes."""
+    body = function.body
+    out: list[MergedField] = []
+    for index in range(2, len(body) - 1):
+        if body[index].text != "append" or body[index + 1].text != "(":
+            continue
+        if body[index - 1].text not in (":", "=") or body[index - 2].text not in CONTAINER_FIELDS:
+            continue  # not given to a pod's containers (``Containers:`` or ``x.Containers =``)
+        arguments = [_unspread(argument) for argument in _split(body[index + 2 : _balanced(body, index + 1) - 1], ",")]
+        if len(arguments) < 2:
+            continue
+        fields = [_field(locator, argument, function) for argument in arguments]
+        named = [segments for segments in fields if segments is not None]
+        # The code's own containers: a local or a literal it writes (``[]corev1.Container{main}``).
+        others = [
+            a
+            for a, found in zip(arguments, fields, strict=True)
+            if found is None and (_is_value(a, function) or "{" in [t.text for t in a])
+        ]
+        if len(named) != 1 or not others or any(_fetched(a, function) for a in others):
+            continue
+        if body[index - 1].text == "=" and _field(locator, _chain_before(body, index - 1), function) is not None:
+            continue  # the kind's own field written (a conversion or defaulting adding a container), no pod
+        out.append(
+            MergedField(
+                named[0], f"{function.file.path}:{body[index].line}", "appends its containers to the code's own", True
+            )
+        )
+    return out
+
+
+def _unspread(argument: list[Token]) -> list[Token]:
+    """The argument without the ``...`` spreading it into a variadic call (read as three dots)."""
+    texts = [t.text for t in argument]
+    return argument[:-3] if texts[-3:] == [".", ".", "."] else argument
+
+
+def _chain_before(body: list[Token], end: int) -> list[Token]:
+    """The selector chain ending just before ``body[end]`` (``dst.Spec.Pod.Containers`` of ``... =``)."""
+    start = end - 1
+    while start >= 2 and body[start - 1].text == "." and body[start - 2].text.isidentifier():
+        start -= 2
+    return body[start:end] if start >= 0 and body[start].text.isidentifier() else []
+
+
 # What may lie between a merged field and the pod definition in it: a workload's spec and its template
 # (``.spec.deployment`` merged, ``.spec.deployment.spec.template`` the pod), not a role's other parts.
 WORKLOAD_PATH = frozenset({"spec", "template", "podTemplate"})
 
 
-def merged_over(merges: list[MergedField], segments: Segments) -> MergedField | None:
+def merged_over(merges: list[MergedField], segments: Segments, podspec: bool = False) -> MergedField | None:
     """The merge of the field at ``segments`` (a pod definition's path) or of the workload holding it,
-    else None: a list item merged as a whole (a role) says nothing of the pod definition inside it."""
+    else None: a list item merged as a whole (a role) says nothing of the pod definition inside it. A PodSpec
+    (``podspec``) whose containers the code appends beside its own is a pod it composes as well."""
     return next(
         (
             m
             for m in merges
-            if segments[: len(m.segments)] == m.segments and set(segments[len(m.segments) :]) <= WORKLOAD_PATH
+            if (segments[: len(m.segments)] == m.segments and set(segments[len(m.segments) :]) <= WORKLOAD_PATH)
+            or (podspec and m.appended and m.segments == (*segments, "containers"))
         ),
         None,
     )

@@ -63,7 +63,7 @@ def merged_into(facts: SchemaFacts | None, site: Site, merges: Sequence[MergedFi
     operator's pod."""
     if site.form in ("template", "podspec") and _words(site.segments[-1]) & {"extra", "additional"}:
         return f"named as an extra part ({site.segments[-1]})"
-    merge = merged_over(list(merges), site.segments)
+    merge = merged_over(list(merges), site.segments, podspec=site.form == "podspec")
     if merge is not None:
         return f"merged with what the operator's code builds ({merge.how} at {merge.where})"
     found = facts.field_at(site.segments) if facts is not None else None
