@@ -126,3 +126,38 @@ def test_a_list_of_workloads_with_an_image_and_a_count_is_no_container_list() ->
     sample["spec"]["groups"][0].pop("replicas")
     structure = draft(open_spec, [Sample(sample, "w.yaml#0")]).karta["spec"]["structureDefinition"]
     assert ".spec.groups" in json.dumps(structure)
+
+
+def _wrapper(template: dict[str, Any]) -> dict[str, Any]:
+    item = {"type": "object", "properties": {"replicas": {"type": "integer"}, "template": template}}
+    return fixtures.crd("example.com", "Bundle", {"parts": {"type": "array", "items": item}})
+
+
+def test_an_open_template_that_is_a_whole_embedded_resource_reads_no_pod() -> None:
+    """A wrapped object of any kind (apiVersion, kind, metadata) is no pod template: its pods sit inside it."""
+    embedded = {"type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True}
+    crd = _wrapper(embedded)
+    (component,) = _components(crd)
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    assert component["scaleDefinition"] == {"replicasPath": ".spec.parts[]? | (.replicas // 1)"}
+    assert "is a whole object of any kind (x-kubernetes-embedded-resource)" in draft(crd).text
+
+
+def test_an_open_template_not_marked_as_a_resource_is_still_the_pods() -> None:
+    (component,) = _components(_wrapper({"type": "object", "x-kubernetes-preserve-unknown-fields": True}))
+    assert component["specDefinition"] == {"podTemplateSpecPath": ".spec.parts[]?.template"}
+
+
+def test_containers_beside_an_image_join_the_operators_own_container() -> None:
+    """``{image, replicas, containers}``: no PodSpec has an image, so the operator's main container runs it and
+    the listed containers are extra ones; beside no image, the list is the pod's (the plain-name test above)."""
+    image = {"type": "object", "properties": {"repository": {"type": "string"}, "tag": {"type": "string"}}}
+    crd = fixtures.crd(
+        "example.com", "Keeper", {"replicas": {"type": "integer"}, "image": image, "containers": fixtures.CONTAINERS}
+    )
+    (component,) = _components(crd)
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    assert "beside .spec.image, the image of the operator's own container" in draft(crd).text
+    role = {"type": "object", "properties": {"image": {"type": "string"}, "containers": fixtures.CONTAINERS}}
+    (component,) = _components(fixtures.crd("example.com", "Keeper", {"ensemble": role}))
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {}}

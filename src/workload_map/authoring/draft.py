@@ -258,6 +258,14 @@ def draft(
                 f"{site.path} ({site.source}) sits under {schema_path(patch)}: a patch the operator merges over the",
                 "pod it builds, not the pod's definition; no path reads the pod.",
             )
+        elif patches.whole_object(facts, site):
+            component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+            builder.note(
+                (*path, "specDefinition"),
+                LOW,
+                f"{site.path} ({site.source}) is a whole object of any kind (x-kubernetes-embedded-resource), not a",
+                "pod template: its pods sit inside it where its kind has them; no path reads the pod.",
+            )
         elif (fragment := patches.merged_into(facts, site, merges)) is not None:
             component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
             builder.note(

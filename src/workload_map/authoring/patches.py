@@ -7,7 +7,12 @@ is no pod definition (beside one, ``roles.one_pod_per_role`` already adds it to 
 a field named ``override``/``patch`` is merged over the workload the operator builds: the pods are that
 workload's, and their definition is the operator's, not the path's. So is a pod definition named as an extra
 part (``extraPodSpec``: a few pod fields the operator copies into the pod it builds) or described as merged
-over the pod the operator generates ("modifications are done via a strategic merge patch").
+over the pod the operator generates ("modifications are done via a strategic merge patch"), and a list of
+containers beside an ``image`` field (no PodSpec has one): the operator's own main container runs that image,
+the list joins it. An open object
+the schema marks as a whole embedded resource (``x-kubernetes-embedded-resource``: apiVersion, kind,
+metadata) is an object of any kind the operator creates, whose pods sit somewhere inside it: a pod template
+is never a resource of its own (it has no kind), so the path does not read the pod.
 """
 
 from __future__ import annotations
@@ -59,8 +64,8 @@ def patched_by(site: Site) -> Segments | None:
 def merged_into(facts: SchemaFacts | None, site: Site, merges: Sequence[MergedField] = ()) -> str | None:
     """Why a pod definition is a fragment the operator merges into a pod it builds, else None: a template or
     PodSpec named as an extra part (``extraPodSpec``), one the operator's code merges with a value it builds
-    (gomerges.py), or any pod definition whose description says it is merged over (or modifies) the
-    operator's pod."""
+    (gomerges.py), any pod definition whose description says it is merged over (or modifies) the
+    operator's pod, or containers beside the image of the operator's own container (``own_image``)."""
     if site.form in ("template", "podspec") and _words(site.segments[-1]) & {"extra", "additional"}:
         return f"named as an extra part ({site.segments[-1]})"
     merge = merged_over(list(merges), site.segments, podspec=site.form == "podspec")
@@ -69,4 +74,24 @@ def merged_into(facts: SchemaFacts | None, site: Site, merges: Sequence[MergedFi
     found = facts.field_at(site.segments) if facts is not None else None
     description = str(found.schema.get("description") or "") if found is not None else ""
     said = MERGED_DESCRIPTION.search(description)
-    return f"described as merged ({said.group(0)!r})" if said is not None else None
+    if said is not None:
+        return f"described as merged ({said.group(0)!r})"
+    image = own_image(facts, site)
+    return f"beside {image}, the image of the operator's own container these containers join" if image else None
+
+
+def own_image(facts: SchemaFacts | None, site: Site) -> str | None:
+    """The ``image`` field beside a list of containers (in the object holding the list, or the PodSpec-shaped
+    object itself): no PodSpec has one, so it is the image of the main container the operator writes, and
+    the listed containers are extra ones joining it (``{image, replicas, containers}``). Its path, else None."""
+    if facts is None or site.form not in ("containers", "podspec"):
+        return None
+    holder = site.segments if site.form == "podspec" else site.role
+    image = facts.field_at((*holder, "image"))
+    return image.path if image is not None and image.schema.get("type") in ("string", "object") else None
+
+
+def whole_object(facts: SchemaFacts | None, site: Site) -> bool:
+    """An open object taken for a pod definition that the schema marks as a whole embedded resource."""
+    found = facts.field_at(site.segments) if facts is not None and site.free_form is not None else None
+    return found is not None and found.schema.get("x-kubernetes-embedded-resource") is True
