@@ -101,12 +101,30 @@ def test_a_composed_pod_is_drafted_with_no_path_and_a_note(tmp_path: Path) -> No
     assert not [todo for todo in made.todos if "childComponents" in todo]
 
 
-def test_a_pod_the_reader_cannot_place_stays_one_gap(tmp_path: Path) -> None:
-    """Replicas traced but the Template set from something the reader does not follow: a gap, as before."""
-    made = draft(BARN_CRD, api_source=_barn_operator(tmp_path, "r.unknown"))
+OPEN_BARN_CRD = crd("barn.example.com", "Barn", {})
+OPEN_BARN_CRD["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"] = {
+    "type": "object",
+    "x-kubernetes-preserve-unknown-fields": True,
+}
+
+
+def test_a_pod_the_reader_cannot_place_stays_one_gap_where_the_object_may_hold_one(tmp_path: Path) -> None:
+    """Replicas traced but the Template set from something the reader does not follow, in an object whose
+    open spec may hold a pod definition: a gap, as before."""
+    made = draft(OPEN_BARN_CRD, api_source=_barn_operator(tmp_path, "r.unknown"))
     (component,) = made.karta["spec"]["structureDefinition"]["childComponents"]
     assert TODO_MARK in component["specDefinition"]["podTemplateSpecPath"]
     assert len([todo for todo in made.todos if "childComponents" in todo]) == 1
+
+
+def test_a_pod_the_reader_cannot_place_reads_no_path_when_the_object_holds_no_pod(tmp_path: Path) -> None:
+    """The same, in an object with no field shaped like a pod: whatever the code builds it from, the path the
+    format asks for does not exist, so the pod is the operator's composition."""
+    made = draft(BARN_CRD, api_source=_barn_operator(tmp_path, "r.unknown"))
+    (component,) = made.karta["spec"]["structureDefinition"]["childComponents"]
+    assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
+    assert "the object holds no pod definition" in made.text
+    assert not [todo for todo in made.todos if "specDefinition" in todo]
 
 
 HIVE_TYPES = """\

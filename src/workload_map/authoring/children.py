@@ -12,7 +12,7 @@ from typing import Any
 
 from workload_map.authoring import roles, samples as sample_facts
 from workload_map.authoring.builder import Builder, jq
-from workload_map.authoring.evidence import ARRAY, HIGH, MAP, MEDIUM, Segments, schema_path
+from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, schema_path
 from workload_map.authoring.gochildren import BuiltChild
 from workload_map.authoring.render import Path
 from workload_map.authoring.schema import Field, SchemaFacts, Site
@@ -313,6 +313,16 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
         builder.note((*path, "instanceIdPath"), MEDIUM, f"one {kind_name} per item of {schema_path(item[:-1])}.")
     if child.composed:
         read_composed_pod(builder, component, path, kind_name, child.where)
+    elif not facts.sites and ".spec" not in facts.untyped:
+        # No field of the object is shaped like a pod (no template, PodSpec or containers, no open spec):
+        # whatever the code builds the pod from, no path of the object reads it.
+        component["specDefinition"] = {"fragmentedPodSpecDefinition": {}}
+        builder.note(
+            (*path, "specDefinition"),
+            LOW,
+            f"the pods of the {kind_name} built at {child.where}: the object holds no pod definition (no",
+            "template, PodSpec or containers), so the operator composes the pod; no path reads it.",
+        )
     else:
         component["specDefinition"] = {
             "podTemplateSpecPath": builder.todo(
