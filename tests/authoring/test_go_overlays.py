@@ -82,8 +82,17 @@ OVERLAID = {
         ("spec", "containers"),
         "spec.Containers = append([]corev1.Container{main}, f.Spec.Containers...)\n\treturn spec, nil",
     ),
+    "appends the list to a local list of its own containers": (
+        ("spec", "containers"),
+        "containers := []corev1.Container{}\n\tcontainers = append(containers, main)\n"
+        "\tcontainers = append(containers, f.Spec.Containers...)\n\tspec.Containers = containers\n\treturn spec, nil",
+    ),
 }
 NOT_OVERLAID = {
+    "copies the list into a local list": (
+        "containers := []corev1.Container{}\n\tcontainers = append(containers, f.Spec.Containers...)\n"
+        "\tspec.Containers = containers\n\treturn spec, nil"
+    ),
     "merges a pod spec of its own the snippet's type makes": (
         "return spec, mergo.Merge(&spec, f.Spec.PodSnippet.Defaults())"
     ),

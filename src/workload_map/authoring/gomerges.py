@@ -333,9 +333,10 @@ def _appended_containers(locator: _Locator, function: GoFunc) -> list[MergedFiel
     for index in range(2, len(body) - 1):
         if body[index].text != "append" or body[index + 1].text != "(":
             continue
-        if body[index - 1].text not in (":", "=") or body[index - 2].text not in CONTAINER_FIELDS:
-            continue  # not given to a pod's containers (``Containers:`` or ``x.Containers =``)
         arguments = [_unspread(argument) for argument in _split(body[index + 2 : _balanced(body, index + 1) - 1], ",")]
+        into_pod = body[index - 1].text in (":", "=") and body[index - 2].text in CONTAINER_FIELDS
+        if not into_pod and not _grown_with_own(locator, function, index):
+            continue  # not given to a pod's containers (``Containers:``, ``x.Containers =``, a list of its own)
         if len(arguments) < 2:
             continue
         fields = [_field(locator, argument, function) for argument in arguments]
@@ -356,6 +357,24 @@ def _appended_containers(locator: _Locator, function: GoFunc) -> list[MergedFiel
             )
         )
     return out
+
+
+def _grown_with_own(locator: _Locator, function: GoFunc, at: int) -> bool:
+    """``list = append(list, ...)`` at ``at`` on a local list of containers the code also appends one of its
+    own to elsewhere in the function (``containers = append(containers, exporter)``): the list is the
+    operator's containers, and what else is appended joins them."""
+    body = function.body
+    local = body[at - 2].text if body[at - 1].text == "=" and at >= 3 and body[at - 3].text != "." else ""
+    if "container" not in local.lower():
+        return False
+    for index in range(2, len(body) - 1):
+        if index == at or body[index].text != "append" or [t.text for t in body[index - 2 : index]] != [local, "="]:
+            continue
+        arguments = [_unspread(a) for a in _split(body[index + 2 : _balanced(body, index + 1) - 1], ",")]
+        added = arguments[1:] if arguments and [t.text for t in arguments[0]] == [local] else []
+        if added and all(_field(locator, a, function) is None and _is_value(a, function) for a in added):
+            return True
+    return False
 
 
 def _unspread(argument: list[Token]) -> list[Token]:
