@@ -32,6 +32,10 @@ _FAILURE_AFTER = re.compile(r"EventTypeWarning|\"Warning\"|\b(?:klog|log|logger|
 _ALL_READY = re.compile(
     r"(?i)\b\w*(ready|available)\w*\s*(==|>=)\s*\*?[\w.]+|\b\w*(replicas|desired|size)\w*\s*(==|<=)\s*\w*(ready|available)"
 )
+# A pod's own phase copied over (``cr.Status.Phase = string(pod.Status.Phase)``, ``pods[0].Status.Phase``).
+_POD_PHASE_COPY = re.compile(r"^(?:[\w.]+\()?\w*[Pp]od\w*(?:\[[^\]]*\])?\.Status\.Phase\)?$")
+# The phases of a pod (k8s.io/api/core/v1 PodPhase).
+POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 _CALL = re.compile(r"^((?:\w+\.)*\w+)\(.*\)$", re.S)
 _RETURN = re.compile(r"\breturn\s+([^\n,;]+)")
 _ERR_CHECK = re.compile(r"\berr\s*!=\s*nil")
@@ -62,17 +66,32 @@ def written_values(
     reader = _Sites(files, root, text, constant)
     for path in files:
         body = text(path) or ""
-        if f"tatus.{field_name}" not in body:
-            continue
-        for match in assign.finditer(body):
-            expression = _strip_comment(match.group(1))
-            for written in reader.values(expression, path, match.start(1), 0, set()):
+        sites = [(m.group(1), m.start(1)) for m in assign.finditer(body)] if f"tatus.{field_name}" in body else []
+        sites += _keyed_in_status_literals(body, field_name) if f"{field_name}:" in body else []
+        for expression_text, at in sites:
+            expression = _strip_comment(expression_text)
+            for written in reader.values(expression, path, at, 0, set()):
                 first = found.setdefault(written.value, written)
                 if written.failure and not first.failure:
                     first.failure, first.evidence = True, f"{first.evidence}, {written.evidence} on a failure path"
                 if len(found) >= MAX_VALUES:
                     return list(found.values())
     return list(found.values())
+
+
+# A status built whole (``cr.Status = v1.WidgetStatus{Phase: v1.PhaseReady}``, ``&WidgetStatus{``).
+_STATUS_LITERAL = re.compile(r"(?<![\w.])(?:\w+\.)?\w*Status\{")
+
+
+def _keyed_in_status_literals(body: str, field_name: str) -> list[tuple[str, int]]:
+    """The values keyed ``<field_name>:`` in the status literals of a Go file, each with its offset."""
+    key = re.compile(rf"^{re.escape(field_name)}\s*:\s*(.+)$", re.S)
+    out = []
+    for literal in _STATUS_LITERAL.finditer(body):
+        for argument, offset in _arguments(body, literal.end()):
+            if (match := key.match(argument)) is not None:
+                out.append((match.group(1), offset + match.start(1)))
+    return out
 
 
 def assigned(files: list[Path], root: Path, text: Callable[[Path], str | None], field_name: str) -> str | None:
@@ -85,14 +104,16 @@ def assigned(files: list[Path], root: Path, text: Callable[[Path], str | None], 
     return None
 
 
-_CONDITION_LITERAL = re.compile(r"\b\w+\.Condition\{")
+# ``metav1.Condition{``, a project's own ``ClusterCondition{`` (qualified or in its own package).
+_CONDITION_LITERAL = re.compile(r"(?<![\w.])(?:\w+\.)?\w*Condition\{")
 _TYPE_KEY = re.compile(r"\bType:\s*([^,\n}]+)")
 
 
 def written_condition_types(
     files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str, constant: ConstantLookup
 ) -> list[Written]:
-    """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, the value
+    """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, or of a
+    condition struct of the project's own, ``ClusterCondition{Type: ...}``; the value
     a constant, a literal or a parameter of the builder function), in the files that name the kind; those
     built in a function that uses the kind's type (``cr *v1.Kind``), or is called from one, when there are
     any (a project's other kinds, named in the same files, build theirs elsewhere)."""
@@ -102,7 +123,7 @@ def written_condition_types(
     uses = re.compile(rf"[.*\]]{re.escape(kind)}\b|\b{re.escape(kind)}\{{")
     for path in files:
         body = text(path) or ""
-        if kind not in body or ".Condition{" not in body:
+        if kind not in body or "Condition{" not in body:
             continue
         for literal in _CONDITION_LITERAL.finditer(body):
             end = _arguments(body, literal.end())
@@ -258,6 +279,10 @@ class _Sites:
                 body = self.text(path) or ""
                 where = f"written at {self.where(path, at)}"
                 yield Written(value, where, _on_failure_path(body, at), all_ready=_when_all_ready(body, at))
+            return
+        if _POD_PHASE_COPY.match(expression):
+            where = f"written at {self.where(path, at)} (the phase of a pod, copied)"
+            yield from (Written(phase, where, failure=False) for phase in POD_PHASES)
             return
         name = _NAME.match(expression)
         if name is None:
