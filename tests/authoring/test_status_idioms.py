@@ -342,3 +342,74 @@ def test_a_status_built_whole_writes_the_values_keyed_by_the_field(tmp_path: Pat
 def test_a_pause_that_keeps_the_controllers_from_the_object_is_no_suspend() -> None:
     said = "Paused can be used to prevent controllers from processing the Kiln and what it owns."
     assert _suspend({"paused": {"type": "boolean", "description": said}}) is None
+
+
+DRUMS = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type Drum struct {
+	metav1.TypeMeta `json:",inline"`
+	Status DrumStatus `json:"status,omitempty"`
+}
+
+type DrumStatus struct {
+	Spinning   int32 `json:"spinning,omitempty"`
+	Balanced   int32 `json:"balanced,omitempty"`
+	Requested  int32 `json:"requested,omitempty"`
+}
+"""
+
+DRUM_CHECKS = """\
+package checks
+
+type RolloutCount struct {
+	Asked   int32
+	Settled int32
+}
+
+func Count(rs *appsv1.ReplicaSet) RolloutCount {
+	return RolloutCount{Asked: *rs.Spec.Replicas, Settled: rs.Status.AvailableReplicas}
+}
+"""
+
+DRUM_CONTROLLER = """\
+package controller
+
+func (r *DrumReconciler) status(drum *v1.Drum, sts *appsv1.StatefulSet, rs *appsv1.ReplicaSet) v1.DrumStatus {
+	counted := checks.Count(rs)
+	status := v1.DrumStatus{Spinning: sts.Status.ReadyReplicas}
+	status.Balanced = counted.Settled
+	status.Requested = counted.Asked
+	return status
+}
+"""
+
+
+def test_a_ready_count_keyed_in_a_literal_or_carried_by_a_struct_of_the_operators_own(tmp_path: Path) -> None:
+    root = _write(
+        tmp_path,
+        [
+            ("api/v1", "drum_types.go", DRUMS),
+            ("pkg/checks", "checks.go", DRUM_CHECKS),
+            ("internal/controller", "drum.go", DRUM_CONTROLLER),
+        ],
+    )
+    found = api_values(root, "Drum", "v1")
+    assert [segments for segments, _ in found.ready_counts] == [("status", "spinning"), ("status", "balanced")]
+
+
+GLAZE_CONDITIONS = """
+func kilnOf(glaze *v1.Glaze) *v1.KilnCluster { return nil }
+
+func (r *GlazeReconciler) mark(kiln *v1.KilnCluster) { _ = metav1.Condition{Type: "Glazed"} }
+"""
+
+
+def test_a_status_that_keeps_no_condition_list_takes_no_condition_type_another_kind_builds(tmp_path: Path) -> None:
+    # KilnCluster's status has a state and no conditions; Glaze's controller builds conditions in a file
+    # that names KilnCluster too.
+    builds = CONTROLLER + GLAZE_CONDITIONS
+    root = _write(tmp_path, [("api/v1", "kiln_types.go", KILNS), ("internal/controller", "glaze.go", builds)])
+    assert api_values(root, "KilnCluster", "v1").conditions == []

@@ -189,7 +189,11 @@ class _Linker:
 
     def conditions(self, status: GoType, kind: GoType) -> None:
         """Condition types: the constants of the condition struct's ``Type``; without a typed one (a shared
-        metav1.Condition), the condition-typed constants declared beside the kind."""
+        metav1.Condition), the condition-typed constants declared beside the kind. None for a status that
+        keeps no condition list: the condition types a package declares or its controllers build are then
+        another kind's."""
+        if self.keeps_no_conditions(status):
+            return
         for segments, go_field, owner in self.walk(status, ("status",), set()):
             listed = self.slice_item(go_field.type_expr, owner.file) if segments[-1] == "conditions" else None
             if listed is None:
@@ -216,6 +220,13 @@ class _Linker:
             )
             declared = [(w.value, w.evidence.replace("written at", "built at")) for w in built]
         self.values.conditions += declared
+
+    def keeps_no_conditions(self, status: GoType) -> bool:
+        """The status type has no ``conditions`` field (its own or an inline struct's) and embeds no type the
+        source given does not hold (``duckv1.Status`` may bring one)."""
+        if any(segments[-1] == "conditions" for segments, _, _ in self.walk(status, ("status",), set())):
+            return False
+        return all(f.names or self.resolve(f.type_expr, status.file) is not None for f in status.fields)
 
     def slice_item(self, type_expr: str, where: GoFile) -> tuple[str, GoFile] | None:
         """The item type of a list field: ``[]Condition``, or a named list (``type Conditions []Condition``)."""

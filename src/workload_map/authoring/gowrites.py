@@ -174,19 +174,45 @@ def _in_function_using(
 
 # ``status.Replicas = sts.Status.ReadyReplicas``: a status count copied from a workload's ready pods.
 _READY_COPY = re.compile(r"\b[Ss]tatus\.(\w+)\s*=(?!=)\s*(?:\w+\()?[\w.]*\bStatus\.(ReadyReplicas|AvailableReplicas)\b")
+# The same count keyed in a literal (``KindStatus{ReadyNodes: sts.Status.ReadyReplicas}``, or a struct of the
+# operator's own carrying it on: ``RolloutStatus{Updated: rs.Status.AvailableReplicas}``).
+_READY_KEYED = re.compile(r"\b(\w+)\s*:\s*(?:\w+\()?[\w.]*\bStatus\.(ReadyReplicas|AvailableReplicas)\b")
 
 
 def ready_copies(files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str) -> dict[str, str]:
     """The status fields (by Go name) the controller fills with a workload's ready or available pod count
-    (``status.Replicas = sts.Status.ReadyReplicas``), in the files that name the kind, each with its site."""
+    (``status.Replicas = sts.Status.ReadyReplicas``, ``KindStatus{Replicas: sts.Status.ReadyReplicas}``), in
+    the files that name the kind, each with its site; also through a field of a struct of the operator's own
+    the count is keyed into first (``RolloutStatus{Updated: rs.Status.AvailableReplicas}``, then
+    ``status.UpdatedReplicas = rollout.Updated``)."""
     found: dict[str, str] = {}
-    for path in files:
-        body = text(path) or ""
-        if kind not in body or ("Status.ReadyReplicas" not in body and "Status.AvailableReplicas" not in body):
+    carriers: dict[str, str] = {}  # a field keyed with the count anywhere -> where
+    keyed: dict[str, str] = {}  # those keyed in the files that name the kind
+    bodies = [(path, text(path) or "") for path in files]
+    for path, body in bodies:
+        if "Status.ReadyReplicas" not in body and "Status.AvailableReplicas" not in body:
+            continue
+        for match in _READY_KEYED.finditer(body):
+            where = f"{match.group(2)} keyed at {_located(root, path, body, match.start())}"
+            carriers.setdefault(match.group(1), where)
+            if kind in body:
+                keyed.setdefault(match.group(1), where)  # straight into a status literal (if a field of the kind's)
+        if kind not in body:
             continue
         for match in _READY_COPY.finditer(body):
             where = f"{match.group(2)} copied at {_located(root, path, body, match.start())}"
             found.setdefault(match.group(1), where)
+    if carriers:
+        names = "|".join(re.escape(c) for c in carriers)
+        carried = re.compile(rf"\b[Ss]tatus\.(\w+)\s*=(?!=)\s*(?:\w+\()?\w+\.({names})\b(?!\s*[.(])")
+        for path, body in bodies:
+            if kind not in body:
+                continue
+            for match in carried.finditer(body):
+                where = f"{carriers[match.group(2)]}, copied at {_located(root, path, body, match.start())}"
+                found.setdefault(match.group(1), where)
+    for name, where in keyed.items():
+        found.setdefault(name, where)
     return found
 
 
