@@ -329,6 +329,8 @@ func (r *LoomReconciler) Reconcile(loom *v1.Loom) {
 		Phase: "Idle",
 	}
 	loom.Status = *next
+	// Another struct's phase, keyed the same way: not the loom's.
+	spool := v1.SpoolStatus{Phase: "Spun"}
 }
 """
 
@@ -413,3 +415,40 @@ def test_a_status_that_keeps_no_condition_list_takes_no_condition_type_another_k
     builds = CONTROLLER + GLAZE_CONDITIONS
     root = _write(tmp_path, [("api/v1", "kiln_types.go", KILNS), ("internal/controller", "glaze.go", builds)])
     assert api_values(root, "KilnCluster", "v1").conditions == []
+
+
+CHIMNEYS = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+const NamePrefix = "Chimney"
+
+type Chimney struct {
+	metav1.TypeMeta `json:",inline"`
+	Status ChimneyStatus `json:"status,omitempty"`
+}
+
+type ChimneyStatus struct {
+	Phase string `json:"phase,omitempty"`
+}
+"""
+
+CHIMNEY_CONTROLLER = """\
+package controller
+
+import v1 "example.com/chimney/api/v1"
+
+func (r *ChimneyReconciler) Reconcile(chimney *v1.Chimney, err error) {
+	chimney.Status.Phase = v1.NamePrefix + "Drawing"
+	chimney.Status.Phase = "Blocked: " + err.Error()
+}
+"""
+
+
+def test_a_value_written_as_a_concatenation_of_constants_and_literals_is_joined(tmp_path: Path) -> None:
+    root = _write(
+        tmp_path, [("api/v1", "chimney_types.go", CHIMNEYS), ("internal/controller", "chimney.go", CHIMNEY_CONTROLLER)]
+    )
+    found = api_values(root, "Chimney", "v1")
+    assert [v for v, _ in found.phases[("status", "phase")]] == ["ChimneyDrawing"]

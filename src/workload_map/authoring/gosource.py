@@ -378,7 +378,7 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
             continue  # a phase deep in the status is a part's (an analysis run's), not the object's
         found_values = linker.field_values(go_field, owner)
         if not found_values and go_field.names and _is_string(linker, go_field, owner):
-            written = _written(package, go_field.names[0])
+            written = _written(package, go_field.names[0], owner.name)
             found_values = [(w.value, w.evidence) for w in written]
             values.meanings.update(
                 ((segments, w.value), meant) for w in written if (meant := written_meaning(w)) is not None
@@ -480,9 +480,11 @@ def written_meaning(written: gowrites.Written) -> tuple[str, str, str] | None:
     return None
 
 
-def _written(package: Package, field_name: str) -> list[gowrites.Written]:
-    """The values the controller writes into ``Status.<field_name>``, its constants looked up by package."""
-    return gowrites.written_values(package.all_files(), package.root, package.text, field_name, _constants(package))
+def _written(package: Package, field_name: str, holder: str) -> list[gowrites.Written]:
+    """The values the controller writes into ``Status.<field_name>`` (of the struct ``holder``), its constants
+    looked up by package."""
+    files = package.all_files()
+    return gowrites.written_values(files, package.root, package.text, field_name, _constants(package), holder)
 
 
 def _constants(package: Package) -> gowrites.ConstantLookup:

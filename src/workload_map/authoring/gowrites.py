@@ -36,6 +36,8 @@ _ALL_READY = re.compile(
 _POD_PHASE_COPY = re.compile(r"^(?:[\w.]+\()?\w*[Pp]od\w*(?:\[[^\]]*\])?\.Status\.Phase\)?$")
 # The phases of a pod (k8s.io/api/core/v1 PodPhase).
 POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+# The parts of a string concatenation: literals, and whatever lies between the ``+``.
+_CONCATENATED = re.compile(r'"(?:\\.|[^"\\])*"|`[^`]*`|[^+"`]+|\+')
 _CALL = re.compile(r"^((?:\w+\.)*\w+)\(.*\)$", re.S)
 _RETURN = re.compile(r"\breturn\s+([^\n,;]+)")
 _ERR_CHECK = re.compile(r"\berr\s*!=\s*nil")
@@ -55,19 +57,26 @@ class Written:
 ConstantLookup = Callable[[str | None, str, Path], str | None]
 
 
-def written_values(
-    files: list[Path], root: Path, text: Callable[[Path], str | None], field_name: str, constant: ConstantLookup
+def written_values(  # noqa: PLR0917 - the reader's inputs, each by name at its one call
+    files: list[Path],
+    root: Path,
+    text: Callable[[Path], str | None],
+    field_name: str,
+    constant: ConstantLookup,
+    holder: str | None = None,
 ) -> list[Written]:
     """The values the Go ``files`` (under ``root``) write into ``Status.<field_name>``, first site first: also
     through a variable holding the status (``st := obj.Status.DeepCopy()``, ``dfStatus := r.statusOf(obj)``),
-    named after it (``status``, ``newStatus``)."""
+    named after it (``status``, ``newStatus``), and keyed in a literal of the struct ``holder`` that declares
+    the field (``v1.WidgetStatus{Phase: PhaseReady}``)."""
     assign = re.compile(rf"\b(?:Status|\w*[Ss]tatus)\.{re.escape(field_name)}\s*=(?!=)\s*([^\n;]+)")
     found: dict[str, Written] = {}
     reader = _Sites(files, root, text, constant)
     for path in files:
         body = text(path) or ""
         sites = [(m.group(1), m.start(1)) for m in assign.finditer(body)] if f"tatus.{field_name}" in body else []
-        sites += _keyed_in_status_literals(body, field_name) if f"{field_name}:" in body else []
+        if holder is not None and f"{holder}{{" in body:
+            sites += _keyed_in_literals(body, holder, field_name)
         for expression_text, at in sites:
             expression = _strip_comment(expression_text)
             for written in reader.values(expression, path, at, 0, set()):
@@ -79,15 +88,12 @@ def written_values(
     return list(found.values())
 
 
-# A status built whole (``cr.Status = v1.WidgetStatus{Phase: v1.PhaseReady}``, ``&WidgetStatus{``).
-_STATUS_LITERAL = re.compile(r"(?<![\w.])(?:\w+\.)?\w*Status\{")
-
-
-def _keyed_in_status_literals(body: str, field_name: str) -> list[tuple[str, int]]:
-    """The values keyed ``<field_name>:`` in the status literals of a Go file, each with its offset."""
+def _keyed_in_literals(body: str, holder: str, field_name: str) -> list[tuple[str, int]]:
+    """The values keyed ``<field_name>:`` in the literals of the struct ``holder`` in a Go file (a status built
+    whole: ``cr.Status = v1.WidgetStatus{Phase: v1.PhaseReady}``, ``&WidgetStatus{``), each with its offset."""
     key = re.compile(rf"^{re.escape(field_name)}\s*:\s*(.+)$", re.S)
     out = []
-    for literal in _STATUS_LITERAL.finditer(body):
+    for literal in re.finditer(rf"(?<![\w.])(?:\w+\.)?{re.escape(holder)}\{{", body):
         for argument, offset in _arguments(body, literal.end()):
             if (match := key.match(argument)) is not None:
                 out.append((match.group(1), offset + match.start(1)))
@@ -306,6 +312,11 @@ class _Sites:
                 where = f"written at {self.where(path, at)}"
                 yield Written(value, where, _on_failure_path(body, at), all_ready=_when_all_ready(body, at))
             return
+        if "+" in expression and (joined := self.concatenation(expression, path)) is not None:
+            body = self.text(path) or ""
+            where = f"written at {self.where(path, at)} ({expression})"
+            yield Written(joined, where, _on_failure_path(body, at), _when_all_ready(body, at))
+            return
         if _POD_PHASE_COPY.match(expression):
             where = f"written at {self.where(path, at)} (the phase of a pod, copied)"
             yield from (Written(phase, where, failure=False) for phase in POD_PHASES)
@@ -329,6 +340,24 @@ class _Sites:
         if qualifier is None and hops < MAX_HOPS:
             yield from self.through_callers(identifier, path, at, hops, seen)
             yield from self.through_locals(identifier, path, at, hops, seen)
+
+    def concatenation(self, expression: str, path: Path) -> str | None:
+        """``PhasePrefix + "Ready"``: string literals and constants joined; None when a part is neither (a
+        message built with an error's text)."""
+        parts = [p.strip() for p in _CONCATENATED.findall(expression) if p.strip() not in ("+", "")]
+        values = []
+        for part in parts:
+            name = _NAME.match(part)
+            value = (
+                part[1:-1]
+                if _LITERAL.match(part)
+                else (self.constant(name.group(1), name.group(2), path) if name else None)
+            )
+            if value is None:
+                return None
+            values.append(value)
+        joined = "".join(values)
+        return joined if len(parts) >= 2 and joined.strip() and joined.isprintable() else None
 
     def through_locals(
         self, name: str, path: Path, at: int, hops: int, seen: set[tuple[str, int]]
