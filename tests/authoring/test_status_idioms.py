@@ -214,6 +214,9 @@ func (r *OvenReconciler) Reconcile(oven *v1.Oven) {
 	pod := r.pod(oven)
 	oven.Status.Phase = string(pod.Status.Phase)
 	oven.Status.Conditions = append(oven.Status.Conditions, v1.OvenCondition{Type: typeBaked, Status: "True"})
+	// A condition of the oven's pod (a readiness gate): not one of the oven's.
+	gate := corev1.PodCondition{Type: "oven.example.com/lit", Status: corev1.ConditionTrue}
+	r.patchPod(pod, gate, oven)
 }
 """
 

@@ -194,10 +194,12 @@ class _Linker:
         another kind's."""
         if self.keeps_no_conditions(status):
             return
+        item_name = "Condition"  # the struct the status lists its conditions in
         for segments, go_field, owner in self.walk(status, ("status",), set()):
             listed = self.slice_item(go_field.type_expr, owner.file) if segments[-1] == "conditions" else None
             if listed is None:
                 continue
+            item_name = bare_type(listed[0])[1]
             item = self.resolve(*listed)
             if item is None and (core := _core_condition_types(*listed)):
                 self.values.conditions += core
@@ -215,8 +217,9 @@ class _Linker:
         declared = [(c.value, self.evidence(c)) for c in self.kind_conditions(kind)]
         if not declared:
             # Untyped constants elsewhere (a controller package): the types its Condition literals are built with.
+            package = self.package
             built = gowrites.written_condition_types(
-                self.package.all_files(), self.package.root, self.package.text, kind.name, _constants(self.package)
+                package.all_files(), package.root, package.text, kind.name, _constants(package), item_name
             )
             declared = [(w.value, w.evidence.replace("written at", "built at")) for w in built]
         self.values.conditions += declared

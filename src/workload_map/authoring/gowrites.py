@@ -110,16 +110,20 @@ def assigned(files: list[Path], root: Path, text: Callable[[Path], str | None], 
     return None
 
 
-# ``metav1.Condition{``, a project's own ``ClusterCondition{`` (qualified or in its own package).
-_CONDITION_LITERAL = re.compile(r"(?<![\w.])(?:\w+\.)?\w*Condition\{")
 _TYPE_KEY = re.compile(r"\bType:\s*([^,\n}]+)")
 
 
-def written_condition_types(
-    files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str, constant: ConstantLookup
+def written_condition_types(  # noqa: PLR0917 - the reader's inputs, each by name at its one call
+    files: list[Path],
+    root: Path,
+    text: Callable[[Path], str | None],
+    kind: str,
+    constant: ConstantLookup,
+    item: str = "Condition",
 ) -> list[Written]:
-    """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, or of a
-    condition struct of the project's own, ``ClusterCondition{Type: ...}``; the value
+    """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, or of the
+    condition struct ``item`` the kind's status lists, ``v1.ClusterCondition{Type: ...}``, not a pod's or
+    another object's condition it builds too); the value
     a constant, a literal or a parameter of the builder function), in the files that name the kind; those
     built in a function that uses the kind's type (``cr *v1.Kind``), or is called from one, when there are
     any (a project's other kinds, named in the same files, build theirs elsewhere)."""
@@ -127,11 +131,13 @@ def written_condition_types(
     scoped: dict[str, Written] = {}
     reader = _Sites(files, root, text, constant)
     uses = re.compile(rf"[.*\]]{re.escape(kind)}\b|\b{re.escape(kind)}\{{")
+    names = "|".join(re.escape(n) for n in dict.fromkeys(("Condition", item)))
+    literals = re.compile(rf"(?<![\w.])(?:\w+\.)?(?:{names})\{{")
     for path in files:
         body = text(path) or ""
         if kind not in body or "Condition{" not in body:
             continue
-        for literal in _CONDITION_LITERAL.finditer(body):
+        for literal in literals.finditer(body):
             end = _arguments(body, literal.end())
             inside = body[literal.end() : end[-1][1] + len(end[-1][0])] if end else ""
             if (key := _TYPE_KEY.search(inside)) is None:
