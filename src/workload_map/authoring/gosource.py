@@ -64,9 +64,10 @@ class ApiValues:
 
 
 class _Linker:
-    def __init__(self, package: Package, values: ApiValues) -> None:
+    def __init__(self, package: Package, values: ApiValues, kind: str = "") -> None:
         self.package = package
         self.values = values
+        self.kind = kind  # the kind's Go type name, which a package's constants may be named after
 
     def resolve(self, type_expr: str, where: GoFile) -> GoType | None:
         """The declaration a field's type names: in the same directory, else in the folder the import
@@ -100,9 +101,25 @@ class _Linker:
                 and self.resolve(c.type_name, c.file) is declared
             ]
             if found or attempt:
-                return found
+                return found + self.untyped_beside(declared, found)
             self.load_declaring(declared.name)
         return []
+
+    def untyped_beside(self, declared: GoType, typed: list[GoConst]) -> list[GoConst]:
+        """Untyped constants written beside the typed ones and named after the type (``ClusterConditionError
+        = "Error"`` under ``ClusterConditionReady ClusterConditionType = "Ready"``): Go gives a constant with
+        its own value and no type none, but its name and place say it is one of the type's values."""
+        stem = declared.name.removesuffix("Type")
+        files = {id(c.file) for c in typed}
+        return [
+            c
+            for c in self.package.consts
+            if c.type_name is None
+            and id(c.file) in files
+            and _named_after(c.name, stem)
+            and not any(w in c.name for w in ("Reason", "Message"))  # a condition's reason, not its type
+            and c not in typed
+        ]
 
     def load_declaring(self, type_name: str) -> None:
         """Load the folders with a file declaring a constant of ``<qualifier>.<type_name>``."""
@@ -128,17 +145,20 @@ class _Linker:
         declared = self.resolve(go_field.type_expr, owner.file)
         if declared is not None and declared.underlying != "struct":
             found = self.marker_values(declared.doc, f"{declared.file.path}:{declared.line}")
-            return found or [(c.value, self.evidence(c)) for c in self.constants_of(declared)]
+            # The constants' doc comments say more of each value than the type's marker listing it.
+            said = {c.value: self.evidence(c) for c in self.constants_of(declared)}
+            return [(v, said.get(v, why)) for v, why in found] if found else list(said.items())
         if go_field.type_expr == "string" and go_field.names:
-            # A plain string phase: the package's untyped constants named after the field (``PhaseHealthy``).
-            prefix = go_field.names[0]
+            # A plain string phase: the package's untyped constants named after the field (``PhaseHealthy``),
+            # or after the kind and the field (``WidgetClusterStateRunning`` for a WidgetCluster's ``State``:
+            # a package of several kinds keeps each kind's values apart by the kind's name).
+            prefixes = [go_field.names[0]] + ([self.kind + go_field.names[0]] if self.kind else [])
             return [
                 (c.value, self.evidence(c))
                 for c in self.package.consts
                 if c.type_name in (None, "string")
                 and c.file.directory == owner.file.directory
-                and c.name.startswith(prefix)
-                and c.name[len(prefix) : len(prefix) + 1].isupper()
+                and any(_named_after(c.name, prefix) for prefix in prefixes)
             ]
         return []
 
@@ -169,12 +189,21 @@ class _Linker:
 
     def conditions(self, status: GoType, kind: GoType) -> None:
         """Condition types: the constants of the condition struct's ``Type``; without a typed one (a shared
-        metav1.Condition), the condition-typed constants declared beside the kind."""
+        metav1.Condition), the condition-typed constants declared beside the kind. None for a status that
+        keeps no condition list: the condition types a package declares or its controllers build are then
+        another kind's."""
+        if self.keeps_no_conditions(status):
+            return
+        item_name = "Condition"  # the struct the status lists its conditions in
         for segments, go_field, owner in self.walk(status, ("status",), set()):
             listed = self.slice_item(go_field.type_expr, owner.file) if segments[-1] == "conditions" else None
             if listed is None:
                 continue
+            item_name = bare_type(listed[0])[1]
             item = self.resolve(*listed)
+            if item is None and (core := _core_condition_types(*listed)):
+                self.values.conditions += core
+                return
             type_field = next((f for f in item.fields if f.json == "type"), None) if item else None
             typed = self.resolve(type_field.type_expr, item.file) if type_field and item else None
             if typed is not None and typed.underlying != "struct":
@@ -188,11 +217,19 @@ class _Linker:
         declared = [(c.value, self.evidence(c)) for c in self.kind_conditions(kind)]
         if not declared:
             # Untyped constants elsewhere (a controller package): the types its Condition literals are built with.
+            package = self.package
             built = gowrites.written_condition_types(
-                self.package.all_files(), self.package.root, self.package.text, kind.name, _constants(self.package)
+                package.all_files(), package.root, package.text, kind.name, _constants(package), item_name
             )
             declared = [(w.value, w.evidence.replace("written at", "built at")) for w in built]
         self.values.conditions += declared
+
+    def keeps_no_conditions(self, status: GoType) -> bool:
+        """The status type has no ``conditions`` field (its own or an inline struct's) and embeds no type the
+        source given does not hold (``duckv1.Status`` may bring one)."""
+        if any(segments[-1] == "conditions" for segments, _, _ in self.walk(status, ("status",), set())):
+            return False
+        return all(f.names or self.resolve(f.type_expr, status.file) is not None for f in status.fields)
 
     def slice_item(self, type_expr: str, where: GoFile) -> tuple[str, GoFile] | None:
         """The item type of a list field: ``[]Condition``, or a named list (``type Conditions []Condition``)."""
@@ -252,6 +289,28 @@ class _Linker:
         return names
 
 
+# Condition lists of the core API's own types (a status keeping ``[]corev1.ComponentCondition``): the types
+# Kubernetes declares for them, read nowhere in an operator's source.
+CORE_CONDITIONS = {
+    ("k8s.io/api/core/v1", "ComponentCondition"): ("Healthy",),
+    ("k8s.io/api/core/v1", "PodCondition"): ("PodScheduled", "Initialized", "ContainersReady", "Ready"),
+    ("k8s.io/api/batch/v1", "JobCondition"): ("Suspended", "Complete", "Failed"),
+}
+
+
+def _core_condition_types(item_type: str, where: GoFile) -> list[tuple[str, str]]:
+    """The condition types of a core API condition struct a status lists (``[]corev1.ComponentCondition``)."""
+    qualifier, name = bare_type(item_type)
+    import_path = where.imports.get(qualifier) if qualifier else None
+    types = CORE_CONDITIONS.get((import_path or "", name), ())
+    return [(t, f"a condition type of {import_path} {name}, the item of the conditions at {where.path}") for t in types]
+
+
+def _named_after(name: str, prefix: str) -> bool:
+    """``PhaseHealthy`` is named after ``Phase``: the prefix, then a word of its own."""
+    return name.startswith(prefix) and name[len(prefix) : len(prefix) + 1].isupper()
+
+
 def _file_stem(const: GoConst) -> str:
     return const.file.path.rpartition("/")[2].replace("_", "")
 
@@ -299,7 +358,7 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
             f"{found.file.path}:{found.line}: {kind} is declared twice in this folder; the first is read"
         )
     values.kind_at = f"{found.file.path}:{found.line}"
-    linker = _Linker(package, values)
+    linker = _Linker(package, values, found.name)
     status_field = next(f for f in found.fields if f.json == "status")
     status = linker.resolve(status_field.type_expr, found.file)
     if status is None or status.underlying != "struct":
@@ -322,7 +381,7 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
             continue  # a phase deep in the status is a part's (an analysis run's), not the object's
         found_values = linker.field_values(go_field, owner)
         if not found_values and go_field.names and _is_string(linker, go_field, owner):
-            written = _written(package, go_field.names[0])
+            written = _written(package, go_field.names[0], owner.name)
             found_values = [(w.value, w.evidence) for w in written]
             values.meanings.update(
                 ((segments, w.value), meant) for w in written if (meant := written_meaning(w)) is not None
@@ -356,7 +415,10 @@ def _is_kind(declared: GoType) -> bool:
 
 # A switch's doc saying it stops the operator's own work (VictoriaMetrics' ``paused``: "all actions on the
 # underlying managed objects are not going to be performed"); what follows "except" is the exception.
-OPERATOR_ONLY = re.compile(r"(?i)\breconcil\w*|\bactions? on the (?:\w+ ){0,3}(?:objects|resources)\b")
+OPERATOR_ONLY = re.compile(
+    r"(?i)\breconcil\w*|\bactions? on the (?:\w+ ){0,3}(?:objects|resources)\b"
+    r"|\bstops? managing\b|\bno longer manag\w*|\bunmanaged\b|\bprevents? (?:the )?(?:operator|controllers?) from\b"
+)
 STOPS_PODS = re.compile(r"(?i)\bpods?\b|delet|\bscal|terminat|shut ?down|hibernat")
 
 
@@ -377,8 +439,7 @@ def _operator_switches(linker: _Linker, kind: GoType) -> list[tuple[Segments, st
     return found
 
 
-# The phases of a pod (k8s.io/api/core/v1 PodPhase), for a status that copies a pod's own.
-POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+POD_PHASES = gowrites.POD_PHASES  # for a status that copies a pod's own
 CORE_API = "k8s.io/api/core/v1"
 
 
@@ -422,9 +483,11 @@ def written_meaning(written: gowrites.Written) -> tuple[str, str, str] | None:
     return None
 
 
-def _written(package: Package, field_name: str) -> list[gowrites.Written]:
-    """The values the controller writes into ``Status.<field_name>``, its constants looked up by package."""
-    return gowrites.written_values(package.all_files(), package.root, package.text, field_name, _constants(package))
+def _written(package: Package, field_name: str, holder: str) -> list[gowrites.Written]:
+    """The values the controller writes into ``Status.<field_name>`` (of the struct ``holder``), its constants
+    looked up by package."""
+    files = package.all_files()
+    return gowrites.written_values(files, package.root, package.text, field_name, _constants(package), holder)
 
 
 def _constants(package: Package) -> gowrites.ConstantLookup:

@@ -32,6 +32,12 @@ _FAILURE_AFTER = re.compile(r"EventTypeWarning|\"Warning\"|\b(?:klog|log|logger|
 _ALL_READY = re.compile(
     r"(?i)\b\w*(ready|available)\w*\s*(==|>=)\s*\*?[\w.]+|\b\w*(replicas|desired|size)\w*\s*(==|<=)\s*\w*(ready|available)"
 )
+# A pod's own phase copied over (``cr.Status.Phase = string(pod.Status.Phase)``, ``pods[0].Status.Phase``).
+_POD_PHASE_COPY = re.compile(r"^(?:[\w.]+\()?\w*[Pp]od\w*(?:\[[^\]]*\])?\.Status\.Phase\)?$")
+# The phases of a pod (k8s.io/api/core/v1 PodPhase).
+POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+# The parts of a string concatenation: literals, and whatever lies between the ``+``.
+_CONCATENATED = re.compile(r'"(?:\\.|[^"\\])*"|`[^`]*`|[^+"`]+|\+')
 _CALL = re.compile(r"^((?:\w+\.)*\w+)\(.*\)$", re.S)
 _RETURN = re.compile(r"\breturn\s+([^\n,;]+)")
 _ERR_CHECK = re.compile(r"\berr\s*!=\s*nil")
@@ -51,28 +57,47 @@ class Written:
 ConstantLookup = Callable[[str | None, str, Path], str | None]
 
 
-def written_values(
-    files: list[Path], root: Path, text: Callable[[Path], str | None], field_name: str, constant: ConstantLookup
+def written_values(  # noqa: PLR0917 - the reader's inputs, each by name at its one call
+    files: list[Path],
+    root: Path,
+    text: Callable[[Path], str | None],
+    field_name: str,
+    constant: ConstantLookup,
+    holder: str | None = None,
 ) -> list[Written]:
     """The values the Go ``files`` (under ``root``) write into ``Status.<field_name>``, first site first: also
     through a variable holding the status (``st := obj.Status.DeepCopy()``, ``dfStatus := r.statusOf(obj)``),
-    named after it (``status``, ``newStatus``)."""
+    named after it (``status``, ``newStatus``), and keyed in a literal of the struct ``holder`` that declares
+    the field (``v1.WidgetStatus{Phase: PhaseReady}``)."""
     assign = re.compile(rf"\b(?:Status|\w*[Ss]tatus)\.{re.escape(field_name)}\s*=(?!=)\s*([^\n;]+)")
     found: dict[str, Written] = {}
     reader = _Sites(files, root, text, constant)
     for path in files:
         body = text(path) or ""
-        if f"tatus.{field_name}" not in body:
-            continue
-        for match in assign.finditer(body):
-            expression = _strip_comment(match.group(1))
-            for written in reader.values(expression, path, match.start(1), 0, set()):
+        sites = [(m.group(1), m.start(1)) for m in assign.finditer(body)] if f"tatus.{field_name}" in body else []
+        if holder is not None and f"{holder}{{" in body:
+            sites += _keyed_in_literals(body, holder, field_name)
+        for expression_text, at in sites:
+            expression = _strip_comment(expression_text)
+            for written in reader.values(expression, path, at, 0, set()):
                 first = found.setdefault(written.value, written)
                 if written.failure and not first.failure:
                     first.failure, first.evidence = True, f"{first.evidence}, {written.evidence} on a failure path"
                 if len(found) >= MAX_VALUES:
                     return list(found.values())
     return list(found.values())
+
+
+def _keyed_in_literals(body: str, holder: str, field_name: str) -> list[tuple[str, int]]:
+    """The values keyed ``<field_name>:`` in the literals of the struct ``holder`` in a Go file (a status built
+    whole: ``cr.Status = v1.WidgetStatus{Phase: v1.PhaseReady}``, ``&WidgetStatus{``), each with its offset."""
+    key = re.compile(rf"^{re.escape(field_name)}\s*:\s*(.+)$", re.S)
+    out = []
+    for literal in re.finditer(rf"(?<![\w.])(?:\w+\.)?{re.escape(holder)}\{{", body):
+        for argument, offset in _arguments(body, literal.end()):
+            if (match := key.match(argument)) is not None:
+                out.append((match.group(1), offset + match.start(1)))
+    return out
 
 
 def assigned(files: list[Path], root: Path, text: Callable[[Path], str | None], field_name: str) -> str | None:
@@ -85,14 +110,20 @@ def assigned(files: list[Path], root: Path, text: Callable[[Path], str | None], 
     return None
 
 
-_CONDITION_LITERAL = re.compile(r"\b\w+\.Condition\{")
 _TYPE_KEY = re.compile(r"\bType:\s*([^,\n}]+)")
 
 
-def written_condition_types(
-    files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str, constant: ConstantLookup
+def written_condition_types(  # noqa: PLR0917 - the reader's inputs, each by name at its one call
+    files: list[Path],
+    root: Path,
+    text: Callable[[Path], str | None],
+    kind: str,
+    constant: ConstantLookup,
+    item: str = "Condition",
 ) -> list[Written]:
-    """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, the value
+    """The condition types the controller builds (``metav1.Condition{Type: ConditionReady, ...}``, or of the
+    condition struct ``item`` the kind's status lists, ``v1.ClusterCondition{Type: ...}``, not a pod's or
+    another object's condition it builds too); the value
     a constant, a literal or a parameter of the builder function), in the files that name the kind; those
     built in a function that uses the kind's type (``cr *v1.Kind``), or is called from one, when there are
     any (a project's other kinds, named in the same files, build theirs elsewhere)."""
@@ -100,11 +131,13 @@ def written_condition_types(
     scoped: dict[str, Written] = {}
     reader = _Sites(files, root, text, constant)
     uses = re.compile(rf"[.*\]]{re.escape(kind)}\b|\b{re.escape(kind)}\{{")
+    names = "|".join(re.escape(n) for n in dict.fromkeys(("Condition", item)))
+    literals = re.compile(rf"(?<![\w.])(?:\w+\.)?(?:{names})\{{")
     for path in files:
         body = text(path) or ""
-        if kind not in body or ".Condition{" not in body:
+        if kind not in body or "Condition{" not in body:
             continue
-        for literal in _CONDITION_LITERAL.finditer(body):
+        for literal in literals.finditer(body):
             end = _arguments(body, literal.end())
             inside = body[literal.end() : end[-1][1] + len(end[-1][0])] if end else ""
             if (key := _TYPE_KEY.search(inside)) is None:
@@ -153,19 +186,45 @@ def _in_function_using(
 
 # ``status.Replicas = sts.Status.ReadyReplicas``: a status count copied from a workload's ready pods.
 _READY_COPY = re.compile(r"\b[Ss]tatus\.(\w+)\s*=(?!=)\s*(?:\w+\()?[\w.]*\bStatus\.(ReadyReplicas|AvailableReplicas)\b")
+# The same count keyed in a literal (``KindStatus{ReadyNodes: sts.Status.ReadyReplicas}``, or a struct of the
+# operator's own carrying it on: ``RolloutStatus{Updated: rs.Status.AvailableReplicas}``).
+_READY_KEYED = re.compile(r"\b(\w+)\s*:\s*(?:\w+\()?[\w.]*\bStatus\.(ReadyReplicas|AvailableReplicas)\b")
 
 
 def ready_copies(files: list[Path], root: Path, text: Callable[[Path], str | None], kind: str) -> dict[str, str]:
     """The status fields (by Go name) the controller fills with a workload's ready or available pod count
-    (``status.Replicas = sts.Status.ReadyReplicas``), in the files that name the kind, each with its site."""
+    (``status.Replicas = sts.Status.ReadyReplicas``, ``KindStatus{Replicas: sts.Status.ReadyReplicas}``), in
+    the files that name the kind, each with its site; also through a field of a struct of the operator's own
+    the count is keyed into first (``RolloutStatus{Updated: rs.Status.AvailableReplicas}``, then
+    ``status.UpdatedReplicas = rollout.Updated``)."""
     found: dict[str, str] = {}
-    for path in files:
-        body = text(path) or ""
-        if kind not in body or ("Status.ReadyReplicas" not in body and "Status.AvailableReplicas" not in body):
+    carriers: dict[str, str] = {}  # a field keyed with the count anywhere -> where
+    keyed: dict[str, str] = {}  # those keyed in the files that name the kind
+    bodies = [(path, text(path) or "") for path in files]
+    for path, body in bodies:
+        if "Status.ReadyReplicas" not in body and "Status.AvailableReplicas" not in body:
+            continue
+        for match in _READY_KEYED.finditer(body):
+            where = f"{match.group(2)} keyed at {_located(root, path, body, match.start())}"
+            carriers.setdefault(match.group(1), where)
+            if kind in body:
+                keyed.setdefault(match.group(1), where)  # straight into a status literal (if a field of the kind's)
+        if kind not in body:
             continue
         for match in _READY_COPY.finditer(body):
             where = f"{match.group(2)} copied at {_located(root, path, body, match.start())}"
             found.setdefault(match.group(1), where)
+    if carriers:
+        names = "|".join(re.escape(c) for c in carriers)
+        carried = re.compile(rf"\b[Ss]tatus\.(\w+)\s*=(?!=)\s*(?:\w+\()?\w+\.({names})\b(?!\s*[.(])")
+        for path, body in bodies:
+            if kind not in body:
+                continue
+            for match in carried.finditer(body):
+                where = f"{carriers[match.group(2)]}, copied at {_located(root, path, body, match.start())}"
+                found.setdefault(match.group(1), where)
+    for name, where in keyed.items():
+        found.setdefault(name, where)
     return found
 
 
@@ -259,6 +318,15 @@ class _Sites:
                 where = f"written at {self.where(path, at)}"
                 yield Written(value, where, _on_failure_path(body, at), all_ready=_when_all_ready(body, at))
             return
+        if "+" in expression and (joined := self.concatenation(expression, path)) is not None:
+            body = self.text(path) or ""
+            where = f"written at {self.where(path, at)} ({expression})"
+            yield Written(joined, where, _on_failure_path(body, at), _when_all_ready(body, at))
+            return
+        if _POD_PHASE_COPY.match(expression):
+            where = f"written at {self.where(path, at)} (the phase of a pod, copied)"
+            yield from (Written(phase, where, failure=False) for phase in POD_PHASES)
+            return
         name = _NAME.match(expression)
         if name is None:
             inner = _CONVERSION.match(expression)
@@ -278,6 +346,24 @@ class _Sites:
         if qualifier is None and hops < MAX_HOPS:
             yield from self.through_callers(identifier, path, at, hops, seen)
             yield from self.through_locals(identifier, path, at, hops, seen)
+
+    def concatenation(self, expression: str, path: Path) -> str | None:
+        """``PhasePrefix + "Ready"``: string literals and constants joined; None when a part is neither (a
+        message built with an error's text)."""
+        parts = [p.strip() for p in _CONCATENATED.findall(expression) if p.strip() not in ("+", "")]
+        values = []
+        for part in parts:
+            name = _NAME.match(part)
+            value = (
+                part[1:-1]
+                if _LITERAL.match(part)
+                else (self.constant(name.group(1), name.group(2), path) if name else None)
+            )
+            if value is None:
+                return None
+            values.append(value)
+        joined = "".join(values)
+        return joined if len(parts) >= 2 and joined.strip() and joined.isprintable() else None
 
     def through_locals(
         self, name: str, path: Path, at: int, hops: int, seen: set[tuple[str, int]]

@@ -28,7 +28,7 @@ HOSTS_NAMES = ("numOfHosts", "hostsPerReplica", "numHosts")
 SHARD_NAMES = ("shards", "shardCount", "shardsCount", "numShards", "numberOfShards")
 SHARD_PRODUCT = re.compile(r"multipl|\b(each|every|per) shard\b|\bshards? (x|times)\b", re.I)
 ID_NAMES = ("name", "groupName", "replicaName", "taskName", "roleName")
-SUSPEND_BOOLEANS = ("suspend", "suspended", "paused", "stopped", "stop")
+SUSPEND_BOOLEANS = ("suspend", "suspended", "pause", "paused", "stopped", "stop", "hibernate", "hibernated", "shutdown")
 # Booleans right under .spec whose false stops the workload (a VM's running, a workspace's started).
 INVERSE_BOOLEANS = ("started", "running", "enabled", "active", "start", "run")
 # Words of an operating mode's values (runStrategy, operatingMode...): which stop it, which run it.
@@ -51,7 +51,9 @@ AUXILIARY_CONTAINERS = ("initContainers", "ephemeralContainers")
 # A parent field that schedules runs: a switch under it stops the schedule, not the object's own pods.
 SCHEDULE_PARENT = re.compile(r"(?i)cron|schedul")
 # Any other count of ready or available members: ``availableNodes``, ``readyInstances``.
-READY_COUNT = re.compile(r"^(ready|available)(?:[A-Z][a-z]+)+$")
+# ``readyMembers``; ``numberReady`` as a DaemonSet counts, a role's too (``workerNumberReady``; its
+# ``numberAvailable`` is a second name for the same pods, left out: a role's counts come first).
+READY_COUNT = re.compile(r"^(ready|available)(?:[A-Z][a-z]+)+$|^(?:[a-z]\w*N|n)umberReady$")
 # A status object counting the members by state (``.status.replicas.ready``).
 MEMBER_NAMES = ("replicas", "pods", "instances", "workers", "nodes")
 READY_NAMES = ("readyReplicas", "availableReplicas", "readyWorkers", "readyPods")
@@ -462,8 +464,19 @@ def spec_roots(schema: dict[str, Any]) -> list[str]:
 # A switch described as pausing the operator's reconcile, not the pods (MariaDB's and Grafana's `suspend`:
 # "disabling the reconciliation prevents the operator from interfering"), unless it also says what happens
 # to the pods (deleted, scaled down, hibernated).
-RECONCILE_ONLY = re.compile(r"\breconcil\w*|\bsynchroni[sz]\w*", re.I)
+RECONCILE_ONLY = re.compile(
+    r"\breconcil\w*|\bsynchroni[sz]\w*|\bstops? managing\b|\bno longer manag\w*|\bunmanaged\b"
+    r"|\bprevents? (?:the )?(?:operator|controllers?) from\b",
+    re.I,
+)
 STOPS_PODS = re.compile(r"\bpods?\b|delet|\bscal|terminat|shut ?down|hibernat|\bstops? (the )?(workload|process)", re.I)
+
+
+def _feature_switch(siblings: dict[str, Any]) -> bool:
+    """The fields around a switch are an optional feature's (an ``enabled`` boolean beside it): its pause stops
+    the feature, not the object's pods."""
+    enabled = siblings.get("enabled")
+    return isinstance(enabled, dict) and enabled.get("type") == "boolean"
 
 
 def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Field, str, str]]:
@@ -491,6 +504,8 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
             continue  # an embedded JobSpec's suspend is the Jobs' the operator makes of it, not the object's
         if any(SCHEDULE_PARENT.search(s) for s in found.segments[1:-1]):
             continue  # under a schedule (cronPolicy, schedule): it stops the next runs, not this object's pods
+        if len(found.segments) > 2 and _feature_switch(parents[-1]):
+            continue  # beside the `enabled` of an optional feature (archiving, backups): it pauses that feature
         if RECONCILE_ONLY.search(str(found.schema.get("description") or "")) and not STOPS_PODS.search(
             str(found.schema.get("description") or "")
         ):

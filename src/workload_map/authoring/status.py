@@ -36,6 +36,7 @@ VOCABULARY: dict[str, str] = {
     "active": "running",
     "healthy": "running",
     "stable": "running",
+    "operational": "running",
     "deployed": "running",
     "serving": "running",
     "restarting": "degraded",
@@ -61,6 +62,7 @@ VOCABULARY: dict[str, str] = {
     "reachable": "running",
     # A change rolled over running pods: they keep serving while it goes on (or stalls).
     "updating": "running",
+    "upgrading": "running",  # a new version rolled over the serving pods, as an update is
     "migrating": "running",
     "applying": "initializing",
     "stalled": "degraded",
@@ -78,7 +80,6 @@ VOCABULARY: dict[str, str] = {
     "fallback": "degraded",  # serving a fallback instead of what was asked
     "scheduling": "initializing",
     "waiting": "initializing",
-    "upgrading": "initializing",
     "reconciling": "initializing",
     "initialization": "initializing",
     "bootstrap": "initializing",
@@ -95,6 +96,7 @@ VOCABULARY: dict[str, str] = {
     "rebalancing": "running",
     "recovering": "degraded",
     "repairing": "degraded",
+    "failover": "degraded",  # another member takes over from a lost one
     # The operator takes the workload's pods away (Camel K's ``Undeploying``): it stops, the object stays.
     "undeploying": "suspending",
     "undeployed": "suspended",
@@ -102,6 +104,8 @@ VOCABULARY: dict[str, str] = {
 # The operator's own work as the subject (``ReconciliationComplete``, ``ReconciliationPaused``): its reconcile
 # loop finished or paused, while the pods it made keep running; a failed reconcile is a degraded object.
 OPERATOR_WORK = ("reconcile", "reconciled", "reconciliation", "reconciler", "sync", "synced")
+# The operator's work said done by its own verb (``Reconciled``, ``Synced``): as ``ReconciliationComplete``.
+OPERATOR_DONE = ("reconciled", "synced")
 # Words whose status is only likely (an update may also be the first rollout; a reachable endpoint is not
 # every pod): the mapping's confidence is lowered.
 WEAK_WORDS = (
@@ -116,6 +120,7 @@ WEAK_WORDS = (
     "initialized",
     "reachable",
     "updating",
+    "upgrading",
     "migrating",
     "applying",
     "scaling",
@@ -133,6 +138,9 @@ BUILD_WORDS = ("build", "builds", "image")
 # An operation over running pods whose progress the value says (``UpdateInProgress``, ``RolloutProgressing``):
 # the pods keep serving while it goes on.
 OPERATION_NOUNS = ("update", "rollout", "scale", "resize", "restart", "migration", "rebalance")
+# A recovery from a lost part whose progress the value says (``FailoverInProgress``): the object is degraded
+# while it goes on.
+RECOVERY_NOUNS = ("failover", "recovery", "repair")
 # The object being deleted (``PendingDeletion``, ``Terminating``): no shared status says it.
 DELETION_WORDS = ("deletion", "deleting", "deleted", "terminating", "finalizing")
 # A prefix that negates a word (``Inactive``, ``Unavailable``, ``Unready``).
@@ -163,9 +171,19 @@ DECLARED_AS = re.compile(r"^declared in \S+ \((\w+)[:)]")
 
 def declared_about_the_operator(evidence: str) -> bool:
     """The constant a value is declared with names the operator or its reconcile as the subject
-    (``OperatorStageResultSuccess = "success"``): the value says how its work went, not the pods'."""
+    (``OperatorStageResultSuccess = "success"``), or its doc comment says the object was reconciled
+    (``Completed means the cluster has been reconciled``): the value says how its work went, not the pods'."""
     named = DECLARED_AS.match(evidence)
-    return named is not None and ("operator" in words(named.group(1)) or about_the_operator(named.group(1)))
+    if named is None:
+        return False
+    doc = evidence[named.end() :]
+    return (
+        "operator" in words(named.group(1)) or about_the_operator(named.group(1)) or _RECONCILED.search(doc) is not None
+    )
+
+
+# A doc comment saying the operator's reconcile of the object is what the value reports.
+_RECONCILED = re.compile(r"(?i)\b(?:has been|was|is|got|were) (?:successfully |fully )?reconciled\b")
 
 
 def classify(value: str, building: bool = False) -> tuple[str, str] | None:
@@ -186,12 +204,16 @@ def classify(value: str, building: bool = False) -> tuple[str, str] | None:
     if not parts or any(p in DELETION_WORDS for p in parts):
         return None
     known = [(i, w) for i, w in enumerate(parts) if w in VOCABULARY]
+    if not known and parts[-1] in OPERATOR_DONE and not any(p in NEGATIONS for p in parts):
+        return "running", LOW  # the operator's work done (``Reconciled``): the pods it made run
     if not known:
         negated = [p for p in parts if _negated_running(p)]
         return ("initializing", LOW) if len(negated) == 1 and len(parts) <= 2 else None
     index, word = known[0] if " " in value.strip() else known[-1]
     if word in ("progress", "progressing") and any(p in OPERATION_NOUNS for p in parts[:index]):
         return "running", LOW
+    if word in ("progress", "progressing") and any(p in RECOVERY_NOUNS for p in parts[:index]):
+        return "degraded", LOW
     started = VOCABULARY[word] in ("running", "completed", "initializing")
     if started and not building and any(p in BUILD_WORDS for p in parts[:index]):
         return "initializing", MEDIUM
