@@ -12,7 +12,7 @@ from typing import Any
 
 from workload_map.authoring import roles, samples as sample_facts
 from workload_map.authoring.builder import Builder, jq
-from workload_map.authoring.evidence import ARRAY, HIGH, MAP, MEDIUM, Segments, schema_path
+from workload_map.authoring.evidence import ARRAY, HIGH, MAP, MEDIUM, Segments, default_origin, schema_path
 from workload_map.authoring.gochildren import BuiltChild
 from workload_map.authoring.render import Path
 from workload_map.authoring.schema import Field, SchemaFacts, Site
@@ -353,7 +353,7 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
         builder.note(
             (*path, "scaleDefinition", "replicasPath"),
             MEDIUM,
-            f"{schema_path(optional)} unset is the schema's default {filled}.",
+            f"{schema_path(optional)} unset is {filled} ({default_origin(holder.schema)}).",
         )
     elif (
         optional is not None
@@ -370,7 +370,8 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     builder.note(
         (*path, "scaleDefinition", "replicasPath"),
         MEDIUM,
-        f"its {child.count_key} reads {count.path} ({child.where}); unset reads {default}.",
+        f"its {child.count_key} reads {count.path} ({child.where}); unset reads {default}"
+        + (f" ({default_origin(count.schema)})." if count.default is not None else "."),
     )
     children.append(component)
 

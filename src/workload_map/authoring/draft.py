@@ -19,6 +19,7 @@ from typing import Any
 from workload_map.authoring import (
     children as child_kinds,
     gochildren,
+    godefaults,
     gomerges,
     gomodes,
     gosource,
@@ -98,6 +99,8 @@ def draft(
                 facts.suspend = [entry for entry in facts.suspend if entry[0].segments not in pausing]
                 facts.operator_pause = (paused[0][0].path, pausing[paused[0][0].segments])
             owned = declared.owned
+            # Counts the operator's code defaults where the CRD does not (a webhook's Default(), a Validate()).
+            godefaults.fill_schema(facts, godefaults.code_defaults(api_source, facts.kind, facts.version))
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:

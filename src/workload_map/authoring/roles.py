@@ -9,7 +9,7 @@ from typing import Any
 
 from workload_map.authoring import selectors as pod_selectors
 from workload_map.authoring.builder import Builder, jq
-from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, schema_path
+from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, default_origin, schema_path
 from workload_map.authoring.render import Path
 from workload_map.authoring.schema import GROUP_SIZE_NAMES, SHARD_NAMES, Field, Site
 
@@ -50,7 +50,8 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
     out: dict[str, str] = {}
     if replicas is not None and site.replicas is not None:
         factors.append(f"({replicas} // {default})")
-        where = "schema default" if site.replicas.default is not None else "assumed operator default"
+        told = site.replicas.default is not None
+        where = default_origin(site.replicas.schema) if told else "assumed operator default"
         builder.note(
             (*path, "replicasPath"),
             MEDIUM,

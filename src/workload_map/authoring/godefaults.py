@@ -1,0 +1,220 @@
+"""Counts the operator's own code gives when the object leaves them unset (``--api-source``).
+
+A CRD often declares no default for a count the operator fills in itself: a mutating webhook's ``Default()``,
+a ``SetDefaults``/``Validate()`` of the API types run before the objects are built, or the reconciler, each
+writes ``if x.Spec.Redis.Replicas <= 0 { x.Spec.Redis.Replicas = defaultRedisNumber }`` or ``if
+s.Replicas == nil { s.Replicas = ptr.To[int32](3) }``. The workloads then run with that number, not with
+the 1 a draft assumes. The same code fills whole objects the schema leaves optional (``if c.Spec.Services
+== nil { c.Spec.Services = new(ServicesSpec) }``), so a count inside one runs even when the object omits
+it. A Go struct field that is no pointer (``Redis RedisSettings``) is never missing for the operator either:
+its zero value is there.
+
+This module reads those defaults (a number, or an object filled in whole) by the kind's paths, and
+``fill_schema`` writes them into the schema read (copied: not the CRD given) as if the CRD declared them, so
+every count read after it (roles.py, children.py, gochain.py) uses them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workload_map.authoring.evidence import ARRAY, FILLED_BY, MAP, Segments
+from workload_map.authoring.gochildren import _collection, _Locator, kind_code
+from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Program, _split, _statement
+from workload_map.authoring.gomodes import _left, _located
+from workload_map.authoring.goread import Token, go_type_name
+from workload_map.authoring.schema import Field, SchemaFacts, Site, _node_at
+
+# ``x == nil``, ``x == 0``, ``x <= 0``, ``x < 1``: the tests for a count the object left unset (a number
+# field's unset is its zero).
+UNSET_TEST = re.compile(r"^\*?(?P<x>[A-Za-z_][\w.]*)(?:==nil|==0|<=0|<1)$")
+NUMBER_TYPES = frozenset({"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"})
+FILLED_OBJECT = "object"  # the code fills a missing object in whole (``new(T)``, ``&T{}``)
+
+
+@dataclass(frozen=True)
+class Filled:
+    """A value the operator's code gives a field of the kind when the object leaves it unset."""
+
+    value: int | str  # a number, or FILLED_OBJECT
+    where: str  # file:line of the assignment, or of the Go field for a struct that is no pointer
+
+
+def code_defaults(root: Path, kind: str, version: str) -> dict[Segments, Filled]:
+    """The kind's spec fields the Go code under ``root`` fills in when unset, by path. A field given two
+    different numbers (by mode, by version) is left out: which one applies is not known here."""
+    code = kind_code(root, go_type_name(kind), version)
+    if code is None:
+        return {}
+    program, locator, _ = code
+    found: dict[Segments, Filled] = {}
+    disputed: set[Segments] = set()
+    for function in program.mentioning(go_type_name(kind)):
+        for segments, filled in _filled_in(program, locator, function):
+            known = found.setdefault(segments, filled)
+            if known.value != filled.value:
+                disputed.add(segments)
+    for segments, where in _value_structs(locator):
+        found.setdefault(segments, Filled(FILLED_OBJECT, where))
+    return {segments: filled for segments, filled in found.items() if segments not in disputed}
+
+
+def _filled_in(program: _Program, locator: _Locator, function: GoFunc) -> list[tuple[Segments, Filled]]:
+    """``if X == nil { X = value }`` (or ``X == 0``, ``X <= 0``) in the function, X a field of the kind's spec."""
+    body = function.body
+    out: list[tuple[Segments, Filled]] = []
+    for index, token in enumerate(body):
+        if token.text != "if":
+            continue
+        condition = _statement(body, index + 1)
+        opening = index + 1 + len(condition)
+        if opening >= len(body) or body[opening].text != "{":
+            continue
+        match = UNSET_TEST.match("".join(t.text for t in condition if t.text != "\n"))
+        if match is None:
+            continue
+        tested = match.group("x")
+        segments = _located(locator, function, tested)
+        if segments is None or len(segments) < 2 or segments[0] != "spec":
+            continue
+        for at in range(opening + 1, _balanced(body, opening) - 1):
+            comparing = body[at + 1].text == "=" or body[at - 1].text in ("=", "!", "<", ">", ":")
+            if body[at].text != "=" or comparing:
+                continue
+            target = "".join(t.text for t in _left(body, opening + 1, at)).lstrip("*")
+            if target != tested:
+                continue
+            value = _value(program, function, (_split(_statement(body, at + 1), ",") or [[]])[0])
+            if value is not None:
+                out.append((segments, Filled(value, f"{function.file.path}:{body[at].line}")))
+            break
+    return out
+
+
+def _value(program: _Program, function: GoFunc, tokens: list[Token], depth: int = 0) -> int | str | None:
+    """A number given (``3``, ``int32(3)``, ``ptr.To[int32](3)``, ``pointer.Int32(defaultSize)``, a local
+    holding one), or FILLED_OBJECT for an object made empty (``new(Spec)``, ``&Spec{}``)."""
+    texts = [t.text for t in tokens if t.text != "\n"]
+    if texts[:2] == ["new", "("] or (texts[:1] == ["&"] and texts[-1:] == ["}"] and "{" in texts):
+        return FILLED_OBJECT
+    atoms: list[int | None] = []
+    for index, text in enumerate(texts):
+        after = texts[index + 1] if index + 1 < len(texts) else ""
+        before = texts[index - 1] if index > 0 else ""
+        if text.isdigit():
+            atoms.append(int(text))
+        elif text.isidentifier() and text not in NUMBER_TYPES and after not in ("(", ".", "[", "]", "{"):
+            if before == ".":
+                atoms.append(_constant(program, function, texts[index - 2], text))
+            elif before != "[":
+                atoms.append(_local_or_constant(program, function, text, depth))
+    if len(atoms) != 1 or atoms[0] is None:
+        return None
+    return atoms[0]
+
+
+def _local_or_constant(program: _Program, function: GoFunc, name: str, depth: int) -> int | None:
+    """A local assigned a number in the function (``three := int32(3)`` before ``&three``), else a constant
+    of the function's package."""
+    assigned = _assigned_at(function.body, name)
+    if assigned is not None:
+        if depth > 2:
+            return None
+        value = _value(program, function, _statement(function.body, assigned), depth + 1)
+        return value if isinstance(value, int) else None
+    return _constant(program, function, "", name)
+
+
+def _constant(program: _Program, function: GoFunc, qualifier: str, name: str) -> int | None:
+    """The number a constant stands for: of the function's own package, or of the one ``qualifier`` imports."""
+    if qualifier:
+        imported = function.file.imports.get(qualifier)
+        folders = program.package.folders_of(imported) if imported else []
+        directory = folders[0] if folders else None
+    else:
+        directory = function.file.directory
+    if directory is None:
+        return None
+    declared = re.compile(
+        rf"^\s*(?:const\s+)?{re.escape(name)}(?:\s+[\w.]+)?\s*=\s*(?:[\w.]+\(\s*)?(\d+)\s*\)?\s*(?://.*)?$", re.M
+    )
+    for path in program.package.folders.get(directory, []):
+        match = declared.search(program.package.text(path) or "")
+        if match is not None:
+            return int(match.group(1))
+    return None
+
+
+def _value_structs(locator: _Locator) -> list[tuple[Segments, str]]:
+    """The kind's spec objects whose Go field is a struct, not a pointer to one (``Redis RedisSettings``):
+    the operator always has one, empty when the object omits it."""
+    out: list[tuple[Segments, str]] = []
+    for segments, go_field, owner in locator.linker.walk(locator.kind, (), set()):
+        if segments[0] != "spec" or len(segments) < 2 or go_field.type_expr.startswith("*"):
+            continue
+        inner, marker = _collection(go_field.type_expr)
+        declared = locator.linker.resolve(inner, owner.file) if marker is None else None
+        if declared is not None and declared.underlying == "struct":
+            out.append((segments, f"{owner.file.path}:{go_field.line}"))
+    return out
+
+
+def fill_schema(facts: SchemaFacts, defaults: dict[Segments, Filled]) -> list[Segments]:
+    """Write the code's defaults into the schema where it declares none (a number on an integer field, ``{}``
+    on an object), each node on the way copied (the CRD given is not changed, and a node YAML shares between
+    fields gets only its own field's default), and read the sites' counts again from it. Returns the paths
+    filled."""
+    done: list[Segments] = []
+    for segments, filled in defaults.items():
+        node = _node_at(facts.schema, segments)
+        if not node or "default" in node:
+            continue
+        if isinstance(filled.value, int) and node.get("type") == "integer":
+            value: int | dict[str, object] = filled.value
+        elif filled.value == FILLED_OBJECT and node.get("type") == "object" and "properties" in node:
+            value = {}
+        else:
+            continue
+        facts.schema = _with_default(facts.schema, segments, value, filled.where)
+        done.append(segments)
+    if done:
+        for site in facts.sites:
+            _refresh(facts, site)
+    return done
+
+
+def _with_default(node: dict[str, Any], segments: Segments, value: object, where: str) -> dict[str, Any]:
+    """A copy of ``node`` whose field at ``segments`` has the default (the nodes on the way copied, the others
+    shared)."""
+    out = dict(node)
+    if not segments:
+        out["default"] = value
+        out[FILLED_BY] = where
+        return out
+    head, rest = segments[0], segments[1:]
+    if head == ARRAY:
+        out["items"] = _with_default(out.get("items") or {}, rest, value, where)
+    elif head == MAP:
+        out["additionalProperties"] = _with_default(out.get("additionalProperties") or {}, rest, value, where)
+    else:
+        properties = dict(out.get("properties") or {})
+        properties[head] = _with_default(properties.get(head) or {}, rest, value, where)
+        out["properties"] = properties
+    return out
+
+
+def _refresh(facts: SchemaFacts, site: Site) -> None:
+    """The site's count fields read from the filled copy of the schema (the same paths, the new defaults)."""
+    site.replicas = _again(facts, site.replicas)
+    site.min_replicas = _again(facts, site.min_replicas)
+    site.max_replicas = _again(facts, site.max_replicas)
+    site.hosts = _again(facts, site.hosts)
+    site.instances = [count for found in site.instances if (count := _again(facts, found)) is not None]
+
+
+def _again(facts: SchemaFacts, found: Field | None) -> Field | None:
+    fresh = facts.field_at(found.segments) if found is not None else None
+    return Field(fresh.segments, fresh.schema, found.required) if fresh is not None and found is not None else found
