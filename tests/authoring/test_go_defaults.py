@@ -36,6 +36,7 @@ type BeaconSpec struct {
 	Watch *WatchSpec    `json:"watch,omitempty"`
 	Extra *ExtraSpec    `json:"extra,omitempty"`
 	Image string        `json:"image,omitempty"`
+	Spare int32         `json:"spare,omitempty"`
 }
 
 type RelaySettings struct {
@@ -157,7 +158,9 @@ def test_the_reader_finds_the_counts_and_objects_the_code_fills_in(tmp_path: Pat
         ("spec", "watch"): FILLED_OBJECT,  # a webhook's new(WatchSpec)
         ("spec", "watch", "replicas"): 2,  # ptr.To[int32](2)
         ("spec", "relay"): FILLED_OBJECT,  # a struct field, no pointer: never missing
+        ("spec", "spare"): 0,  # an int32, no pointer, nothing defaults it: unset is 0
     }
+    assert found["spec", "spare"].zero and not found["spec", "relay", "replicas"].zero
     assert found["spec", "relay", "replicas"].where == "api/v1/defaults.go:13"
 
 
@@ -185,3 +188,67 @@ def test_an_object_that_leaves_the_counts_unset_runs_the_codes_defaults(tmp_path
         "watch": 2,
         "extra": 1,
     }
+
+
+PRESETS = """\
+package v1
+
+type ScaleSize struct {
+	Relay PartSize
+	Watch PartSize
+}
+
+type PartSize struct {
+	Replicas int32
+	Memory   string
+}
+
+var small = ScaleSize{
+	Relay: PartSize{Replicas: 1},
+	Watch: PartSize{
+		Memory:   "1Gi",
+		Replicas: 5,
+	},
+}
+
+var DefaultScale = small
+"""
+
+
+def test_a_count_filled_from_a_preset_variable(tmp_path: Path) -> None:
+    """``x = &pkg.DefaultScale.Watch.Replicas``: a field of a package variable given a struct literal."""
+    _operator(tmp_path)
+    (tmp_path / "api/v1/presets.go").write_text(PRESETS)
+    webhook = WEBHOOK.replace("ptr.To[int32](2)", "&v1.DefaultScale.Watch.Replicas")
+    (tmp_path / "webhook/default.go").write_text(webhook)
+    found = godefaults.code_defaults(tmp_path, "Beacon", "v1")
+    assert found["spec", "watch", "replicas"].value == 5
+
+
+GETTER = """\
+package v1
+
+func (e *ExtraSpec) Count() int32 {
+	if e.Replicas == nil {
+		return 6
+	}
+	return *e.Replicas
+}
+
+func (e *ExtraSpec) Half() int32 {
+	if e.Replicas == nil {
+		return 0
+	}
+	return *e.Replicas / 2
+}
+"""
+
+
+def test_a_getters_early_return_is_the_default(tmp_path: Path) -> None:
+    """``if e.Replicas == nil { return 6 }`` before ``return *e.Replicas``; not in a function returning
+    something else computed from it (``Half``)."""
+    _operator(tmp_path)
+    (tmp_path / "api/v1/getters.go").write_text(GETTER)
+    found = godefaults.code_defaults(tmp_path, "Beacon", "v1")
+    assert found["spec", "extra", "replicas"].value == 6
+    assert found["spec", "extra", "replicas"].where == "api/v1/getters.go:5"

@@ -23,15 +23,15 @@ MAP = "{}"  # a path segment: every value of a map
 
 Segments = tuple[str, ...]
 
-# The key a copy of the schema carries beside a default the operator's code fills in (godefaults.py), not the
-# CRD: where the code does it, for the notes to name instead of "schema default".
+# The key a copy of the schema carries beside a default the operator's code gives (godefaults.py), not the
+# CRD: who gives it and where, for the notes to say instead of "schema default".
 FILLED_BY = "x-wmap-filled-by"
 
 
 def default_origin(schema: dict[str, object]) -> str:
     """Who gives a field's default: the operator's code (where), else the schema."""
-    where = schema.get(FILLED_BY)
-    return f"the operator's default, {where}" if where else "schema default"
+    said = schema.get(FILLED_BY)
+    return str(said) if said else "schema default"
 
 
 def todo(what: str, value: str = "empty") -> str:

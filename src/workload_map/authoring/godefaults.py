@@ -25,7 +25,7 @@ from workload_map.authoring.evidence import ARRAY, FILLED_BY, MAP, Segments
 from workload_map.authoring.gochildren import _collection, _Locator, kind_code
 from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Program, _split, _statement
 from workload_map.authoring.gomodes import _left, _located
-from workload_map.authoring.goread import Token, go_type_name
+from workload_map.authoring.goread import Token, go_type_name, tokens as go_tokens
 from workload_map.authoring.schema import Field, SchemaFacts, Site, _node_at
 
 # ``x == nil``, ``x == 0``, ``x <= 0``, ``x < 1``: the tests for a count the object left unset (a number
@@ -40,7 +40,15 @@ class Filled:
     """A value the operator's code gives a field of the kind when the object leaves it unset."""
 
     value: int | str  # a number, or FILLED_OBJECT
-    where: str  # file:line of the assignment, or of the Go field for a struct that is no pointer
+    where: str  # file:line of the assignment, or of the Go field whose zero value it is
+    zero: bool = False  # no code fills it: the Go zero value of a field that is no pointer
+
+    @property
+    def said(self) -> str:
+        """Who gives the value, for the notes."""
+        if self.zero:
+            return f"the Go zero value: {self.where} is no pointer and nothing in the code defaults it"
+        return f"the operator's default, {self.where}"
 
 
 def code_defaults(root: Path, kind: str, version: str) -> dict[Segments, Filled]:
@@ -57,13 +65,14 @@ def code_defaults(root: Path, kind: str, version: str) -> dict[Segments, Filled]
             known = found.setdefault(segments, filled)
             if known.value != filled.value:
                 disputed.add(segments)
-    for segments, where in _value_structs(locator):
-        found.setdefault(segments, Filled(FILLED_OBJECT, where))
+    for segments, value, where in _zero_values(locator):
+        found.setdefault(segments, Filled(value, where, zero=True))
     return {segments: filled for segments, filled in found.items() if segments not in disputed}
 
 
 def _filled_in(program: _Program, locator: _Locator, function: GoFunc) -> list[tuple[Segments, Filled]]:
-    """``if X == nil { X = value }`` (or ``X == 0``, ``X <= 0``) in the function, X a field of the kind's spec."""
+    """``if X == nil { X = value }`` (or ``X == 0``, ``X <= 0``) in the function, X a field of the kind's spec;
+    ``if X == nil { return value }`` in a getter of X."""
     body = function.body
     out: list[tuple[Segments, Filled]] = []
     for index, token in enumerate(body):
@@ -80,6 +89,12 @@ def _filled_in(program: _Program, locator: _Locator, function: GoFunc) -> list[t
         segments = _located(locator, function, tested)
         if segments is None or len(segments) < 2 or segments[0] != "spec":
             continue
+        first = next((i for i in range(opening + 1, len(body)) if body[i].text != "\n"), len(body))
+        if body[first].text == "return" and _getter_of(locator, function, segments):
+            value = _value(program, function, (_split(_statement(body, first + 1), ",") or [[]])[0])
+            if isinstance(value, int):
+                out.append((segments, Filled(value, f"{function.file.path}:{body[first].line}")))
+            continue
         for at in range(opening + 1, _balanced(body, opening) - 1):
             comparing = body[at + 1].text == "=" or body[at - 1].text in ("=", "!", "<", ">", ":")
             if body[at].text != "=" or comparing:
@@ -94,12 +109,25 @@ def _filled_in(program: _Program, locator: _Locator, function: GoFunc) -> list[t
     return out
 
 
+def _getter_of(locator: _Locator, function: GoFunc, segments: Segments) -> bool:
+    """A function whose last ``return`` reads the field (``func (s *Spec) GetReplicas() int32``): an early
+    ``if s.Replicas == nil { return 3 }`` in it is the field's default wherever the count is read through it."""
+    returns = [i for i, t in enumerate(function.body) if t.text == "return"]
+    if not returns:
+        return False
+    value = (_split(_statement(function.body, returns[-1] + 1), ",") or [[]])[0]
+    return _located(locator, function, "".join(t.text for t in value if t.text not in ("\n", "*"))) == segments
+
+
 def _value(program: _Program, function: GoFunc, tokens: list[Token], depth: int = 0) -> int | str | None:
     """A number given (``3``, ``int32(3)``, ``ptr.To[int32](3)``, ``pointer.Int32(defaultSize)``, a local
     holding one), or FILLED_OBJECT for an object made empty (``new(Spec)``, ``&Spec{}``)."""
     texts = [t.text for t in tokens if t.text != "\n"]
     if texts[:2] == ["new", "("] or (texts[:1] == ["&"] and texts[-1:] == ["}"] and "{" in texts):
         return FILLED_OBJECT
+    names = [t for t in texts if t not in ("&", "*")]
+    if len(names) >= 5 and all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(names)):
+        return _preset(program, function, names[::2])
     atoms: list[int | None] = []
     for index, text in enumerate(texts):
         after = texts[index + 1] if index + 1 < len(texts) else ""
@@ -148,17 +176,77 @@ def _constant(program: _Program, function: GoFunc, qualifier: str, name: str) ->
     return None
 
 
-def _value_structs(locator: _Locator) -> list[tuple[Segments, str]]:
-    """The kind's spec objects whose Go field is a struct, not a pointer to one (``Redis RedisSettings``):
-    the operator always has one, empty when the object omits it."""
-    out: list[tuple[Segments, str]] = []
+def _preset(program: _Program, function: GoFunc, names: list[str]) -> int | None:
+    """A number in a package variable given a struct literal, read by its keys (``DefaultSize.App.Replicas``,
+    with ``var DefaultSize = size5000`` and ``var size5000 = Size{App: Component{Replicas: 2}}``): the
+    preset an operator fills unset counts from."""
+    directory: str | None = function.file.directory
+    if names[0] in function.file.imports:
+        folders = program.package.folders_of(function.file.imports[names[0]])
+        directory, names = (folders[0] if folders else None), names[1:]
+    if directory is None or len(names) < 2:
+        return None
+    value = _package_var(program, directory, names[0])
+    for _ in range(3):  # a variable that is another one (``var DefaultSize = size5000``)
+        if value is None or len(value) != 1 or not value[0].isidentifier():
+            break
+        value = _package_var(program, directory, value[0])
+    for key in names[1:]:
+        value = _keyed(value, key) if value is not None else None
+    if value is None or len(value) != 1 or not value[0].isdigit():
+        return None
+    return int(value[0])
+
+
+def _package_var(program: _Program, directory: str, name: str) -> list[str] | None:
+    """The value a package variable of the folder is given: one name, or a struct literal (``Type{...}``)."""
+    declared = re.compile(rf"^\s*(?:var\s+)?{re.escape(name)}\s*=(?!=)", re.M)
+    for path in program.package.folders.get(directory, []):
+        text = program.package.text(path) or ""
+        match = declared.search(text)
+        if match is None:
+            continue
+        tokens = [t for t in go_tokens(text[match.end() :]) if not t.text.startswith(("//", "/*"))]
+        texts = [t.text for t in tokens]
+        if "{" in texts[:4]:
+            return texts[: _balanced(tokens, texts.index("{"))]
+        return texts[: texts.index("\n")] if "\n" in texts else texts
+    return None
+
+
+def _keyed(literal: list[str], key: str) -> list[str] | None:
+    """The value of ``key`` in a struct literal's tokens (``Type{Key: value, ...}``), newlines left out."""
+    if "{" not in literal[:4]:
+        return None
+    depth, start = 0, None
+    for index, text in enumerate(literal):
+        if start is not None and depth == 1 and text in (",", "}"):
+            return [t for t in literal[start:index] if t != "\n"]
+        if text in "([{":
+            depth += 1
+        elif text in ")]}":
+            depth -= 1
+        elif depth == 1 and start is None and text == key and literal[index + 1 : index + 2] == [":"]:
+            start = index + 2
+    return None
+
+
+def _zero_values(locator: _Locator) -> list[tuple[Segments, int | str, str]]:
+    """The kind's spec fields whose Go field is no pointer, with what the operator reads when the object
+    omits them: a struct (``Redis RedisSettings``) is there, empty (FILLED_OBJECT); an integer (``Size
+    int32``) is 0, a count of no pods. (A pointer's nil is what a workload's own default then replaces.)"""
+    out: list[tuple[Segments, int | str, str]] = []
     for segments, go_field, owner in locator.linker.walk(locator.kind, (), set()):
         if segments[0] != "spec" or len(segments) < 2 or go_field.type_expr.startswith("*"):
+            continue
+        where = f"{owner.file.path}:{go_field.line}"
+        if go_field.type_expr in NUMBER_TYPES:
+            out.append((segments, 0, where))
             continue
         inner, marker = _collection(go_field.type_expr)
         declared = locator.linker.resolve(inner, owner.file) if marker is None else None
         if declared is not None and declared.underlying == "struct":
-            out.append((segments, f"{owner.file.path}:{go_field.line}"))
+            out.append((segments, FILLED_OBJECT, where))
     return out
 
 
@@ -178,7 +266,7 @@ def fill_schema(facts: SchemaFacts, defaults: dict[Segments, Filled]) -> list[Se
             value = {}
         else:
             continue
-        facts.schema = _with_default(facts.schema, segments, value, filled.where)
+        facts.schema = _with_default(facts.schema, segments, value, filled.said)
         done.append(segments)
     if done:
         for site in facts.sites:
@@ -186,22 +274,22 @@ def fill_schema(facts: SchemaFacts, defaults: dict[Segments, Filled]) -> list[Se
     return done
 
 
-def _with_default(node: dict[str, Any], segments: Segments, value: object, where: str) -> dict[str, Any]:
+def _with_default(node: dict[str, Any], segments: Segments, value: object, said: str) -> dict[str, Any]:
     """A copy of ``node`` whose field at ``segments`` has the default (the nodes on the way copied, the others
     shared)."""
     out = dict(node)
     if not segments:
         out["default"] = value
-        out[FILLED_BY] = where
+        out[FILLED_BY] = said
         return out
     head, rest = segments[0], segments[1:]
     if head == ARRAY:
-        out["items"] = _with_default(out.get("items") or {}, rest, value, where)
+        out["items"] = _with_default(out.get("items") or {}, rest, value, said)
     elif head == MAP:
-        out["additionalProperties"] = _with_default(out.get("additionalProperties") or {}, rest, value, where)
+        out["additionalProperties"] = _with_default(out.get("additionalProperties") or {}, rest, value, said)
     else:
         properties = dict(out.get("properties") or {})
-        properties[head] = _with_default(properties.get(head) or {}, rest, value, where)
+        properties[head] = _with_default(properties.get(head) or {}, rest, value, said)
         out["properties"] = properties
     return out
 

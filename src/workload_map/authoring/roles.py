@@ -59,7 +59,7 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
             f"unset reads {default} ({where}).",
         )
     if hosts is not None and site.hosts is not None:
-        factors.append(f"({hosts} // 1)")
+        factors.append(f"({hosts} // {_or_one(site.hosts)})")
         per = (
             "pods per group"
             if site.hosts.segments[-1] in GROUP_SIZE_NAMES
@@ -90,7 +90,7 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
     minimum = _relative(item, site.min_replicas)
     if minimum is not None and site.min_replicas is not None:
         fallback = f" // {replicas}" if replicas else ""
-        hosts_factor = f" * ({hosts} // 1)" if hosts else ""
+        hosts_factor = f" * ({hosts} // {_or_one(site.hosts)})" if hosts and site.hosts else ""
         out["minReplicasPath"] = f"{prefix}(({minimum}{fallback} // {default}){hosts_factor})"
         builder.note(
             (*path, "minReplicasPath"), MEDIUM, f"{site.min_replicas.path}: the fewest pods the role runs with."
@@ -98,10 +98,15 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
     maximum = _relative(item, site.max_replicas)
     if maximum is not None and site.max_replicas is not None:
         fallback = f" // {replicas}" if replicas else ""
-        hosts_factor = f" * ({hosts} // 1)" if hosts else ""
+        hosts_factor = f" * ({hosts} // {_or_one(site.hosts)})" if hosts and site.hosts else ""
         out["maxReplicasPath"] = f"{prefix}(({maximum}{fallback} // {default}){hosts_factor})"
         builder.note((*path, "maxReplicasPath"), MEDIUM, f"{site.max_replicas.path}: the most pods the role scales to.")
     return out
+
+
+def _or_one(count: Field) -> int:
+    """What an unset count reads: its default (the schema's, or the operator's code's), else 1."""
+    return count.default if isinstance(count.default, int) else 1
 
 
 def _instances(builder: Builder, site: Site, item: Segments, path: Path) -> tuple[str, list[str]]:
