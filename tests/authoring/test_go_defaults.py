@@ -252,3 +252,26 @@ def test_a_getters_early_return_is_the_default(tmp_path: Path) -> None:
     found = godefaults.code_defaults(tmp_path, "Beacon", "v1")
     assert found["spec", "extra", "replicas"].value == 6
     assert found["spec", "extra", "replicas"].where == "api/v1/getters.go:5"
+
+
+FLOORED = """\
+package controller
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "example.com/beacon/api/v1"
+)
+
+func spares(b *v1.Beacon) *appsv1.StatefulSet {
+	n := max(b.Spec.Spare, 2)
+	return &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: &n}}
+}
+"""
+
+
+def test_a_count_read_with_a_floor_runs_the_floor_when_unset(tmp_path: Path) -> None:
+    """``max(b.Spec.Spare, 2)``: an int32 nothing else defaults is no 0 then, but 2."""
+    _operator(tmp_path)
+    (tmp_path / "controller/spares.go").write_text(FLOORED)
+    found = godefaults.code_defaults(tmp_path, "Beacon", "v1")
+    assert (found["spec", "spare"].value, found["spec", "spare"].zero) == (2, False)

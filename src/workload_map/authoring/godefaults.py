@@ -61,7 +61,7 @@ def code_defaults(root: Path, kind: str, version: str) -> dict[Segments, Filled]
     found: dict[Segments, Filled] = {}
     disputed: set[Segments] = set()
     for function in program.mentioning(go_type_name(kind)):
-        for segments, filled in _filled_in(program, locator, function):
+        for segments, filled in [*_filled_in(program, locator, function), *_floored(program, locator, function)]:
             known = found.setdefault(segments, filled)
             if known.value != filled.value:
                 disputed.add(segments)
@@ -106,6 +106,25 @@ def _filled_in(program: _Program, locator: _Locator, function: GoFunc) -> list[t
             if value is not None:
                 out.append((segments, Filled(value, f"{function.file.path}:{body[at].line}")))
             break
+    return out
+
+
+def _floored(program: _Program, locator: _Locator, function: GoFunc) -> list[tuple[Segments, Filled]]:
+    """``max(x.Spec.Replicas, 1)`` (``util.Max``, ``lo.Max``...): the field read with a floor, so an unset
+    (zero) count runs that many."""
+    body = function.body
+    out: list[tuple[Segments, Filled]] = []
+    for index in range(len(body) - 1):
+        if body[index].text.lower() != "max" or body[index + 1].text != "(":
+            continue
+        arguments = _split([t for t in body[index + 2 : _balanced(body, index + 1) - 1] if t.text != "\n"], ",")
+        if len(arguments) != 2:
+            continue
+        for field, floor in (arguments, arguments[::-1]):
+            segments = _located(locator, function, "".join(t.text for t in field if t.text not in ("*", "&")))
+            value = _value(program, function, floor) if segments and segments[0] == "spec" else None
+            if segments is not None and isinstance(value, int):
+                out.append((segments, Filled(value, f"{function.file.path}:{body[index].line}")))
     return out
 
 
