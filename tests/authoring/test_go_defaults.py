@@ -275,3 +275,19 @@ def test_a_count_read_with_a_floor_runs_the_floor_when_unset(tmp_path: Path) -> 
     (tmp_path / "controller/spares.go").write_text(FLOORED)
     found = godefaults.code_defaults(tmp_path, "Beacon", "v1")
     assert (found["spec", "spare"].value, found["spec", "spare"].zero) == (2, False)
+
+
+def test_an_object_filled_with_a_literal_gives_its_counts(tmp_path: Path) -> None:
+    """``b.Spec.Extra = &v1.ExtraSpec{Replicas: ptr.To[int32](7)}`` while it is nil: the object is there, and
+    its count 7 unless the object says otherwise."""
+    _operator(tmp_path)
+    webhook = WEBHOOK.replace(
+        "\tif b.Spec.Watch == nil {",
+        "\tif b.Spec.Extra == nil {\n\t\tb.Spec.Extra = &v1.ExtraSpec{\n\t\t\tReplicas: ptr.To[int32](7),\n\t\t}\n\t}\n"
+        "\tif b.Spec.Watch == nil {",
+    )
+    (tmp_path / "webhook/default.go").write_text(webhook)
+    found = godefaults.code_defaults(tmp_path, "Beacon", "v1")
+    assert (found["spec", "extra"].value, found["spec", "extra", "replicas"].value) == (FILLED_OBJECT, 7)
+    made = draft(BEACON_CRD, api_source=tmp_path)
+    assert _desired(made.text, {}) == {"relay": 4, "watch": 2, "extra": 7}

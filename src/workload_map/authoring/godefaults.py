@@ -102,10 +102,46 @@ def _filled_in(program: _Program, locator: _Locator, function: GoFunc) -> list[t
             target = "".join(t.text for t in _left(body, opening + 1, at)).lstrip("*")
             if target != tested:
                 continue
-            value = _value(program, function, (_split(_statement(body, at + 1), ",") or [[]])[0])
+            given = _assigned(body, at + 1)
+            value = _value(program, function, given)
             if value is not None:
                 out.append((segments, Filled(value, f"{function.file.path}:{body[at].line}")))
+            if value == FILLED_OBJECT:
+                out += _literal_counts(program, locator, function, tested, given)
             break
+    return out
+
+
+def _assigned(body: list[Token], start: int) -> list[Token]:
+    """The value an assignment gives, to the end of its line: a struct literal's braces whole."""
+    out: list[Token] = []
+    index = start
+    while index < len(body) and body[index].text not in ("\n", ";", ")", "]", "}"):
+        end = _balanced(body, index) if body[index].text in "([{" else index + 1
+        out += body[index:end]
+        index = end
+    return out
+
+
+def _literal_counts(
+    program: _Program, locator: _Locator, function: GoFunc, tested: str, given: list[Token]
+) -> list[tuple[Segments, Filled]]:
+    """The numbers a struct literal filled in for a missing object gives its fields (``x.Spec.Extra =
+    &ExtraSpec{Replicas: ptr.To[int32](2)}``): each field's default."""
+    place = locator.locate([Token(part, 0) for part in re.findall(r"\w+|\.", tested)], function)
+    texts = [t.text for t in given]
+    if place is None or "{" not in texts:
+        return []
+    opening = texts.index("{")
+    fields = _split([t for t in given[opening + 1 : _balanced(given, opening) - 1] if t.text != "\n"], ",")
+    out: list[tuple[Segments, Filled]] = []
+    for part in fields:
+        if len(part) < 3 or part[1].text != ":" or not part[0].text.isidentifier():
+            continue
+        selected = locator.select(place, part[0].text)
+        value = _value(program, function, part[2:])
+        if selected is not None and selected.segments and isinstance(value, int):
+            out.append((selected.segments, Filled(value, f"{function.file.path}:{part[0].line}")))
     return out
 
 
