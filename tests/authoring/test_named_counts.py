@@ -1,6 +1,7 @@
-"""Counts named after the pod definition they count (namedcounts.py): ``workerReplicas`` beside
-``workerTemplate``. In a list item the item's ``replicas`` counts copies of the role, each with that many
-worker pods; on the spec the named count is the definition's own. Our own CRD."""
+"""Counts told by their names and descriptions: ``workerReplicas`` beside ``workerTemplate`` (namedcounts.py;
+in a list item the item's ``replicas`` counts copies of the role, each with that many worker pods; on the spec
+the named count is the definition's own), and a description naming what the pods are ("the desired number of
+search cluster nodes") beside a replication factor, which counts data copies. Our own CRDs."""
 
 from __future__ import annotations
 
@@ -50,3 +51,22 @@ def test_a_count_named_after_its_definition_counts_its_pods() -> None:
         ".spec.template": "(.spec.replicas // 1)",
         ".spec.helperTemplate": "(.spec.helperCount // 1)",  # its own count, not the spec's replicas
     }
+
+
+def test_a_count_described_with_what_its_pods_are_and_no_replication_factor() -> None:
+    """ "the desired number of search cluster nodes" counts the pods; a replication factor ("the number of
+    replicas of each partition") counts copies of data, whatever its description says."""
+    kind = crd(
+        "search.example.com",
+        "Search",
+        {
+            "targetReplicationFactor": {"type": "integer", "description": "the number of replicas of each partition"},
+            "nodeCount": {"type": "integer", "description": "NodeCount is the desired number of search cluster nodes"},
+            "podSpec": {
+                "type": "object",
+                "properties": {"containers": TEMPLATE["properties"]["spec"]["properties"]["containers"]},
+            },
+        },
+    )
+    root = draft(kind).karta["spec"]["structureDefinition"]["rootComponent"]
+    assert root["scaleDefinition"]["replicasPath"] == "(.spec.nodeCount // 1)"
