@@ -291,3 +291,38 @@ def test_an_object_filled_with_a_literal_gives_its_counts(tmp_path: Path) -> Non
     assert (found["spec", "extra"].value, found["spec", "extra", "replicas"].value) == (FILLED_OBJECT, 7)
     made = draft(BEACON_CRD, api_source=tmp_path)
     assert _desired(made.text, {}) == {"relay": 4, "watch": 2, "extra": 7}
+
+
+LOCAL_COPY = """\
+package v1
+
+func (b *Beacon) readWatch() int32 {
+	w := b.Spec.Watch
+	if w == nil {
+		w = &WatchSpec{}
+	}
+	return 0
+}
+"""
+
+GENERATED = """\
+package v1
+
+func (m *BeaconSpec) Unmarshal(data []byte) error {
+	if m.Watch == nil {
+		m.Watch = &WatchSpec{}
+	}
+	return nil
+}
+"""
+
+
+def test_a_local_copy_or_generated_code_fills_no_object_in(tmp_path: Path) -> None:
+    """An object made for reading in a local (``w := b.Spec.Watch; if w == nil { w = &WatchSpec{} }``), or by
+    a protobuf Unmarshal, leaves the object without it: its workload still counts 0 while it is unset."""
+    _operator(tmp_path)
+    (tmp_path / "webhook/default.go").write_text(WEBHOOK.replace("new(v1.WatchSpec)", "b.Spec.Watch"))
+    (tmp_path / "api/v1/read.go").write_text(LOCAL_COPY)
+    (tmp_path / "api/v1/generated.pb.go").write_text(GENERATED)
+    found = godefaults.code_defaults(tmp_path, "Beacon", "v1")
+    assert ("spec", "watch") not in found

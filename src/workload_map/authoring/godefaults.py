@@ -61,6 +61,8 @@ def code_defaults(root: Path, kind: str, version: str) -> dict[Segments, Filled]
     found: dict[Segments, Filled] = {}
     disputed: set[Segments] = set()
     for function in program.mentioning(go_type_name(kind)):
+        if "generated" in function.file.path.rpartition("/")[2]:
+            continue  # generated code (a protobuf Unmarshal making what it decodes into) defaults nothing
         for segments, filled in [*_filled_in(program, locator, function), *_floored(program, locator, function)]:
             known = found.setdefault(segments, filled)
             if known.value != filled.value:
@@ -104,6 +106,8 @@ def _filled_in(program: _Program, locator: _Locator, function: GoFunc) -> list[t
                 continue
             given = _assigned(body, at + 1)
             value = _value(program, function, given)
+            if value == FILLED_OBJECT and "." not in tested:
+                break  # a local copy made for reading (``s := x.Spec.Pooler; if s == nil { s = &Pooler{} }``)
             if value is not None:
                 out.append((segments, Filled(value, f"{function.file.path}:{body[at].line}")))
             if value == FILLED_OBJECT:
