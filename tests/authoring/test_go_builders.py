@@ -323,7 +323,8 @@ def test_workloads_filled_in_by_create_or_update_closures_casts_and_options(tmp_
     assert set(kinds) == {"StatefulSet", "Deployment", "Job"}
     # The closure sets the template from a PodTemplateSpec the code builds: read from no path.
     assert kinds["StatefulSet"]["specDefinition"] == {"fragmentedPodSpecDefinition": {}}
-    assert kinds["Deployment"]["scaleDefinition"] == {"replicasPath": "(.spec.frogs // 1)"}
+    # ``Frogs int32``, no pointer and nothing defaults it: an object without it runs none (the Go zero).
+    assert kinds["Deployment"]["scaleDefinition"] == {"replicasPath": "(.spec.frogs // 0)"}
 
 
 KENNEL_API = """\
@@ -431,8 +432,11 @@ def test_workloads_built_only_while_a_switch_of_the_kind_is_on(tmp_path: Path) -
         for c in _children(draft(KENNEL_CRD, api_source=root)).values()
     }
     assert counts == {
-        "StatefulSet:statefulset": "(.spec.replicas // 1)",
-        "Deployment:gateway": "(if .spec.gateway.enabled == true then 1 else 0 end) * (.spec.gateway.replicas // 1)",
+        # int32 counts (no pointer) that nothing defaults: unset is 0; ``Gateway GatewaySpec`` is always there.
+        "StatefulSet:statefulset": "(.spec.replicas // 0)",
+        "Deployment:gateway": (
+            "(if .spec.gateway.enabled == true then 1 else 0 end) * (.spec.gateway // {} | .replicas // 0)"
+        ),
         "Deployment:deployment": "(if .spec.metrics.enabled == true then 1 else 0 end) * 1",
     }
 

@@ -342,7 +342,7 @@ def test_a_child_built_behind_a_switch_counts_nothing_while_it_is_off(tmp_path: 
     made = draft(GARDEN_CRD, api_source=_tree(tmp_path, {**GUARDED, plot_controller: LITERALS[plot_controller]}))
     children = {c["name"]: c for c in made.karta["spec"]["structureDefinition"]["childComponents"]}
     assert children["plot-statefulset"]["scaleDefinition"] == {
-        "replicasPath": "(if .spec.extra.enabled == true then 1 else 0 end) * (.spec.extra.replicas // 1)"
+        "replicasPath": "(if .spec.extra.enabled == true then 1 else 0 end) * (.spec.extra.replicas // 0)"
     }
 
 

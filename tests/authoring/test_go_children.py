@@ -244,10 +244,8 @@ def test_draft_components_from_the_workloads_the_code_builds(tmp_path: Path) -> 
     assert TODO_MARK in row["specDefinition"]["podTemplateSpecPath"]  # one clear gap: no template in the object
     keeper = children["keeper"]
     assert keeper["kind"]["kind"] == "Deployment"
-    # .spec.keeper is optional: without it no keeper
-    assert keeper["scaleDefinition"] == {
-        "replicasPath": "(if .spec.keeper == null then 0 else 1 end) * (.spec.keeper.count // 1)"
-    }
+    # ``Keeper KeeperSpec`` is no pointer (always there) and its ``Count int32`` nothing defaults: unset, no keeper
+    assert keeper["scaleDefinition"] == {"replicasPath": "(.spec.keeper // {} | .count // 0)"}
     assert "operator/pkg/builders/rows.go:16" in made.text
     assert ".spec.helpers" in made.text  # said why it is no component
 
@@ -300,7 +298,7 @@ func NewClusterJob(c *api.Cluster) *batchv1.Job {
     (component,) = _structure(made)["childComponents"]
     assert component["kind"] == {"group": "batch", "version": "v1", "kind": "Job"}
     assert component["specDefinition"] == {"fragmentedPodSpecDefinition": {"containersPath": ".spec.containers"}}
-    assert component["scaleDefinition"] == {"replicasPath": "(.spec.size // 1)"}
+    assert component["scaleDefinition"] == {"replicasPath": "(.spec.size // 0)"}  # ``Size int32``: unset is 0
 
 
 def _orchard_deployment(root: Path, replicas: str) -> Path:
@@ -398,4 +396,4 @@ def test_an_optional_holder_the_schema_defaults_counts_the_defaults_pods(tmp_pat
     defaulted = crd("orchard.example.com", "Orchard", {"rows": ORCHARD_ROWS, "keeper": keeper})
     children = {c["name"]: c for c in _structure(draft(defaulted, api_source=_tree(tmp_path)))["childComponents"]}
     # The API server fills in the default object: an object without a keeper runs the default's 2 keepers.
-    assert children["keeper"]["scaleDefinition"] == {"replicasPath": '(.spec.keeper // {"count":2} | .count // 1)'}
+    assert children["keeper"]["scaleDefinition"] == {"replicasPath": '(.spec.keeper // {"count":2} | .count // 0)'}

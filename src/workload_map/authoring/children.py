@@ -12,7 +12,7 @@ from typing import Any
 
 from workload_map.authoring import roles, samples as sample_facts
 from workload_map.authoring.builder import Builder, jq
-from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, schema_path
+from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, default_origin, schema_path
 from workload_map.authoring.gochildren import BuiltChild
 from workload_map.authoring.render import Path
 from workload_map.authoring.schema import Field, SchemaFacts, Site
@@ -225,7 +225,7 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
         if sites[index].replicas is None and child.count is not None:
             sites[index].replicas = facts.field_at(child.count)
     fixed = [child for child in built if child.constant is not None and child.kind["kind"] != "Pod"]
-    switched = [child for child in fixed if _switch(facts, child) is not None]
+    switched = [child for child in fixed if _switch(facts, child) is not None and not _shell_of(child, counted)]
     if not counted and not sites and len(fixed) == 1:
         # Nothing counted by a field and no pod definition: the one workload the code builds with a fixed
         # count makes the object's pods (several such are helpers' workloads one cannot tell apart).
@@ -245,6 +245,16 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
         ]
         sites = [site for site in sites if site not in dropped]
     return Placed(sites, makers, unplaced, dropped)
+
+
+def _shell_of(child: BuiltChild, counted: dict[Segments, BuiltChild]) -> bool:
+    """A workload built behind a switch with no count whose kind the same file counts behind the same switch:
+    the object a builder makes empty (``Build()``) and fills in another method (``Update(obj)``), one workload."""
+    file = child.where.rpartition(":")[0]
+    return any(
+        other.kind == child.kind and other.guard == child.guard and other.where.rpartition(":")[0] == file
+        for other in counted.values()
+    )
 
 
 def count_field(facts: SchemaFacts, count: Segments | None) -> Field | None:
@@ -363,7 +373,7 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
         builder.note(
             (*path, "scaleDefinition", "replicasPath"),
             MEDIUM,
-            f"{schema_path(optional)} unset is the schema's default {filled}.",
+            f"{schema_path(optional)} unset is {filled} ({default_origin(holder.schema)}).",
         )
     elif (
         optional is not None
@@ -380,7 +390,8 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     builder.note(
         (*path, "scaleDefinition", "replicasPath"),
         MEDIUM,
-        f"its {child.count_key} reads {count.path} ({child.where}); unset reads {default}.",
+        f"its {child.count_key} reads {count.path} ({child.where}); unset reads {default}"
+        + (f" ({default_origin(count.schema)})." if count.default is not None else "."),
     )
     children.append(component)
 

@@ -19,6 +19,7 @@ from typing import Any
 from workload_map.authoring import (
     children as child_kinds,
     gochildren,
+    godefaults,
     gomerges,
     gomodes,
     gosource,
@@ -35,6 +36,7 @@ from workload_map.authoring.builder import JOB, POD, Builder, jq
 from workload_map.authoring.evidence import HIGH, LOW, MEDIUM, TODO_MARK, Segments, schema_path
 from workload_map.authoring.gochain import chain_components, child_kinds_built
 from workload_map.authoring.gomanifests import pods_through, rendered_workloads
+from workload_map.authoring.namedcounts import named_counts
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
 from workload_map.authoring.schema import REPLICA_NAMES, add_api_values, read_crd
@@ -77,6 +79,8 @@ def draft(
     ``moments`` of one object recorded as it went through its statuses (status mappings from them), and the
     operator's Go API types under ``api_source`` (the status values they declare, gosource.py)."""
     facts = read_crd(crd, version) if crd is not None else None
+    if facts is not None:
+        named_counts(facts)
     warnings: list[str] = []
     owned: list[tuple[dict[str, str], str]] = []  # what the kind's controller owns (--api-source)
     if api_source is not None:
@@ -98,6 +102,8 @@ def draft(
                 facts.suspend = [entry for entry in facts.suspend if entry[0].segments not in pausing]
                 facts.operator_pause = (paused[0][0].path, pausing[paused[0][0].segments])
             owned = declared.owned
+            # Counts the operator's code defaults where the CRD does not (a webhook's Default(), a Validate()).
+            godefaults.fill_schema(facts, godefaults.code_defaults(api_source, facts.kind, facts.version))
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:

@@ -23,6 +23,16 @@ MAP = "{}"  # a path segment: every value of a map
 
 Segments = tuple[str, ...]
 
+# The key a copy of the schema carries beside a default the operator's code gives (godefaults.py), not the
+# CRD: who gives it and where, for the notes to say instead of "schema default".
+FILLED_BY = "x-wmap-filled-by"
+
+
+def default_origin(schema: dict[str, object]) -> str:
+    """Who gives a field's default: the operator's code (where), else the schema."""
+    said = schema.get(FILLED_BY)
+    return str(said) if said else "schema default"
+
 
 def todo(what: str, value: str = "empty") -> str:
     """A gap (docs/definition-format.md, "Gaps in a draft"): ``value``, then the TODO marker in a jq comment.

@@ -140,20 +140,74 @@ def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
             place = locator.locate(condition, function)
             if place is not None and place.segments and place.segments[0] == "spec":
                 return place.segments
+        if encloses:
+            found = _one_switch(locator, function, condition)
+            if found is not None:
+                return found
     return None
+
+
+def _one_switch(locator: _Locator, function: GoFunc, condition: list[Token]) -> Segments | None:
+    """The one field of the kind's spec a conjunction tests to be on (``x.Status.Ready && x.Spec.PITR.Enabled
+    && !x.Spec.Pause``: PITR.Enabled; a negated one is a pause, not this workload's switch); None when it has
+    an ``||`` or several such fields."""
+    texts = [t.text for t in condition]
+    if any(texts[i : i + 2] == ["|", "|"] for i in range(len(texts))):
+        return None
+    found = [
+        place.segments
+        for part in _conjuncts(condition)
+        if part[:1]
+        and part[0].text != "!"
+        and (place := locator.locate(part, function)) is not None
+        and place.segments
+        and place.segments[0] == "spec"
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _conjuncts(tokens: list[Token]) -> list[list[Token]]:
+    """``a && b && c`` split at its top-level ``&&``."""
+    texts = [t.text for t in tokens]
+    cuts = [i for i in range(len(texts) - 1) if texts[i : i + 2] == ["&", "&"]]
+    return [tokens[a + (2 if a else 0) : b] for a, b in zip([0, *cuts], [*cuts, len(tokens)], strict=True)]
 
 
 def _guard_on_the_way(
     locator: _Locator, function: GoFunc, start: int, callers: _Callers, depth: int = 0
 ) -> Segments | None:
     """``_guard`` in the function building a workload, else at the one call of it (callers of callers, a few
-    levels up)."""
+    levels up), else the switch of the builder type whose method builds it (``_builder_switch``)."""
     found = _guard(locator, function, start)
     calls = callers.get(id(function), [])
-    if found is not None or depth > 2 or len(calls) != 1:
-        return found
-    caller, at = calls[0]
-    return _guard_on_the_way(locator, caller, at, callers, depth + 1)
+    if found is None and len(calls) == 1 and depth <= 2:
+        caller, at = calls[0]
+        found = _guard_on_the_way(locator, caller, at, callers, depth + 1)
+    return found if found is not None or depth else _builder_switch(locator, function)
+
+
+# A builder type's method the code asks before it builds (``if b.Enabled() { obj := b.Build() }``, the
+# builders of a list each asked in turn).
+SWITCH_METHODS = ("Enabled", "IsEnabled")
+
+
+def _builder_switch(locator: _Locator, function: GoFunc) -> Segments | None:
+    """The field of the kind a builder's own switch returns, when the workload is built in a method of a type
+    whose ``Enabled() bool`` is that field (``return b.x.Spec.UI != nil && b.x.Spec.UI.Enabled``: its
+    nil checks left out, one field of the kind in what remains; an ``||`` is no switch of one field)."""
+    if not function.receiver:
+        return None
+    named = locator.program.folder(function.file.directory)
+    methods = [m for name in SWITCH_METHODS for m in named.get(name, []) if m.receiver == function.receiver]
+    for method in methods:
+        returns = [i for i, t in enumerate(method.body) if t.text == "return"]
+        if len(returns) != 1:
+            continue
+        value = [t for t in _statement(method.body, returns[0] + 1) if t.text != "\n"]
+        found = _one_switch(locator, method, value)
+        if found is not None:
+            return found
+    return None
 
 
 def _set_on_condition(function: GoFunc, start: int, end: int) -> bool:

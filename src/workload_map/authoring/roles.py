@@ -9,7 +9,7 @@ from typing import Any
 
 from workload_map.authoring import selectors as pod_selectors
 from workload_map.authoring.builder import Builder, jq
-from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, schema_path
+from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, default_origin, schema_path
 from workload_map.authoring.render import Path
 from workload_map.authoring.schema import GROUP_SIZE_NAMES, SHARD_NAMES, Field, Site
 
@@ -50,7 +50,8 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
     out: dict[str, str] = {}
     if replicas is not None and site.replicas is not None:
         factors.append(f"({replicas} // {default})")
-        where = "schema default" if site.replicas.default is not None else "assumed operator default"
+        told = site.replicas.default is not None
+        where = default_origin(site.replicas.schema) if told else "assumed operator default"
         builder.note(
             (*path, "replicasPath"),
             MEDIUM,
@@ -58,7 +59,7 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
             f"unset reads {default} ({where}).",
         )
     if hosts is not None and site.hosts is not None:
-        factors.append(f"({hosts} // 1)")
+        factors.append(f"({hosts} // {_or_one(site.hosts)})")
         per = (
             "pods per group"
             if site.hosts.segments[-1] in GROUP_SIZE_NAMES
@@ -89,7 +90,7 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
     minimum = _relative(item, site.min_replicas)
     if minimum is not None and site.min_replicas is not None:
         fallback = f" // {replicas}" if replicas else ""
-        hosts_factor = f" * ({hosts} // 1)" if hosts else ""
+        hosts_factor = f" * ({hosts} // {_or_one(site.hosts)})" if hosts and site.hosts else ""
         out["minReplicasPath"] = f"{prefix}(({minimum}{fallback} // {default}){hosts_factor})"
         builder.note(
             (*path, "minReplicasPath"), MEDIUM, f"{site.min_replicas.path}: the fewest pods the role runs with."
@@ -97,10 +98,15 @@ def scale(builder: Builder, site: Site, path: Path, reuse_job: tuple[str, str] |
     maximum = _relative(item, site.max_replicas)
     if maximum is not None and site.max_replicas is not None:
         fallback = f" // {replicas}" if replicas else ""
-        hosts_factor = f" * ({hosts} // 1)" if hosts else ""
+        hosts_factor = f" * ({hosts} // {_or_one(site.hosts)})" if hosts and site.hosts else ""
         out["maxReplicasPath"] = f"{prefix}(({maximum}{fallback} // {default}){hosts_factor})"
         builder.note((*path, "maxReplicasPath"), MEDIUM, f"{site.max_replicas.path}: the most pods the role scales to.")
     return out
+
+
+def _or_one(count: Field) -> int:
+    """What an unset count reads: its default (the schema's, or the operator's code's), else 1."""
+    return count.default if isinstance(count.default, int) else 1
 
 
 def _instances(builder: Builder, site: Site, item: Segments, path: Path) -> tuple[str, list[str]]:

@@ -37,9 +37,11 @@ STOP_VALUES = ("suspended", "suspend", "stopped", "stop", "paused", "halted", "o
 TRUTHY = ("true", "yes", "on", "1", "enabled", "enable")
 FALSY = ("false", "no", "off", "0", "disabled", "disable")
 RUN_VALUES = ("running", "run", "started", "active", "always", "on", "enabled", "rerunonfailure", "once")
-# A field description that says an integer counts pods: "replicas is the number of desired pods".
+# A field description that says an integer counts pods: "replicas is the number of desired pods", "the
+# desired number of cluster nodes" (two words may name what the pods are).
 COUNT_DESCRIPTION = re.compile(
-    r"\b(number|count) of (the )?(desired |requested )?(replicas|pods|instances|workers|nodes|copies|hosts|members)\b",
+    r"\b(number|count) of (the )?(desired |requested )?(\w+ ){0,2}?"
+    r"(replicas|pods|instances|workers|nodes|copies|hosts|members)\b",
     re.I,
 )
 # A description that says an object (typed or free-form) is a pod's template or spec.
@@ -228,6 +230,9 @@ def described_count(node: dict[str, Any], segments: Segments) -> Field | None:
         if not isinstance(child, dict) or child.get("type") != "integer" or name in MIN_NAMES + MAX_NAMES:
             continue
         text = str(child.get("description") or "")
+        # A replication factor counts copies of the data (partitions, shards) over the pods, not pods.
+        if "replicationfactor" in name.lower():
+            continue
         if COUNT_DESCRIPTION.search(text) and not re.search(r"\b(min|max)(imum)?\b", name + " " + text[:60], re.I):
             return Field((*segments, name), child)
     return None
