@@ -26,6 +26,7 @@ from workload_map.authoring.gofilled import (
     _expanded,
     _guard_on_the_way,
     _mutated,
+    _renamed_copy,
     _returns_workload,
     _set_on_condition,
 )
@@ -565,9 +566,15 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
             counts: list[tuple[Segments | None, str]] = [*traced]
             counts = counts or _bound_counts(locator, function, (start, end), callers)
-            if (gvk, start, end) in mutated and not counts:
-                continue  # a workload only changed here (scaled to 0, relabelled): no count of the kind's
             fixed = _constant(function, (start, end)) if not counts else None
+            if (gvk, start, end) in mutated and not counts:
+                # A workload only changed here (scaled to 0, relabelled): no count of the kind's. Unless it is a
+                # builder's workload renamed and given a count of its own: a second workload, its pod the
+                # builder's.
+                fixed = _constant(function, (start, end), anywhere=True) if _renamed_copy(function, start) else None
+                if fixed is None or fixed[0] <= 0:
+                    continue
+                composed = composed or _builder_composes(program, locator, function, start, gvk["kind"], callers)
             guard = _guard_on_the_way(locator, function, start, callers)
             # Built behind a switch of the kind, its count never set: the workload's own default, one pod.
             defaulted = (
@@ -588,6 +595,20 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 child.conditional = conditional
                 out.append(child)
     return out
+
+
+def _builder_composes(  # noqa: PLR0917 - the copy and what it is read with, each by name at its one call
+    program: _Program, locator: _Locator, function: GoFunc, start: int, kind: str, callers: _Callers
+) -> bool:
+    """Whether the function of the repository whose workload is assigned at ``start`` (``d := build(x)``)
+    composes that workload's pod: a copy of it has the same pod."""
+    call = [t.text for t in _statement(function.body, start + 3)]
+    callee = call[call.index("(") - 1] if "(" in call and call.index("(") > 0 else ""
+    for builder in (c for c in program.calls(function) if c.name == callee):
+        for gvk, begin, end in _literals(builder):
+            if gvk["kind"] == kind and _composes_pod(program, locator, builder, kind, (begin, end), callers):
+                return True
+    return False
 
 
 def _spec_helper(
@@ -623,14 +644,15 @@ def _spec_helper(
     return None
 
 
-def _constant(function: GoFunc, span: tuple[int, int]) -> tuple[int, None, str] | None:
+def _constant(function: GoFunc, span: tuple[int, int], anywhere: bool = False) -> tuple[int, None, str] | None:
     """A count the code gives as a number (``Replicas: ptr.To(int32(1))``, ``replicas := int32(1)`` then
-    ``Replicas: &replicas``): (the number, None, its key)."""
+    ``Replicas: &replicas``): (the number, None, its key). With ``anywhere``, the local may be given its number
+    after the workload is made (a copy of a builder's workload, its count set after)."""
     body = function.body
     for value, key in _count_values(function, *span):
         texts = [t.text for t in value if t.text not in ("\n", "&", "*")]
         if len(texts) == 1 and texts[0].isidentifier():
-            assigned = _assigned_at(body[: span[0]], texts[0])
+            assigned = _assigned_at(body[: span[0]] if not anywhere else body, texts[0])
             texts = [t.text for t in _statement(body, assigned)] if assigned is not None else []
         numbers = [t for t in texts if t.isdigit()]
         if len(numbers) == 1 and _names_no_variable(texts):

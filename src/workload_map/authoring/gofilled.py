@@ -124,16 +124,16 @@ def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
     for index in range(min(start, len(body))):
         if body[index].text != "if":
             continue
-        negated = body[index + 1].text == "!"
         end = index + 1
         while end < len(body) and body[end].text not in ("{", "\n", ";"):
             end += 1
         if end >= len(body) or body[end].text != "{":
             continue
-        condition = body[index + 2 if negated else index + 1 : end]
-        following = [t.text for t in body[end + 1 : end + 3] if t.text != "\n"]
-        returns = negated and following[:1] == ["return"]
+        condition = _switched_off(body[index + 1 : end])
+        negated = condition is not None
+        condition = condition if condition is not None else body[index + 1 : end]
         closing = _balanced(body, end)
+        returns = negated and _ends_in_return(body, end, closing)
         # A block with an ``else`` chooses between two ways (a mode), it does not switch one on.
         encloses = not negated and closing > start and (closing >= len(body) or body[closing].text != "else")
         if returns or encloses:
@@ -141,6 +141,39 @@ def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
             if place is not None and place.segments and place.segments[0] == "spec":
                 return place.segments
     return None
+
+
+def _switched_off(condition: list[Token]) -> list[Token] | None:
+    """The switch a condition tests off: ``!x.Spec.Extra.Enabled``, or the same after nil checks of what holds
+    it (``x.Spec.Extra == nil || !x.Spec.Extra.Enabled``); else None."""
+    parts: list[list[Token]] = [[]]
+    for index, token in enumerate(condition):  # one character a token: ``||`` is two
+        if token.text == "|" and index + 1 < len(condition) and condition[index + 1].text == "|":
+            parts.append([])
+        elif token.text != "|":
+            parts[-1].append(token)
+    last = parts[-1]
+    if not last or last[0].text != "!" or (len(last) > 1 and last[1].text == "="):
+        return None
+    switch = " ".join(t.text for t in last[1:])
+    for part in parts[:-1]:
+        texts = [t.text for t in part]
+        if texts[-3:] != ["=", "=", "nil"] or not switch.startswith(" ".join(texts[:-3]) + " ."):
+            return None  # another test: not the switch alone
+    return last[1:]
+
+
+def _ends_in_return(body: list[Token], opening: int, closing: int) -> bool:
+    """Whether the block from ``opening`` (its ``{``) to ``closing`` (past its ``}``) ends in a ``return`` of its
+    own: the code after it does not run (what it does first, deleting what the switch turned off, aside)."""
+    depth, last = 0, None
+    for index in range(opening + 1, closing - 1):
+        text = body[index].text
+        depth += text in "([{"
+        depth -= text in ")]}"
+        if depth == 0 and text not in ("\n", ";", "}") and (index == opening + 1 or body[index - 1].text in "\n;}"):
+            last = text  # the first word of each statement at the block's own level
+    return last == "return"
 
 
 def _guard_on_the_way(
@@ -153,7 +186,40 @@ def _guard_on_the_way(
     if found is not None or depth > 2 or len(calls) != 1:
         return found
     caller, at = calls[0]
-    return _guard_on_the_way(locator, caller, at, callers, depth + 1)
+    return _guard_on_the_way(locator, caller, _last_use(caller.body, at), callers, depth + 1)
+
+
+def _last_use(body: list[Token], at: int) -> int:
+    """Where the value the call at ``at`` gives is last read (``desired := build(x)`` ... ``create(desired)``): a
+    switch tested between the call and that use stops what is made of it; ``at`` when it is not kept."""
+    head = at
+    while head > 0 and (body[head - 1].text.isidentifier() or body[head - 1].text == "."):
+        head -= 1  # back over the callee's qualifiers (``r.pkg.build``)
+    assigned = [t.text for t in body[max(head - 3, 0) : head]]
+    name = assigned[0] if assigned[1:] == [":", "="] else assigned[1] if assigned[2:] == ["="] else ""
+    if not name.isidentifier() or name == "_":  # the blank identifier keeps nothing
+        return at
+    uses = [i for i in range(at, len(body)) if body[i].text == name and body[i - 1].text != "."]
+    return uses[-1] if uses else at
+
+
+def _renamed_copy(function: GoFunc, start: int) -> bool:
+    """Whether the workload a function of the repository returns, assigned at ``start`` (``d := build(x)``), is
+    given another name after (``d.Name = x.Name + "-worker"``, ``d.ObjectMeta.Name = ...``, ``d.SetName(...)``):
+    a second object made from the first's builder, not the first one corrected."""
+    body = function.body
+    name = body[start].text
+    if [t.text for t in body[start + 1 : start + 3]] != [":", "="]:
+        return False
+    for index in range(start + 3, len(body) - 3):
+        if body[index].text != name or body[index - 1].text in (".", "&"):
+            continue
+        texts = [t.text for t in body[index + 1 : index + 6]]
+        if texts[:3] in ([".", "Name", "="], [".", "SetName", "("]) and texts[3:4] != ["="]:
+            return True
+        if texts[:4] == [".", "ObjectMeta", ".", "Name"] and texts[4:5] == ["="]:
+            return True
+    return False
 
 
 def _set_on_condition(function: GoFunc, start: int, end: int) -> bool:
