@@ -357,6 +357,7 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
         )
     elif (
         optional is not None
+        and optional not in child.filled
         and not child.conditional
         and not (switch is not None and switch.segments[: len(optional)] == optional)
     ):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
 from workload_map.authoring.gocomposed import _composes_pod
+from workload_map.authoring.godefaults import filled_when_unset
 from workload_map.authoring.gofilled import (
     COUNT_KEYS,
     UNSET_COUNT,
@@ -66,6 +67,8 @@ class BuiltChild:
     guard: Segments | None = None
     defaulted: bool = False  # its count is never set: ``constant`` is the workload kind's default
     conditional: bool = False  # its count is set only under an ``if``: built all the same, else by default
+    # The kind's optional objects the code fills in when unset (godefaults.py): never missing when it reads them.
+    filled: frozenset[Segments] = frozenset()
 
 
 @dataclass
@@ -550,6 +553,8 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 queue.append((called, [*chain, called.name]))
     # The literals once every call is known: a builder shared by several callers counts from each one's field.
     out: list[BuiltChild] = []
+    shells: list[BuiltChild] = []  # literals giving no spec (a name, labels): another function fills them in
+    fillers: dict[tuple[str, str], bool] = {}  # (file, kind) of a workload filled in with no count: composed
     for function, chain in visited:
         mutated = list(_mutated(function, functools.partial(_returns_workload, locator, function=function)))
         for gvk, start, end in [*_literals(function, foreign), *mutated]:
@@ -573,6 +578,7 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 # builder's.
                 fixed = _constant(function, (start, end), anywhere=True) if _renamed_copy(function, start) else None
                 if fixed is None or fixed[0] <= 0:
+                    fillers.setdefault((function.file.path, gvk["kind"]), composed)
                     continue
                 composed = composed or _builder_composes(program, locator, function, start, gvk["kind"], callers)
             guard = _guard_on_the_way(locator, function, start, callers)
@@ -594,7 +600,41 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 child.defaulted = defaulted
                 child.conditional = conditional
                 out.append(child)
-    return out
+                if defaulted and (gvk, start, end) not in mutated and not _gives_spec(function, start, end):
+                    shells.append(child)
+    filled = frozenset(filled_when_unset(locator))
+    for child in out:
+        child.filled = filled
+    return _shells_filled(out, shells, fillers)
+
+
+def _gives_spec(function: GoFunc, start: int, end: int) -> bool:
+    """Whether the literal from ``start`` to ``end`` gives a ``Spec`` (at its own level, not a nested one)."""
+    body, depth = function.body, 0
+    for index in range(start + 3, end):
+        text = body[index].text
+        depth += text in "([{"
+        depth -= text in ")]}"
+        if depth == 1 and text == "Spec" and body[index + 1].text == ":":
+            return True
+    return False
+
+
+def _shells_filled(
+    out: list[BuiltChild], shells: list[BuiltChild], fillers: dict[tuple[str, str], bool]
+) -> list[BuiltChild]:
+    """A builder type's object made bare (``Build()`` gives its name) and filled in by another method of the
+    same file (``Update(obj)`` writes its spec) is one workload: the filled one when its count is read, else the
+    bare one, the workload kind's default count, its pod composed when the filling composes it."""
+    kept: list[BuiltChild] = []
+    for child in out:
+        if child in shells:
+            file = child.where.rpartition(":")[0]
+            if any(o.kind == child.kind and o.where.rpartition(":")[0] == file for o in out if o not in shells):
+                continue  # the filled one counts it
+            child.composed = child.composed or fillers.get((file, child.kind["kind"]), False)
+        kept.append(child)
+    return kept
 
 
 def _builder_composes(  # noqa: PLR0917 - the copy and what it is read with, each by name at its one call

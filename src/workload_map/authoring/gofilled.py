@@ -176,12 +176,55 @@ def _ends_in_return(body: list[Token], opening: int, closing: int) -> bool:
     return last == "return"
 
 
+def _switched_on(condition: list[Token]) -> list[Token] | None:
+    """The switch a condition tests on: ``x.Spec.Extra.Enabled``, or the same after nil checks of what holds it
+    (``x.Spec.Extra != nil && x.Spec.Extra.Enabled``); else None."""
+    parts: list[list[Token]] = [[]]
+    for index, token in enumerate(condition):  # one character a token: ``&&`` is two
+        if token.text == "&" and index + 1 < len(condition) and condition[index + 1].text == "&":
+            parts.append([])
+        elif token.text != "&":
+            parts[-1].append(token)
+    last = [t for t in parts[-1] if t.text != "\n"]
+    texts = [t.text for t in last]
+    if not texts or not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)):
+        return None
+    for part in parts[:-1]:
+        held = [t.text for t in part if t.text != "\n"]
+        if held[-3:] != ["!", "=", "nil"] or not " ".join(texts).startswith(" ".join(held[:-3]) + " ."):
+            return None  # another test: not the switch alone
+    return last
+
+
+# The method of a builder type saying whether its object is made at all (a reconcile loop over builders deletes
+# the object of one that is not enabled).
+ENABLED_METHODS = ("Enabled", "IsEnabled")
+
+
+def _builder_enabled(locator: _Locator, function: GoFunc) -> Segments | None:
+    """The kind's switch a method of the builder type building the workload returns as its ``Enabled() bool``
+    (``return b.instance.Spec.Extra != nil && b.instance.Spec.Extra.Enabled``): its object is made only while
+    that is on."""
+    if not function.receiver:
+        return None
+    for name in ENABLED_METHODS:
+        for method in locator.program.folder(function.file.directory).get(name, []):
+            if method.receiver != function.receiver or method.result != "bool":
+                continue
+            returns = [i for i, t in enumerate(method.body) if t.text == "return"]
+            condition = _switched_on(_statement(method.body, returns[-1] + 1)) if len(returns) == 1 else None
+            place = locator.locate(condition, method) if condition else None
+            if place is not None and place.segments and place.segments[0] == "spec":
+                return place.segments
+    return None
+
+
 def _guard_on_the_way(
     locator: _Locator, function: GoFunc, start: int, callers: _Callers, depth: int = 0
 ) -> Segments | None:
     """``_guard`` in the function building a workload, else at the one call of it (callers of callers, a few
     levels up)."""
-    found = _guard(locator, function, start)
+    found = _guard(locator, function, start) or _builder_enabled(locator, function)
     calls = callers.get(id(function), [])
     if found is not None or depth > 2 or len(calls) != 1:
         return found
