@@ -256,6 +256,13 @@ def count_field(facts: SchemaFacts, count: Segments | None) -> Field | None:
     found = facts.field_at(count)
     if found is None and ".spec" in facts.untyped and count[:1] == ("spec",):
         return Field(count, {"type": "integer"})
+    # Below an object the schema leaves open (``spec: {x-kubernetes-preserve-unknown-fields: true}`` of a
+    # role), likewise: the deepest object the schema declares on the way decides.
+    for length in range(len(count) - 1, 1, -1) if found is None and count[:1] == ("spec",) else ():
+        holder = facts.field_at(count[:length])
+        if holder is not None:
+            opened = holder.schema.get("x-kubernetes-preserve-unknown-fields") and not holder.schema.get("properties")
+            return Field(count, {"type": "integer"}) if opened else None
     return found
 
 

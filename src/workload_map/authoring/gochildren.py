@@ -40,6 +40,7 @@ from workload_map.authoring.gofuncs import (
     _split,
     _statement,
 )
+from workload_map.authoring.gohanded import handed_counts
 from workload_map.authoring.goowners import BUILTIN_WORKLOADS
 from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_type, go_type_name
 from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
@@ -553,6 +554,7 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 queue.append((called, [*chain, called.name]))
     # The literals once every call is known: a builder shared by several callers counts from each one's field.
     out: list[BuiltChild] = []
+    handed: list[BuiltChild] = []  # workload parameters of a helper, written there
     shells: list[BuiltChild] = []  # literals giving no spec (a name, labels): another function fills them in
     fillers: dict[tuple[str, str], bool] = {}  # (file, kind) of a workload filled in with no count: composed
     for function, chain in visited:
@@ -571,6 +573,7 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
             counts: list[tuple[Segments | None, str]] = [*traced]
             counts = counts or _bound_counts(locator, function, (start, end), callers)
+            counts = counts or [*handed_counts(program, locator, function, (start, end))]
             fixed = _constant(function, (start, end)) if not counts else None
             if (gvk, start, end) in mutated and not counts:
                 # A workload only changed here (scaled to 0, relabelled): no count of the kind's. Unless it is a
@@ -602,9 +605,16 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 out.append(child)
                 if defaulted and (gvk, start, end) not in mutated and not _gives_spec(function, start, end):
                     shells.append(child)
+                if (gvk, start, end) in mutated and start == end:  # a parameter written, not a local made
+                    handed.append(child)
     filled = frozenset(filled_when_unset(locator))
     for child in out:
         child.filled = filled
+    # A helper handed a workload (``func addCommon(dst *appsv1.Deployment, p *api.Common)``), counted through
+    # its callers, stands for the literals it is handed: where such a literal is counted by the same field,
+    # the literal is the workload.
+    literal_counts = {c.count for c in out if c not in handed and c.count is not None}
+    out = [c for c in out if c not in handed or c.count not in literal_counts]
     return _shells_filled(out, shells, fillers)
 
 

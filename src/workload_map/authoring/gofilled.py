@@ -226,7 +226,8 @@ def _guard_on_the_way(
     levels up)."""
     found = _guard(locator, function, start) or _builder_enabled(locator, function)
     calls = callers.get(id(function), [])
-    if found is not None or depth > 2 or len(calls) != 1:
+    # Several calls from one function (for the object and for its previous version) are one way there.
+    if found is not None or depth > 2 or len({id(caller) for caller, _ in calls}) != 1:
         return found
     caller, at = calls[0]
     return _guard_on_the_way(locator, caller, _last_use(caller.body, at), callers, depth + 1)
@@ -238,11 +239,23 @@ def _last_use(body: list[Token], at: int) -> int:
     head = at
     while head > 0 and (body[head - 1].text.isidentifier() or body[head - 1].text == "."):
         head -= 1  # back over the callee's qualifiers (``r.pkg.build``)
-    assigned = [t.text for t in body[max(head - 3, 0) : head]]
-    name = assigned[0] if assigned[1:] == [":", "="] else assigned[1] if assigned[2:] == ["="] else ""
+    operator = 2 if [t.text for t in body[max(head - 2, 0) : head]] == [":", "="] else 1
+    if body[head - operator].text not in (":", "="):
+        return at
+    names = head - operator - 1  # back over ``obj, err`` to the first name: the value kept
+    while names >= 2 and body[names - 1].text == "," and body[names - 2].text.isidentifier():
+        names -= 2
+    name = body[names].text if names >= 0 else ""
     if not name.isidentifier() or name == "_":  # the blank identifier keeps nothing
         return at
-    uses = [i for i in range(at, len(body)) if body[i].text == name and body[i - 1].text != "."]
+    uses = []
+    for index in range(at, len(body) - 2):
+        if body[index].text != name or body[index - 1].text == ".":
+            continue
+        following = [t.text for t in body[index + 1 : index + 3]]
+        if following == [":", "="] or (following[:1] == ["="] and following[1:] != ["="]):
+            break  # given another value (``err`` of the next call): what follows reads that one
+        uses.append(index)
     return uses[-1] if uses else at
 
 
