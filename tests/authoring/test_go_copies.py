@@ -147,3 +147,108 @@ def test_a_builders_workload_renamed_and_scaled_to_zero_is_no_workload(tmp_path:
     """Renamed but given no pods (``replicas := int32(0)``): nothing runs in it."""
     root = _write(tmp_path, "replicas := int32(0)\n\td.Spec.Replicas = &replicas")
     assert [c.function for c in built_children(root, "Quarry", "v1")] == ["Diggers"]
+
+
+CELLAR_API = """\
+package v1
+
+type Cellar struct {
+	Spec   CellarSpec   `json:"spec,omitempty"`
+	Status CellarStatus `json:"status,omitempty"`
+}
+
+type CellarSpec struct {
+	Casks   *PodSpec `json:"casks,omitempty"`
+	Bottles *PodSpec `json:"bottles,omitempty"`
+}
+
+type PodSpec struct {
+	Size  int32  `json:"size,omitempty"`
+	Image string `json:"image,omitempty"`
+}
+
+type CellarStatus struct{}
+
+type App interface {
+	StatefulSet() *appsv1.StatefulSet
+}
+"""
+
+CELLAR_ROLES = """\
+package roles
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "example.com/cellar/api/v1"
+)
+
+type Casks struct{ cr *v1.Cellar }
+
+func (c *Casks) StatefulSet() *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: c.cr.Name + "-casks"}}
+}
+
+type Bottles struct{ cr *v1.Cellar }
+
+func (b *Bottles) StatefulSet() *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: b.cr.Name + "-bottles"}}
+}
+"""
+
+CELLAR_BUILDER = """\
+package cellar
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	v1 "example.com/cellar/api/v1"
+)
+
+func StatefulSet(app v1.App, podSpec *v1.PodSpec, cr *v1.Cellar) *appsv1.StatefulSet {
+	obj := app.StatefulSet()
+	obj.Spec = appsv1.StatefulSetSpec{
+		Replicas: &podSpec.Size,
+		Template: corev1.PodTemplateSpec{
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: podSpec.Image}}},
+		},
+	}
+	return obj
+}
+"""
+
+CELLAR_CONTROLLER = """\
+package controller
+
+import (
+	"example.com/cellar/pkg/cellar"
+	"example.com/cellar/pkg/roles"
+	v1 "example.com/cellar/api/v1"
+)
+
+func (r *Reconciler) sync(cr *v1.Cellar) error {
+	_ = cellar.StatefulSet(&roles.Casks{cr: cr}, cr.Spec.Casks, cr)
+	_ = cellar.StatefulSet(&roles.Bottles{cr: cr}, cr.Spec.Bottles, cr)
+	return nil
+}
+"""
+
+
+def test_a_role_objects_bare_workload_given_its_whole_spec_after(tmp_path: Path) -> None:
+    """``obj := app.StatefulSet()`` (each role's bare object, through an interface) then ``obj.Spec =
+    appsv1.StatefulSetSpec{Replicas: &podSpec.Size, ...}``: one StatefulSet per role, counted by the size of the
+    role's spec each caller hands it, its pod composed."""
+    files = {
+        "api/v1/cellar_types.go": CELLAR_API.replace(
+            "package v1\n", 'package v1\n\nimport appsv1 "k8s.io/api/apps/v1"\n'
+        ),
+        "pkg/roles/roles.go": CELLAR_ROLES,
+        "pkg/cellar/statefulset.go": CELLAR_BUILDER,
+        "pkg/controller/cellar.go": CELLAR_CONTROLLER,
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    built = [c for c in built_children(tmp_path, "Cellar", "v1") if c.count is not None]
+    assert sorted(c.count for c in built if c.count) == [("spec", "bottles", "size"), ("spec", "casks", "size")]
+    assert all(c.function == "StatefulSet" and c.composed for c in built)

@@ -571,8 +571,13 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 traced = _counts(locator, *helper)
                 conditional = _set_on_condition(*helper)
                 composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
+            assigned = _spec_assigned(function, start, gvk["kind"]) if (gvk, start, end) in mutated else None
+            if assigned is not None and not traced:
+                # ``obj := app.StatefulSet()`` then ``obj.Spec = appsv1.StatefulSetSpec{Replicas: &p.Size, ...}``.
+                traced = _counts(locator, function, *assigned)
+                composed = composed or _composes_pod(program, locator, function, gvk["kind"], assigned, callers)
             counts: list[tuple[Segments | None, str]] = [*traced]
-            counts = counts or _bound_counts(locator, function, (start, end), callers)
+            counts = counts or _bound_counts(locator, function, assigned or (start, end), callers)
             counts = counts or [*handed_counts(program, locator, function, (start, end))]
             fixed = _constant(function, (start, end)) if not counts else None
             if (gvk, start, end) in mutated and not counts:
@@ -645,6 +650,19 @@ def _shells_filled(
             child.composed = child.composed or fillers.get((file, child.kind["kind"]), False)
         kept.append(child)
     return kept
+
+
+def _spec_assigned(function: GoFunc, start: int, kind: str) -> tuple[int, int] | None:
+    """The ``<Kind>Spec`` literal a workload made at ``start`` is given whole after (``obj.Spec =
+    appsv1.StatefulSetSpec{...}``): (its start, its end), else None."""
+    body = function.body
+    name = body[start].text
+    for index in range(start + 1, len(body) - 6):
+        texts = [t.text for t in body[index : index + 7]]
+        given = texts[:4] == [name, ".", "Spec", "="] and texts[5:7] == [".", f"{kind}Spec"]
+        if given and body[index - 1].text != "." and index + 7 < len(body) and body[index + 7].text == "{":
+            return index + 4, _balanced(body, index + 7)
+    return None
 
 
 def _builder_composes(  # noqa: PLR0917 - the copy and what it is read with, each by name at its one call
