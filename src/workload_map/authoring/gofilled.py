@@ -140,7 +140,33 @@ def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
             place = locator.locate(condition, function)
             if place is not None and place.segments and place.segments[0] == "spec":
                 return place.segments
+        if encloses:
+            found = _one_switch_of(locator, function, condition)
+            if found is not None:
+                return found
     return None
+
+
+def _one_switch_of(locator: _Locator, function: GoFunc, condition: list[Token]) -> Segments | None:
+    """The one field of the kind's spec a conjunction tests on by itself (``ready && x.Spec.Extra.Enabled &&
+    !x.Spec.Pause``): the block runs only while it is on. None when there are several, or none."""
+    parts: list[list[Token]] = [[]]
+    for index, token in enumerate(condition):
+        if token.text == "&" and index + 1 < len(condition) and condition[index + 1].text == "&":
+            parts.append([])
+        elif token.text not in {"&", "\n"}:
+            parts[-1].append(token)
+    if len(parts) < 2:
+        return None
+    found: list[Segments] = []
+    for part in parts:
+        texts = [t.text for t in part]
+        if not texts or not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)):
+            continue  # a comparison, a negation, a call: not a switch on
+        place = locator.locate(part, function)
+        if place is not None and place.segments and place.segments[0] == "spec":
+            found.append(place.segments)
+    return found[0] if len(found) == 1 else None
 
 
 def _switched_off(condition: list[Token]) -> list[Token] | None:
