@@ -5,6 +5,7 @@ unset. Our own small Go files."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +175,12 @@ def test_an_optional_object_the_kinds_defaulting_fills_in_is_no_switch(tmp_path:
     assert scales["deployment"] == "(if .spec.sifter.enabled == true then 1 else 0 end) * 1"
     scales = _scales(draft(MILL_CRD, api_source=_write(tmp_path / "plain", defaults=False)))
     assert scales["worker"] == "(if .spec.workers == null then 0 else 1 end) * (.spec.workers.replicas // 1)"
+
+
+def test_a_switch_on_by_default_in_the_schema(tmp_path: Path) -> None:
+    """``.spec.sifter.enabled`` with the schema's ``default: true``: the sifter runs while it is unset."""
+    on = copy.deepcopy(MILL_CRD)
+    schema = on["spec"]["versions"][1]["schema"]["openAPIV3Schema"]
+    schema["properties"]["spec"]["properties"]["sifter"]["properties"]["enabled"]["default"] = True
+    scales = _scales(draft(on, api_source=_write(tmp_path)))
+    assert scales["deployment"] == "(if .spec.sifter.enabled == false then 0 else 1 end) * 1"

@@ -330,12 +330,16 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
         }
     # A switch of the object read for a workload of one list item would need the item's own: only at the spec.
     switch = _switch(facts, child) if not item else None
-    gate = f"(if {jq(switch.segments)} == true then 1 else 0 end) * " if switch is not None else ""
+    # A switch the schema defaults to on (``default: true``) is on while unset: only ``false`` turns it off.
+    on_by_default = switch is not None and switch.schema.get("default") is True
+    test = "== false then 0 else 1" if on_by_default else "== true then 1 else 0"
+    gate = f"(if {jq(switch.segments)} {test} end) * " if switch is not None else ""
     if switch is not None:
         builder.note(
             (*path, "scaleDefinition", "replicasPath"),
             MEDIUM,
-            f"0 unless {switch.path} is true: the code checks it before building the {kind_name}.",
+            f"0 unless {switch.path} is true{' (its default)' if on_by_default else ''}: the code checks it before",
+            f"building the {kind_name}.",
         )
     if count is None:
         component["scaleDefinition"] = {"replicasPath": f"{gate}{child.constant}"}
