@@ -78,3 +78,39 @@ def test_the_one_switch_a_conjunction_tests_on_guards_the_workload(tmp_path: Pat
 def test_a_conjunction_of_two_switches_names_none(tmp_path: Path) -> None:
     """Two fields tested on: neither alone says whether it is built."""
     assert _built(tmp_path, "s.Spec.Dryer.Enabled && s.Spec.Fans.Enabled") == [None]
+
+
+KILN_CONTROLLER = """\
+package controller
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "example.com/silo/api/v1"
+)
+
+func Build(s *v1.Silo) []any {
+	dep := deployment(s)
+	objects := []any{dep}
+	if s.Spec.Dryer.Enabled {
+		configureDryer(dep)
+	}
+	return objects
+}
+
+func deployment(s *v1.Silo) *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: s.Name}, Spec: appsv1.DeploymentSpec{}}
+}
+
+func configureDryer(dep *appsv1.Deployment) {}
+"""
+
+
+def test_a_block_after_the_build_that_only_changes_it_is_no_switch(tmp_path: Path) -> None:
+    """``dep := deployment(s)``, kept in the objects, then ``if s.Spec.Dryer.Enabled { configureDryer(dep) }``:
+    the Deployment is made whatever the switch says (the block, its last use, only changes it)."""
+    files = {"api/v1/silo_types.go": SILO_API, "controller/silo.go": KILN_CONTROLLER}
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    assert [c.guard for c in built_children(tmp_path, "Silo", "v1")] == [None]

@@ -116,12 +116,13 @@ def _writes(statement: list[str]) -> bool:
     return statement[cursor : cursor + 1] == ["="] and statement[cursor + 1 : cursor + 2] != ["="]
 
 
-def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
+def _guard(locator: _Locator, function: GoFunc, start: int, until: int | None = None) -> Segments | None:
     """The field of the kind without which the code at ``start`` does not run: the function returns before
-    it while the field is unset (``if !x.Spec.Extra.Enabled { return nil }``), or it sits in the block of
-    ``if x.Spec.Extra.Enabled {``."""
+    it while the field is unset (``if !x.Spec.Extra.Enabled { return nil }``; before ``until``, the last use
+    of what is made at ``start``, when given), or it sits in the block of ``if x.Spec.Extra.Enabled {``."""
     body = function.body
-    for index in range(min(start, len(body))):
+    until = start if until is None else max(start, until)
+    for index in range(min(until, len(body))):
         if body[index].text != "if":
             continue
         end = index + 1
@@ -135,7 +136,11 @@ def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
         closing = _balanced(body, end)
         returns = negated and _ends_in_return(body, end, closing)
         # A block with an ``else`` chooses between two ways (a mode), it does not switch one on.
-        encloses = not negated and closing > start and (closing >= len(body) or body[closing].text != "else")
+        encloses = (
+            not negated
+            and index < start < closing  # around what is made, not a block after it that only changes it
+            and (closing >= len(body) or body[closing].text != "else")
+        )
         if returns or encloses:
             place = locator.locate(condition, function)
             if place is not None and place.segments and place.segments[0] == "spec":
@@ -245,18 +250,18 @@ def _builder_enabled(locator: _Locator, function: GoFunc) -> Segments | None:
     return None
 
 
-def _guard_on_the_way(
-    locator: _Locator, function: GoFunc, start: int, callers: _Callers, depth: int = 0
+def _guard_on_the_way(  # noqa: PLR0917 - the place read and the walk's state, each by name
+    locator: _Locator, function: GoFunc, start: int, callers: _Callers, depth: int = 0, until: int | None = None
 ) -> Segments | None:
     """``_guard`` in the function building a workload, else at the one call of it (callers of callers, a few
-    levels up)."""
-    found = _guard(locator, function, start) or _builder_enabled(locator, function)
+    levels up; at a call, an early return before the last use of what it gives counts too)."""
+    found = _guard(locator, function, start, until) or _builder_enabled(locator, function)
     calls = callers.get(id(function), [])
     # Several calls from one function (for the object and for its previous version) are one way there.
     if found is not None or depth > 2 or len({id(caller) for caller, _ in calls}) != 1:
         return found
     caller, at = calls[0]
-    return _guard_on_the_way(locator, caller, _last_use(caller.body, at), callers, depth + 1)
+    return _guard_on_the_way(locator, caller, at, callers, depth + 1, _last_use(caller.body, at))
 
 
 def _last_use(body: list[Token], at: int) -> int:
