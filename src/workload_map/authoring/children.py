@@ -225,7 +225,7 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
         if sites[index].replicas is None and child.count is not None:
             sites[index].replicas = facts.field_at(child.count)
     fixed = [child for child in built if child.constant is not None and child.kind["kind"] != "Pod"]
-    switched = [child for child in fixed if _switch(facts, child) is not None and not _shell_of(child, counted)]
+    switched = [child for child in fixed if _switch(facts, child) is not None]
     if not counted and not sites and len(fixed) == 1:
         # Nothing counted by a field and no pod definition: the one workload the code builds with a fixed
         # count makes the object's pods (several such are helpers' workloads one cannot tell apart).
@@ -247,16 +247,6 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
     return Placed(sites, makers, unplaced, dropped)
 
 
-def _shell_of(child: BuiltChild, counted: dict[Segments, BuiltChild]) -> bool:
-    """A workload built behind a switch with no count whose kind the same file counts behind the same switch:
-    the object a builder makes empty (``Build()``) and fills in another method (``Update(obj)``), one workload."""
-    file = child.where.rpartition(":")[0]
-    return any(
-        other.kind == child.kind and other.guard == child.guard and other.where.rpartition(":")[0] == file
-        for other in counted.values()
-    )
-
-
 def count_field(facts: SchemaFacts, count: Segments | None) -> Field | None:
     """The schema's field a built workload's count reads; where the schema leaves the whole spec open
     (x-kubernetes-preserve-unknown-fields), the count as the Go types have it: a number (the reader only
@@ -266,6 +256,13 @@ def count_field(facts: SchemaFacts, count: Segments | None) -> Field | None:
     found = facts.field_at(count)
     if found is None and ".spec" in facts.untyped and count[:1] == ("spec",):
         return Field(count, {"type": "integer"})
+    # Below an object the schema leaves open (``spec: {x-kubernetes-preserve-unknown-fields: true}`` of a
+    # role), likewise: the deepest object the schema declares on the way decides.
+    for length in range(len(count) - 1, 1, -1) if found is None and count[:1] == ("spec",) else ():
+        holder = facts.field_at(count[:length])
+        if holder is not None:
+            opened = holder.schema.get("x-kubernetes-preserve-unknown-fields") and not holder.schema.get("properties")
+            return Field(count, {"type": "integer"}) if opened else None
     return found
 
 
@@ -343,12 +340,16 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
         }
     # A switch of the object read for a workload of one list item would need the item's own: only at the spec.
     switch = _switch(facts, child) if not item else None
-    gate = f"(if {jq(switch.segments)} == true then 1 else 0 end) * " if switch is not None else ""
+    # A switch the schema defaults to on (``default: true``) is on while unset: only ``false`` turns it off.
+    on_by_default = switch is not None and switch.schema.get("default") is True
+    test = "== false then 0 else 1" if on_by_default else "== true then 1 else 0"
+    gate = f"(if {jq(switch.segments)} {test} end) * " if switch is not None else ""
     if switch is not None:
         builder.note(
             (*path, "scaleDefinition", "replicasPath"),
             MEDIUM,
-            f"0 unless {switch.path} is true: the code checks it before building the {kind_name}.",
+            f"0 unless {switch.path} is true{' (its default)' if on_by_default else ''}: the code checks it before",
+            f"building the {kind_name}.",
         )
     if count is None:
         component["scaleDefinition"] = {"replicasPath": f"{gate}{child.constant}"}

@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
+from workload_map.authoring.gocomposed import _composes_pod
 from workload_map.authoring.gofilled import (
     COUNT_KEYS,
     UNSET_COUNT,
     _expanded,
     _guard_on_the_way,
     _mutated,
+    _renamed_copy,
     _returns_workload,
     _set_on_condition,
 )
@@ -37,6 +39,7 @@ from workload_map.authoring.gofuncs import (
     _split,
     _statement,
 )
+from workload_map.authoring.gohanded import handed_counts
 from workload_map.authoring.goowners import BUILTIN_WORKLOADS
 from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_type, go_type_name
 from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
@@ -548,6 +551,9 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 queue.append((called, [*chain, called.name]))
     # The literals once every call is known: a builder shared by several callers counts from each one's field.
     out: list[BuiltChild] = []
+    handed: list[BuiltChild] = []  # workload parameters of a helper, written there
+    shells: list[BuiltChild] = []  # literals giving no spec (a name, labels): another function fills them in
+    fillers: dict[tuple[str, str], bool] = {}  # (file, kind) of a workload filled in with no count: composed
     for function, chain in visited:
         mutated = list(_mutated(function, functools.partial(_returns_workload, locator, function=function)))
         for gvk, start, end in [*_literals(function, foreign), *mutated]:
@@ -562,11 +568,24 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 traced = _counts(locator, *helper)
                 conditional = _set_on_condition(*helper)
                 composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
+            assigned = _spec_assigned(function, start, gvk["kind"]) if (gvk, start, end) in mutated else None
+            if assigned is not None and not traced:
+                # ``obj := app.StatefulSet()`` then ``obj.Spec = appsv1.StatefulSetSpec{Replicas: &p.Size, ...}``.
+                traced = _counts(locator, function, *assigned)
+                composed = composed or _composes_pod(program, locator, function, gvk["kind"], assigned, callers)
             counts: list[tuple[Segments | None, str]] = [*traced]
-            counts = counts or _bound_counts(locator, function, (start, end), callers)
-            if (gvk, start, end) in mutated and not counts:
-                continue  # a workload only changed here (scaled to 0, relabelled): no count of the kind's
+            counts = counts or _bound_counts(locator, function, assigned or (start, end), callers)
+            counts = counts or [*handed_counts(program, locator, function, (start, end))]
             fixed = _constant(function, (start, end)) if not counts else None
+            if (gvk, start, end) in mutated and not counts:
+                # A workload only changed here (scaled to 0, relabelled): no count of the kind's. Unless it is a
+                # builder's workload renamed and given a count of its own: a second workload, its pod the
+                # builder's.
+                fixed = _constant(function, (start, end), anywhere=True) if _renamed_copy(function, start) else None
+                if fixed is None or fixed[0] <= 0:
+                    fillers.setdefault((function.file.path, gvk["kind"]), composed)
+                    continue
+                composed = composed or _builder_composes(program, locator, function, start, gvk["kind"], callers)
             guard = _guard_on_the_way(locator, function, start, callers)
             # Built behind a switch of the kind, its count never set: the workload's own default, one pod.
             defaulted = (
@@ -586,7 +605,72 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
                 child.defaulted = defaulted
                 child.conditional = conditional
                 out.append(child)
-    return out
+                if defaulted and (gvk, start, end) not in mutated and not _gives_spec(function, start, end):
+                    shells.append(child)
+                if (gvk, start, end) in mutated and start == end:  # a parameter written, not a local made
+                    handed.append(child)
+    # A helper handed a workload (``func addCommon(dst *appsv1.Deployment, p *api.Common)``), counted through
+    # its callers, stands for the literals it is handed: where such a literal is counted by the same field,
+    # the literal is the workload.
+    literal_counts = {c.count for c in out if c not in handed and c.count is not None}
+    out = [c for c in out if c not in handed or c.count not in literal_counts]
+    return _shells_filled(out, shells, fillers)
+
+
+def _gives_spec(function: GoFunc, start: int, end: int) -> bool:
+    """Whether the literal from ``start`` to ``end`` gives a ``Spec`` (at its own level, not a nested one)."""
+    body, depth = function.body, 0
+    for index in range(start + 3, end):
+        text = body[index].text
+        depth += text in "([{"
+        depth -= text in ")]}"
+        if depth == 1 and text == "Spec" and body[index + 1].text == ":":
+            return True
+    return False
+
+
+def _shells_filled(
+    out: list[BuiltChild], shells: list[BuiltChild], fillers: dict[tuple[str, str], bool]
+) -> list[BuiltChild]:
+    """A builder type's object made bare (``Build()`` gives its name) and filled in by another method of the
+    same file (``Update(obj)`` writes its spec) is one workload: the filled one when its count is read, else the
+    bare one, the workload kind's default count, its pod composed when the filling composes it."""
+    kept: list[BuiltChild] = []
+    for child in out:
+        if child in shells:
+            file = child.where.rpartition(":")[0]
+            if any(o.kind == child.kind and o.where.rpartition(":")[0] == file for o in out if o not in shells):
+                continue  # the filled one counts it
+            child.composed = child.composed or fillers.get((file, child.kind["kind"]), False)
+        kept.append(child)
+    return kept
+
+
+def _spec_assigned(function: GoFunc, start: int, kind: str) -> tuple[int, int] | None:
+    """The ``<Kind>Spec`` literal a workload made at ``start`` is given whole after (``obj.Spec =
+    appsv1.StatefulSetSpec{...}``): (its start, its end), else None."""
+    body = function.body
+    name = body[start].text
+    for index in range(start + 1, len(body) - 6):
+        texts = [t.text for t in body[index : index + 7]]
+        given = texts[:4] == [name, ".", "Spec", "="] and texts[5:7] == [".", f"{kind}Spec"]
+        if given and body[index - 1].text != "." and index + 7 < len(body) and body[index + 7].text == "{":
+            return index + 4, _balanced(body, index + 7)
+    return None
+
+
+def _builder_composes(  # noqa: PLR0917 - the copy and what it is read with, each by name at its one call
+    program: _Program, locator: _Locator, function: GoFunc, start: int, kind: str, callers: _Callers
+) -> bool:
+    """Whether the function of the repository whose workload is assigned at ``start`` (``d := build(x)``)
+    composes that workload's pod: a copy of it has the same pod."""
+    call = [t.text for t in _statement(function.body, start + 3)]
+    callee = call[call.index("(") - 1] if "(" in call and call.index("(") > 0 else ""
+    for builder in (c for c in program.calls(function) if c.name == callee):
+        for gvk, begin, end in _literals(builder):
+            if gvk["kind"] == kind and _composes_pod(program, locator, builder, kind, (begin, end), callers):
+                return True
+    return False
 
 
 def _spec_helper(
@@ -622,14 +706,15 @@ def _spec_helper(
     return None
 
 
-def _constant(function: GoFunc, span: tuple[int, int]) -> tuple[int, None, str] | None:
+def _constant(function: GoFunc, span: tuple[int, int], anywhere: bool = False) -> tuple[int, None, str] | None:
     """A count the code gives as a number (``Replicas: ptr.To(int32(1))``, ``replicas := int32(1)`` then
-    ``Replicas: &replicas``): (the number, None, its key)."""
+    ``Replicas: &replicas``): (the number, None, its key). With ``anywhere``, the local may be given its number
+    after the workload is made (a copy of a builder's workload, its count set after)."""
     body = function.body
     for value, key in _count_values(function, *span):
         texts = [t.text for t in value if t.text not in ("\n", "&", "*")]
         if len(texts) == 1 and texts[0].isidentifier():
-            assigned = _assigned_at(body[: span[0]], texts[0])
+            assigned = _assigned_at(body[: span[0]] if not anywhere else body, texts[0])
             texts = [t.text for t in _statement(body, assigned)] if assigned is not None else []
         numbers = [t for t in texts if t.isdigit()]
         if len(numbers) == 1 and _names_no_variable(texts):
@@ -683,118 +768,3 @@ def _through_callers(
             found = _through_callers(locator, caller, substituted, callers, depth + 1)
         out += [segments for segments in found if segments not in out]
     return out
-
-
-# Where a workload literal holds its pod, and that pod's Go type: a Pod its spec, any other its template.
-POD_PART = {"Pod": ("Spec", "PodSpec")}
-TEMPLATE_PART = ("Template", "PodTemplateSpec")
-
-
-def _composes_pod(  # noqa: PLR0917 - the literal and what it is read with, each by name at its one call
-    program: _Program,
-    locator: _Locator,
-    function: GoFunc,
-    kind: str,
-    span: tuple[int, int],
-    callers: _Callers | None = None,
-) -> bool:
-    """Whether the literal's pod is put together by the code: its ``Template`` (a Pod's ``Spec``), inside it
-    or ``v.Spec.Template = ...`` after it, is a PodTemplateSpec (PodSpec) literal, a variable given one, or
-    what a function of the repository building one returns, or a parameter given one of those by a caller;
-    not a field of the kind copied whole."""
-    key, type_name = POD_PART.get(kind, TEMPLATE_PART)
-    start, end = span
-    body = function.body
-    for index in range(start, len(body) - 2):
-        inside = index < end and body[index + 1].text == ":"
-        after = index >= end and body[index - 1].text == "." and body[index + 1].text == "="
-        if body[index].text == key and (inside or after):
-            return _builds_template(program, locator, function, (index + 2, 0), type_name, callers or {})
-    return False
-
-
-def _builds_template(  # noqa: PLR0917 - the place read and what it is read with, each by name
-    program: _Program,
-    locator: _Locator,
-    function: GoFunc,
-    where: tuple[int, int],
-    type_name: str,
-    callers: _Callers | None = None,
-) -> bool:
-    at, depth = where
-    body = function.body
-    statement = _statement(body, at)
-    value = [t for t in (_split(statement, ",") or [[]])[0] if t.text not in ("\n", "&", "*")]
-    texts = [t.text for t in value]
-    if depth > 3 or not texts:
-        return False
-    end = at + len(statement)
-    if texts[-1] == type_name and end < len(body) and body[end].text == "{":
-        return not _copies_spec(locator, function, end)
-    if len(texts) == 1 and texts[0] in function.params and texts[0] != function.receiver_var:
-        return any(
-            _builds_template(program, locator, caller, (at, depth + 1), type_name, callers)
-            for caller, at in _arguments(function, texts[0], callers or {})
-        )
-    if len(texts) == 1 and texts[0].isidentifier():
-        assigned = _assigned_at(body, texts[0])
-        return assigned is not None and _builds_template(
-            program, locator, function, (assigned, depth + 1), type_name, callers
-        )
-    if "(" in texts and texts.index("(") > 0:
-        callee = texts[texts.index("(") - 1]
-        called = [c for c in program.calls(function) if c.name == callee]
-        return any(_returns_template(program, locator, c, depth + 1, type_name) for c in called)
-    return False
-
-
-def _arguments(function: GoFunc, parameter: str, callers: _Callers) -> Iterator[tuple[GoFunc, int]]:
-    """Where the argument given for ``parameter`` starts at each call of ``function`` (caller, index)."""
-    positional = [name for name in function.params if name != function.receiver_var]
-    position = positional.index(parameter)
-    for caller, at in callers.get(id(function), []):
-        body = caller.body
-        if at + 1 >= len(body) or body[at + 1].text != "(":
-            continue
-        start, depth, count = at + 2, 0, 0
-        for index in range(at + 2, _balanced(body, at + 1) - 1):
-            text = body[index].text
-            depth += text in "([{"
-            depth -= text in ")]}"
-            if text == "," and depth == 0:
-                count += 1
-                if count == position:
-                    start = index + 1
-        while start < len(body) and body[start].text == "\n":
-            start += 1
-        if count + 1 == len(positional):
-            yield caller, start
-
-
-def _returns_template(program: _Program, locator: _Locator, function: GoFunc, depth: int, type_name: str) -> bool:
-    """A function of the repository that builds a ``type_name`` literal (or calls one that does)."""
-    body = function.body
-    for index in range(len(body) - 1):
-        if body[index].text == type_name and body[index + 1].text == "{":
-            return not _copies_spec(locator, function, index + 1)
-    if depth > 3:
-        return False
-    called = [c for c in program.calls(function) if c is not function]
-    return any(_returns_template(program, locator, c, depth + 1, type_name) for c in called)
-
-
-def _copies_spec(locator: _Locator, function: GoFunc, brace: int) -> bool:
-    """A PodTemplateSpec literal whose ``Spec`` is a field of the kind (a pod template copied, in disguise)."""
-    body = function.body
-    close = _balanced(body, brace)
-    for index in range(brace + 1, close - 1):
-        if body[index].text == "Spec" and body[index + 1].text == ":":
-            value = [t for t in (_split(_statement(body, index + 2), ",") or [[]])[0] if t.text != "\n"]
-            # The longest selector it starts with that is a field of the kind (``b.Spec.Template`` of
-            # ``b.Spec.Template.Spec``: the reader does not follow the Kubernetes types below it).
-            for length in range(len(value), 2, -2):
-                place = locator.locate(value[:length], function)
-                if place is not None and place.segments is not None and len(place.segments) >= 2:
-                    return True
-            return False
-    return False

@@ -116,98 +116,197 @@ def _writes(statement: list[str]) -> bool:
     return statement[cursor : cursor + 1] == ["="] and statement[cursor + 1 : cursor + 2] != ["="]
 
 
-def _guard(locator: _Locator, function: GoFunc, start: int) -> Segments | None:
+def _guard(locator: _Locator, function: GoFunc, start: int, until: int | None = None) -> Segments | None:
     """The field of the kind without which the code at ``start`` does not run: the function returns before
-    it while the field is unset (``if !x.Spec.Extra.Enabled { return nil }``), or it sits in the block of
-    ``if x.Spec.Extra.Enabled {``."""
+    it while the field is unset (``if !x.Spec.Extra.Enabled { return nil }``; before ``until``, the last use
+    of what is made at ``start``, when given), or it sits in the block of ``if x.Spec.Extra.Enabled {``."""
     body = function.body
-    for index in range(min(start, len(body))):
+    until = start if until is None else max(start, until)
+    for index in range(min(until, len(body))):
         if body[index].text != "if":
             continue
-        negated = body[index + 1].text == "!"
         end = index + 1
         while end < len(body) and body[end].text not in ("{", "\n", ";"):
             end += 1
         if end >= len(body) or body[end].text != "{":
             continue
-        condition = body[index + 2 if negated else index + 1 : end]
-        following = [t.text for t in body[end + 1 : end + 3] if t.text != "\n"]
-        returns = negated and following[:1] == ["return"]
+        condition = _switched_off(body[index + 1 : end])
+        negated = condition is not None
+        condition = condition if condition is not None else body[index + 1 : end]
         closing = _balanced(body, end)
+        returns = negated and _ends_in_return(body, end, closing)
         # A block with an ``else`` chooses between two ways (a mode), it does not switch one on.
-        encloses = not negated and closing > start and (closing >= len(body) or body[closing].text != "else")
+        encloses = (
+            not negated
+            and index < start < closing  # around what is made, not a block after it that only changes it
+            and (closing >= len(body) or body[closing].text != "else")
+        )
         if returns or encloses:
             place = locator.locate(condition, function)
             if place is not None and place.segments and place.segments[0] == "spec":
                 return place.segments
         if encloses:
-            found = _one_switch(locator, function, condition)
+            found = _one_switch_of(locator, function, condition)
             if found is not None:
                 return found
     return None
 
 
-def _one_switch(locator: _Locator, function: GoFunc, condition: list[Token]) -> Segments | None:
-    """The one field of the kind's spec a conjunction tests to be on (``x.Status.Ready && x.Spec.PITR.Enabled
-    && !x.Spec.Pause``: PITR.Enabled; a negated one is a pause, not this workload's switch); None when it has
-    an ``||`` or several such fields."""
-    texts = [t.text for t in condition]
-    if any(texts[i : i + 2] == ["|", "|"] for i in range(len(texts))):
+def _one_switch_of(locator: _Locator, function: GoFunc, condition: list[Token]) -> Segments | None:
+    """The one field of the kind's spec a conjunction tests on by itself (``ready && x.Spec.Extra.Enabled &&
+    !x.Spec.Pause``): the block runs only while it is on. None when there are several, or none."""
+    parts: list[list[Token]] = [[]]
+    for index, token in enumerate(condition):
+        if token.text == "&" and index + 1 < len(condition) and condition[index + 1].text == "&":
+            parts.append([])
+        elif token.text not in {"&", "\n"}:
+            parts[-1].append(token)
+    if len(parts) < 2:
         return None
-    found = [
-        place.segments
-        for part in _conjuncts(condition)
-        if part[:1]
-        and part[0].text != "!"
-        and (place := locator.locate(part, function)) is not None
-        and place.segments
-        and place.segments[0] == "spec"
-    ]
+    found: list[Segments] = []
+    for part in parts:
+        texts = [t.text for t in part]
+        if not texts or not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)):
+            continue  # a comparison, a negation, a call: not a switch on
+        place = locator.locate(part, function)
+        if place is not None and place.segments and place.segments[0] == "spec":
+            found.append(place.segments)
     return found[0] if len(found) == 1 else None
 
 
-def _conjuncts(tokens: list[Token]) -> list[list[Token]]:
-    """``a && b && c`` split at its top-level ``&&``."""
-    texts = [t.text for t in tokens]
-    cuts = [i for i in range(len(texts) - 1) if texts[i : i + 2] == ["&", "&"]]
-    return [tokens[a + (2 if a else 0) : b] for a, b in zip([0, *cuts], [*cuts, len(tokens)], strict=True)]
+def _switched_off(condition: list[Token]) -> list[Token] | None:
+    """The switch a condition tests off: ``!x.Spec.Extra.Enabled``, or the same after nil checks of what holds
+    it (``x.Spec.Extra == nil || !x.Spec.Extra.Enabled``); else None."""
+    parts: list[list[Token]] = [[]]
+    for index, token in enumerate(condition):  # one character a token: ``||`` is two
+        if token.text == "|" and index + 1 < len(condition) and condition[index + 1].text == "|":
+            parts.append([])
+        elif token.text != "|":
+            parts[-1].append(token)
+    last = parts[-1]
+    if not last or last[0].text != "!" or (len(last) > 1 and last[1].text == "="):
+        return None
+    switch = " ".join(t.text for t in last[1:])
+    for part in parts[:-1]:
+        texts = [t.text for t in part]
+        if texts[-3:] != ["=", "=", "nil"] or not switch.startswith(" ".join(texts[:-3]) + " ."):
+            return None  # another test: not the switch alone
+    return last[1:]
 
 
-def _guard_on_the_way(
-    locator: _Locator, function: GoFunc, start: int, callers: _Callers, depth: int = 0
-) -> Segments | None:
-    """``_guard`` in the function building a workload, else at the one call of it (callers of callers, a few
-    levels up), else the switch of the builder type whose method builds it (``_builder_switch``)."""
-    found = _guard(locator, function, start)
-    calls = callers.get(id(function), [])
-    if found is None and len(calls) == 1 and depth <= 2:
-        caller, at = calls[0]
-        found = _guard_on_the_way(locator, caller, at, callers, depth + 1)
-    return found if found is not None or depth else _builder_switch(locator, function)
+def _ends_in_return(body: list[Token], opening: int, closing: int) -> bool:
+    """Whether the block from ``opening`` (its ``{``) to ``closing`` (past its ``}``) ends in a ``return`` of its
+    own: the code after it does not run (what it does first, deleting what the switch turned off, aside)."""
+    depth, last = 0, None
+    for index in range(opening + 1, closing - 1):
+        text = body[index].text
+        depth += text in "([{"
+        depth -= text in ")]}"
+        if depth == 0 and text not in ("\n", ";", "}") and (index == opening + 1 or body[index - 1].text in "\n;}"):
+            last = text  # the first word of each statement at the block's own level
+    return last == "return"
 
 
-# A builder type's method the code asks before it builds (``if b.Enabled() { obj := b.Build() }``, the
-# builders of a list each asked in turn).
-SWITCH_METHODS = ("Enabled", "IsEnabled")
+def _switched_on(condition: list[Token]) -> list[Token] | None:
+    """The switch a condition tests on: ``x.Spec.Extra.Enabled``, or the same after nil checks of what holds it
+    (``x.Spec.Extra != nil && x.Spec.Extra.Enabled``); else None."""
+    parts: list[list[Token]] = [[]]
+    for index, token in enumerate(condition):  # one character a token: ``&&`` is two
+        if token.text == "&" and index + 1 < len(condition) and condition[index + 1].text == "&":
+            parts.append([])
+        elif token.text != "&":
+            parts[-1].append(token)
+    last = [t for t in parts[-1] if t.text != "\n"]
+    texts = [t.text for t in last]
+    if not texts or not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)):
+        return None
+    for part in parts[:-1]:
+        held = [t.text for t in part if t.text != "\n"]
+        if held[-3:] != ["!", "=", "nil"] or not " ".join(texts).startswith(" ".join(held[:-3]) + " ."):
+            return None  # another test: not the switch alone
+    return last
 
 
-def _builder_switch(locator: _Locator, function: GoFunc) -> Segments | None:
-    """The field of the kind a builder's own switch returns, when the workload is built in a method of a type
-    whose ``Enabled() bool`` is that field (``return b.x.Spec.UI != nil && b.x.Spec.UI.Enabled``: its
-    nil checks left out, one field of the kind in what remains; an ``||`` is no switch of one field)."""
+# The method of a builder type saying whether its object is made at all (a reconcile loop over builders deletes
+# the object of one that is not enabled).
+ENABLED_METHODS = ("Enabled", "IsEnabled")
+
+
+def _builder_enabled(locator: _Locator, function: GoFunc) -> Segments | None:
+    """The kind's switch a method of the builder type building the workload returns as its ``Enabled() bool``
+    (``return b.instance.Spec.Extra != nil && b.instance.Spec.Extra.Enabled``): its object is made only while
+    that is on."""
     if not function.receiver:
         return None
-    named = locator.program.folder(function.file.directory)
-    methods = [m for name in SWITCH_METHODS for m in named.get(name, []) if m.receiver == function.receiver]
-    for method in methods:
-        returns = [i for i, t in enumerate(method.body) if t.text == "return"]
-        if len(returns) != 1:
-            continue
-        value = [t for t in _statement(method.body, returns[0] + 1) if t.text != "\n"]
-        found = _one_switch(locator, method, value)
-        if found is not None:
-            return found
+    for name in ENABLED_METHODS:
+        for method in locator.program.folder(function.file.directory).get(name, []):
+            if method.receiver != function.receiver or method.result != "bool":
+                continue
+            returns = [i for i, t in enumerate(method.body) if t.text == "return"]
+            condition = _switched_on(_statement(method.body, returns[-1] + 1)) if len(returns) == 1 else None
+            place = locator.locate(condition, method) if condition else None
+            if place is not None and place.segments and place.segments[0] == "spec":
+                return place.segments
     return None
+
+
+def _guard_on_the_way(  # noqa: PLR0917 - the place read and the walk's state, each by name
+    locator: _Locator, function: GoFunc, start: int, callers: _Callers, depth: int = 0, until: int | None = None
+) -> Segments | None:
+    """``_guard`` in the function building a workload, else at the one call of it (callers of callers, a few
+    levels up; at a call, an early return before the last use of what it gives counts too)."""
+    found = _guard(locator, function, start, until) or _builder_enabled(locator, function)
+    calls = callers.get(id(function), [])
+    # Several calls from one function (for the object and for its previous version) are one way there.
+    if found is not None or depth > 2 or len({id(caller) for caller, _ in calls}) != 1:
+        return found
+    caller, at = calls[0]
+    return _guard_on_the_way(locator, caller, at, callers, depth + 1, _last_use(caller.body, at))
+
+
+def _last_use(body: list[Token], at: int) -> int:
+    """Where the value the call at ``at`` gives is last read (``desired := build(x)`` ... ``create(desired)``): a
+    switch tested between the call and that use stops what is made of it; ``at`` when it is not kept."""
+    head = at
+    while head > 0 and (body[head - 1].text.isidentifier() or body[head - 1].text == "."):
+        head -= 1  # back over the callee's qualifiers (``r.pkg.build``)
+    operator = 2 if [t.text for t in body[max(head - 2, 0) : head]] == [":", "="] else 1
+    if body[head - operator].text not in (":", "="):
+        return at
+    names = head - operator - 1  # back over ``obj, err`` to the first name: the value kept
+    while names >= 2 and body[names - 1].text == "," and body[names - 2].text.isidentifier():
+        names -= 2
+    name = body[names].text if names >= 0 else ""
+    if not name.isidentifier() or name == "_":  # the blank identifier keeps nothing
+        return at
+    uses = []
+    for index in range(at, len(body) - 2):
+        if body[index].text != name or body[index - 1].text == ".":
+            continue
+        following = [t.text for t in body[index + 1 : index + 3]]
+        if following == [":", "="] or (following[:1] == ["="] and following[1:] != ["="]):
+            break  # given another value (``err`` of the next call): what follows reads that one
+        uses.append(index)
+    return uses[-1] if uses else at
+
+
+def _renamed_copy(function: GoFunc, start: int) -> bool:
+    """Whether the workload a function of the repository returns, assigned at ``start`` (``d := build(x)``), is
+    given another name after (``d.Name = x.Name + "-worker"``, ``d.ObjectMeta.Name = ...``, ``d.SetName(...)``):
+    a second object made from the first's builder, not the first one corrected."""
+    body = function.body
+    name = body[start].text
+    if [t.text for t in body[start + 1 : start + 3]] != [":", "="]:
+        return False
+    for index in range(start + 3, len(body) - 3):
+        if body[index].text != name or body[index - 1].text in (".", "&"):
+            continue
+        texts = [t.text for t in body[index + 1 : index + 6]]
+        if texts[:3] in ([".", "Name", "="], [".", "SetName", "("]) and texts[3:4] != ["="]:
+            return True
+        if texts[:4] == [".", "ObjectMeta", ".", "Name"] and texts[4:5] == ["="]:
+            return True
+    return False
 
 
 def _set_on_condition(function: GoFunc, start: int, end: int) -> bool:

@@ -21,7 +21,6 @@ from workload_map.authoring.evidence import Segments
 from workload_map.authoring.gochildren import (
     MAX_CALL_DEPTH,
     BuiltChild,
-    _composes_pod,
     _count,
     _double,
     _literals,
@@ -29,6 +28,7 @@ from workload_map.authoring.gochildren import (
     _takes,
     kind_code,
 )
+from workload_map.authoring.gocomposed import _composes_pod
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program, _split, _statement
 from workload_map.authoring.goread import Token, go_type_name
 
