@@ -23,7 +23,7 @@ from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, FILLED_BY, MAP, Segments
 from workload_map.authoring.gochildren import _collection, _Locator, kind_code
-from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Program, _split, _statement
+from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Program, _split, _statement, headed_blocks
 from workload_map.authoring.gomodes import _left, _located
 from workload_map.authoring.goread import Token, go_type_name, tokens as go_tokens
 from workload_map.authoring.schema import Field, SchemaFacts, Site, _node_at
@@ -77,13 +77,7 @@ def _filled_in(program: _Program, locator: _Locator, function: GoFunc) -> list[t
     ``if X == nil { return value }`` in a getter of X."""
     body = function.body
     out: list[tuple[Segments, Filled]] = []
-    for index, token in enumerate(body):
-        if token.text != "if":
-            continue
-        condition = _statement(body, index + 1)
-        opening = index + 1 + len(condition)
-        if opening >= len(body) or body[opening].text != "{":
-            continue
+    for condition, opening in headed_blocks(body, "if"):
         match = UNSET_TEST.match("".join(t.text for t in condition if t.text != "\n"))
         if match is None:
             continue

@@ -209,6 +209,17 @@ def _statement(body: list[Token], start: int) -> list[Token]:
     return out
 
 
+def headed_blocks(body: list[Token], keyword: str) -> Iterator[tuple[list[Token], int]]:
+    """Each ``keyword <header> {`` in ``body`` (``if``, ``switch``): its header and where its block opens."""
+    for index, token in enumerate(body):
+        if token.text != keyword:
+            continue
+        header = _statement(body, index + 1)
+        opening = index + 1 + len(header)
+        if opening < len(body) and body[opening].text == "{":
+            yield header, opening
+
+
 def _assigned_at(body: list[Token], name: str) -> int | None:
     """Where the value a local variable is first given starts (``v := x``, ``v, err := f()``, ``var v = x``)."""
     for index, token in enumerate(body):

@@ -29,7 +29,7 @@ from workload_map.authoring.gochildren import (
     kind_code,
 )
 from workload_map.authoring.gocomposed import _composes_pod
-from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program, _split, _statement
+from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program, _split, _statement, headed_blocks
 from workload_map.authoring.goread import Token, go_type_name
 
 BUILDER_DEPTH = 3  # calls from a case's builder down to the workload literal
@@ -118,13 +118,7 @@ def _switches(
     """Each case of a ``switch`` on a string field of the kind's spec: (field, the case's values, the case's
     body span)."""
     body = function.body
-    for index, token in enumerate(body):
-        if token.text != "switch":
-            continue
-        subject = _statement(body, index + 1)
-        opening = index + 1 + len(subject)
-        if opening >= len(body) or body[opening].text != "{":
-            continue
+    for subject, opening in headed_blocks(body, "switch"):
         place = locator.locate(subject, function)
         if place is None or place.segments is None or len(place.segments) < 2 or place.segments[0] != "spec":
             continue
@@ -217,13 +211,7 @@ def _default(program: _Program, locator: _Locator, kind: str, segments: Segments
     in a function that takes the kind (a defaulting webhook, the reconciler)."""
     for function in program.mentioning(kind):
         body = function.body
-        for index, token in enumerate(body):
-            if token.text != "if":
-                continue
-            condition = _statement(body, index + 1)
-            opening = index + 1 + len(condition)
-            if opening >= len(body) or body[opening].text != "{":
-                continue
+        for condition, opening in headed_blocks(body, "if"):
             text = "".join(t.text for t in condition if t.text != "\n")
             tested = next((m.group("x") for p in EMPTY_TESTS if (m := p.match(text))), None)
             if tested is None or _located(locator, function, tested) != segments:
