@@ -23,6 +23,7 @@ type Orchard struct {
 type OrchardStatus struct{}
 
 type OrchardSpec struct {
+	Size    int32       `json:"size,omitempty"`
 	Picker  *CrewSpec   `json:"picker,omitempty"`
 	Packers []*CrewSpec `json:"packers,omitempty"`
 }
@@ -108,3 +109,49 @@ def test_a_type_holding_another_kind_is_no_start(tmp_path: Path) -> None:
     api.write_text(f"{api.read_text()}\ntype Grove struct{fields}}}\n")  # a second kind, the same fields
     (root / "deployers/crew.go").write_text(DEPLOYERS.replace("*v1.Orchard", "*v1.Grove"))
     assert built_children(root, "Orchard", "v1") == []
+
+
+RESOURCE = """\
+package resource
+
+import (
+	"errors"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	v1 "example.com/orchard/api/v1"
+)
+
+type Wrapped struct {
+	cr *v1.Orchard
+}
+
+func (w Wrapped) Spec() *v1.OrchardSpec {
+	return w.cr.Spec.DeepCopy()
+}
+
+type SetBuilder struct {
+	*Wrapped
+}
+
+func (b SetBuilder) Build(obj client.Object) error {
+	set, ok := obj.(*appsv1.StatefulSet)
+	if !ok {
+		return errors.New("not a StatefulSet")
+	}
+	set.Spec = appsv1.StatefulSetSpec{Replicas: ptr.To(b.Spec().Size)}
+	return nil
+}
+"""
+
+
+def test_a_checked_cast_filled_through_the_receivers_wrapped_kind(tmp_path: Path) -> None:
+    """``set, ok := obj.(*appsv1.StatefulSet)`` is a workload filled in; its count, read through the receiver,
+    a method of the struct it embeds and the deep copy that method returns, is the kind's ``.spec.size``."""
+    (tmp_path / "api/v1").mkdir(parents=True)
+    (tmp_path / "api/v1/orchard_types.go").write_text(ORCHARD_API)
+    (tmp_path / "pkg/resource").mkdir(parents=True)
+    (tmp_path / "pkg/resource/set.go").write_text(RESOURCE)
+    children = built_children(tmp_path, "Orchard", "v1")
+    assert [(c.kind["kind"], c.function, c.count) for c in children] == [("StatefulSet", "Build", ("spec", "size"))]

@@ -49,6 +49,7 @@ from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
 APPLY_CONFIGURATIONS = "/applyconfiguration"
 BUILTIN_APPLY_CONFIGURATIONS = "k8s.io/client-go/applyconfigurations/"
 MAX_CALL_DEPTH = 6
+DEEP_COPY = "DeepCopy"
 
 
 @dataclass
@@ -290,6 +291,8 @@ class _Locator:
         it) when it declares none of that name."""
         if place.declared is None or depth > 8:
             return None
+        if method == DEEP_COPY:  # deepcopy-gen's copy of the value: the same fields at the same place
+            return place
         declared = place.declared
         candidates = [
             c for c in self.program.folder(declared.file.directory).get(method, []) if c.receiver == declared.name
