@@ -39,6 +39,7 @@ package deployers
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	v1 "example.com/orchard/api/v1"
@@ -65,8 +66,12 @@ type crewBuilder struct {
 func (b *crewBuilder) crewDeployment(crew *v1.CrewSpec) {
 	b.Objects = append(b.Objects, &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: b.Orchard.Name + "-" + crew.Name},
-		Spec:       appsv1.DeploymentSpec{Replicas: crew.Replicas},
+		Spec:       appsv1.DeploymentSpec{Replicas: crew.Replicas, Template: *b.BasePod(crew.Name)},
 	})
+}
+
+func (s *Shared) BasePod(name string) *corev1.PodTemplateSpec {
+	return &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: name}}}}
 }
 
 func (b *crewBuilder) Build() Builder {
@@ -95,6 +100,14 @@ def test_a_method_of_a_type_holding_the_kind_builds_one_workload_per_item(tmp_pa
         ("spec", "picker", "replicas"),
     ]
     assert {child.kind["kind"] for child in children} == {"Deployment"}
+
+
+def test_a_method_promoted_from_an_embedded_struct_is_followed(tmp_path: Path) -> None:
+    """``b.BasePod(...)`` on a builder embedding ``*Shared`` calls Shared's method: the pod it returns is
+    put together by the code (composed), not read from a field of the kind."""
+    children = built_children(_write(tmp_path), "Orchard", "v1")
+    assert children
+    assert all(child.composed for child in children)
 
 
 def test_without_the_holder_rule_the_builder_is_not_reached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
