@@ -40,6 +40,7 @@ from workload_map.authoring.gofuncs import (
     _statement,
 )
 from workload_map.authoring.gohanded import handed_counts
+from workload_map.authoring.goholders import receiver_holds_kind
 from workload_map.authoring.goowners import BUILTIN_WORKLOADS
 from workload_map.authoring.goread import GoFile, GoType, Package, Token, bare_type, go_type_name
 from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
@@ -48,6 +49,7 @@ from workload_map.authoring.gosource import ApiValues, _find_kind, _Linker
 APPLY_CONFIGURATIONS = "/applyconfiguration"
 BUILTIN_APPLY_CONFIGURATIONS = "k8s.io/client-go/applyconfigurations/"
 MAX_CALL_DEPTH = 6
+DEEP_COPY = "DeepCopy"
 
 
 @dataclass
@@ -289,6 +291,8 @@ class _Locator:
         it) when it declares none of that name."""
         if place.declared is None or depth > 8:
             return None
+        if method == DEEP_COPY:  # deepcopy-gen's copy of the value: the same fields at the same place
+            return place
         declared = place.declared
         candidates = [
             c for c in self.program.folder(declared.file.directory).get(method, []) if c.receiver == declared.name
@@ -529,7 +533,12 @@ def built_children(root: Path, kind: str, version: str, foreign: bool = False) -
     starts = [f for f in program.mentioning(kind) if not _double(f)]
     queue = [(f, [f.name]) for f in starts if _takes(f, locator, declared)]
     # Those taking the kind inside a struct of arguments start last, where the calls did not reach them.
-    later = [(f, [f.name]) for f in starts if _takes(f, locator, declared, bundled=True)]
+    # So do the methods of a type holding the kind (a builder called through an interface).
+    later = [
+        (f, [f.name])
+        for f in starts
+        if _takes(f, locator, declared, bundled=True) or receiver_holds_kind(locator.linker, f, declared)
+    ]
     seen = {id(f) for f, _ in queue}
     visited: list[tuple[GoFunc, list[str]]] = []
     callers: _Callers = {}

@@ -58,9 +58,16 @@ def _mutated(
             gvk = _workload_kind(function, declared[0], declared[2]) if declared[1:2] == ["."] else None
             if gvk is not None and declared[3:] == [")"] and texts[index + 2].isidentifier():
                 variables[texts[index + 2]] = (gvk, -1, -1, depths[index] + 1)
-        if not text.isidentifier() or texts[index + 1 : index + 3] != [":", "="]:
+        if not text.isidentifier():
             continue
-        value = texts[index + 3 : index + 12]
+        if texts[index + 1 : index + 3] == [":", "="]:
+            value = texts[index + 3 : index + 12]
+        elif texts[index + 1 : index + 2] == [","] and texts[index + 3 : index + 5] == [":", "="]:
+            value = texts[index + 5 : index + 14]  # ``sts, ok := obj.(*appsv1.StatefulSet)``: the checked cast
+            if value[1:3] != [".", "("]:
+                continue
+        else:
+            continue
         value = value[1:] if value[:1] == ["&"] else value
         if value[1:2] == ["."] and value[3:5] == ["{", "}"]:
             gvk = _workload_kind(function, value[0], value[2])  # ``sts := &appsv1.StatefulSet{}``

@@ -184,10 +184,23 @@ class _Program:
                 directory = own
             if directory is None:
                 continue
-            for called in self.folder(directory).get(token.text, []):
-                # ``r.method(`` on the function's own receiver: that type's method, not a namesake's.
-                if not (qualified and qualifier == function.receiver_var) or called.receiver == function.receiver:
+            named = self.folder(directory).get(token.text, [])
+            on_receiver = qualified and qualifier == function.receiver_var
+            # ``r.method(`` on the function's own receiver: that type's method, not a namesake's; else one
+            # promoted from a struct the receiver's type embeds (``b.Generate(`` of an embedded common builder).
+            owners = {function.receiver} if on_receiver else None
+            if owners is not None and not any(called.receiver == function.receiver for called in named):
+                owners = self.embedded(directory, function.receiver)
+            for called in named:
+                if owners is None or called.receiver in owners:
                     yield called, index
+
+    def embedded(self, directory: str, type_name: str) -> set[str]:
+        """The names of the structs of the folder that ``type_name`` embeds (its promoted methods' owners)."""
+        declared = self.package.types.get((directory, type_name))
+        if declared is None or declared.underlying != "struct":
+            return set()
+        return {f.type_expr.lstrip("*") for f in declared.fields if not f.names and "." not in f.type_expr}
 
 
 # Each function's callers among those followed, with where in the caller's body the call is.
