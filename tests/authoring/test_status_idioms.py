@@ -455,3 +455,39 @@ def test_a_value_written_as_a_concatenation_of_constants_and_literals_is_joined(
     )
     found = api_values(root, "Chimney", "v1")
     assert [v for v, _ in found.phases[("status", "phase")]] == ["ChimneyDrawing"]
+
+
+HIVES = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// +kubebuilder:validation:Enum=Initialized;Humming
+type HiveState string
+
+const (
+	// HiveInitialized means the hive is initialized but not yet provisioned with bees.
+	HiveInitialized HiveState = "Initialized"
+	// HiveHumming means every frame holds bees.
+	HiveHumming HiveState = "Humming"
+)
+
+type Hive struct {
+	metav1.TypeMeta `json:",inline"`
+	Status HiveStatus `json:"status,omitempty"`
+}
+
+type HiveStatus struct {
+	State HiveState `json:"state,omitempty"`
+}
+"""
+
+
+def test_a_constant_whose_doc_comment_says_not_yet_up_is_initializing_whatever_its_word(tmp_path: Path) -> None:
+    assert classify("Initialized") == ("running", "medium")  # the word alone says running
+    root = _write(tmp_path, [("api/v1", "hive_types.go", HIVES)])
+    status = {"state": {"type": "string", "enum": ["Initialized", "Humming"]}}
+    definition = draft(crd("hive.example.com", "Hive", {}, status), api_source=root).karta
+    mappings = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    assert {"byPhase": "Initialized"} in mappings["initializing"]
+    assert {"byPhase": "Initialized"} not in mappings.get("running", [])
