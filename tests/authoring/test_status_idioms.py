@@ -491,3 +491,56 @@ def test_a_constant_whose_doc_comment_says_not_yet_up_is_initializing_whatever_i
     mappings = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
     assert {"byPhase": "Initialized"} in mappings["initializing"]
     assert {"byPhase": "Initialized"} not in mappings.get("running", [])
+
+
+ORCHARDS = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type GrovePhase string
+
+const (
+	GroveStarting GrovePhase = "starting"
+	GroveRunning  GrovePhase = "running"
+	GroveFailed   GrovePhase = "failed"
+)
+
+type Orchard struct {
+	metav1.TypeMeta `json:",inline"`
+	Status OrchardStatus `json:"status,omitempty"`
+}
+
+type OrchardStatus struct {
+	// One status per role; the apple trees are planted first, the pears after them.
+	AppleStatus *GroveStatus `json:"appleStatus,omitempty"`
+	PearStatus  *GroveStatus `json:"pearStatus,omitempty"`
+}
+
+type GroveStatus struct {
+	Trees     []string       `json:"trees,omitempty"`
+	Condition GroveCondition `json:"condition"`
+}
+
+type GroveCondition struct {
+	Phase  GrovePhase `json:"phase"`
+	Reason string     `json:"reason"`
+}
+"""
+
+
+def test_a_status_per_role_gives_the_kind_the_first_roles_phase(tmp_path: Path) -> None:
+    root = _write(tmp_path, [("api/v1", "orchard_types.go", ORCHARDS)])
+    grove = {
+        "type": "object",
+        "properties": {
+            "trees": {"type": "array", "items": {"type": "string"}},
+            "condition": {"type": "object", "properties": {"phase": {"type": "string"}, "reason": {"type": "string"}}},
+        },
+    }
+    status = {"appleStatus": grove, "pearStatus": grove}
+    definition = draft(crd("orchard.example.com", "Orchard", {}, status), api_source=root).karta
+    statuses = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    assert statuses["phaseDefinition"]["path"] == '.status.appleStatus.condition.phase // ""'
+    assert {"byPhase": "running"} in statuses["statusMappings"]["running"]
+    assert {"byPhase": "failed"} in statuses["statusMappings"]["failed"]
