@@ -544,3 +544,8 @@ def test_a_status_per_role_gives_the_kind_the_first_roles_phase(tmp_path: Path) 
     assert statuses["phaseDefinition"]["path"] == '.status.appleStatus.condition.phase // ""'
     assert {"byPhase": "running"} in statuses["statusMappings"]["running"]
     assert {"byPhase": "failed"} in statuses["statusMappings"]["failed"]
+
+def test_a_shut_down_object_is_suspended_and_one_shutting_down_is_suspending() -> None:
+    assert classify("ShuttingDown") == ("suspending", "medium")
+    assert classify("Shutdown") == ("suspended", "high")
+

@@ -29,6 +29,9 @@ VOCABULARY: dict[str, str] = {
     "paused": "suspended",
     "suspending": "suspending",
     "stopping": "suspending",
+    # The operator taking the pods down on request and keeping the object (``ShuttingDown``, ``Shutdown``).
+    "shutting": "suspending",
+    "shutdown": "suspended",
     "resuming": "resuming",
     "running": "running",
     "ready": "running",
