@@ -545,7 +545,23 @@ def test_a_status_per_role_gives_the_kind_the_first_roles_phase(tmp_path: Path) 
     assert {"byPhase": "running"} in statuses["statusMappings"]["running"]
     assert {"byPhase": "failed"} in statuses["statusMappings"]["failed"]
 
+
 def test_a_shut_down_object_is_suspended_and_one_shutting_down_is_suspending() -> None:
     assert classify("ShuttingDown") == ("suspending", "medium")
     assert classify("Shutdown") == ("suspended", "high")
 
+
+def test_a_role_the_spec_configures_has_its_ready_count_beside_it_in_the_status() -> None:
+    role = {"type": "object", "properties": {"replicas": {"type": "integer"}}}
+    role_status = {
+        "type": "object",
+        "properties": {"replicas": {"type": "integer"}, "readyReplicas": {"type": "integer"}},
+    }
+    spec = {"roots": role, "crown": role}
+    status = {"roots": role_status, "crown": role_status, "other": role_status}
+    karta = draft(crd("tree.example.com", "Tree", spec, status)).karta
+    running = karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]["running"]
+    expressions = [m["byExpression"]["expression"] for m in running if "byExpression" in m]
+    assert "(.status.roots.readyReplicas // 0) > 0" in expressions
+    assert "(.status.crown.readyReplicas // 0) > 0" in expressions
+    assert not any("other" in e for e in expressions)  # no role of the spec: whose pods it counts is unknown
