@@ -455,3 +455,113 @@ def test_a_value_written_as_a_concatenation_of_constants_and_literals_is_joined(
     )
     found = api_values(root, "Chimney", "v1")
     assert [v for v, _ in found.phases[("status", "phase")]] == ["ChimneyDrawing"]
+
+
+HIVES = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// +kubebuilder:validation:Enum=Initialized;Humming
+type HiveState string
+
+const (
+	// HiveInitialized means the hive is initialized but not yet provisioned with bees.
+	HiveInitialized HiveState = "Initialized"
+	// HiveHumming means every frame holds bees.
+	HiveHumming HiveState = "Humming"
+)
+
+type Hive struct {
+	metav1.TypeMeta `json:",inline"`
+	Status HiveStatus `json:"status,omitempty"`
+}
+
+type HiveStatus struct {
+	State HiveState `json:"state,omitempty"`
+}
+"""
+
+
+def test_a_constant_whose_doc_comment_says_not_yet_up_is_initializing_whatever_its_word(tmp_path: Path) -> None:
+    assert classify("Initialized") == ("running", "medium")  # the word alone says running
+    root = _write(tmp_path, [("api/v1", "hive_types.go", HIVES)])
+    status = {"state": {"type": "string", "enum": ["Initialized", "Humming"]}}
+    definition = draft(crd("hive.example.com", "Hive", {}, status), api_source=root).karta
+    mappings = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]
+    assert {"byPhase": "Initialized"} in mappings["initializing"]
+    assert {"byPhase": "Initialized"} not in mappings.get("running", [])
+
+
+ORCHARDS = """\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type GrovePhase string
+
+const (
+	GroveStarting GrovePhase = "starting"
+	GroveRunning  GrovePhase = "running"
+	GroveFailed   GrovePhase = "failed"
+)
+
+type Orchard struct {
+	metav1.TypeMeta `json:",inline"`
+	Status OrchardStatus `json:"status,omitempty"`
+}
+
+type OrchardStatus struct {
+	// One status per role; the apple trees are planted first, the pears after them.
+	AppleStatus *GroveStatus `json:"appleStatus,omitempty"`
+	PearStatus  *GroveStatus `json:"pearStatus,omitempty"`
+}
+
+type GroveStatus struct {
+	Trees     []string       `json:"trees,omitempty"`
+	Condition GroveCondition `json:"condition"`
+}
+
+type GroveCondition struct {
+	Phase  GrovePhase `json:"phase"`
+	Reason string     `json:"reason"`
+}
+"""
+
+
+def test_a_status_per_role_gives_the_kind_the_first_roles_phase(tmp_path: Path) -> None:
+    root = _write(tmp_path, [("api/v1", "orchard_types.go", ORCHARDS)])
+    grove = {
+        "type": "object",
+        "properties": {
+            "trees": {"type": "array", "items": {"type": "string"}},
+            "condition": {"type": "object", "properties": {"phase": {"type": "string"}, "reason": {"type": "string"}}},
+        },
+    }
+    status = {"appleStatus": grove, "pearStatus": grove}
+    definition = draft(crd("orchard.example.com", "Orchard", {}, status), api_source=root).karta
+    statuses = definition["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]
+    assert statuses["phaseDefinition"]["path"] == '.status.appleStatus.condition.phase // ""'
+    assert {"byPhase": "running"} in statuses["statusMappings"]["running"]
+    assert {"byPhase": "failed"} in statuses["statusMappings"]["failed"]
+
+
+def test_a_shut_down_object_is_suspended_and_one_shutting_down_is_suspending() -> None:
+    assert classify("ShuttingDown") == ("suspending", "medium")
+    assert classify("Shutdown") == ("suspended", "high")
+
+
+def test_a_role_the_spec_configures_has_its_ready_count_beside_it_in_the_status() -> None:
+    role = {"type": "object", "properties": {"replicas": {"type": "integer"}}}
+    role_status = {
+        "type": "object",
+        "properties": {"replicas": {"type": "integer"}, "readyReplicas": {"type": "integer"}},
+    }
+    spec = {"roots": role, "crown": role}
+    status = {"roots": role_status, "crown": role_status, "other": role_status}
+    karta = draft(crd("tree.example.com", "Tree", spec, status)).karta
+    running = karta["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"]["statusMappings"]["running"]
+    expressions = [m["byExpression"]["expression"] for m in running if "byExpression" in m]
+    assert "(.status.roots.readyReplicas // 0) > 0" in expressions
+    assert "(.status.crown.readyReplicas // 0) > 0" in expressions
+    assert not any("other" in e for e in expressions)  # no role of the spec: whose pods it counts is unknown

@@ -368,6 +368,8 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
         )
         return values
     copies = gowrites.ready_copies(package.all_files(), package.root, package.text, found.name)
+    first_role = _first_role(status)
+    role_phases: dict[Segments, list[tuple[str, str]]] = {}
     for segments, go_field, owner in linker.walk(status, ("status",), set()):
         if len(segments) == 2 and go_field.names and go_field.names[0] in copies and "int" in go_field.type_expr:
             values.ready_counts.append((segments, copies[go_field.names[0]]))
@@ -377,8 +379,14 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
         type_name = bare_type(go_field.type_expr)[1]
         if not (PHASE_FIELD.search(segments[-1]) or PHASE_TYPE.search(type_name)) or segments[-1] == "conditions":
             continue
-        if go_field.type_expr.startswith(("[]", "map[")) or len(segments) > 3:
-            continue  # a phase deep in the status is a part's (an analysis run's), not the object's
+        if go_field.type_expr.startswith(("[]", "map[")):
+            continue
+        if len(segments) > 3:
+            # A phase deep in the status is a part's (an analysis run's), not the object's; but one in the status
+            # of the first role, when the roles share a status struct, is the object's if nothing nearer is.
+            if segments[1] == first_role and len(segments) <= MAX_ROLE_PHASE_DEPTH:
+                role_phases.setdefault(segments, linker.field_values(go_field, owner))
+            continue
         found_values = linker.field_values(go_field, owner)
         if not found_values and go_field.names and _is_string(linker, go_field, owner):
             written = _written(package, go_field.names[0], owner.name)
@@ -388,6 +396,11 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
             )
         if found_values:
             values.phases[segments] = found_values
+    if not any(len(segments) <= 3 for segments in values.phases):
+        for segments, role_values in role_phases.items():
+            if role_values:
+                values.phases[segments] = role_values
+                break
     linker.conditions(status, found)
     values.operator_switches = _operator_switches(linker, found)
     values.owned = owned(package, found)
@@ -406,6 +419,23 @@ def _api_values(root: Path, kind: str, version: str) -> ApiValues:
             if read.compared:
                 values.annotation_values[read.key] = read.compared
     return values
+
+
+# status.<role>.<part>.phase: the deepest a role's phase is read from.
+MAX_ROLE_PHASE_DEPTH = 4
+
+
+def _first_role(status: GoType) -> str | None:
+    """The first field of a status whose struct type other fields share (``FrontStatus *PartStatus``,
+    ``BackStatus *PartStatus``): one status per role of the kind's pods, the first declared being the role the
+    others start after. Types of another package (``metav1.Time``) are no role's. None when no two fields share
+    a type."""
+    named = [f for f in status.fields if f.names and not f.type_expr.startswith(("[]", "map["))]
+    types = [bare_type(f.type_expr) for f in named]
+    for go_field, type_name in zip(named, types, strict=True):
+        if types.count(type_name) > 1 and type_name[0] is None and type_name[1][:1].isupper():
+            return go_field.json or go_field.names[0]
+    return None
 
 
 def _is_kind(declared: GoType) -> bool:

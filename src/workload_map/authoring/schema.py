@@ -607,7 +607,7 @@ def _kind_markers(facts: SchemaFacts, spec: dict[str, Any]) -> None:
             facts.serving_fields.append(found.path)
 
 
-def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
+def _status_fields(facts: SchemaFacts, status: dict[str, Any], roles: frozenset[str] = frozenset()) -> None:
     for found in _walk_fields(status, ("status",)):
         facts.status_paths.add(found.segments)
         name = found.segments[-1]
@@ -623,6 +623,7 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any]) -> None:
             (len(found.segments) == 2 and (name in (*READY_NAMES, *TOTAL_READY) or READY_COUNT.match(name)))
             or (len(found.segments) == 3 and found.segments[1] in MEMBER_NAMES and name in ("ready", "available"))
             or (len(found.segments) == 3 and found.segments[1].endswith("Status") and name in READY_NAMES)
+            or (len(found.segments) == 3 and found.segments[1] in roles and name in READY_NAMES)
         ):
             facts.ready_counts.append(found)
         elif (
@@ -710,7 +711,9 @@ def read_crd(crd: dict[str, Any], version: str | None = None) -> SchemaFacts:
     facts.count_at_root = _first(root_spec, ("spec",), REPLICA_NAMES, ("integer",)) or described_count(
         root_spec, ("spec",)
     )
-    _status_fields(facts, _props(schema).get("status") or {})
+    # A role the spec configures as an object of its own (``.spec.frontend``) may have its own status beside it.
+    roles = frozenset(name for name, node in _props(root_spec).items() if isinstance(node, dict) and _props(node))
+    _status_fields(facts, _props(schema).get("status") or {}, roles)
     facts.annotation_switches = _described_annotations(schema)
     _printer_columns(facts, entry.get("additionalPrinterColumns") or spec.get("additionalPrinterColumns"))
     _kind_markers(facts, root_spec)

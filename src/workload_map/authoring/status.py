@@ -29,6 +29,9 @@ VOCABULARY: dict[str, str] = {
     "paused": "suspended",
     "suspending": "suspending",
     "stopping": "suspending",
+    # The operator taking the pods down on request and keeping the object (``ShuttingDown``, ``Shutdown``).
+    "shutting": "suspending",
+    "shutdown": "suspended",
     "resuming": "resuming",
     "running": "running",
     "ready": "running",
@@ -184,6 +187,20 @@ def declared_about_the_operator(evidence: str) -> bool:
 
 # A doc comment saying the operator's reconcile of the object is what the value reports.
 _RECONCILED = re.compile(r"(?i)\b(?:has been|was|is|got|were) (?:successfully |fully )?reconciled\b")
+
+
+def declared_not_yet_running(evidence: str) -> bool:
+    """The doc comment of the constant a value is declared with says the object is not yet up
+    (``Initialized indicates the cluster is initialized but not yet provisioned``): a step on the way, whatever
+    the word of the value itself says. The author's sentence outranks the word rule."""
+    named = DECLARED_AS.match(evidence)
+    return named is not None and _NOT_YET.search(evidence[named.end() :]) is not None
+
+
+# "not yet" before a word of a workload being up: provisioned, ready, running, available, started, deployed...
+_NOT_YET = re.compile(
+    r"(?i)\bnot yet (?:been |fully )?(?:provisioned|ready|running|available|started|deployed|created|operational)\b"
+)
 
 
 def classify(value: str, building: bool = False) -> tuple[str, str] | None:

@@ -85,6 +85,8 @@ def status_definition(
         if written is not None:
             return written[0], written[1], f": {written[2]}"
         declared = facts.api_evidence.get((segments, value), "") if facts and segments else ""
+        if guess is not None and guess[0] in ("running", "completed") and vocabulary.declared_not_yet_running(declared):
+            return "initializing", LOW, ": its constant's doc comment says the object is not yet up"
         if (
             guess is not None
             and guess[0] in vocabulary.OPERATOR_MEANING
