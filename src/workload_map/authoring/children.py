@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workload_map.authoring import roles, samples as sample_facts
+from workload_map.authoring import patches, roles, samples as sample_facts
 from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, default_origin, schema_path
 from workload_map.authoring.gochildren import BuiltChild
@@ -211,8 +211,9 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
                 for i, site in enumerate(sites)
                 if i not in makers
                 and site.job is None
-                # A definition counted by another field is not this workload's (a second ensemble's spec).
-                and (site.replicas is None or site.replicas.segments == child.count)
+                # A definition counted by another field is not this workload's (a second ensemble's spec),
+                # unless it overrides the built workload itself.
+                and (site.replicas is None or site.replicas.segments == child.count or _overrides(site, child))
                 and roles.item_of(site) == item
                 and site.segments[: len(holder)] == holder
             ),
@@ -222,7 +223,7 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
             unplaced.append(child)
             continue
         makers[index] = child
-        if sites[index].replicas is None and child.count is not None:
+        if child.count is not None and (sites[index].replicas is None or _overrides(sites[index], child)):
             sites[index].replicas = facts.field_at(child.count)
     fixed = [child for child in built if child.constant is not None and child.kind["kind"] != "Pod"]
     switched = [child for child in fixed if _switch(facts, child) is not None]
@@ -245,6 +246,13 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
         ]
         sites = [site for site in sites if site not in dropped]
     return Placed(sites, makers, unplaced, dropped)
+
+
+def _overrides(site: Site, child: BuiltChild) -> bool:
+    """Whether the pod definition sits in an override of the workload the code builds (``.spec.override
+    .statefulSet``, a StatefulSet's spec the operator lays over the StatefulSet it builds): its pods are the
+    built workload's, counted where the code counts them (the override's own count patches that one)."""
+    return patches.patched_by(site) is not None and site.embeds == child.kind["kind"]
 
 
 def count_field(facts: SchemaFacts, count: Segments | None) -> Field | None:
