@@ -159,15 +159,22 @@ def _guard(locator: _Locator, function: GoFunc, start: int, until: int | None = 
     return None
 
 
+def _operands(condition: list[Token], operator: str) -> list[list[Token]]:
+    """``condition`` split at ``&&`` or ``||`` (``operator`` its one character: the reader gives each character
+    a token of its own), that character's tokens left out."""
+    parts: list[list[Token]] = [[]]
+    for index, token in enumerate(condition):
+        if token.text == operator and index + 1 < len(condition) and condition[index + 1].text == operator:
+            parts.append([])
+        elif token.text != operator:
+            parts[-1].append(token)
+    return parts
+
+
 def _one_switch_of(locator: _Locator, function: GoFunc, condition: list[Token]) -> Segments | None:
     """The one field of the kind's spec a conjunction tests on by itself (``ready && x.Spec.Extra.Enabled &&
     !x.Spec.Pause``): the block runs only while it is on. None when there are several, or none."""
-    parts: list[list[Token]] = [[]]
-    for index, token in enumerate(condition):
-        if token.text == "&" and index + 1 < len(condition) and condition[index + 1].text == "&":
-            parts.append([])
-        elif token.text not in {"&", "\n"}:
-            parts[-1].append(token)
+    parts = [[t for t in part if t.text != "\n"] for part in _operands(condition, "&")]
     if len(parts) < 2:
         return None
     found: list[Segments] = []
@@ -184,12 +191,7 @@ def _one_switch_of(locator: _Locator, function: GoFunc, condition: list[Token]) 
 def _switched_off(condition: list[Token]) -> list[Token] | None:
     """The switch a condition tests off: ``!x.Spec.Extra.Enabled``, or the same after nil checks of what holds
     it (``x.Spec.Extra == nil || !x.Spec.Extra.Enabled``); else None."""
-    parts: list[list[Token]] = [[]]
-    for index, token in enumerate(condition):  # one character a token: ``||`` is two
-        if token.text == "|" and index + 1 < len(condition) and condition[index + 1].text == "|":
-            parts.append([])
-        elif token.text != "|":
-            parts[-1].append(token)
+    parts = _operands(condition, "|")
     last = parts[-1]
     if not last or last[0].text != "!" or (len(last) > 1 and last[1].text == "="):
         return None
@@ -217,12 +219,7 @@ def _ends_in_return(body: list[Token], opening: int, closing: int) -> bool:
 def _switched_on(condition: list[Token]) -> list[Token] | None:
     """The switch a condition tests on: ``x.Spec.Extra.Enabled``, or the same after nil checks of what holds it
     (``x.Spec.Extra != nil && x.Spec.Extra.Enabled``); else None."""
-    parts: list[list[Token]] = [[]]
-    for index, token in enumerate(condition):  # one character a token: ``&&`` is two
-        if token.text == "&" and index + 1 < len(condition) and condition[index + 1].text == "&":
-            parts.append([])
-        elif token.text != "&":
-            parts[-1].append(token)
+    parts = _operands(condition, "&")
     last = [t for t in parts[-1] if t.text != "\n"]
     texts = [t.text for t in last]
     if not texts or not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)):
