@@ -35,6 +35,7 @@ from workload_map.authoring.gofuncs import (
     _assigned_at,
     _balanced,
     _Callers,
+    _Parsed,
     _Program,
     _split,
     _statement,
@@ -509,19 +510,44 @@ def _double(function: GoFunc) -> bool:
     return "mock" in words or "fake" in words
 
 
-def kind_code(root: Path, go_kind: str, version: str) -> tuple[_Program, _Locator, GoType] | None:
-    """The kind's code, every Go reader's start: its folders loaded, their functions, its locator and type."""
-    package = Package(root)
-    for directory in package.folders_declaring(go_kind):
-        package.load(directory)
-    declared, _ = _find_kind(package, go_kind, version)
-    if declared is None:
-        return None
-    program = _Program(package)
-    return program, _Locator(program, declared), declared
+class GoCode:
+    """The operator's Go code under ``root`` as the readers of one draft share it: each kind's folders
+    loaded and its type found once (by kind and version), each file's functions read once. Each reader
+    still gets a program and a locator of its own: the folders one loads as it goes are read the same
+    for any (a folder's types whenever loaded), and the functions one takes count against its own
+    MAX_FUNCTIONS, so no reader finds more or less for another having run first."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.parsed: _Parsed = {}
+        self.kinds: dict[tuple[str, str], tuple[Package, GoType | None]] = {}
+
+    def kind_code(self, go_kind: str, version: str) -> tuple[_Program, _Locator, GoType] | None:
+        """The kind's code, every Go reader's start: its folders loaded, their functions, its locator and
+        type."""
+        if (go_kind, version) not in self.kinds:
+            package = Package(self.root)
+            for directory in package.folders_declaring(go_kind):
+                package.load(directory)
+            self.kinds[go_kind, version] = (package, _find_kind(package, go_kind, version)[0])
+        package, declared = self.kinds[go_kind, version]
+        if declared is None:
+            return None
+        program = _Program(package, self.parsed)
+        return program, _Locator(program, declared), declared
 
 
-def built_children(root: Path, kind: str, version: str, foreign: bool = False) -> list[BuiltChild]:
+def go_code(root: Path | GoCode) -> GoCode:
+    """The code under a root, read afresh; or the code a draft shares, as given."""
+    return root if isinstance(root, GoCode) else GoCode(root)
+
+
+def kind_code(root: Path | GoCode, go_kind: str, version: str) -> tuple[_Program, _Locator, GoType] | None:
+    """The kind's code (``GoCode.kind_code``), of the code a draft shares or of a root read afresh."""
+    return go_code(root).kind_code(go_kind, version)
+
+
+def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool = False) -> list[BuiltChild]:
     """The workloads the Go code under ``root`` builds for ``kind``: from every function taking the kind,
     through the calls to the repository's functions (``MAX_CALL_DEPTH`` deep), each literal once; with
     ``foreign``, objects of other projects' kinds too (``_literals``)."""

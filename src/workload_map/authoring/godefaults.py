@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, FILLED_BY, MAP, Segments
-from workload_map.authoring.gochildren import _collection, _Locator, kind_code
+from workload_map.authoring.gochildren import GoCode, _collection, _Locator, kind_code
 from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Program, _split, _statement, headed_blocks
 from workload_map.authoring.gomodes import _left, _located
 from workload_map.authoring.goread import Token, go_type_name, tokens as go_tokens
@@ -51,7 +51,7 @@ class Filled:
         return f"the operator's default, {self.where}"
 
 
-def code_defaults(root: Path, kind: str, version: str) -> dict[Segments, Filled]:
+def code_defaults(root: Path | GoCode, kind: str, version: str) -> dict[Segments, Filled]:
     """The kind's spec fields the Go code under ``root`` fills in when unset, by path. A field given two
     different numbers (by mode, by version) is left out: which one applies is not known here."""
     code = kind_code(root, go_type_name(kind), version)

@@ -21,6 +21,7 @@ from workload_map.authoring.evidence import Segments
 from workload_map.authoring.gochildren import (
     MAX_CALL_DEPTH,
     BuiltChild,
+    GoCode,
     _count,
     _double,
     _literals,
@@ -50,7 +51,7 @@ class Modes:
     defaults: dict[Segments, str] = field(default_factory=dict)  # the value the code gives an empty field
 
 
-def mode_children(root: Path, kind: str, version: str) -> Modes:
+def mode_children(root: Path | GoCode, kind: str, version: str) -> Modes:
     """The workloads the Go code under ``root`` builds for ``kind`` under a switch on a field of its spec."""
     kind = go_type_name(kind)
     code = kind_code(root, kind, version)
