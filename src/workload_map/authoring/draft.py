@@ -35,6 +35,7 @@ from workload_map.authoring import (
 from workload_map.authoring.builder import JOB, POD, Builder, jq
 from workload_map.authoring.evidence import HIGH, LOW, MEDIUM, TODO_MARK, Segments, schema_path
 from workload_map.authoring.gochain import chain_components, child_kinds_built
+from workload_map.authoring.gocode import GoCode
 from workload_map.authoring.gomanifests import pods_through, rendered_workloads
 from workload_map.authoring.namedcounts import named_counts
 from workload_map.authoring.render import Path, render
@@ -84,9 +85,9 @@ def draft(
     warnings: list[str] = []
     owned: list[tuple[dict[str, str], str]] = []  # what the kind's controller owns (--api-source)
     # The operator's Go code, read once for every reader below (each kind's folders, each file's functions).
-    go_code: gochildren.GoCode | None = None
+    go_code: GoCode | None = None
     if api_source is not None:
-        go_code = gochildren.GoCode(api_source)
+        go_code = GoCode(api_source)
         if facts is None:
             warnings.append(f"{api_source}: the API types are read only with the kind's CRD (give --crd)")
         else:

@@ -21,16 +21,15 @@ from workload_map.authoring.evidence import ARRAY, LOW, MAP, MEDIUM, Segments, s
 from workload_map.authoring.gochildren import (
     APPLY_CONFIGURATIONS,
     BuiltChild,
-    GoCode,
     _count,
     _double,
-    _Locator,
     _takes,
     built_children,
-    go_code,
 )
+from workload_map.authoring.gocode import GoCode, go_code
 from workload_map.authoring.gofilled import _guard
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program
+from workload_map.authoring.golocator import _Locator
 from workload_map.authoring.goread import GoType, Package, go_type_name
 from workload_map.authoring.render import Path as KartaPath
 from workload_map.authoring.schema import SchemaFacts

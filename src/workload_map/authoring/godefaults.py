@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, FILLED_BY, MAP, Segments
-from workload_map.authoring.gochildren import GoCode, _collection, _Locator, kind_code
+from workload_map.authoring.gocode import GoCode, kind_code
 from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Program, _split, _statement, headed_blocks
+from workload_map.authoring.golocator import _collection, _Locator
 from workload_map.authoring.gomodes import _left, _located
 from workload_map.authoring.goread import Token, go_type_name, tokens as go_tokens
 from workload_map.authoring.schema import Field, SchemaFacts, Site, _node_at

@@ -21,16 +21,15 @@ from workload_map.authoring.evidence import Segments
 from workload_map.authoring.gochildren import (
     MAX_CALL_DEPTH,
     BuiltChild,
-    GoCode,
     _count,
     _double,
     _literals,
-    _Locator,
     _takes,
-    kind_code,
 )
+from workload_map.authoring.gocode import GoCode, kind_code
 from workload_map.authoring.gocomposed import _composes_pod
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program, _split, _statement, headed_blocks
+from workload_map.authoring.golocator import _Locator
 from workload_map.authoring.goread import Token, go_type_name
 
 BUILDER_DEPTH = 3  # calls from a case's builder down to the workload literal
