@@ -40,7 +40,8 @@ from workload_map.authoring.gomanifests import pods_through, rendered_workloads
 from workload_map.authoring.namedcounts import named_counts
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
-from workload_map.authoring.schema import REPLICA_NAMES, add_api_values, read_crd
+from workload_map.authoring.schema import add_api_values, read_crd
+from workload_map.authoring.schemafacts import REPLICA_NAMES
 from workload_map.base.objects import owner_references
 from workload_map.definition.model import GroupVersionKind, LoadedDefinition, slug
 

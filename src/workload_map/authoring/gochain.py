@@ -32,7 +32,7 @@ from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program
 from workload_map.authoring.golocator import _Locator
 from workload_map.authoring.goread import GoType, Package, go_type_name
 from workload_map.authoring.render import Path as KartaPath
-from workload_map.authoring.schema import SchemaFacts
+from workload_map.authoring.schemafacts import SchemaFacts
 
 MAX_CHILD_KINDS = 4
 

@@ -27,7 +27,7 @@ from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Pro
 from workload_map.authoring.golocator import _collection, _Locator
 from workload_map.authoring.gomodes import _left, _located
 from workload_map.authoring.goread import Token, go_type_name, tokens as go_tokens
-from workload_map.authoring.schema import Field, SchemaFacts, Site, _node_at
+from workload_map.authoring.schemafacts import Field, SchemaFacts, Site, _node_at
 
 # ``x == nil``, ``x == 0``, ``x <= 0``, ``x < 1``: the tests for a count the object left unset (a number
 # field's unset is its zero).

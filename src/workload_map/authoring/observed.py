@@ -20,7 +20,7 @@ from typing import Any
 from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import REPLICA_NAMES, SchemaFacts
+from workload_map.authoring.schemafacts import REPLICA_NAMES, SchemaFacts
 from workload_map.authoring.transitions import Moment
 from workload_map.base.objects import meta, name_of, owner_references
 from workload_map.errors import format_path
