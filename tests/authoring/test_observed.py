@@ -9,7 +9,7 @@ import yaml
 from tests.authoring.fixtures import TEMPLATE, crd
 
 import workload_map as wm
-from workload_map.authoring import observed
+from workload_map.authoring import observed, observedroles
 from workload_map.authoring.builder import Builder
 from workload_map.authoring.transitions import Moment
 
@@ -118,19 +118,19 @@ def test_a_count_equal_to_other_fields_is_not_guessed(tmp_path: Path) -> None:
     root = _root("Cache", "c3", {"image": "cache:2", "members": 3, "shards": 3})
     sts = _workload("StatefulSet", "c3", root, 3, "cache:2")
     moments = [Moment(0, "t0", root, (), 0, (root, sts, *_pods(sts, 3, "cache:2")), "r.yaml")]
-    (group,) = observed.groups(moments)
-    assert observed.count(group, None) is None
+    (group,) = observedroles.groups(moments)
+    assert observedroles.count(group, None) is None
     root["spec"]["shards"] = 5
-    assert observed.count(group, None) is not None
+    assert observedroles.count(group, None) is not None
 
 
 def test_several_children_of_one_role_are_one_component_counted_together(tmp_path: Path) -> None:
     root = _root("Cache", "big", {"image": "cache:2", "racks": 2, "perRack": 2, "total": 4})
     racks = [_workload("StatefulSet", f"big-{i}", root, 2, "cache:2") for i in range(2)]
     objects = [root, *racks, *(p for r in racks for p in _pods(r, 2, "cache:2"))]
-    (group,) = observed.groups([Moment(0, "t0", root, (), 0, tuple(objects), "r.yaml")])
+    (group,) = observedroles.groups([Moment(0, "t0", root, (), 0, tuple(objects), "r.yaml")])
     assert group.kind["kind"] == "StatefulSet" and group.owners == {"big-0", "big-1"}
-    found = observed.count(group, None)
+    found = observedroles.count(group, None)
     assert found is not None and found.segments == ("spec", "total")
 
 
@@ -139,11 +139,11 @@ def test_a_deployment_is_the_owner_of_the_pods_of_its_replicasets() -> None:
     deployment = _workload("Deployment", "p-web", root, 2, "web:1")
     replicaset = _workload("ReplicaSet", "p-web-5d8f7c9b4", deployment, 2, "web:1")
     objects = (root, deployment, replicaset, *_pods(replicaset, 2, "web:1"))
-    (group,) = observed.groups([Moment(0, "t0", root, (), 0, objects, "r.yaml")])
+    (group,) = observedroles.groups([Moment(0, "t0", root, (), 0, objects, "r.yaml")])
     assert group.kind == {"group": "apps", "version": "v1", "kind": "Deployment"}
     # the ReplicaSet's hash is no role of the operator's: the Deployment's name after the object's is
     assert group.role == "web" and group.chain == ("Deployment",)
-    shape = observed.template(group)
+    shape = observedroles.template(group)
     assert (shape.segments, shape.form) == (("spec", "template"), "template")
 
 
@@ -228,8 +228,8 @@ def test_a_list_of_sidecars_the_operator_adds_is_not_the_pods_definition() -> No
     sts = _workload("StatefulSet", "c", root, 1, "cache:2")
     (pod,) = _pods(sts, 1, "cache:2")
     pod["spec"]["containers"].append({"name": "exporter", "image": "exp:1"})
-    (group,) = observed.groups([Moment(0, "t0", root, (), 0, (root, sts, pod), "r.yaml")])
-    assert observed.template(group).segments is None  # composed: the sidecars join a pod the operator builds
+    (group,) = observedroles.groups([Moment(0, "t0", root, (), 0, (root, sts, pod), "r.yaml")])
+    assert observedroles.template(group).segments is None  # composed: the sidecars join a pod the operator builds
 
 
 def test_roles_of_one_kind_are_instances_of_a_component_drafted_per_item() -> None:
@@ -319,8 +319,8 @@ def test_a_role_field_equal_wherever_set_counts_with_the_default_seen_where_unse
         sts = _workload("StatefulSet", f"{root['metadata']['name']}-redis", root, 3 if run else 2, "redis:7")
         objects = (root, sts, *_pods(sts, sts["spec"]["replicas"], "redis:7"))
         moments.append(Moment(0, "t0", root, (), run, objects, f"{run}.yaml"))
-    (group,) = observed.groups(moments)
-    found = observed.count(group, None)
+    (group,) = observedroles.groups(moments)
+    found = observedroles.count(group, None)
     assert found is not None and (found.segments, found.default, found.seen_default) == (
         ("spec", "redis", "replicas"),
         3,

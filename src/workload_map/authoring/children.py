@@ -15,7 +15,7 @@ from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, default_origin, schema_path
 from workload_map.authoring.gochildren import BuiltChild
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import Field, SchemaFacts, Site
+from workload_map.authoring.schemafacts import Field, SchemaFacts, Site
 from workload_map.definition.model import GroupVersionKind, LoadedDefinition
 
 GENERIC_KEYS = frozenset({"template", "podTemplate", "podSpec", "containers", "spec", "replicas"})

@@ -35,11 +35,13 @@ from workload_map.authoring import (
 from workload_map.authoring.builder import JOB, POD, Builder, jq
 from workload_map.authoring.evidence import HIGH, LOW, MEDIUM, TODO_MARK, Segments, schema_path
 from workload_map.authoring.gochain import chain_components, child_kinds_built
+from workload_map.authoring.gocode import GoCode
 from workload_map.authoring.gomanifests import pods_through, rendered_workloads
 from workload_map.authoring.namedcounts import named_counts
 from workload_map.authoring.render import Path, render
 from workload_map.authoring.samples import Sample
-from workload_map.authoring.schema import REPLICA_NAMES, add_api_values, read_crd
+from workload_map.authoring.schema import add_api_values, read_crd
+from workload_map.authoring.schemafacts import REPLICA_NAMES
 from workload_map.base.objects import owner_references
 from workload_map.definition.model import GroupVersionKind, LoadedDefinition, slug
 
@@ -83,7 +85,10 @@ def draft(
         named_counts(facts)
     warnings: list[str] = []
     owned: list[tuple[dict[str, str], str]] = []  # what the kind's controller owns (--api-source)
+    # The operator's Go code, read once for every reader below (each kind's folders, each file's functions).
+    go_code: GoCode | None = None
     if api_source is not None:
+        go_code = GoCode(api_source)
         if facts is None:
             warnings.append(f"{api_source}: the API types are read only with the kind's CRD (give --crd)")
         else:
@@ -103,7 +108,7 @@ def draft(
                 facts.operator_pause = (paused[0][0].path, pausing[paused[0][0].segments])
             owned = declared.owned
             # Counts the operator's code defaults where the CRD does not (a webhook's Default(), a Validate()).
-            godefaults.fill_schema(facts, godefaults.code_defaults(api_source, facts.kind, facts.version))
+            godefaults.fill_schema(facts, godefaults.code_defaults(go_code, facts.kind, facts.version))
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:
@@ -126,9 +131,11 @@ def draft(
     sites, overrides = child_kinds.container_overrides(facts, sites) if facts is not None else (sites, [])
     sites, extras = patches.extra_containers(sites)
     sites, merged = roles.one_pod_per_role(sites)
-    built = gochildren.built_children(api_source, facts.kind, facts.version) if api_source and facts else []
-    merges = gomerges.merged_fields(api_source, facts.kind, facts.version) if api_source and facts else []
-    modes = gomodes.mode_children(api_source, facts.kind, facts.version) if api_source and facts else gomodes.Modes()
+    built = gochildren.built_children(go_code, facts.kind, facts.version) if go_code is not None and facts else []
+    merges = gomerges.merged_fields(go_code, facts.kind, facts.version) if go_code is not None and facts else []
+    modes = gomodes.Modes()
+    if go_code is not None and facts:
+        modes = gomodes.mode_children(go_code, facts.kind, facts.version)
     built = [b for b in built if b.where not in {m.child.where for m in modes.children}]
     placed = child_kinds.place_built(facts, built, sites) if facts is not None else None
     sites = placed.sites if placed is not None else sites
@@ -339,8 +346,8 @@ def draft(
             f"{part.path} ({part.source}) is shaped like a pod but has no count, and the operator's code counts its",
             "workloads elsewhere: taken for a part it adds to the pods it builds, not a component.",
         )
-    if api_source is not None and facts is not None:
-        chained = child_kinds_built(api_source, facts.kind, facts.version)
+    if go_code is not None and facts is not None:
+        chained = child_kinds_built(go_code, facts.kind, facts.version)
         chain_components(builder, facts, chained, children, taken, root_name, not sites and not children)
     child_kinds.sample_children(builder, found, children, taken, root_name)
     # The controller owns Pods and the code composes one: the root's pods are the operator's, read from no path.

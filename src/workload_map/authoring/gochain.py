@@ -23,16 +23,16 @@ from workload_map.authoring.gochildren import (
     BuiltChild,
     _count,
     _double,
-    _Locator,
     _takes,
     built_children,
-    kind_code,
 )
+from workload_map.authoring.gocode import GoCode, go_code
 from workload_map.authoring.gofilled import _guard
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program
+from workload_map.authoring.golocator import _Locator
 from workload_map.authoring.goread import GoType, Package, go_type_name
 from workload_map.authoring.render import Path as KartaPath
-from workload_map.authoring.schema import SchemaFacts
+from workload_map.authoring.schemafacts import SchemaFacts
 
 MAX_CHILD_KINDS = 4
 
@@ -109,12 +109,13 @@ def _per_item(program: _Program, locator: _Locator, built: BuiltChild) -> Segmen
     return None
 
 
-def child_kinds_built(root: Path, kind: str, version: str) -> list[ChildKind]:
+def child_kinds_built(root: Path | GoCode, kind: str, version: str) -> list[ChildKind]:
     """The custom kinds of the sources under ``root`` that the code taking ``kind`` creates, each with the
     workloads its own controller builds: those counted by a field of the child, or built per item of a list
     of its spec (the others are kept out: an operator builds many workloads for other ends)."""
     kind = go_type_name(kind)
-    code = kind_code(root, kind, version)
+    shared = go_code(root)
+    code = shared.kind_code(kind, version)
     if code is None:
         return []
     program, locator, declared = code
@@ -131,9 +132,9 @@ def child_kinds_built(root: Path, kind: str, version: str) -> list[ChildKind]:
             found = ChildKind({"group": group, "version": version_name, "kind": child.name}, "", function.name)
             found.where = f"{function.file.path}:{function.body[start].line}"
             found.guard = _guard(locator, function, start)
-            child_program = _Program(package)
+            child_program = _Program(package, shared.parsed)
             child_locator = _Locator(child_program, child)
-            for built in built_children(root, child.name, version_name, foreign=True):
+            for built in built_children(shared, child.name, version_name, foreign=True):
                 item = _per_item(child_program, child_locator, built) if built.count is None else None
                 if built.count is None and item is None:
                     continue

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Callers, _Program, _split, _statement
 
 if TYPE_CHECKING:
-    from workload_map.authoring.gochildren import _Locator
+    from workload_map.authoring.golocator import _Locator
 
 
 # Where a workload literal holds its pod, and that pod's Go type: a Pod its spec, any other its template.

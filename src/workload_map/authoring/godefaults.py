@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, FILLED_BY, MAP, Segments
-from workload_map.authoring.gochildren import _collection, _Locator, kind_code
+from workload_map.authoring.gocode import GoCode, kind_code
 from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _Program, _split, _statement, headed_blocks
+from workload_map.authoring.golocator import _collection, _Locator
 from workload_map.authoring.gomodes import _left, _located
 from workload_map.authoring.goread import Token, go_type_name, tokens as go_tokens
-from workload_map.authoring.schema import Field, SchemaFacts, Site, _node_at
+from workload_map.authoring.schemafacts import Field, SchemaFacts, Site, _node_at
 
 # ``x == nil``, ``x == 0``, ``x <= 0``, ``x < 1``: the tests for a count the object left unset (a number
 # field's unset is its zero).
@@ -51,7 +52,7 @@ class Filled:
         return f"the operator's default, {self.where}"
 
 
-def code_defaults(root: Path, kind: str, version: str) -> dict[Segments, Filled]:
+def code_defaults(root: Path | GoCode, kind: str, version: str) -> dict[Segments, Filled]:
     """The kind's spec fields the Go code under ``root`` fills in when unset, by path. A field given two
     different numbers (by mode, by version) is left out: which one applies is not known here."""
     code = kind_code(root, go_type_name(kind), version)

@@ -21,7 +21,7 @@ COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
 UNSET_COUNT = {"Deployment": "Replicas", "StatefulSet": "Replicas"}
 
 if TYPE_CHECKING:
-    from workload_map.authoring.gochildren import _Locator
+    from workload_map.authoring.golocator import _Locator
 
 
 def _workload_kind(function: GoFunc, qualifier: str, name: str) -> dict[str, str] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from workload_map.authoring.goread import GoFile, Package, Token, bare_type, read_imports, tokens as go_tokens
 
@@ -129,11 +130,17 @@ def functions(file: GoFile, text: str) -> list[GoFunc]:
     return out
 
 
-class _Program:
-    """Every function of the source tree by folder and name, read when first needed."""
+# Each Go file's function declarations, by its path: read once for all the programs of one source tree.
+_Parsed = dict[Path, list[GoFunc]]
 
-    def __init__(self, package: Package) -> None:
+
+class _Program:
+    """Every function of the source tree by folder and name, read when first needed. Programs given one
+    ``parsed`` share the reading of each file; each counts the functions it takes against MAX_FUNCTIONS."""
+
+    def __init__(self, package: Package, parsed: _Parsed | None = None) -> None:
         self.package = package
+        self.parsed: _Parsed = {} if parsed is None else parsed
         self.by_folder: dict[str, dict[str, list[GoFunc]]] = {}
         self.count = 0
 
@@ -145,8 +152,9 @@ class _Program:
                 text = self.package.text(path) or ""
                 if "func" not in text or self.count >= MAX_FUNCTIONS:
                     continue
-                file = read_imports(self.package, path, text)
-                for function in functions(file, text):
+                if path not in self.parsed:
+                    self.parsed[path] = functions(read_imports(self.package, path, text), text)
+                for function in self.parsed[path]:
                     found.setdefault(function.name, []).append(function)
                     self.count += 1
             self.by_folder[directory] = found

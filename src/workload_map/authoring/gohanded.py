@@ -15,7 +15,7 @@ from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program, _split, 
 from workload_map.authoring.goread import Token
 
 if TYPE_CHECKING:
-    from workload_map.authoring.gochildren import _Locator
+    from workload_map.authoring.golocator import _Locator
 
 
 def handed_counts(

@@ -27,8 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workload_map.authoring.evidence import Segments, schema_path
-from workload_map.authoring.gochildren import _assignment, _collection, _double, _Locator, kind_code
+from workload_map.authoring.gochildren import _double
+from workload_map.authoring.gocode import GoCode, kind_code
 from workload_map.authoring.gofuncs import GoFunc, _assigned_at, _balanced, _split, _statement
+from workload_map.authoring.golocator import _assignment, _collection, _Locator
 from workload_map.authoring.goread import GoType, Token, go_type_name
 
 # The first or last word of a call merging, patching or overriding one value with another (Merge,
@@ -51,7 +53,7 @@ class MergedField:
     appended: bool = False  # a list of containers added beside the code's own, not merged with them
 
 
-def merged_fields(root: Path, kind: str, version: str) -> list[MergedField]:
+def merged_fields(root: Path | GoCode, kind: str, version: str) -> list[MergedField]:
     """The kind's fields under ``.spec`` that the Go code under ``root`` merges with a value it builds, from
     the functions of the folders naming the kind (test doubles left out)."""
     kind = go_type_name(kind)

@@ -24,12 +24,12 @@ from workload_map.authoring.gochildren import (
     _count,
     _double,
     _literals,
-    _Locator,
     _takes,
-    kind_code,
 )
+from workload_map.authoring.gocode import GoCode, kind_code
 from workload_map.authoring.gocomposed import _composes_pod
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program, _split, _statement, headed_blocks
+from workload_map.authoring.golocator import _Locator
 from workload_map.authoring.goread import Token, go_type_name
 
 BUILDER_DEPTH = 3  # calls from a case's builder down to the workload literal
@@ -50,7 +50,7 @@ class Modes:
     defaults: dict[Segments, str] = field(default_factory=dict)  # the value the code gives an empty field
 
 
-def mode_children(root: Path, kind: str, version: str) -> Modes:
+def mode_children(root: Path | GoCode, kind: str, version: str) -> Modes:
     """The workloads the Go code under ``root`` builds for ``kind`` under a switch on a field of its spec."""
     kind = go_type_name(kind)
     code = kind_code(root, kind, version)

@@ -12,7 +12,7 @@ from workload_map.authoring.children import read_composed_pod
 from workload_map.authoring.evidence import MEDIUM, TODO_MARK, schema_path
 from workload_map.authoring.gomodes import ModeChild, Modes
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import SchemaFacts
+from workload_map.authoring.schemafacts import SchemaFacts
 
 # The kind that owns a workload's pods, where it is not the workload itself.
 POD_OWNERS = {"Deployment": "ReplicaSet", "CronJob": "Job"}

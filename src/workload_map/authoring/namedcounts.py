@@ -10,7 +10,7 @@ object that is no list item, the named count is the definition's own and replace
 from __future__ import annotations
 
 from workload_map.authoring.evidence import ARRAY, MAP
-from workload_map.authoring.schema import Field, SchemaFacts, Site
+from workload_map.authoring.schemafacts import Field, SchemaFacts, Site
 
 DEFINITION_SUFFIXES = ("PodTemplate", "Template", "PodSpec", "Spec")
 COUNT_SUFFIXES = ("Replicas", "Count", "Size", "Num")

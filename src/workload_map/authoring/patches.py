@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from workload_map.authoring.evidence import Segments
 from workload_map.authoring.gomerges import MergedField, merged_over
-from workload_map.authoring.schema import SchemaFacts, Site
+from workload_map.authoring.schemafacts import SchemaFacts, Site
 
 # Words of a container list's name saying its containers join others (camelCase split to words).
 EXTRA_WORDS = frozenset({"additional", "extra", "sidecar", "sidecars", "init", "ephemeral", "auxiliary"})

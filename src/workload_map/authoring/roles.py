@@ -11,7 +11,7 @@ from workload_map.authoring import selectors as pod_selectors
 from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, default_origin, schema_path
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import GROUP_SIZE_NAMES, SHARD_NAMES, Field, Site
+from workload_map.authoring.schemafacts import GROUP_SIZE_NAMES, SHARD_NAMES, Field, Site
 
 
 def role_name(site: Site, taken: set[str]) -> str:

@@ -13,17 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
-from workload_map.authoring.schema import (
-    AUXILIARY_CONTAINERS,
-    HOSTS_NAMES,
-    ID_NAMES,
-    MAX_NAMES,
-    MIN_NAMES,
-    POD_COUNT_NAMES,
-    REPLICA_NAMES,
-    Field,
-    Site,
-)
+from workload_map.authoring.schemafacts import HOSTS_NAMES, ID_NAMES, MAX_NAMES, MIN_NAMES, REPLICA_NAMES, Field, Site
+from workload_map.authoring.schemapods import AUXILIARY_CONTAINERS, POD_COUNT_NAMES
 from workload_map.base.objects import meta, name_of, owner_references
 
 

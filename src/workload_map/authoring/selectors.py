@@ -14,7 +14,7 @@ from typing import Any
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
 from workload_map.authoring.samples import Sample, SampleFacts, walk
-from workload_map.authoring.schema import Site
+from workload_map.authoring.schemafacts import Site
 from workload_map.base.objects import meta
 
 # Labels the built-in controllers stamp per object (a ReplicaSet's hash, a Job's uid, a StatefulSet pod's

@@ -12,7 +12,8 @@ from workload_map.authoring import samples as sample_facts, status as vocabulary
 from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import HIGH, LOW, MEDIUM, Segments, schema_path
 from workload_map.authoring.render import Path
-from workload_map.authoring.schema import READY_NAMES, SchemaFacts, Site
+from workload_map.authoring.schemafacts import SchemaFacts, Site
+from workload_map.authoring.schemastatus import READY_NAMES
 
 MAX_READY_COUNTS = 4
 STATUS_ORDER = ("initializing", "running", "completed", "failed", "degraded", "suspended", "suspending", "resuming")
