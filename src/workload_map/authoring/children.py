@@ -320,7 +320,12 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     if item:
         if item[-1] == MAP:
             ids = f"{jq(item[:-1])} // {{}} | keys_unsorted[]"
-        elif facts.field_at((*item, "name")) is not None:
+        elif (named := facts.field_at((*item, "name"))) is not None and _admits_empty(named.schema):
+            # An item may leave its name empty (the operator then names the workload after the role alone):
+            # its index stands for it, an id must not be empty.
+            named_or_index = '(.value.name | select(. != "" and . != null)) // (.key | tostring)'
+            ids = f"{jq(item[:-1])} // [] | to_entries[] | {named_or_index}"
+        elif named is not None:
             ids = f"{jq(item)} | .name"
         else:
             ids = f"{jq(item[:-1])} // [] | keys[] | tostring"
@@ -403,6 +408,17 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
         + (f" ({default_origin(count.schema)})." if count.default is not None else "."),
     )
     children.append(component)
+
+
+def _admits_empty(schema: dict[str, Any]) -> bool:
+    """A string field whose schema pattern accepts the empty string (``^$|^[a-z0-9]...$``)."""
+    pattern = schema.get("pattern")
+    if not isinstance(pattern, str):
+        return False
+    try:
+        return re.search(pattern, "") is not None
+    except re.error:
+        return False
 
 
 def _optional_holder(facts: SchemaFacts, item: Segments, count: Segments) -> Segments | None:

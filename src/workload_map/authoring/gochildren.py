@@ -40,6 +40,7 @@ from workload_map.authoring.gofuncs import (
     _statement,
 )
 from workload_map.authoring.gohanded import handed_counts
+from workload_map.authoring.gohandoff import handed_calls, roles_handed
 from workload_map.authoring.goholders import receiver_holds_kind
 from workload_map.authoring.golocator import _Locator, _names_no_variable
 from workload_map.authoring.goowners import BUILTIN_WORKLOADS
@@ -217,6 +218,12 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
             if id(called) not in seen:
                 seen.add(id(called))
                 queue.append((called, [*chain, called.name]))
+        for called, handed_to, at in handed_calls(program, locator, function):
+            # A builder handed to a helper is called where the helper calls its parameter (gohandoff.py).
+            callers.setdefault(id(called), []).append((handed_to, at))
+            if id(called) not in seen:
+                seen.add(id(called))
+                queue.append((called, [*chain, called.name]))
     # The literals once every call is known: a builder shared by several callers counts from each one's field.
     out: list[BuiltChild] = []
     handed: list[BuiltChild] = []  # workload parameters of a helper, written there
@@ -282,6 +289,7 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
     # the literal is the workload.
     literal_counts = {c.count for c in out if c not in handed and c.count is not None}
     out = [c for c in out if c not in handed or c.count not in literal_counts]
+    out = roles_handed(program, [f for f, _ in visited], out)
     return _shells_filled(out, shells, fillers)
 
 

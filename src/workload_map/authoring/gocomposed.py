@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 # Where a workload literal holds its pod, and that pod's Go type: a Pod its spec, any other its template.
 POD_PART = {"Pod": ("Spec", "PodSpec")}
 TEMPLATE_PART = ("Template", "PodTemplateSpec")
+# How deep the calls returning a pod template are followed: a generic helper handing the builder its template
+# (gohandoff.py) adds a level or two before the function that writes the literal (role > group > literal).
+MAX_TEMPLATE_DEPTH = 5
 
 
 def _composes_pod(  # noqa: PLR0917 - the literal and what it is read with, each by name at its one call
@@ -107,7 +110,7 @@ def _returns_template(program: _Program, locator: _Locator, function: GoFunc, de
     for index in range(len(body) - 1):
         if body[index].text == type_name and body[index + 1].text == "{":
             return not _copies_spec(locator, function, index + 1)
-    if depth > 3:
+    if depth > MAX_TEMPLATE_DEPTH:
         return False
     called = [c for c in program.calls(function) if c is not function]
     return any(_returns_template(program, locator, c, depth + 1, type_name) for c in called)
