@@ -36,6 +36,7 @@ from workload_map.authoring.builder import JOB, POD, Builder, jq
 from workload_map.authoring.evidence import HIGH, LOW, MEDIUM, TODO_MARK, Segments, schema_path
 from workload_map.authoring.gochain import chain_components, child_kinds_built
 from workload_map.authoring.gocode import GoCode
+from workload_map.authoring.gohub import members_naming
 from workload_map.authoring.gomanifests import pods_through, rendered_workloads
 from workload_map.authoring.namedcounts import named_counts
 from workload_map.authoring.render import Path, render
@@ -47,6 +48,8 @@ from workload_map.definition.model import GroupVersionKind, LoadedDefinition, sl
 
 # The value that resumes an annotation switch, by the one that suspends it.
 OPPOSITES = {"true": "false", "on": "off", "yes": "no", "enabled": "disabled", "1": "0"}
+# How many of the kinds naming a hub the note lists.
+MAX_MEMBERS_SAID = 6
 
 
 @dataclass
@@ -377,6 +380,15 @@ def draft(
                 LOW,
                 f"{through[1]}, and the object holds no pod definition: the operator composes the pod, no path",
                 "reads it; its pods are counted, their containers not read.",
+            )
+        elif members := (members_naming(go_code, facts.kind, facts.version) if go_code is not None and facts else []):
+            # A hub other kinds join by naming it: their controllers make the pods, the root has none to read.
+            builder.note(
+                (*root_path, "kind"),
+                LOW,
+                f"no pods of its own: {len(members)} other kind(s) of its API name it in their spec",
+                f"({', '.join(members[:MAX_MEMBERS_SAID])}{', ...' if len(members) > MAX_MEMBERS_SAID else ''});",
+                "their controllers make the pods, found by that name, not owned by it: define those kinds.",
             )
         else:
             where = "the schema and samples show no PodTemplateSpec, PodSpec or container list"

@@ -35,6 +35,8 @@ from workload_map.authoring.goread import (
 ENUM_MARKER = re.compile(r"\+kubebuilder:validation:Enum=(\S+)")
 PHASE_FIELD = re.compile(r"^(phase|state|status|lifecycleState)$|(Phase|State|Status)$")
 CONDITION_TYPE = re.compile(r"Condition(Type)?$")
+# ``ClusterCondReady``, ``CondSynced``: a condition constant named with the short ``Cond``.
+CONDITION_ABBREVIATED = re.compile(r"(?:^|[a-z])Cond(?=[A-Z])")
 CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 MAX_DEPTH = 3
 
@@ -254,7 +256,7 @@ class _Linker:
                 (c.type_name is not None and CONDITION_TYPE.search(bare_type(c.type_name)[1]))
                 or (
                     c.type_name in (None, "string")
-                    and "Condition" in c.name
+                    and ("Condition" in c.name or CONDITION_ABBREVIATED.search(c.name))
                     and not any(w in c.name for w in ("Reason", "Message"))
                 )
             )

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from workload_map.authoring.schemafacts import SchemaFacts, _props
+from workload_map.authoring.evidence import ARRAY, MAP
+from workload_map.authoring.schemafacts import Field, SchemaFacts, _node_at, _props
 from workload_map.authoring.schemapods import _walk_fields
 
 # Any other count of ready or available members: ``availableNodes``, ``readyInstances``.
@@ -52,6 +53,22 @@ def _printer_columns(facts: SchemaFacts, columns: Any) -> None:
                 facts.printer_phases.append((segments, name))
 
 
+# A part's pods counted as "N of M" (``running`` beside ``target``): the ready ones of its desired count.
+PART_READY = ("running", "ready", "available")
+PART_TARGET = ("target", "desired", "replicas", "total")
+
+
+def _ready_of_target(found: Field, status: dict[str, Any]) -> bool:
+    """An integer ``running`` (ready, available) beside an integer ``target`` (desired, replicas) in one part's
+    object of the status (``.status.parts.db.running``), not in a list item: that part's ready pods."""
+    if found.segments[-1] not in PART_READY or ARRAY in found.segments or MAP in found.segments:
+        return False
+    siblings = _props(_node_at({"properties": {"status": status}}, found.segments[:-1]))
+    return len(found.segments) in (3, 4) and any(
+        isinstance(siblings.get(name), dict) and siblings[name].get("type") == "integer" for name in PART_TARGET
+    )
+
+
 def _status_fields(facts: SchemaFacts, status: dict[str, Any], roles: frozenset[str] = frozenset()) -> None:
     for found in _walk_fields(status, ("status",)):
         facts.status_paths.add(found.segments)
@@ -69,6 +86,7 @@ def _status_fields(facts: SchemaFacts, status: dict[str, Any], roles: frozenset[
             or (len(found.segments) == 3 and found.segments[1] in MEMBER_NAMES and name in ("ready", "available"))
             or (len(found.segments) == 3 and found.segments[1].endswith("Status") and name in READY_NAMES)
             or (len(found.segments) == 3 and found.segments[1] in roles and name in READY_NAMES)
+            or _ready_of_target(found, status)
         ):
             facts.ready_counts.append(found)
         elif (

@@ -41,6 +41,16 @@ def _feature_switch(siblings: dict[str, Any]) -> bool:
     return isinstance(enabled, dict) and enabled.get("type") == "boolean"
 
 
+# A switch named for what it suspends (``suspendCompute``, ``pauseWorkers``): a suspend word, then a noun.
+COMPOUND_SWITCH = re.compile(r"^(?:suspend|pause|stop|hibernate)[A-Z][a-z]+$")
+
+
+def _suspends_pods_by_name(name: str, schema: dict[str, Any]) -> bool:
+    """A compound switch (COMPOUND_SWITCH) is the object's only when its description says the pods stop
+    (``suspendCompute``: "delete the pods but keep the PVCs"); else it may pause one feature (``pauseBackups``)."""
+    return bool(COMPOUND_SWITCH.match(name)) and bool(STOPS_PODS.search(str(schema.get("description") or "")))
+
+
 def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Field, str, str]]:
     """Switches that stop the workload: (field, value that suspends, value that resumes), best first.
 
@@ -72,7 +82,8 @@ def _suspend_fields(spec: dict[str, Any], root: str = "spec") -> list[tuple[Fiel
             str(found.schema.get("description") or "")
         ):
             continue  # it pauses the operator's reconcile ("disabling the reconciliation"): the pods run on
-        if found.schema.get("type") == "boolean" and name in SUSPEND_BOOLEANS:
+        boolean = found.schema.get("type") == "boolean"
+        if boolean and (name in SUSPEND_BOOLEANS or _suspends_pods_by_name(name, found.schema)):
             out.append((0, found, "true", "false"))
         elif found.schema.get("type") == "boolean" and name in INVERSE_BOOLEANS and len(found.segments) == 2:
             out.append((2, found, "false", "true"))
