@@ -1,7 +1,7 @@
 """Idioms of operators whose pods the drafting missed: a hub kind other kinds join by naming it (no pods of its
 own), condition constants named with the short
 ``Cond`` (untyped, beside ``metav1.Condition`` lists), a switch named for what it suspends whose description
-says the pods go (``suspendCompute``), a part's ``running`` count beside its ``target``. Our own small CRDs
+says the pods go (``suspendSprinklers``), a part's ``running`` count beside its ``target``. Our own small CRDs
 and Go files."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Kinds that point at the drafted kind by name (``--api-source``): the hub idiom.
 
-Some operators make one kind a hub that only names a cluster (``Cluster``) and let other kinds of the same API
-join it: each member kind's spec holds a reference to the hub by name (``Cluster ClusterReference
-`json:"cluster"```, ``ClusterReference{Name string}``), its own controller finds the hub by that name (a field
+Some operators make one kind a hub that only names a system (``Farm``) and let other kinds of the same API
+join it: each member kind's spec holds a reference to the hub by name (``Farm FarmReference `json:"farm"```,
+``FarmReference{Name string}``), its own controller finds the hub by that name (a field
 index, not an owner reference) and makes the pods. The hub owns no pods and none of those objects; a definition
 of the hub has no pod to read, and its pods are defined by the member kinds' own definitions.
 """

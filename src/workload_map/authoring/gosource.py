@@ -35,7 +35,7 @@ from workload_map.authoring.goread import (
 ENUM_MARKER = re.compile(r"\+kubebuilder:validation:Enum=(\S+)")
 PHASE_FIELD = re.compile(r"^(phase|state|status|lifecycleState)$|(Phase|State|Status)$")
 CONDITION_TYPE = re.compile(r"Condition(Type)?$")
-# ``ClusterCondReady``, ``CondSynced``: a condition constant named with the short ``Cond``.
+# ``FarmCondWatered``, ``CondHarvested``: a condition constant named with the short ``Cond``.
 CONDITION_ABBREVIATED = re.compile(r"(?:^|[a-z])Cond(?=[A-Z])")
 CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 MAX_DEPTH = 3

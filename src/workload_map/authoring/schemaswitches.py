@@ -41,13 +41,13 @@ def _feature_switch(siblings: dict[str, Any]) -> bool:
     return isinstance(enabled, dict) and enabled.get("type") == "boolean"
 
 
-# A switch named for what it suspends (``suspendCompute``, ``pauseWorkers``): a suspend word, then a noun.
+# A switch named for what it suspends (``suspendWorkers``, ``pauseServers``): a suspend word, then a noun.
 COMPOUND_SWITCH = re.compile(r"^(?:suspend|pause|stop|hibernate)[A-Z][a-z]+$")
 
 
 def _suspends_pods_by_name(name: str, schema: dict[str, Any]) -> bool:
     """A compound switch (COMPOUND_SWITCH) is the object's only when its description says the pods stop
-    (``suspendCompute``: "delete the pods but keep the PVCs"); else it may pause one feature (``pauseBackups``)."""
+    ("deletes the pods, keeps the volumes"); else it may pause one feature (``pauseBackups``)."""
     return bool(COMPOUND_SWITCH.match(name)) and bool(STOPS_PODS.search(str(schema.get("description") or "")))
 
 
