@@ -234,6 +234,9 @@ def place_built(facts: SchemaFacts, built: list[BuiltChild], sites: list[Site]) 
     else:
         # One built only while a switch of the object is on (a metrics exporter) is the object's all the same.
         unplaced += switched
+    # A shell a shared constructor made, its pod composed where it is created, is one of the object's workloads
+    # whatever its count (goshells.py): the code composes no pod for other ends that way.
+    unplaced += [child for child in built if child.filled and child not in unplaced and child.count not in counted]
     dropped: list[Site] = []
     if counted and not makers:
         # In a spec the schema leaves open, the pod definitions are read from the samples alone: beside workloads
@@ -301,7 +304,7 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     fields)."""
     path: Path = ("spec", "structureDefinition", "childComponents", len(children))
     count = count_field(facts, child.count)
-    if count is None and child.constant is None:  # place_built leaves only workloads with a count
+    if count is None and child.constant is None and not child.filled:  # place_built leaves those with a count
         return
     item = (_count_item(count.segments) if count is not None else None) or ()
     kind_name = child.kind["kind"]
@@ -364,6 +367,17 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
             f"0 unless {switch.path} is true{' (its default)' if on_by_default else ''}: the code checks it before",
             f"building the {kind_name}.",
         )
+    if count is None and child.constant is None:
+        # Its count written from something the reader does not trace (a helper choosing it): a gap.
+        component["scaleDefinition"] = {
+            "replicasPath": builder.todo(
+                (*path, "scaleDefinition", "replicasPath"),
+                f"how many pods the {kind_name} built at {child.where} runs: the code sets its count "
+                "from something not read here",
+            )
+        }
+        children.append(component)
+        return
     if count is None:
         component["scaleDefinition"] = {"replicasPath": f"{gate}{child.constant}"}
         said = f"is left unset: the {kind_name}'s default," if child.defaulted else "is"

@@ -22,6 +22,7 @@ from workload_map.authoring import (
     godefaults,
     gomerges,
     gomodes,
+    goruns,
     gosource,
     modes as mode_kinds,
     observed,
@@ -353,6 +354,11 @@ def draft(
         chained = child_kinds_built(go_code, facts.kind, facts.version)
         chain_components(builder, facts, chained, children, taken, root_name, not sites and not children)
     child_kinds.sample_children(builder, found, children, taken, root_name)
+    # Nothing else makes the object's pods: a run of a pipeline engine's kind the code creates may.
+    if api_source is not None and facts is not None and not sites and not children:
+        run = goruns.run_child(builder, api_source, facts.kind, facts.version)
+        if run is not None:
+            child_kinds.built_component(builder, facts, run, children, taken, root_name)
     # The controller owns Pods and the code composes one: the root's pods are the operator's, read from no path.
     own_pod = next((b for b in built if b.kind["kind"] == "Pod" and b.composed), None)
     if not any(gvk["kind"] == "Pod" for gvk, _ in owned):

@@ -45,6 +45,7 @@ from workload_map.authoring.goholders import receiver_holds_kind
 from workload_map.authoring.golocator import _Locator, _names_no_variable
 from workload_map.authoring.goowners import BUILTIN_WORKLOADS
 from workload_map.authoring.goread import GoFile, GoType, Token, bare_type, go_type_name
+from workload_map.authoring.goshells import shell_filled, writes_count
 
 # Apply configurations (``LeaderWorkerSet(name, ns).WithSpec(...)``), by the path of their packages.
 APPLY_CONFIGURATIONS = "/applyconfiguration"
@@ -69,6 +70,7 @@ class BuiltChild:
     guard: Segments | None = None
     defaulted: bool = False  # its count is never set: ``constant`` is the workload kind's default
     conditional: bool = False  # its count is set only under an ``if``: built all the same, else by default
+    filled: bool = False  # a shell a shared constructor made, its pod composed by the function that creates it
 
 
 def _literals(function: GoFunc, foreign: bool = False) -> Iterator[tuple[dict[str, str], int, int]]:
@@ -235,6 +237,7 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
             where = f"{function.file.path}:{function.body[start].line}"
             if any(child.where == where for child in out):
                 continue
+            filled = False
             traced = _counts(locator, function, start, end)
             conditional = _set_on_condition(function, start, end)
             composed = _composes_pod(program, locator, function, gvk["kind"], (start, end), callers)
@@ -257,7 +260,11 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
                 # builder's workload renamed and given a count of its own: a second workload, its pod the
                 # builder's.
                 fixed = _constant(function, (start, end), anywhere=True) if _renamed_copy(function, start) else None
-                if fixed is None or fixed[0] <= 0:
+                filled = fixed is None and gvk["kind"] in UNSET_COUNT and shell_filled(locator, function, start)
+                if filled:  # a shared constructor's shell, its pod composed here: a workload of its own
+                    unset = (1, None, UNSET_COUNT[gvk["kind"]])
+                    composed, fixed = True, None if writes_count(function, start) else unset
+                elif fixed is None or fixed[0] <= 0:
                     fillers.setdefault((function.file.path, gvk["kind"]), composed)
                     continue
                 composed = composed or _builder_composes(program, locator, function, start, gvk["kind"], callers)
@@ -271,6 +278,10 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
                 and helper is None
                 and not any(_count_values(function, start, end))
             )
+            # A shell's count never set is the workload's default, one pod, when a switch of the kind is seen to
+            # build it; without one, whether it runs at all is decided where the reader does not see: a gap.
+            fixed = None if filled and guard is None else fixed
+            defaulted = defaulted or (filled and fixed is not None)
             if defaulted:
                 fixed = (1, None, UNSET_COUNT[gvk["kind"]])
             for count, key in counts or [fixed[1:] if fixed is not None else (None, "")]:
@@ -279,6 +290,7 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
                 child.guard = guard
                 child.defaulted = defaulted
                 child.conditional = conditional
+                child.filled = filled
                 out.append(child)
                 if defaulted and (gvk, start, end) not in mutated and not _gives_spec(function, start, end):
                     shells.append(child)

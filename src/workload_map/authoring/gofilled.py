@@ -85,7 +85,9 @@ def _mutated(
                 continue
             if depth is not None and depths[index] != depth:
                 continue
-            if _writes([t.text for t in _statement(body, index)]):
+            # ``podSpec := &sts.Spec.Template.Spec``: the spec written through the alias.
+            aliased = index > 3 and texts[index - 3 : index] == [":", "=", "&"]
+            if aliased or _writes([t.text for t in _statement(body, index)]):
                 yield (gvk, start, end) if start >= 0 else (gvk, index, index)
                 break
 

@@ -1,0 +1,35 @@
+"""A run of another project's kind the operator creates for each object (``--api-source``): a build or test
+kind whose controller hands the work to a pipeline engine (``&tektonv1.TaskRun{ObjectMeta: ..., Spec: ...}``)
+makes no pod of its own; the engine's kind does, and the catalog knows how. When the object has no pod
+definition and nothing else makes its pods, the one such kind its code builds is its child, one per object,
+its pod composed by the code. Several such kinds built by methods of one name (``InitializeExecutor`` of a
+TaskRun runner and of a PipelineRun runner: implementations of one interface, picked by configuration) are
+alternatives: the first stands for them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from workload_map.authoring.builder import Builder
+from workload_map.authoring.gochain import _known
+from workload_map.authoring.gochildren import BuiltChild, built_children
+
+
+def run_child(builder: Builder, root: Path, kind: str, version: str) -> BuiltChild | None:
+    """The other project's pod-making kind the code taking ``kind`` builds, as a child of one per object."""
+    runs = [
+        child
+        for child in built_children(root, kind, version, foreign=True)
+        if "importPath" in child.kind and builder.covering(*_catalog_identity(builder, child)) is not None
+    ]
+    if not runs or len({child.function for child in runs}) != 1:
+        return None  # unrelated kinds: which one makes the object's pods is not told by the code
+    first = min(runs, key=lambda child: child.where)
+    known = _known(builder, first.kind) or first.kind
+    return replace(first, kind=known, constant=1, count=None, composed=True)
+
+
+def _catalog_identity(builder: Builder, child: BuiltChild) -> tuple[str, str]:
+    known = _known(builder, child.kind)
+    return (known["group"], known["kind"]) if known is not None else ("", "")
