@@ -14,14 +14,18 @@ from pathlib import Path
 from workload_map.authoring.builder import Builder
 from workload_map.authoring.gochain import _known
 from workload_map.authoring.gochildren import BuiltChild, built_children
+from workload_map.authoring.goread import Package
 
 
 def run_child(builder: Builder, root: Path, kind: str, version: str) -> BuiltChild | None:
     """The other project's pod-making kind the code taking ``kind`` builds, as a child of one per object."""
+    package = Package(root)
     runs = [
         child
         for child in built_children(root, kind, version, foreign=True)
-        if "importPath" in child.kind and builder.covering(*_catalog_identity(builder, child)) is not None
+        if "importPath" in child.kind
+        and not package.folders_of(child.kind["importPath"])  # a kind of the operator's own: gochain.py's
+        and builder.covering(*_catalog_identity(builder, child)) is not None
     ]
     if not runs or len({child.function for child in runs}) != 1:
         return None  # unrelated kinds: which one makes the object's pods is not told by the code
