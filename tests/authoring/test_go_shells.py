@@ -212,3 +212,28 @@ def test_run_kinds_built_by_unrelated_functions_are_left_a_gap(tmp_path: Path) -
     unrelated = RUNNERS.replace(") Start(f", ") Chain(f", 1)
     made = draft(FIRING_CRD, api_source=_kiln(tmp_path, unrelated), catalog=builtin_definitions())
     assert not made.karta["spec"]["structureDefinition"].get("childComponents")
+
+
+GROUPS = """\
+package runners
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	lwsv1 "sigs.k8s.io/lws/api/leaderworkerset/v1"
+	v1 "example.com/kiln/api/v1"
+)
+
+func groupsFor(f *v1.Firing) *lwsv1.LeaderWorkerSet {
+	return &lwsv1.LeaderWorkerSet{
+		ObjectMeta: metav1.ObjectMeta{Name: f.Name},
+		Spec:       lwsv1.LeaderWorkerSetSpec{},
+	}
+}
+"""
+
+
+def test_a_kind_running_groups_of_pods_is_the_child_its_count_a_gap(tmp_path: Path) -> None:
+    made = draft(FIRING_CRD, api_source=_kiln(tmp_path, GROUPS), catalog=builtin_definitions())
+    (child,) = made.karta["spec"]["structureDefinition"]["childComponents"]
+    assert child["kind"]["kind"] == "LeaderWorkerSet"
+    assert "TODO(wmap)" in str(child["scaleDefinition"]["replicasPath"])  # groups x size: not one pod per run

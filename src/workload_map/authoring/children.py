@@ -304,7 +304,7 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     fields)."""
     path: Path = ("spec", "structureDefinition", "childComponents", len(children))
     count = count_field(facts, child.count)
-    if count is None and child.constant is None and not child.filled:  # place_built leaves those with a count
+    if count is None and child.constant is None and not child.uncounted:  # place_built leaves only counted ones
         return
     item = (_count_item(count.segments) if count is not None else None) or ()
     kind_name = child.kind["kind"]

@@ -71,6 +71,7 @@ class BuiltChild:
     defaulted: bool = False  # its count is never set: ``constant`` is the workload kind's default
     conditional: bool = False  # its count is set only under an ``if``: built all the same, else by default
     filled: bool = False  # a shell a shared constructor made, its pod composed by the function that creates it
+    uncounted: bool = False  # one of the object's workloads all the same, its count not read: drafted as a gap
 
 
 def _literals(function: GoFunc, foreign: bool = False) -> Iterator[tuple[dict[str, str], int, int]]:
@@ -291,6 +292,7 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
                 child.defaulted = defaulted
                 child.conditional = conditional
                 child.filled = filled
+                child.uncounted = filled and fixed is None
                 out.append(child)
                 if defaulted and (gvk, start, end) not in mutated and not _gives_spec(function, start, end):
                     shells.append(child)

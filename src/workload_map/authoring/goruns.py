@@ -29,9 +29,18 @@ def run_child(builder: Builder, root: Path, kind: str, version: str) -> BuiltChi
     ]
     if not runs or len({child.function for child in runs}) != 1:
         return None  # unrelated kinds: which one makes the object's pods is not told by the code
-    first = min(runs, key=lambda child: child.where)
-    known = _known(builder, first.kind) or first.kind
-    return replace(first, kind=known, constant=1, count=None, composed=True)
+    # One pod per run where the catalog counts the kind so (a TaskRun); a kind running groups of pods counted
+    # from its own spec (a LeaderWorkerSet's replicas x size) gets its count from what the code writes there,
+    # which is not read here: a gap.
+    known_runs = [(child, _known(builder, child.kind) or child.kind) for child in sorted(runs, key=lambda c: c.where)]
+    single = [(child, known) for child, known in known_runs if _one_pod_per_run(builder, known)]
+    child, known = (single or known_runs)[0]
+    return replace(child, kind=known, constant=1 if single else None, count=None, composed=True, uncounted=not single)
+
+
+def _one_pod_per_run(builder: Builder, known: dict[str, str]) -> bool:
+    counted = builder.catalog_expression(known, "replicas_path")
+    return counted is not None and counted[0].strip() == "1"
 
 
 def _catalog_identity(builder: Builder, child: BuiltChild) -> tuple[str, str]:
