@@ -565,3 +565,7 @@ def test_a_role_the_spec_configures_has_its_ready_count_beside_it_in_the_status(
     assert "(.status.roots.readyReplicas // 0) > 0" in expressions
     assert "(.status.crown.readyReplicas // 0) > 0" in expressions
     assert not any("other" in e for e in expressions)  # no role of the spec: whose pods it counts is unknown
+
+
+def test_an_unsupported_configuration_is_a_failure_as_an_invalid_one_is() -> None:
+    assert classify("UnsupportedConfiguration") == classify("InvalidConfiguration") == ("failed", "medium")

@@ -46,6 +46,7 @@ VOCABULARY: dict[str, str] = {
     "resetting": "degraded",
     "failing": "degraded",
     "invalid": "failed",
+    "unsupported": "failed",  # the object asks for what the operator cannot do (``UnsupportedConfiguration``)
     "unrecoverable": "failed",
     "succeeding": "completed",
     "started": "running",
