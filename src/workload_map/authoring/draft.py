@@ -355,8 +355,8 @@ def draft(
         chain_components(builder, facts, chained, children, taken, root_name, not sites and not children)
     child_kinds.sample_children(builder, found, children, taken, root_name)
     # Nothing else makes the object's pods: a run of a pipeline engine's kind the code creates may.
-    if api_source is not None and facts is not None and not sites and not children:
-        run = goruns.run_child(builder, api_source, facts.kind, facts.version)
+    if go_code is not None and facts is not None and not sites and not children:
+        run = goruns.run_child(builder, go_code, facts.kind, facts.version)
         if run is not None:
             child_kinds.built_component(builder, facts, run, children, taken, root_name)
     # The controller owns Pods and the code composes one: the root's pods are the operator's, read from no path.

@@ -14,12 +14,13 @@ from pathlib import Path
 from workload_map.authoring.builder import Builder
 from workload_map.authoring.gochain import _known
 from workload_map.authoring.gochildren import BuiltChild, built_children
+from workload_map.authoring.gocode import GoCode, go_code
 from workload_map.authoring.goread import Package
 
 
-def run_child(builder: Builder, root: Path, kind: str, version: str) -> BuiltChild | None:
+def run_child(builder: Builder, root: Path | GoCode, kind: str, version: str) -> BuiltChild | None:
     """The other project's pod-making kind the code taking ``kind`` builds, as a child of one per object."""
-    package = Package(root)
+    package = Package(go_code(root).root)
     runs = [
         child
         for child in built_children(root, kind, version, foreign=True)
