@@ -14,6 +14,7 @@ from workload_map.authoring import patches, roles, samples as sample_facts
 from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, Segments, default_origin, schema_path
 from workload_map.authoring.gochildren import BuiltChild
+from workload_map.authoring.gofilled import Presence
 from workload_map.authoring.render import Path
 from workload_map.authoring.schemafacts import Field, SchemaFacts, Site
 from workload_map.definition.model import GroupVersionKind, LoadedDefinition
@@ -278,9 +279,15 @@ def count_field(facts: SchemaFacts, count: Segments | None) -> Field | None:
 
 
 def _switch(facts: SchemaFacts, child: BuiltChild) -> Field | None:
-    """The boolean field of the object the code checks before building the workload (``BuiltChild.guard``)."""
+    """The field of the object the code checks before building the workload (``BuiltChild.guard``): a boolean
+    tested on, or an optional object, list or string whose presence the code tests (``x.Spec.Extra != nil``)."""
     found = facts.field_at(child.guard) if child.guard is not None else None
-    return found if found is not None and found.schema.get("type") == "boolean" else None
+    wanted = PRESENCE_TYPES if isinstance(child.guard, Presence) else ("boolean",)
+    return found if found is not None and found.schema.get("type") in wanted else None
+
+
+# The fields whose presence alone switches a part on: an optional object or string (a nil pointer in Go).
+PRESENCE_TYPES = ("object", "string")
 
 
 def _whole_spec_containers(facts: SchemaFacts, site: Site) -> None:
@@ -359,13 +366,16 @@ def built_component(  # noqa: PLR0917 - the builder's state it adds to, each by 
     # A switch the schema defaults to on (``default: true``) is on while unset: only ``false`` turns it off.
     on_by_default = switch is not None and switch.schema.get("default") is True
     test = "== false then 0 else 1" if on_by_default else "== true then 1 else 0"
+    presence = switch is not None and isinstance(child.guard, Presence)
+    if presence:
+        test = "== null then 0 else 1"
     gate = f"(if {jq(switch.segments)} {test} end) * " if switch is not None else ""
     if switch is not None:
         builder.note(
             (*path, "scaleDefinition", "replicasPath"),
             MEDIUM,
-            f"0 unless {switch.path} is true{' (its default)' if on_by_default else ''}: the code checks it before",
-            f"building the {kind_name}.",
+            f"0 unless {switch.path} is {'set' if presence else 'true'}{' (its default)' if on_by_default else ''}:",
+            f"the code checks it before building the {kind_name}.",
         )
     if count is None and child.constant is None:
         # Its count written from something the reader does not trace (a helper choosing it): a gap.

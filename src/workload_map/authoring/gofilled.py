@@ -17,8 +17,9 @@ from workload_map.authoring.goowners import BUILTIN_WORKLOADS
 from workload_map.authoring.goread import Token
 
 COUNT_KEYS = ("Replicas", "Parallelism", "Completions")
-# Long-running workloads whose count unset is one pod (their API default), by the key that would set it.
-UNSET_COUNT = {"Deployment": "Replicas", "StatefulSet": "Replicas"}
+# Workloads whose count unset is one pod (their API default), by the key that would set it: one replica of a
+# long-running workload, one pod at a time of a Job (its parallelism, the pods running at once).
+UNSET_COUNT = {"Deployment": "Replicas", "StatefulSet": "Replicas", "Job": "Parallelism"}
 
 if TYPE_CHECKING:
     from workload_map.authoring.golocator import _Locator
@@ -125,6 +126,12 @@ def _writes(statement: list[str]) -> bool:
     return statement[cursor : cursor + 1] == ["="] and statement[cursor + 1 : cursor + 2] != ["="]
 
 
+class Presence(tuple[str, ...]):
+    """A guard that is an optional field's presence (the code compares it to nil), not a boolean's value."""
+
+    __slots__ = ()
+
+
 def _guard(locator: _Locator, function: GoFunc, start: int, until: int | None = None) -> Segments | None:
     """The field of the kind without which the code at ``start`` does not run: the function returns before
     it while the field is unset (``if !x.Spec.Extra.Enabled { return nil }``; before ``until``, the last use
@@ -139,9 +146,13 @@ def _guard(locator: _Locator, function: GoFunc, start: int, until: int | None = 
             end += 1
         if end >= len(body) or body[end].text != "{":
             continue
-        condition = _switched_off(body[index + 1 : end])
+        raw = body[index + 1 : end]
+        condition = _switched_off(raw)
         negated = condition is not None
-        condition = condition if condition is not None else body[index + 1 : end]
+        # Tested on: a boolean, or the presence of an optional part (``if x.Spec.Extra != nil {``).
+        condition = condition if condition is not None else _switched_on(raw) or raw
+        alone = [t for t in raw if t.text != "\n"]
+        nil_tested = _compared_to_nil(alone, "=") is not None or _compared_to_nil(alone, "!") is not None
         closing = _balanced(body, end)
         returns = negated and _ends_in_return(body, end, closing)
         # A block with an ``else`` chooses between two ways (a mode), it does not switch one on.
@@ -153,7 +164,7 @@ def _guard(locator: _Locator, function: GoFunc, start: int, until: int | None = 
         if returns or encloses:
             place = locator.locate(condition, function)
             if place is not None and place.segments and place.segments[0] == "spec":
-                return place.segments
+                return Presence(place.segments) if nil_tested else place.segments
         if encloses:
             found = _one_switch_of(locator, function, condition)
             if found is not None:
@@ -194,7 +205,10 @@ def _switched_off(condition: list[Token]) -> list[Token] | None:
     """The switch a condition tests off: ``!x.Spec.Extra.Enabled``, or the same after nil checks of what holds
     it (``x.Spec.Extra == nil || !x.Spec.Extra.Enabled``); else None."""
     parts = _operands(condition, "|")
-    last = parts[-1]
+    last = [t for t in parts[-1] if t.text != "\n"]
+    absent = _compared_to_nil(last, "=")
+    if absent is not None and len(parts) == 1:
+        return absent  # ``x.Spec.Extra == nil``: an optional part of the spec, absent
     if not last or last[0].text != "!" or (len(last) > 1 and last[1].text == "="):
         return None
     switch = " ".join(t.text for t in last[1:])
@@ -223,6 +237,9 @@ def _switched_on(condition: list[Token]) -> list[Token] | None:
     (``x.Spec.Extra != nil && x.Spec.Extra.Enabled``); else None."""
     parts = _operands(condition, "&")
     last = [t for t in parts[-1] if t.text != "\n"]
+    present = _compared_to_nil(last, "!")
+    if present is not None and len(parts) == 1:
+        return present  # ``x.Spec.Extra != nil``: an optional part of the spec, given
     texts = [t.text for t in last]
     if not texts or not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(texts)):
         return None
@@ -231,6 +248,19 @@ def _switched_on(condition: list[Token]) -> list[Token] | None:
         if held[-3:] != ["!", "=", "nil"] or not " ".join(texts).startswith(" ".join(held[:-3]) + " ."):
             return None  # another test: not the switch alone
     return last
+
+
+def _compared_to_nil(operand: list[Token], first: str) -> list[Token] | None:
+    """The selector an operand compares to nil (``x.Spec.Extra == nil`` with ``first`` "=", ``!= nil`` with
+    "!"): an optional part of the spec (a pointer, a map, a list) whose presence alone switches what needs it
+    on, as a boolean would; else None."""
+    texts = [t.text for t in operand]
+    if texts[-3:] != [first, "=", "nil"]:
+        return None
+    selector = texts[:-3]
+    if len(selector) < 3 or not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(selector)):
+        return None
+    return operand[:-3]
 
 
 # The method of a builder type saying whether its object is made at all (a reconcile loop over builders deletes
