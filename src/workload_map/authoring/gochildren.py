@@ -26,6 +26,7 @@ from workload_map.authoring.gofilled import (
     _expanded,
     _guard_on_the_way,
     _mutated,
+    _only_deleted,
     _renamed_copy,
     _returns_workload,
     _set_on_condition,
@@ -159,7 +160,14 @@ def _takes(function: GoFunc, locator: _Locator, kind: GoType, bundled: bool = Fa
             qualified = f"{body[index - 2].text}.{kind.name}"
             if locator.linker.resolve(qualified, function.file) is kind:
                 return True
-    return False
+    # A reconcile fetching the object through a helper of its own (``obj, done, err := r.fetch(ctx, req)``).
+    return any(_returns_kind(locator, called, kind) for called, _ in locator.program.call_sites(function))
+
+
+def _returns_kind(locator: _Locator, function: GoFunc, kind: GoType) -> bool:
+    """Whether the function's first result is the kind (``func (r *R) fetch(...) (*api.Kind, bool, error)``)."""
+    result = function.result.lstrip("*")
+    return bare_type(result)[1] == kind.name and locator.linker.resolve(result, function.file) is kind
 
 
 def _holds_kind(locator: _Locator, type_expr: str, where: GoFile, kind: GoType) -> bool:
@@ -238,6 +246,8 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
             where = f"{function.file.path}:{function.body[start].line}"
             if any(child.where == where for child in out):
                 continue
+            if (gvk, start, end) not in mutated and _only_deleted(function, start, end):
+                continue  # named only to be deleted (a workload of an older version): not one it runs
             filled = False
             traced = _counts(locator, function, start, end)
             conditional = _set_on_condition(function, start, end)

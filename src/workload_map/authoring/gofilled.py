@@ -379,3 +379,28 @@ def _expanded(function: GoFunc, value: list[Token]) -> list[Token]:
             break
         value = _statement(function.body, assigned)
     return value
+
+
+def _only_deleted(function: GoFunc, start: int, end: int) -> bool:
+    """Whether the literal from ``start`` to ``end`` names a workload only to delete it: no spec of its own,
+    kept in a local first handed to a call that deletes (``sts := &appsv1.StatefulSet{ObjectMeta: ...}`` then
+    ``r.deleteIfExists(ctx, sts)``, ``r.Delete(ctx, sts)``): an object of an older layout being removed."""
+    body = function.body
+    keys = {body[i].text for i in range(start + 4, end - 1) if body[i + 1].text == ":"}
+    if "Spec" in keys:
+        return False
+    head = start - 1 if start > 0 and body[start - 1].text == "&" else start
+    if head < 3 or [t.text for t in body[head - 2 : head]] != [":", "="]:
+        return False
+    name = body[head - 3].text
+    for index in range(end, len(body)):
+        if body[index].text != name or body[index - 1].text == ".":
+            continue
+        depth, callee = 0, ""
+        for back in range(index - 1, start, -1):  # the call whose argument list holds this use
+            depth += (body[back].text == ")") - (body[back].text == "(")
+            if depth < 0:
+                callee = body[back - 1].text
+                break
+        return "delete" in callee.lower()
+    return False

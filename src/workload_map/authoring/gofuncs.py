@@ -255,3 +255,24 @@ def _assigned_at(body: list[Token], name: str) -> int | None:
         if following[:1] == ["="] and following[1:] != ["="]:
             return cursor + 1
     return None
+
+
+def _first_of_results(body: list[Token], index: int) -> int | None:
+    """Where the call starts whose first result the name at ``index`` is given, the first of several names
+    assigned at once (``obj, done, err := r.fetch(ctx, req)``: a helper returning the object and how to go
+    on); None when it is not the first name, or the value is no one call (``a, b := x, y``; ``range``)."""
+    if index > 0 and body[index - 1].text in (",", "."):
+        return None
+    at = index + 1
+    while at + 1 < len(body) and body[at].text == "," and body[at + 1].text.isidentifier():
+        at += 2
+    if [t.text for t in body[at : at + 2]] == [":", "="]:
+        start = at + 2
+    elif body[at].text == "=" and body[at + 1].text != "=":
+        start = at + 1
+    else:
+        return None
+    value = [t.text for t in _statement(body, start)]
+    if not value or value[0] == "range" or value[-1] != ")" or len(_split(_statement(body, start), ",")) != 1:
+        return None
+    return start

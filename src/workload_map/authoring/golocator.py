@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
-from workload_map.authoring.gofuncs import GoFunc, _Program, _split, _statement
+from workload_map.authoring.gofuncs import GoFunc, _first_of_results, _Program, _split, _statement
 from workload_map.authoring.goread import GoFile, GoType, Token, bare_type
 from workload_map.authoring.gosource import ApiValues, _Linker
 
@@ -333,11 +333,15 @@ def _assignment(body: list[Token], name: str) -> tuple[list[Token], bool] | None
         if token.text != name or index + 1 >= len(body):
             continue
         following = [t.text for t in body[index + 1 : index + 3]]
+        start: int | None = None
         if following == [":", "="]:
             start = index + 3
         elif following[:1] == ["="] and following[1:] != ["="]:
             start = index + 2
-        else:
+        elif following[:1] == [","]:
+            # ``obj, done, err := r.fetch(ctx, req)``: the object a helper fetches, its first result.
+            start = _first_of_results(body, index)
+        if start is None:
             continue  # not an assignment (``k, v := range x`` gives the key here; ``v == x`` compares)
         line = _statement(body, start)
         texts = [t.text for t in line]
