@@ -24,6 +24,7 @@ from workload_map.authoring import (
     gomodes,
     goruns,
     gosource,
+    gosuspend,
     modes as mode_kinds,
     observed,
     patches,
@@ -91,6 +92,7 @@ def draft(
     owned: list[tuple[dict[str, str], str]] = []  # what the kind's controller owns (--api-source)
     # The operator's Go code, read once for every reader below (each kind's folders, each file's functions).
     go_code: GoCode | None = None
+    suspend_origin = "in the schema"  # where the suspend switch was read
     if api_source is not None:
         go_code = GoCode(api_source)
         if facts is None:
@@ -113,6 +115,16 @@ def draft(
             owned = declared.owned
             # Counts the operator's code defaults where the CRD does not (a webhook's Default(), a Validate()).
             godefaults.fill_schema(facts, godefaults.code_defaults(go_code, facts.kind, facts.version))
+            if not facts.suspend:
+                # No switch named to stop: a boolean the code zeroes the count with (``if x.Spec.Off { n = 0 }``).
+                for segments, zeroed_at in gosuspend.zeroing_switches(go_code, facts.kind, facts.version):
+                    switch = facts.field_at(segments)
+                    if switch is not None and switch.schema.get("type") == "boolean":
+                        facts.suspend, suspend_origin = (
+                            [(switch, "true", "false")],
+                            f"the code zeroes the count at {zeroed_at}",
+                        )
+                        break
     if facts is not None:
         group, kind, version_name = facts.group, facts.kind, facts.version
     else:
@@ -455,7 +467,7 @@ def draft(
         builder.note(
             (*root_path, "suspendDefinition"),
             MEDIUM if suspend_field.schema.get("type") == "boolean" else LOW,
-            f"{suspend_field.path} ({suspend_field.schema.get('type')}, {how}) in the schema:",
+            f"{suspend_field.path} ({suspend_field.schema.get('type')}, {how}) {suspend_origin}:",
             f"{on} stops, {off} resumes.",
         )
     elif facts is not None and facts.annotation_switches:
