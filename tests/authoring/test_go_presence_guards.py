@@ -182,3 +182,56 @@ def test_a_reconcile_fetching_the_object_through_a_helper_reads_its_guards(tmp_p
         (tmp_path / path).write_text(text)
     found = [(c.where, c.guard) for c in built_children(tmp_path, "Bakery", "v1")]
     assert found == [("controller/bakery.go:34", ("spec", "cache"))]
+
+
+NESTED_CONTROLLER = """\
+package controller
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "example.com/bakery/api/v1"
+)
+
+func (r *Reconciler) Reconcile(b *v1.Bakery) error {
+	if b.Spec.Cache != nil {
+		if err := r.check(b); err != nil {
+			return err
+		}
+		if b.Status.Ready && b.Spec.Cache.Warm && !b.Spec.Cache.Frozen {
+			return r.Create(warmer(b))
+		}
+	}
+	if b.Spec.Cache.Warm {
+		return r.Create(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: b.Name + "-prime"}})
+	}
+	return nil
+}
+
+func warmer(b *v1.Bakery) *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: b.Name + "-warmer"}, Spec: appsv1.DeploymentSpec{}}
+}
+"""
+
+NESTED_TYPES = TYPES.replace(
+    "type CacheSpec struct {\n", 'type CacheSpec struct {\n\tWarm bool `json:"warm"`\n\tFrozen bool `json:"frozen"`\n'
+).replace(
+    "type BakerySpec struct {", 'type BakeryStatus struct {\n\tReady bool `json:"ready"`\n}\n\ntype BakerySpec struct {'
+)
+
+
+def test_a_switch_of_the_present_part_decides_over_its_presence(tmp_path: Path) -> None:
+    """``if b.Spec.Cache != nil {`` then, inside it, ``&& b.Spec.Cache.Warm &&``: the part given, its switch
+    still decides. A Job behind a switch (a feature's step, run on occasion) gets no default count."""
+    types = NESTED_TYPES.replace(
+        'Spec BakerySpec   `json:"spec,omitempty"`',
+        'Spec BakerySpec `json:"spec"`\n\tStatus BakeryStatus `json:"status"`',
+    )
+    for path, text in {"api/v1/types.go": types, "controller/bakery.go": NESTED_CONTROLLER}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    found = {c.kind["kind"]: c for c in built_children(tmp_path, "Bakery", "v1")}
+    assert found["Deployment"].guard == ("spec", "cache", "warm")
+    assert not isinstance(found["Deployment"].guard, Presence)
+    assert found["Job"].guard == ("spec", "cache", "warm") and found["Job"].constant is None

@@ -23,6 +23,7 @@ from workload_map.authoring.gocomposed import _composes_pod
 from workload_map.authoring.gofilled import (
     COUNT_KEYS,
     UNSET_COUNT,
+    Presence,
     _expanded,
     _guard_on_the_way,
     _mutated,
@@ -286,6 +287,9 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
                 and not counts
                 and fixed is None
                 and gvk["kind"] in UNSET_COUNT
+                # A Job runs by default only where the object asks for it by giving its part (``.spec.restore``);
+                # behind a feature's switch it is a step of that feature (an init, a recovery), run on occasion.
+                and (gvk["kind"] != "Job" or isinstance(guard, Presence))
                 and helper is None
                 and not any(_count_values(function, start, end))
             )

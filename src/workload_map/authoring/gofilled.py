@@ -138,6 +138,9 @@ def _guard(locator: _Locator, function: GoFunc, start: int, until: int | None = 
     of what is made at ``start``, when given), or it sits in the block of ``if x.Spec.Extra.Enabled {``."""
     body = function.body
     until = start if until is None else max(start, until)
+    # A part's presence tested first (``if x.Spec.Backup != nil {``) gives way to a switch of that part tested
+    # after it (``&& x.Spec.Backup.Archive.Enabled &&``): the part given, its switch still decides.
+    present: Presence | None = None
     for index in range(min(until, len(body))):
         if body[index].text != "if":
             continue
@@ -161,15 +164,22 @@ def _guard(locator: _Locator, function: GoFunc, start: int, until: int | None = 
             and index < start < closing  # around what is made, not a block after it that only changes it
             and (closing >= len(body) or body[closing].text != "else")
         )
+        found: Segments | None = None
         if returns or encloses:
             place = locator.locate(condition, function)
             if place is not None and place.segments and place.segments[0] == "spec":
-                return Presence(place.segments) if nil_tested else place.segments
-        if encloses:
+                found = Presence(place.segments) if nil_tested else place.segments
+        if found is None and encloses:
             found = _one_switch_of(locator, function, condition)
-            if found is not None:
-                return found
-    return None
+        if found is None:
+            continue
+        if isinstance(found, Presence):
+            present = present or found
+        elif present is None or found[: len(present)] == present:
+            return found
+        else:
+            return present  # a switch of something else: the part's presence is the guard
+    return present
 
 
 def _operands(condition: list[Token], operator: str) -> list[list[Token]]:
