@@ -18,6 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workload_map.authoring.evidence import Segments
+from workload_map.authoring.goaccessors import (
+    role_named,
+    spec_assigned,
+    spec_builder,
+    spec_helper,
+    without_claimed,
+)
 from workload_map.authoring.gocode import GoCode, kind_code
 from workload_map.authoring.gocomposed import _composes_pod
 from workload_map.authoring.gofilled import (
@@ -94,6 +101,11 @@ def _literals(function: GoFunc, foreign: bool = False) -> Iterator[tuple[dict[st
         builtin = BUILTIN_WORKLOADS.get(api)
         if builtin is not None and name in builtin[1]:
             yield {"group": builtin[0], "version": "v1", "kind": name}, index, _balanced(body, index + 3)
+        elif builtin is not None and spec_builder(function, qualifier, name, builtin[1]):
+            # ``func makeSpec(...) appsv1.StatefulSetSpec { return appsv1.StatefulSetSpec{Replicas: ...} }``: the
+            # caller makes a bare workload (a name) and gives it this whole spec; the count and pod are here.
+            kind = name.removesuffix("Spec")
+            yield {"group": builtin[0], "version": "v1", "kind": kind}, index, _balanced(body, index + 3)
         elif foreign and builtin is None and imported and name[:1].isupper():
             end = _balanced(body, index + 3)
             # An object (its ``ObjectMeta: ...``), or an apply configuration's constructor: not a part of one.
@@ -113,19 +125,28 @@ def _count(
     return counts[0] if counts else (None, "")
 
 
-def _counts(
-    locator: _Locator, function: GoFunc, start: int, end: int, keys: tuple[str, ...] = COUNT_KEYS
+def _counts(  # noqa: PLR0917 - the literal and what it is read with, each by name
+    locator: _Locator,
+    function: GoFunc,
+    start: int,
+    end: int,
+    keys: tuple[str, ...] = COUNT_KEYS,
+    interfaces: bool = False,
 ) -> list[tuple[Segments, str]]:
     """``_count``, with each place the count may be read at when its value's type sits at several places of
-    the spec (a builder shared by roles embedding one ``BaseSpec``): one count per role."""
+    the spec (a builder shared by roles embedding one ``BaseSpec``): one count per role. Through an accessor
+    interface only with ``interfaces``: the callers' arguments say the role better, when they can."""
     for value, key in _count_values(function, start, end, keys):
         place = locator.locate(value, function)
+        if place is not None and place.via_interface and not interfaces:
+            continue
         if place is not None and place.declared is not None and place.declared.underlying == "struct":
             continue  # an object (a method of the spec computing the count from it) is no count
         if place is not None and place.segments and place.segments[0] == "spec":
             return [(place.segments, key)]
         if place is not None and place.segments is None and place.alternatives:
-            return [(at, key) for at in place.alternatives if at and at[0] == "spec"]
+            named = role_named(place.alternatives, _expanded(function, value))
+            return [(at, key) for at in named if at and at[0] == "spec"]
     return []
 
 
@@ -241,6 +262,7 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
     handed: list[BuiltChild] = []  # workload parameters of a helper, written there
     shells: list[BuiltChild] = []  # literals giving no spec (a name, labels): another function fills them in
     fillers: dict[tuple[str, str], bool] = {}  # (file, kind) of a workload filled in with no count: composed
+    helped: set[str] = set()  # the spec builders' literals a workload literal calls in place: not workloads
     for function, chain in visited:
         mutated = list(_mutated(function, functools.partial(_returns_workload, locator, function=function)))
         for gvk, start, end in [*_literals(function, foreign), *mutated]:
@@ -253,12 +275,14 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
             traced = _counts(locator, function, start, end)
             conditional = _set_on_condition(function, start, end)
             composed = _composes_pod(program, locator, function, gvk["kind"], (start, end), callers)
-            helper = _spec_helper(program, function, gvk["kind"], (start, end))
+            helper = spec_helper(program, function, gvk["kind"], (start, end))
+            if helper is not None:
+                helped.add(f"{helper[0].file.path}:{helper[0].body[helper[1]].line}")
             if helper is not None and not traced:
                 traced = _counts(locator, *helper)
                 conditional = _set_on_condition(*helper)
                 composed = composed or _composes_pod(program, locator, helper[0], gvk["kind"], helper[1:], callers)
-            assigned = _spec_assigned(function, start, gvk["kind"]) if (gvk, start, end) in mutated else None
+            assigned = spec_assigned(function, start, gvk["kind"]) if (gvk, start, end) in mutated else None
             if assigned is not None and not traced:
                 # ``obj := app.StatefulSet()`` then ``obj.Spec = appsv1.StatefulSetSpec{Replicas: &p.Size, ...}``.
                 traced = _counts(locator, function, *assigned)
@@ -266,6 +290,7 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
             counts: list[tuple[Segments | None, str]] = [*traced]
             counts = counts or _bound_counts(locator, function, assigned or (start, end), callers)
             counts = counts or [*handed_counts(program, locator, function, (start, end))]
+            counts = counts or [*_counts(locator, function, start, end, interfaces=True)]
             fixed = _constant(function, (start, end)) if not counts else None
             if (gvk, start, end) in mutated and not counts:
                 # A workload only changed here (scaled to 0, relabelled): no count of the kind's. Unless it is a
@@ -316,9 +341,9 @@ def built_children(root: Path | GoCode, kind: str, version: str, foreign: bool =
     # its callers, stands for the literals it is handed: where such a literal is counted by the same field,
     # the literal is the workload.
     literal_counts = {c.count for c in out if c not in handed and c.count is not None}
-    out = [c for c in out if c not in handed or c.count not in literal_counts]
+    out = [c for c in out if (c not in handed or c.count not in literal_counts) and c.where not in helped]
     out = roles_handed(program, [f for f, _ in visited], out)
-    return _shells_filled(out, shells, fillers)
+    return _shells_filled(without_claimed(out), shells, fillers)
 
 
 def _gives_spec(function: GoFunc, start: int, end: int) -> bool:
@@ -350,19 +375,6 @@ def _shells_filled(
     return kept
 
 
-def _spec_assigned(function: GoFunc, start: int, kind: str) -> tuple[int, int] | None:
-    """The ``<Kind>Spec`` literal a workload made at ``start`` is given whole after (``obj.Spec =
-    appsv1.StatefulSetSpec{...}``): (its start, its end), else None."""
-    body = function.body
-    name = body[start].text
-    for index in range(start + 1, len(body) - 6):
-        texts = [t.text for t in body[index : index + 7]]
-        given = texts[:4] == [name, ".", "Spec", "="] and texts[5:7] == [".", f"{kind}Spec"]
-        if given and body[index - 1].text != "." and index + 7 < len(body) and body[index + 7].text == "{":
-            return index + 4, _balanced(body, index + 7)
-    return None
-
-
 def _builder_composes(  # noqa: PLR0917 - the copy and what it is read with, each by name at its one call
     program: _Program, locator: _Locator, function: GoFunc, start: int, kind: str, callers: _Callers
 ) -> bool:
@@ -375,39 +387,6 @@ def _builder_composes(  # noqa: PLR0917 - the copy and what it is read with, eac
             if gvk["kind"] == kind and _composes_pod(program, locator, builder, kind, (begin, end), callers):
                 return True
     return False
-
-
-def _spec_helper(
-    program: _Program, function: GoFunc, kind: str, span: tuple[int, int]
-) -> tuple[GoFunc, int, int] | None:
-    """Where the ``<Kind>Spec`` literal is that a function of the repository builds for a literal whose whole
-    ``Spec`` it gives (``Spec: *spec`` with ``spec, err := makeSpec(p)``), or that the function itself gives a
-    local first (``spec := appsv1.DeploymentSpec{...}``): (that function, start, end)."""
-    start, end = span
-    body = function.body
-    for index in range(start, end - 2):
-        if body[index].text != "Spec" or body[index + 1].text != ":":
-            continue
-        value = [
-            t.text for t in (_split(_statement(body, index + 2), ",") or [[]])[0] if t.text not in ("\n", "&", "*")
-        ]
-        assigned = _assigned_at(body[:start], value[0]) if len(value) == 1 and value[0].isidentifier() else None
-        # ``Spec: makeSpec(p)`` calls it in place; ``Spec: *spec`` names a local it was given.
-        call = value if "(" in value else [t.text for t in _statement(body, assigned)] if assigned is not None else []
-        if assigned is not None and f"{kind}Spec" in call and "(" not in call:
-            # ``spec := appsv1.DeploymentSpec{...}`` in this function, its count set there or after it.
-            at = next(i for i in range(assigned, len(body)) if body[i].text == f"{kind}Spec")
-            if at + 1 < len(body) and body[at + 1].text == "{":
-                return function, at, _balanced(body, at + 1)
-        if "(" not in call or call.index("(") == 0:
-            return None
-        callee = call[call.index("(") - 1]
-        for helper in (c for c in program.calls(function) if c.name == callee):
-            inner = helper.body
-            for at in range(len(inner) - 1):
-                if inner[at].text == f"{kind}Spec" and inner[at + 1].text == "{":
-                    return helper, at, _balanced(inner, at + 1)
-    return None
 
 
 def _constant(function: GoFunc, span: tuple[int, int], anywhere: bool = False) -> tuple[int, None, str] | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workload_map.authoring.evidence import ARRAY, MAP, Segments
+from workload_map.authoring.goaccessors import implementations, interface_methods, last_call_opening
 from workload_map.authoring.gofuncs import GoFunc, _first_of_results, _Program, _split, _statement
 from workload_map.authoring.goread import GoFile, GoType, Token, bare_type
 from workload_map.authoring.gosource import ApiValues, _Linker
@@ -30,6 +31,7 @@ class _Place:
     # The places it may be when its type sits at several places of the spec (a ``BaseSpec`` every role of the
     # spec embeds, handed to one builder shared by the roles): each is read as one workload's.
     alternatives: tuple[Segments, ...] = ()
+    via_interface: bool = False  # read through an accessor interface: any role's, unless a caller says which
 
 
 def _collection(type_expr: str) -> tuple[str, str | None]:
@@ -149,6 +151,10 @@ class _Locator:
             inner = [t for t in tokens if t.text != "\n"]
             inner = inner[len(inner) - len(texts) + opening + 1 : -1]
             callee = texts[:opening]
+            if (last := last_call_opening(texts)) != opening:
+                # A chain of calls (``c.Spec().Replicas()``): the last method, on what the calls before give.
+                chained = last >= 3 and last == len(texts) - 2 and texts[last - 2] == "."
+                return self.returned(texts[: last - 2], texts[last - 1], function, depth) if chained else None
             if not all(t.isidentifier() if i % 2 == 0 else t == "." for i, t in enumerate(callee)):
                 return None
             if len(_split(inner, ",")) == 1:
@@ -178,8 +184,7 @@ class _Locator:
             (index, place)
             for index, argument in enumerate(arguments)
             if (place := self.locate(argument, function, depth + 1)) is not None
-            and place.segments is not None
-            and len(place.segments) >= 2
+            and ((place.segments is not None and len(place.segments) >= 2) or place.alternatives)
         ]
         if len(found) != 1:
             return None
@@ -242,10 +247,14 @@ class _Locator:
         if method == DEEP_COPY:  # deepcopy-gen's copy of the value: the same fields at the same place
             return place
         declared = place.declared
-        candidates = [
-            c for c in self.program.folder(declared.file.directory).get(method, []) if c.receiver == declared.name
-        ]
+        folder = self.program.folder(declared.file.directory)
+        candidates = [c for c in folder.get(method, []) if c.receiver == declared.name]
+        if not candidates and interface_methods(declared) is not None:
+            return self.through_interface(implementations(self.package, folder, declared, method), depth)
         for candidate in candidates:
+            result = self.linker.resolve(candidate.result.lstrip("*"), candidate.file) if candidate.result else None
+            if result is not None and interface_methods(result) is not None:
+                return _Place(None, result)  # an accessor interface: what it reads, its methods say
             body = candidate.body
             returns = [_statement(body, i + 1) for i, t in enumerate(body) if t.text == "return"]
             for value in returns:  # the receiver's own field first: where this object sits, not any of its type
@@ -265,6 +274,26 @@ class _Locator:
                 if found is not None:
                     return found
         return None
+
+    def through_interface(self, methods: list[GoFunc], depth: int) -> _Place | None:
+        """What a method of an interface returns: its implementations' returns read on their receivers (of no
+        known place: a wrapper of a part of the spec), all the places they give as alternatives."""
+        found: list[Segments] = []
+        for method in methods:
+            receiver = self.linker.resolve(method.receiver, method.file)
+            result = self.linker.resolve(method.result.lstrip("*"), method.file) if method.result else None
+            if result is not None and interface_methods(result) is not None:
+                return _Place(None, result)
+            for value in (_statement(method.body, i + 1) for i, t in enumerate(method.body) if t.text == "return"):
+                place = self.on_receiver(_Place(None, receiver), method, value, depth)
+                place = place if place is not None and place.alternatives else self.locate(value, method, depth + 1)
+                at = [place.segments] if place is not None and place.segments else []
+                found += [a for a in [*at, *(place.alternatives if place is not None else ())] if a not in found]
+        if not found:
+            return None
+        if len(found) == 1:
+            return _Place(found[0], None, via_interface=True)
+        return _Place(None, None, alternatives=tuple(found), via_interface=True)
 
     def on_receiver(self, place: _Place, method: GoFunc, value: list[Token], depth: int) -> _Place | None:
         """A method's returned selector of its receiver (``spec.Replicas``), or a method of one
