@@ -41,7 +41,9 @@ def test_every_round_has_files() -> None:
     rounds = sorted({p.parent.name for p in FILES})
     assert rounds, "no expectations found"
     for name in rounds:
-        assert len([p for p in FILES if p.parent.name == name]) >= 2, f"{name}: fewer than two kinds"
+        # A round is a table of kinds; its -extra holds whatever candidates came after the eighth, one or more.
+        least = 1 if name.endswith("-extra") else 2
+        assert len([p for p in FILES if p.parent.name == name]) >= least, f"{name}: fewer than {least} kinds"
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
