@@ -9,7 +9,7 @@ import yaml
 from tests.authoring.fixtures import TEMPLATE, crd
 
 import workload_map as wm
-from workload_map.authoring import observed, observedroles
+from workload_map.authoring import observed, observedlists, observedroles
 from workload_map.authoring.builder import Builder
 from workload_map.authoring.transitions import Moment
 
@@ -365,3 +365,52 @@ def test_a_job_that_ran_to_success_beside_a_role_is_a_step_not_a_component() -> 
     assert [c["kind"]["kind"] for c in children] == ["StatefulSet"]
     notes = " ".join(builder.notes[("spec", "structureDefinition", "rootComponent", "name")])
     assert "ran to success: a step of the operator's" in notes
+
+
+def _store(name: str, parts: list[tuple[str, int]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A root listing named parts; the operator makes one StatefulSet per part, named after the root and it."""
+    root = _root("Store", name, {"parts": [{"name": part, "replicas": n} for part, n in parts]})
+    made = [_workload("StatefulSet", f"{name}-{part}", root, n, f"{part}:1") for part, n in parts]
+    return root, [*made, *(p for s in made for p in _pods(s, s["spec"]["replicas"], "x:1"))]
+
+
+def test_roles_named_by_the_items_of_a_list_are_instances_of_one_component_keyed_by_it() -> None:
+    builder = Builder(())
+    moments = []
+    for number, (name, parts) in enumerate((("a", [("db", 2), ("proxy", 1)]), ("b", [("cache", 3)]))):
+        root, objects = _store(name, parts)
+        moments.append(Moment(number, "t0", root, (), 0, (root, *objects), f"{name}.yaml"))
+    root_component = {"name": "store", "kind": {"group": "example.com", "version": "v1", "kind": "Store"}}
+    children: list[dict[str, Any]] = []
+    structure = observed.Structure(root_component, children, [], {}, {"store"})
+    observed.apply(builder, None, moments, structure)
+    assert len(children) == 1  # db, proxy and cache: items of .spec.parts, not three components
+    (component,) = children
+    assert component["kind"]["kind"] == "StatefulSet"
+    assert component["instanceIdPath"] == ".spec.parts[]? | .name"
+    assert component["scaleDefinition"]["replicasPath"] == ".spec.parts[]? | (.replicas // 1)"
+
+
+def test_a_role_only_one_object_lists_stays_its_own_component() -> None:
+    # One role per list: nothing tells a list of parts from a coincidence of names.
+    root, objects = _store("a", [("db", 2)])
+    (group,) = observedroles.groups([Moment(0, "t0", root, (), 0, (root, *objects), "a.yaml")])
+    merged, keyed = observedlists.merge([group])
+    assert merged == [group] and not keyed
+
+
+def test_roles_an_items_name_only_starts_are_its_copies_with_their_count_left_a_gap() -> None:
+    builder = Builder(())
+    root = _root("Store", "s", {"parts": [{"name": "db", "replicas": 1}], "sets": [{"name": "shard", "replicas": 2}]})
+    made = [_workload("StatefulSet", f"s-{role}", root, n, "x:1") for role, n in (("db", 1), ("shard-ab", 2))]
+    made.append(_workload("StatefulSet", "s-shard-cd", root, 2, "x:1"))
+    objects = (root, *made, *(p for s in made for p in _pods(s, s["spec"]["replicas"], "x:1")))
+    root["spec"]["parts"].append({"name": "web", "replicas": 1})
+    web = _workload("StatefulSet", "s-web", root, 1, "x:1")
+    objects = (*objects, web, *_pods(web, 1, "x:1"))
+    children: list[dict[str, Any]] = []
+    root_component = {"name": "store", "kind": {"group": "example.com", "version": "v1", "kind": "Store"}}
+    structure = observed.Structure(root_component, children, [], {}, {"store"})
+    observed.apply(builder, None, [Moment(0, "t0", root, (), 0, objects, "run.yaml")], structure)
+    assert [c["instanceIdPath"] for c in children] == [".spec.parts[]? | .name", ".spec.sets[]? | .name"]
+    assert "TODO" in children[1]["scaleDefinition"]["replicasPath"]

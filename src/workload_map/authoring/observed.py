@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workload_map.authoring import observedlists
 from workload_map.authoring.builder import Builder, jq
 from workload_map.authoring.evidence import ARRAY, HIGH, LOW, MAP, MEDIUM, TODO_MARK, Segments, schema_path
 from workload_map.authoring.observedroles import Group, Template, _missing, _settled, count, groups, template
@@ -80,6 +81,7 @@ def apply(builder: Builder, facts: SchemaFacts | None, moments: Sequence[Moment]
         )
     if not seen:
         return
+    seen, keyed = observedlists.merge(seen)
     roots = list({m.run: m.root for m in moments if m.root is not None}.values())  # each run's last version
     pods: list[tuple[dict[str, Any], bool]] = [(drafted.root, True)] if "specDefinition" in drafted.root else []
     pods += [(c, False) for c in drafted.children if "specDefinition" in c]
@@ -87,7 +89,8 @@ def apply(builder: Builder, facts: SchemaFacts | None, moments: Sequence[Moment]
     for group in seen:
         shape = template(group)
         choice = _match(group, shape, pods, claimed, drafted)
-        shared = _shared(group, shape, pods, claimed, drafted)
+        # A list's items merged into one group get their own component, not another list's.
+        shared = None if id(group) in keyed else _shared(group, shape, pods, claimed, drafted)
         if choice is None and shared is not None:
             # A role of a list or map another kind of pods was matched to: a component of its own would count
             # those pods twice; the reviewer is told.
@@ -116,6 +119,8 @@ def apply(builder: Builder, facts: SchemaFacts | None, moments: Sequence[Moment]
         path = _path_of(component, drafted)
         _correct_kind(builder, group, component, is_root, drafted, path)
         _correct_template(builder, group, shape, component, drafted, path)
+        if id(group) in keyed:
+            observedlists.instances(builder, facts, keyed[id(group)], component, path)
         _correct_count(builder, facts, group, shape, component, path, roots)
     _drop_unseen(builder, pods, claimed, drafted, seen)
 
