@@ -20,14 +20,13 @@ parameters are given, the pod template composed by the helper). And the role's n
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from workload_map.authoring.evidence import Segments
 from workload_map.authoring.gofuncs import GoFunc, _balanced, _Program
 from workload_map.authoring.goread import Package, Token, unquote
 
 if TYPE_CHECKING:
-    from workload_map.authoring.gochildren import BuiltChild
     from workload_map.authoring.golocator import _Locator
 
 
@@ -154,11 +153,23 @@ def roles_named(
     return [p for p in places if p[at].lower() in named]
 
 
-def roles_handed(program: _Program, functions: list[GoFunc], out: list[BuiltChild]) -> list[BuiltChild]:
+class _Handed(Protocol):
+    """A built workload as roles_handed reads it (gochildren.BuiltChild, which calls it: a protocol, not an
+    import, so the two modules do not import each other)."""
+
+    where: str
+    function: str
+    count: Segments | None
+
+
+_Built = TypeVar("_Built", bound=_Handed)
+
+
+def roles_handed(program: _Program, functions: list[GoFunc], out: list[_Built]) -> list[_Built]:
     """A literal counted at each of several places of one settings type (one per role) kept at the places
     whose roles the calls handing its builder name (``roles_named``): one StatefulSet builder handed
     for two roles of four is those two roles' workload, not all four's."""
-    by_where: dict[str, list[BuiltChild]] = {}
+    by_where: dict[str, list[_Built]] = {}
     for child in out:
         by_where.setdefault(child.where, []).append(child)
     dropped: set[int] = set()
